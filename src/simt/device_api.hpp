@@ -1,0 +1,741 @@
+// The device-side CUDA API of the emulator: built-in variables, barriers, warp intrinsics, atomics.
+//
+// And device math; all in the global namespace, as in CUDA. No macros here (those are in
+// cuda_shim.hpp), so the emulator's own sources may include it too.
+#pragma once
+
+#include <math.h>
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <source_location>
+#include <type_traits>
+
+#include "simt/vector_types.hpp"
+
+// The built-in variables: one copy per OS thread. The emulator runs one block per OS thread at a
+// time and sets threadIdx before it runs or resumes each CUDA thread, so a kernel reads them
+// exactly as on a GPU. Being inline, constant-initialized and trivially destructible, they compile
+// to one %fs-relative load: no TLS wrapper call on the hot path.
+inline thread_local uint3 threadIdx{0, 0, 0};
+inline thread_local uint3 blockIdx{0, 0, 0};
+inline thread_local dim3 blockDim{1, 1, 1};
+inline thread_local dim3 gridDim{1, 1, 1};
+inline constexpr int warpSize = 32;
+
+namespace gpulab::simt::detail {
+
+// The per-OS-thread buffer behind every extern __shared__ array: 227 KiB, the most a block may opt
+// in to on an H100.
+inline constexpr std::size_t kDynamicSharedCapacity = 227 * 1024;
+
+enum class BlockOp : std::uint8_t { sync, count, all, any };
+
+enum class WarpOp : std::uint8_t {
+  sync,
+  shfl_idx,
+  shfl_up,
+  shfl_down,
+  shfl_xor,
+  ballot,
+  any,
+  all,
+  activemask,
+  match_any,
+  match_all,
+  reduce_add,
+  reduce_min,
+  reduce_max,
+  reduce_and,
+  reduce_or,
+  reduce_xor,
+};
+
+// Entry points into the scheduler. They are out of line on purpose: a call into them is where the
+// calling CUDA thread may be parked on its fiber, so the compiler must not keep threadIdx in a
+// register across it.
+int block_barrier(BlockOp op, int predicate, const std::source_location& where);
+std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int arg, int width,
+                              const std::source_location& where);
+[[noreturn]] void trap(const std::source_location& where);
+
+__extension__ typedef __int128 int128;
+__extension__ typedef unsigned __int128 uint128;
+
+template <class T>
+constexpr std::uint64_t to_bits(T v) {
+  if constexpr (sizeof(T) == 8) {
+    return std::bit_cast<std::uint64_t>(v);
+  } else {
+    return std::bit_cast<std::uint32_t>(v);
+  }
+}
+
+template <class T>
+constexpr T from_bits(std::uint64_t v) {
+  if constexpr (sizeof(T) == 8) {
+    return std::bit_cast<T>(v);
+  } else {
+    return std::bit_cast<T>(static_cast<std::uint32_t>(v));
+  }
+}
+
+// CUDA's atomics are relaxed at device scope; blocks of one launch run on several OS threads, so
+// the operations must be real atomics. Exotic cases (min/max, inc/dec, float CAS loops) use a CAS
+// loop.
+template <class T, class F>
+T atomic_update(T* address, F next) {
+  std::atomic_ref<T> ref(*address);
+  T old = ref.load(std::memory_order_relaxed);
+  while (!ref.compare_exchange_weak(old, next(old), std::memory_order_relaxed)) {
+  }
+  return old;
+}
+
+}  // namespace gpulab::simt::detail
+
+// ---- Block barriers
+// -------------------------------------------------------------------------------- The
+// source_location defaults identify each barrier's call site, so that threads waiting at two
+// different __syncthreads() are told apart and reported.
+
+inline void __syncthreads(std::source_location where = std::source_location::current()) {
+  gpulab::simt::detail::block_barrier(gpulab::simt::detail::BlockOp::sync, 1, where);
+}
+inline int __syncthreads_count(int predicate,
+                               std::source_location where = std::source_location::current()) {
+  return gpulab::simt::detail::block_barrier(gpulab::simt::detail::BlockOp::count, predicate,
+                                             where);
+}
+inline int __syncthreads_and(int predicate,
+                             std::source_location where = std::source_location::current()) {
+  return gpulab::simt::detail::block_barrier(gpulab::simt::detail::BlockOp::all, predicate, where);
+}
+inline int __syncthreads_or(int predicate,
+                            std::source_location where = std::source_location::current()) {
+  return gpulab::simt::detail::block_barrier(gpulab::simt::detail::BlockOp::any, predicate, where);
+}
+
+// ---- Warp collectives
+// ------------------------------------------------------------------------------
+
+inline void __syncwarp(unsigned mask = 0xffffffffu,
+                       std::source_location where = std::source_location::current()) {
+  gpulab::simt::detail::warp_collective(gpulab::simt::detail::WarpOp::sync, mask, 0, 0, warpSize,
+                                        where);
+}
+
+inline unsigned __ballot_sync(unsigned mask, int predicate,
+                              std::source_location where = std::source_location::current()) {
+  return static_cast<unsigned>(gpulab::simt::detail::warp_collective(
+      gpulab::simt::detail::WarpOp::ballot, mask, predicate != 0, 0, warpSize, where));
+}
+inline int __any_sync(unsigned mask, int predicate,
+                      std::source_location where = std::source_location::current()) {
+  return static_cast<int>(gpulab::simt::detail::warp_collective(
+      gpulab::simt::detail::WarpOp::any, mask, predicate != 0, 0, warpSize, where));
+}
+inline int __all_sync(unsigned mask, int predicate,
+                      std::source_location where = std::source_location::current()) {
+  return static_cast<int>(gpulab::simt::detail::warp_collective(
+      gpulab::simt::detail::WarpOp::all, mask, predicate != 0, 0, warpSize, where));
+}
+inline unsigned __activemask(std::source_location where = std::source_location::current()) {
+  return static_cast<unsigned>(gpulab::simt::detail::warp_collective(
+      gpulab::simt::detail::WarpOp::activemask, 0xffffffffu, 0, 0, warpSize, where));
+}
+
+// Shuffles take the value's bits; 64-bit types move in one piece (a GPU moves two 32-bit halves,
+// with the same result).
+#define GPULAB_SIMT_SHUFFLES(T)                                                                    \
+  inline T __shfl_sync(unsigned mask, T var, int srcLane, int width = warpSize,                    \
+                       std::source_location where = std::source_location::current()) {             \
+    return gpulab::simt::detail::from_bits<T>(gpulab::simt::detail::warp_collective(               \
+        gpulab::simt::detail::WarpOp::shfl_idx, mask, gpulab::simt::detail::to_bits(var), srcLane, \
+        width, where));                                                                            \
+  }                                                                                                \
+  inline T __shfl_up_sync(unsigned mask, T var, unsigned int delta, int width = warpSize,          \
+                          std::source_location where = std::source_location::current()) {          \
+    return gpulab::simt::detail::from_bits<T>(gpulab::simt::detail::warp_collective(               \
+        gpulab::simt::detail::WarpOp::shfl_up, mask, gpulab::simt::detail::to_bits(var),           \
+        static_cast<int>(delta & 31u), width, where));                                             \
+  }                                                                                                \
+  inline T __shfl_down_sync(unsigned mask, T var, unsigned int delta, int width = warpSize,        \
+                            std::source_location where = std::source_location::current()) {        \
+    return gpulab::simt::detail::from_bits<T>(gpulab::simt::detail::warp_collective(               \
+        gpulab::simt::detail::WarpOp::shfl_down, mask, gpulab::simt::detail::to_bits(var),         \
+        static_cast<int>(delta & 31u), width, where));                                             \
+  }                                                                                                \
+  inline T __shfl_xor_sync(unsigned mask, T var, int laneMask, int width = warpSize,               \
+                           std::source_location where = std::source_location::current()) {         \
+    return gpulab::simt::detail::from_bits<T>(gpulab::simt::detail::warp_collective(               \
+        gpulab::simt::detail::WarpOp::shfl_xor, mask, gpulab::simt::detail::to_bits(var),          \
+        laneMask, width, where));                                                                  \
+  }                                                                                                \
+  inline unsigned __match_any_sync(unsigned mask, T value,                                         \
+                                   std::source_location where = std::source_location::current()) { \
+    return static_cast<unsigned>(gpulab::simt::detail::warp_collective(                            \
+        gpulab::simt::detail::WarpOp::match_any, mask, gpulab::simt::detail::to_bits(value), 0,    \
+        warpSize, where));                                                                         \
+  }                                                                                                \
+  inline unsigned __match_all_sync(unsigned mask, T value, int* pred,                              \
+                                   std::source_location where = std::source_location::current()) { \
+    const auto r = static_cast<unsigned>(gpulab::simt::detail::warp_collective(                    \
+        gpulab::simt::detail::WarpOp::match_all, mask, gpulab::simt::detail::to_bits(value), 0,    \
+        warpSize, where));                                                                         \
+    *pred = r != 0;                                                                                \
+    return r;                                                                                      \
+  }
+
+GPULAB_SIMT_SHUFFLES(int)
+GPULAB_SIMT_SHUFFLES(unsigned int)
+GPULAB_SIMT_SHUFFLES(long)
+GPULAB_SIMT_SHUFFLES(unsigned long)
+GPULAB_SIMT_SHUFFLES(long long)
+GPULAB_SIMT_SHUFFLES(unsigned long long)
+GPULAB_SIMT_SHUFFLES(float)
+GPULAB_SIMT_SHUFFLES(double)
+#undef GPULAB_SIMT_SHUFFLES
+
+// sm_80 warp reductions; arg = 1 marks the signed overloads of min/max.
+#define GPULAB_SIMT_REDUCE(name, op, T, is_signed)                                         \
+  inline T name(unsigned mask, T value,                                                    \
+                std::source_location where = std::source_location::current()) {            \
+    return static_cast<T>(gpulab::simt::detail::warp_collective(                           \
+        gpulab::simt::detail::WarpOp::op, mask,                                            \
+        static_cast<std::uint64_t>(static_cast<std::int64_t>(value)), is_signed, warpSize, \
+        where));                                                                           \
+  }
+GPULAB_SIMT_REDUCE(__reduce_add_sync, reduce_add, unsigned, 0)
+GPULAB_SIMT_REDUCE(__reduce_add_sync, reduce_add, int, 1)
+GPULAB_SIMT_REDUCE(__reduce_min_sync, reduce_min, unsigned, 0)
+GPULAB_SIMT_REDUCE(__reduce_min_sync, reduce_min, int, 1)
+GPULAB_SIMT_REDUCE(__reduce_max_sync, reduce_max, unsigned, 0)
+GPULAB_SIMT_REDUCE(__reduce_max_sync, reduce_max, int, 1)
+GPULAB_SIMT_REDUCE(__reduce_and_sync, reduce_and, unsigned, 0)
+GPULAB_SIMT_REDUCE(__reduce_or_sync, reduce_or, unsigned, 0)
+GPULAB_SIMT_REDUCE(__reduce_xor_sync, reduce_xor, unsigned, 0)
+#undef GPULAB_SIMT_REDUCE
+
+// ---- Memory fences and misc
+// ------------------------------------------------------------------------
+
+inline void __threadfence() {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+inline void __threadfence_block() {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+inline void __threadfence_system() {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+[[noreturn]] inline void __trap(std::source_location where = std::source_location::current()) {
+  gpulab::simt::detail::trap(where);
+}
+inline void __nanosleep(unsigned) {}
+inline long long clock64() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+template <class T>
+inline T __ldg(const T* p) {
+  return *p;
+}
+template <class T>
+inline T __ldcg(const T* p) {
+  return *p;
+}
+template <class T>
+inline T __ldca(const T* p) {
+  return *p;
+}
+template <class T>
+inline T __ldcs(const T* p) {
+  return *p;
+}
+template <class T>
+inline void __stcg(T* p, T v) {
+  *p = v;
+}
+template <class T>
+inline void __stcs(T* p, T v) {
+  *p = v;
+}
+template <class T>
+inline void __stwt(T* p, T v) {
+  *p = v;
+}
+
+// ---- Atomics
+// ---------------------------------------------------------------------------------------
+
+#define GPULAB_SIMT_ATOMIC_FETCH(name, T, fn)                               \
+  inline T name(T* address, T val) {                                        \
+    return std::atomic_ref<T>(*address).fn(val, std::memory_order_relaxed); \
+  }
+
+GPULAB_SIMT_ATOMIC_FETCH(atomicAdd, int, fetch_add)
+GPULAB_SIMT_ATOMIC_FETCH(atomicAdd, unsigned int, fetch_add)
+GPULAB_SIMT_ATOMIC_FETCH(atomicAdd, unsigned long long, fetch_add)
+GPULAB_SIMT_ATOMIC_FETCH(atomicAdd, float, fetch_add)
+GPULAB_SIMT_ATOMIC_FETCH(atomicAdd, double, fetch_add)
+GPULAB_SIMT_ATOMIC_FETCH(atomicSub, int, fetch_sub)
+GPULAB_SIMT_ATOMIC_FETCH(atomicSub, unsigned int, fetch_sub)
+GPULAB_SIMT_ATOMIC_FETCH(atomicExch, int, exchange)
+GPULAB_SIMT_ATOMIC_FETCH(atomicExch, unsigned int, exchange)
+GPULAB_SIMT_ATOMIC_FETCH(atomicExch, unsigned long long, exchange)
+GPULAB_SIMT_ATOMIC_FETCH(atomicExch, float, exchange)
+GPULAB_SIMT_ATOMIC_FETCH(atomicAnd, int, fetch_and)
+GPULAB_SIMT_ATOMIC_FETCH(atomicAnd, unsigned int, fetch_and)
+GPULAB_SIMT_ATOMIC_FETCH(atomicAnd, unsigned long long, fetch_and)
+GPULAB_SIMT_ATOMIC_FETCH(atomicOr, int, fetch_or)
+GPULAB_SIMT_ATOMIC_FETCH(atomicOr, unsigned int, fetch_or)
+GPULAB_SIMT_ATOMIC_FETCH(atomicOr, unsigned long long, fetch_or)
+GPULAB_SIMT_ATOMIC_FETCH(atomicXor, int, fetch_xor)
+GPULAB_SIMT_ATOMIC_FETCH(atomicXor, unsigned int, fetch_xor)
+GPULAB_SIMT_ATOMIC_FETCH(atomicXor, unsigned long long, fetch_xor)
+#undef GPULAB_SIMT_ATOMIC_FETCH
+
+#define GPULAB_SIMT_ATOMIC_MINMAX(T)                                                            \
+  inline T atomicMin(T* address, T val) {                                                       \
+    return gpulab::simt::detail::atomic_update(address,                                         \
+                                               [val](T old) { return val < old ? val : old; }); \
+  }                                                                                             \
+  inline T atomicMax(T* address, T val) {                                                       \
+    return gpulab::simt::detail::atomic_update(address,                                         \
+                                               [val](T old) { return val > old ? val : old; }); \
+  }
+GPULAB_SIMT_ATOMIC_MINMAX(int)
+GPULAB_SIMT_ATOMIC_MINMAX(unsigned int)
+GPULAB_SIMT_ATOMIC_MINMAX(long long)
+GPULAB_SIMT_ATOMIC_MINMAX(unsigned long long)
+#undef GPULAB_SIMT_ATOMIC_MINMAX
+
+#define GPULAB_SIMT_ATOMIC_CAS(T)                                                                  \
+  inline T atomicCAS(T* address, T compare, T val) {                                               \
+    std::atomic_ref<T>(*address).compare_exchange_strong(compare, val, std::memory_order_relaxed); \
+    return compare;                                                                                \
+  }
+GPULAB_SIMT_ATOMIC_CAS(int)
+GPULAB_SIMT_ATOMIC_CAS(unsigned int)
+GPULAB_SIMT_ATOMIC_CAS(unsigned long long)
+GPULAB_SIMT_ATOMIC_CAS(unsigned short)
+#undef GPULAB_SIMT_ATOMIC_CAS
+
+inline unsigned int atomicInc(unsigned int* address, unsigned int val) {
+  return gpulab::simt::detail::atomic_update(
+      address, [val](unsigned int old) { return old >= val ? 0u : old + 1u; });
+}
+inline unsigned int atomicDec(unsigned int* address, unsigned int val) {
+  return gpulab::simt::detail::atomic_update(
+      address, [val](unsigned int old) { return (old == 0u || old > val) ? val : old - 1u; });
+}
+
+// Block- and system-scoped variants: one address space on a CPU, so they are the device-scoped
+// ones.
+template <class T, class... U>
+inline auto atomicAdd_block(T* a, U... v) {
+  return atomicAdd(a, v...);
+}
+template <class T, class... U>
+inline auto atomicAdd_system(T* a, U... v) {
+  return atomicAdd(a, v...);
+}
+template <class T, class... U>
+inline auto atomicCAS_block(T* a, U... v) {
+  return atomicCAS(a, v...);
+}
+template <class T, class... U>
+inline auto atomicCAS_system(T* a, U... v) {
+  return atomicCAS(a, v...);
+}
+template <class T, class... U>
+inline auto atomicExch_block(T* a, U... v) {
+  return atomicExch(a, v...);
+}
+template <class T, class... U>
+inline auto atomicMax_block(T* a, U... v) {
+  return atomicMax(a, v...);
+}
+template <class T, class... U>
+inline auto atomicMin_block(T* a, U... v) {
+  return atomicMin(a, v...);
+}
+
+// ---- Integer intrinsics
+// ----------------------------------------------------------------------------
+
+inline int __popc(unsigned int x) {
+  return std::popcount(x);
+}
+inline int __popcll(unsigned long long x) {
+  return std::popcount(x);
+}
+inline int __clz(int x) {
+  return std::countl_zero(static_cast<unsigned int>(x));
+}
+inline int __clzll(long long x) {
+  return std::countl_zero(static_cast<unsigned long long>(x));
+}
+inline int __ffs(int x) {
+  return x == 0 ? 0 : std::countr_zero(static_cast<unsigned int>(x)) + 1;
+}
+inline int __ffsll(long long x) {
+  return x == 0 ? 0 : std::countr_zero(static_cast<unsigned long long>(x)) + 1;
+}
+inline unsigned int __brev(unsigned int x) {
+  x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
+  x = ((x >> 2) & 0x33333333u) | ((x & 0x33333333u) << 2);
+  x = ((x >> 4) & 0x0f0f0f0fu) | ((x & 0x0f0f0f0fu) << 4);
+  x = ((x >> 8) & 0x00ff00ffu) | ((x & 0x00ff00ffu) << 8);
+  return (x >> 16) | (x << 16);
+}
+inline unsigned long long __brevll(unsigned long long x) {
+  return (static_cast<unsigned long long>(__brev(static_cast<unsigned int>(x))) << 32) |
+         __brev(static_cast<unsigned int>(x >> 32));
+}
+inline int __mul24(int x, int y) {
+  // Sign-extend the low 24 bits of each operand, as the hardware does.
+  const auto s = [](int v) { return static_cast<int>(static_cast<unsigned int>(v) << 8) >> 8; };
+  return static_cast<int>(static_cast<long long>(s(x)) * s(y));
+}
+inline unsigned int __umul24(unsigned int x, unsigned int y) {
+  return (x & 0xffffffu) * (y & 0xffffffu);
+}
+inline int __mulhi(int x, int y) {
+  return static_cast<int>((static_cast<long long>(x) * y) >> 32);
+}
+inline unsigned int __umulhi(unsigned int x, unsigned int y) {
+  return static_cast<unsigned int>((static_cast<unsigned long long>(x) * y) >> 32);
+}
+inline long long __mul64hi(long long x, long long y) {
+  return static_cast<long long>((static_cast<gpulab::simt::detail::int128>(x) * y) >> 64);
+}
+inline unsigned long long __umul64hi(unsigned long long x, unsigned long long y) {
+  return static_cast<unsigned long long>((static_cast<gpulab::simt::detail::uint128>(x) * y) >> 64);
+}
+inline int __hadd(int x, int y) {
+  return static_cast<int>((static_cast<long long>(x) + y) >> 1);
+}
+inline int __rhadd(int x, int y) {
+  return static_cast<int>((static_cast<long long>(x) + y + 1) >> 1);
+}
+inline unsigned int __uhadd(unsigned int x, unsigned int y) {
+  return static_cast<unsigned int>((static_cast<unsigned long long>(x) + y) >> 1);
+}
+inline unsigned int __urhadd(unsigned int x, unsigned int y) {
+  return static_cast<unsigned int>((static_cast<unsigned long long>(x) + y + 1) >> 1);
+}
+inline unsigned int __sad(int x, int y, unsigned int z) {
+  return z + static_cast<unsigned int>(x > y ? static_cast<long long>(x) - y
+                                             : static_cast<long long>(y) - x);
+}
+inline unsigned int __usad(unsigned int x, unsigned int y, unsigned int z) {
+  return z + (x > y ? x - y : y - x);
+}
+inline unsigned int __byte_perm(unsigned int x, unsigned int y, unsigned int s) {
+  const unsigned long long v = (static_cast<unsigned long long>(y) << 32) | x;
+  unsigned int r = 0;
+  for (unsigned int i = 0; i < 4; ++i) {
+    const unsigned int sel = (s >> (4 * i)) & 7u;
+    r |= static_cast<unsigned int>((v >> (8 * sel)) & 0xffu) << (8 * i);
+  }
+  return r;
+}
+inline unsigned int __funnelshift_l(unsigned int lo, unsigned int hi, unsigned int shift) {
+  const unsigned long long v = (static_cast<unsigned long long>(hi) << 32) | lo;
+  return static_cast<unsigned int>((v << (shift & 31u)) >> 32);
+}
+inline unsigned int __funnelshift_r(unsigned int lo, unsigned int hi, unsigned int shift) {
+  const unsigned long long v = (static_cast<unsigned long long>(hi) << 32) | lo;
+  return static_cast<unsigned int>(v >> (shift & 31u));
+}
+
+// CUDA's min/max work on integers and floats alike in device code. Mixed signed/unsigned arguments
+// follow the usual arithmetic conversions, as CUDA's overloads do.
+template <class A, class B>
+requires std::is_arithmetic_v<A> && std::is_arithmetic_v<B>
+constexpr std::common_type_t<A, B> min(A a, B b) {
+  using C = std::common_type_t<A, B>;
+  if constexpr (std::is_floating_point_v<C>) {
+    return std::fmin(static_cast<C>(a), static_cast<C>(b));
+  } else {
+    return static_cast<C>(b) < static_cast<C>(a) ? static_cast<C>(b) : static_cast<C>(a);
+  }
+}
+template <class A, class B>
+requires std::is_arithmetic_v<A> && std::is_arithmetic_v<B>
+constexpr std::common_type_t<A, B> max(A a, B b) {
+  using C = std::common_type_t<A, B>;
+  if constexpr (std::is_floating_point_v<C>) {
+    return std::fmax(static_cast<C>(a), static_cast<C>(b));
+  } else {
+    return static_cast<C>(a) < static_cast<C>(b) ? static_cast<C>(b) : static_cast<C>(a);
+  }
+}
+inline unsigned int umin(unsigned int a, unsigned int b) {
+  return a < b ? a : b;
+}
+inline unsigned int umax(unsigned int a, unsigned int b) {
+  return a < b ? b : a;
+}
+inline long long llmin(long long a, long long b) {
+  return a < b ? a : b;
+}
+inline long long llmax(long long a, long long b) {
+  return a < b ? b : a;
+}
+inline unsigned long long ullmin(unsigned long long a, unsigned long long b) {
+  return a < b ? a : b;
+}
+inline unsigned long long ullmax(unsigned long long a, unsigned long long b) {
+  return a < b ? b : a;
+}
+
+// ---- Reinterpretations and conversions
+// -------------------------------------------------------------
+
+inline int __float_as_int(float x) {
+  return std::bit_cast<int>(x);
+}
+inline unsigned int __float_as_uint(float x) {
+  return std::bit_cast<unsigned int>(x);
+}
+inline float __int_as_float(int x) {
+  return std::bit_cast<float>(x);
+}
+inline float __uint_as_float(unsigned int x) {
+  return std::bit_cast<float>(x);
+}
+inline long long __double_as_longlong(double x) {
+  return std::bit_cast<long long>(x);
+}
+inline double __longlong_as_double(long long x) {
+  return std::bit_cast<double>(x);
+}
+inline int __double2hiint(double x) {
+  return static_cast<int>(static_cast<unsigned long long>(__double_as_longlong(x)) >> 32);
+}
+inline int __double2loint(double x) {
+  return static_cast<int>(static_cast<unsigned int>(__double_as_longlong(x)));
+}
+inline double __hiloint2double(int hi, int lo) {
+  return __longlong_as_double(static_cast<long long>(
+      (static_cast<unsigned long long>(static_cast<unsigned int>(hi)) << 32) |
+      static_cast<unsigned int>(lo)));
+}
+
+inline int __float2int_rn(float x) {
+  return static_cast<int>(std::nearbyint(x));
+}
+inline int __float2int_rz(float x) {
+  return static_cast<int>(x);
+}
+inline int __float2int_ru(float x) {
+  return static_cast<int>(std::ceil(x));
+}
+inline int __float2int_rd(float x) {
+  return static_cast<int>(std::floor(x));
+}
+inline unsigned int __float2uint_rn(float x) {
+  return static_cast<unsigned int>(std::nearbyint(x));
+}
+inline unsigned int __float2uint_rz(float x) {
+  return static_cast<unsigned int>(x);
+}
+inline long long __float2ll_rn(float x) {
+  return static_cast<long long>(std::nearbyint(x));
+}
+inline long long __float2ll_rz(float x) {
+  return static_cast<long long>(x);
+}
+inline int __double2int_rn(double x) {
+  return static_cast<int>(std::nearbyint(x));
+}
+inline int __double2int_rz(double x) {
+  return static_cast<int>(x);
+}
+inline float __double2float_rn(double x) {
+  return static_cast<float>(x);
+}
+inline float __int2float_rn(int x) {
+  return static_cast<float>(x);
+}
+inline float __uint2float_rn(unsigned int x) {
+  return static_cast<float>(x);
+}
+inline float __ll2float_rn(long long x) {
+  return static_cast<float>(x);
+}
+inline double __int2double_rn(int x) {
+  return x;
+}
+
+// ---- Float math
+// ------------------------------------------------------------------------------------ The fast
+// intrinsics (__expf, __fdividef, ...) compute the accurate result here: a CPU has no
+// special-function unit, so results may differ from a GPU's in the last bits. Rounding-mode
+// suffixes
+// (_rz, _ru, _rd) are computed in round-to-nearest.
+
+// Names that a C library may one day declare itself (C23 has rsqrt, sinpi, ...) are templates
+// with a defaulted parameter: a libc declaration, if present, is preferred by overload resolution
+// instead of clashing with this one.
+template <class = void>
+inline float rsqrtf(float x) {
+  return 1.0f / std::sqrt(x);
+}
+template <class = void>
+inline double rsqrt(double x) {
+  return 1.0 / std::sqrt(x);
+}
+template <class = void>
+inline float rcbrtf(float x) {
+  return 1.0f / std::cbrt(x);
+}
+template <class = void>
+inline double rcbrt(double x) {
+  return 1.0 / std::cbrt(x);
+}
+template <class = void>
+inline float fdividef(float a, float b) {
+  return a / b;
+}
+inline float __fdividef(float a, float b) {
+  return a / b;
+}
+inline float __expf(float x) {
+  return std::exp(x);
+}
+inline float __exp10f(float x) {
+  return std::pow(10.0f, x);
+}
+inline float __logf(float x) {
+  return std::log(x);
+}
+inline float __log2f(float x) {
+  return std::log2(x);
+}
+inline float __log10f(float x) {
+  return std::log10(x);
+}
+inline float __sinf(float x) {
+  return std::sin(x);
+}
+inline float __cosf(float x) {
+  return std::cos(x);
+}
+inline float __tanf(float x) {
+  return std::tan(x);
+}
+inline void __sincosf(float x, float* s, float* c) {
+  *s = std::sin(x);
+  *c = std::cos(x);
+}
+inline float __powf(float x, float y) {
+  return std::pow(x, y);
+}
+inline float __saturatef(float x) {
+  return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : (x == x ? x : 0.0f));
+}
+inline float __fsqrt_rn(float x) {
+  return std::sqrt(x);
+}
+inline float __frsqrt_rn(float x) {
+  return 1.0f / std::sqrt(x);
+}
+inline float __frcp_rn(float x) {
+  return 1.0f / x;
+}
+inline float __fadd_rn(float a, float b) {
+  return a + b;
+}
+inline float __fadd_rz(float a, float b) {
+  return a + b;
+}
+inline float __fsub_rn(float a, float b) {
+  return a - b;
+}
+inline float __fmul_rn(float a, float b) {
+  return a * b;
+}
+inline float __fmul_rz(float a, float b) {
+  return a * b;
+}
+inline float __fdiv_rn(float a, float b) {
+  return a / b;
+}
+inline float __fmaf_rn(float a, float b, float c) {
+  return std::fma(a, b, c);
+}
+inline double __dadd_rn(double a, double b) {
+  return a + b;
+}
+inline double __dmul_rn(double a, double b) {
+  return a * b;
+}
+inline double __fma_rn(double a, double b, double c) {
+  return std::fma(a, b, c);
+}
+inline double __drcp_rn(double x) {
+  return 1.0 / x;
+}
+inline double __dsqrt_rn(double x) {
+  return std::sqrt(x);
+}
+template <class = void>
+inline float sinpif(float x) {
+  return std::sin(3.14159265358979323846f * x);
+}
+template <class = void>
+inline float cospif(float x) {
+  return std::cos(3.14159265358979323846f * x);
+}
+template <class = void>
+inline double sinpi(double x) {
+  return std::sin(3.14159265358979323846 * x);
+}
+template <class = void>
+inline double cospi(double x) {
+  return std::cos(3.14159265358979323846 * x);
+}
+template <class = void>
+inline void sincospif(float x, float* s, float* c) {
+  *s = std::sin(3.14159265358979323846f * x);
+  *c = std::cos(3.14159265358979323846f * x);
+}
+template <class = void>
+inline float norm3df(float a, float b, float c) {
+  return std::sqrt(a * a + b * b + c * c);
+}
+template <class = void>
+inline float rnorm3df(float a, float b, float c) {
+  return 1.0f / std::sqrt(a * a + b * b + c * c);
+}
+template <class = void>
+inline float norm4df(float a, float b, float c, float d) {
+  return std::sqrt(a * a + b * b + c * c + d * d);
+}
+template <class = void>
+inline float rhypotf(float a, float b) {
+  return 1.0f / std::hypot(a, b);
+}
+template <class = void>
+inline double norm3d(double a, double b, double c) {
+  return std::sqrt(a * a + b * b + c * c);
+}
+template <class = void>
+inline double rnorm3d(double a, double b, double c) {
+  return 1.0 / std::sqrt(a * a + b * b + c * c);
+}
+template <class = void>
+inline double rhypot(double a, double b) {
+  return 1.0 / std::hypot(a, b);
+}

@@ -1,0 +1,358 @@
+// Launch: validation as a GPU does it, workers and block order, statistics, device memory.
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "calc/launch_limits.hpp"
+#include "simt/program_symbols.hpp"
+#include "simt/race_check.hpp"
+#include "simt/scheduler.hpp"
+#include "simt/simt.hpp"
+
+namespace gpulab::simt {
+
+namespace detail {
+
+namespace {
+
+static_assert(kDynamicSharedCapacity == kMaxSharedPerBlockOptin);
+
+std::string dims(dim3 d) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "(%u, %u, %u)", d.x, d.y, d.z);
+  return buf;
+}
+
+std::string kib(std::uint64_t bytes) {
+  if (bytes % 1024 == 0) return std::to_string(bytes / 1024) + " KiB";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f KiB", static_cast<double>(bytes) / 1024.0);
+  return buf;
+}
+
+// cudaFuncSetAttribute(MaxDynamicSharedMemorySize) values, per kernel.
+std::mutex& attributes_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::unordered_map<const void*, std::size_t>& max_dynamic_shared() {
+  static std::unordered_map<const void*, std::size_t> m;
+  return m;
+}
+
+std::mutex& allocations_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::map<std::uintptr_t, std::size_t>& allocations() {
+  static std::map<std::uintptr_t, std::size_t> m;
+  return m;
+}
+
+// The limits are CUDA's rules, shared with the commands that teach them (calc/launch_limits).
+void check_config(dim3 grid, dim3 block) {
+  if (auto why = limits::check_launch({grid.x, grid.y, grid.z}, {block.x, block.y, block.z})) {
+    throw CudaError("cudaErrorInvalidConfiguration", "invalid launch configuration: " + *why);
+  }
+}
+
+void check_shared(const void* kernel, std::size_t dynamic_bytes, std::size_t static_bytes) {
+  std::optional<std::size_t> opted_in;
+  {
+    std::lock_guard lock(attributes_mutex());
+    if (const auto it = max_dynamic_shared().find(kernel); it != max_dynamic_shared().end()) {
+      opted_in = it->second;
+    }
+  }
+  // Without an opt-in, a kernel may use 48 KiB in all; cudaFuncSetAttribute raises the dynamic
+  // part.
+  const std::size_t max_dynamic =
+      opted_in
+          ? *opted_in
+          : (static_bytes < kDefaultSharedPerBlock ? kDefaultSharedPerBlock - static_bytes : 0);
+  if (dynamic_bytes <= max_dynamic) return;
+  std::string why = "the block asks for " + std::to_string(dynamic_bytes + static_bytes) +
+                    " bytes of shared memory (" + std::to_string(static_bytes) + " static + " +
+                    std::to_string(dynamic_bytes) + " dynamic)";
+  if (opted_in) {
+    why += ", more than the " + std::to_string(*opted_in) +
+           " bytes of dynamic shared memory this kernel opted in to";
+  } else {
+    why += "; without opting in a block may use " + std::to_string(kDefaultSharedPerBlock) + " (" +
+           kib(kDefaultSharedPerBlock) + "); cudaFuncSetAttribute(kernel, " +
+           "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) allows up to " +
+           std::to_string(kMaxSharedPerBlockOptin) + " (" + kib(kMaxSharedPerBlockOptin) +
+           ") on an H100";
+  }
+  throw CudaError("cudaErrorInvalidValue", why);
+}
+
+// A bijection of [0, n) chosen by the seed: a 4-round Feistel network on the smallest even number
+// of bits that covers n, walking the cycle until the value falls in range. It needs no memory, so
+// even 2^31 blocks can be shuffled.
+class BlockOrder {
+ public:
+  BlockOrder(std::uint64_t n, std::optional<std::uint64_t> seed) : n_(n), shuffle_(seed && n > 1) {
+    if (!shuffle_) return;
+    const int bits = std::max(2, static_cast<int>(std::bit_width(n - 1)));
+    half_bits_ = (bits + 1) / 2;
+    half_mask_ = (std::uint64_t{1} << half_bits_) - 1;
+    std::uint64_t s = *seed;
+    for (auto& k : keys_) k = splitmix(s);
+  }
+
+  std::uint64_t operator()(std::uint64_t i) const {
+    if (!shuffle_) return i;
+    std::uint64_t x = i;
+    do {
+      x = permute(x);
+    } while (x >= n_);
+    return x;
+  }
+
+ private:
+  static std::uint64_t splitmix(std::uint64_t& s) {
+    std::uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+
+  std::uint64_t permute(std::uint64_t x) const {
+    std::uint64_t left = x >> half_bits_, right = x & half_mask_;
+    for (const std::uint64_t key : keys_) {
+      std::uint64_t f = right ^ key;
+      f = splitmix(f) & half_mask_;
+      const std::uint64_t next = left ^ f;
+      left = right;
+      right = next;
+    }
+    return (left << half_bits_) | right;
+  }
+
+  std::uint64_t n_;
+  bool shuffle_;
+  int half_bits_ = 0;
+  std::uint64_t half_mask_ = 0;
+  std::uint64_t keys_[4] = {};
+};
+
+struct WorkerResult {
+  BlockTotals totals;
+  std::vector<Race> races;
+  std::uint64_t races_found = 0;
+  std::exception_ptr error;
+};
+
+std::string place_key(const Race& r) {
+  return std::to_string(static_cast<int>(r.space)) + ":" + r.array + ":" +
+         std::to_string(r.byte_offset);
+}
+
+}  // namespace
+
+std::size_t static_shared_erased(const void* kernel) {
+  return ProgramSymbols::get().static_shared_bytes(kernel);
+}
+
+void validate_erased(const void* kernel, dim3 grid, dim3 block, std::size_t dynamic_shared_bytes) {
+  check_config(grid, block);
+  check_shared(kernel, dynamic_shared_bytes, static_shared_erased(kernel));
+}
+
+void set_max_dynamic_shared_erased(const void* kernel, std::size_t bytes) {
+  const std::size_t static_bytes = static_shared_erased(kernel);
+  if (bytes + static_bytes > kMaxSharedPerBlockOptin) {
+    throw CudaError("cudaErrorInvalidValue",
+                    "cudaFuncSetAttribute(MaxDynamicSharedMemorySize, " + std::to_string(bytes) +
+                        "): with " + std::to_string(static_bytes) +
+                        " bytes of static shared memory a block may have at most " +
+                        std::to_string(kMaxSharedPerBlockOptin -
+                                       std::min(static_bytes, kMaxSharedPerBlockOptin)) +
+                        " bytes of dynamic shared memory (" + kib(kMaxSharedPerBlockOptin) +
+                        " in all on an H100)");
+  }
+  std::lock_guard lock(attributes_mutex());
+  max_dynamic_shared()[kernel] = bytes;
+}
+
+LaunchStats launch_erased(const ErasedKernel& kernel, dim3 grid, dim3 block,
+                          std::size_t dynamic_shared_bytes, const RunOptions& options) {
+  if (tl_runner != nullptr) {
+    throw KernelFault(KernelFault::Kind::outside_kernel,
+                      "a kernel launched another kernel: dynamic parallelism is not emulated");
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const std::size_t static_bytes = static_shared_erased(kernel.address);
+  check_config(grid, block);
+  check_shared(kernel.address, dynamic_shared_bytes, static_bytes);
+  if (options.check && !check_supported()) {
+    throw UsageError(
+        "race checks are not available in this build: it is built with ThreadSanitizer, whose "
+        "runtime owns the hooks the checks rely on");
+  }
+
+  LaunchStats stats;
+  stats.grid = grid;
+  stats.block = block;
+  stats.dynamic_shared_bytes = dynamic_shared_bytes;
+  stats.static_shared_bytes = static_bytes;
+  stats.blocks = std::uint64_t{grid.x} * grid.y * grid.z;
+  stats.threads_per_block = std::uint64_t{block.x} * block.y * block.z;
+  stats.threads = stats.blocks * stats.threads_per_block;
+  stats.warps_per_block = (stats.threads_per_block + kWarpSize - 1) / kWarpSize;
+  stats.warps = stats.blocks * stats.warps_per_block;
+  stats.idle_lanes_last_warp =
+      static_cast<unsigned>(stats.warps_per_block * kWarpSize - stats.threads_per_block);
+
+  LaunchShape shape;
+  shape.kernel = &kernel;
+  shape.grid = grid;
+  shape.block = block;
+  shape.threads = static_cast<std::uint32_t>(stats.threads_per_block);
+  shape.warps = static_cast<std::uint32_t>(stats.warps_per_block);
+  shape.dynamic_shared_bytes = dynamic_shared_bytes;
+
+  unsigned workers = options.workers != 0 ? options.workers : std::thread::hardware_concurrency();
+  workers = static_cast<unsigned>(std::clamp<std::uint64_t>(workers, 1, stats.blocks));
+  stats.workers = workers;
+
+  const BlockOrder order(stats.blocks, options.shuffle_seed);
+  std::atomic<std::uint64_t> next_block{0};
+  std::atomic<bool> stop{false};
+  std::vector<WorkerResult> results(workers);
+
+  const auto work = [&](unsigned index) {
+    WorkerResult& out = results[index];
+    try {
+      blockDim = block;
+      gridDim = grid;
+      std::unique_ptr<StackPool> pool = StackPool::lease();
+      struct PoolReturn {
+        std::unique_ptr<StackPool>& pool;
+        ~PoolReturn() { StackPool::give_back(std::move(pool)); }
+      } pool_return{pool};
+      std::optional<RaceChecker> checker;
+      if (options.check) checker.emplace(shape, options.max_reports);
+      BlockRunner runner(shape, *pool, checker ? &*checker : nullptr);
+      if (checker) checker->set_runner(&runner);
+      struct RunnerScope {
+        explicit RunnerScope(BlockRunner* r) { tl_runner = r; }
+        ~RunnerScope() { tl_runner = nullptr; }
+      } scope(&runner);
+
+      const std::uint64_t gx = grid.x, gy = grid.y;
+      while (!stop.load(std::memory_order_relaxed)) {
+        const std::uint64_t i = next_block.fetch_add(1, std::memory_order_relaxed);
+        if (i >= stats.blocks) break;
+        const std::uint64_t b = order(i);
+        const uint3 index3{static_cast<unsigned>(b % gx), static_cast<unsigned>((b / gx) % gy),
+                           static_cast<unsigned>(b / (gx * gy))};
+        blockIdx = index3;
+        runner.run(b, index3);
+        if (checker && !checker->instrumented()) {
+          throw UsageError(
+              "race checks need the kernel compiled with instrumentation (CMake: "
+              "gpulab_simt_instrument(<source>)); this kernel reported no memory access");
+        }
+      }
+      out.totals = runner.totals();
+      if (checker) {
+        out.races = checker->take_races();
+        out.races_found = checker->races_found();
+      }
+    } catch (...) {
+      out.error = std::current_exception();
+      stop.store(true, std::memory_order_relaxed);
+    }
+  };
+
+  std::vector<std::thread> threads;
+  threads.reserve(workers - 1);
+  for (unsigned w = 1; w < workers; ++w) threads.emplace_back(work, w);
+  work(0);
+  for (auto& t : threads) t.join();
+
+  for (const WorkerResult& r : results) {
+    if (r.error) std::rethrow_exception(r.error);
+  }
+  std::vector<Race> races;
+  for (WorkerResult& r : results) {
+    stats.barriers_crossed += r.totals.barriers;
+    stats.warp_collectives += r.totals.collectives;
+    stats.blocks_on_fibers += r.totals.blocks_on_fibers;
+    stats.races_found += r.races_found;
+    for (Race& race : r.races) races.push_back(std::move(race));
+  }
+  if (!races.empty()) {
+    const auto linear = [&](const Race& r) {
+      return (std::uint64_t{r.block.z} * grid.y + r.block.y) * grid.x + r.block.x;
+    };
+    std::stable_sort(races.begin(), races.end(), [&](const Race& a, const Race& b) {
+      return linear(a) != linear(b) ? linear(a) < linear(b)
+                                    : a.barrier_interval < b.barrier_interval;
+    });
+    // Workers report separately: keep one race per location overall.
+    std::unordered_set<std::string> seen;
+    for (Race& race : races) {
+      if (stats.races.size() >= options.max_reports) break;
+      if (seen.insert(place_key(race)).second) stats.races.push_back(std::move(race));
+    }
+  }
+  stats.elapsed_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return stats;
+}
+
+}  // namespace detail
+
+void* device_malloc(std::size_t bytes) {
+  if (bytes == 0) return nullptr;
+  const std::size_t rounded = (bytes + 255) / 256 * 256;
+  void* p = std::aligned_alloc(256, rounded);
+  if (p == nullptr) {
+    throw CudaError("cudaErrorMemoryAllocation", "out of memory: could not allocate " +
+                                                     std::to_string(bytes) +
+                                                     " bytes of (emulated) device memory");
+  }
+  std::lock_guard lock(detail::allocations_mutex());
+  detail::allocations()[reinterpret_cast<std::uintptr_t>(p)] = bytes;
+  return p;
+}
+
+void device_free(void* p) noexcept {
+  if (p == nullptr) return;
+  {
+    std::lock_guard lock(detail::allocations_mutex());
+    auto& all = detail::allocations();
+    const auto it = all.find(reinterpret_cast<std::uintptr_t>(p));
+    if (it == all.end()) {
+      std::fprintf(stderr,
+                   "gpulab: warning: device_free(%p): not a pointer device_malloc returned\n", p);
+      return;
+    }
+    all.erase(it);
+  }
+  std::free(p);
+}
+
+bool check_supported() noexcept {
+#if defined(GPULAB_SIMT_NO_CHECK)
+  return false;
+#else
+  return true;
+#endif
+}
+
+}  // namespace gpulab::simt

@@ -1,0 +1,221 @@
+// Shared-memory race detection over the accesses reported by instrumented kernels.
+#include "simt/race_check.hpp"
+
+#include <algorithm>
+
+#include "simt/device_api.hpp"
+#include "simt/program_symbols.hpp"
+
+// The storage of every extern __shared__ array (see GPULAB_SIMT_DYNAMIC_SHARED): one per OS thread.
+alignas(256) thread_local unsigned char gpulab_simt_dynamic_shared_storage
+    [gpulab::simt::detail::kDynamicSharedCapacity] __asm__("gpulab_simt_dynamic_shared");
+
+namespace gpulab::simt::detail {
+
+unsigned char* dynamic_shared_buffer() noexcept {
+  return gpulab_simt_dynamic_shared_storage;
+}
+
+RaceChecker::RaceChecker(const LaunchShape& shape, std::size_t max_reports)
+    : shape_(shape), max_reports_(max_reports) {
+  const auto [begin, end] = executable_tls_block();
+  tls_begin_ = begin;
+  tls_end_ = end;
+  dyn_begin_ = reinterpret_cast<std::uintptr_t>(dynamic_shared_buffer());
+  dyn_end_ = dyn_begin_ + kDynamicSharedCapacity;
+  if (tls_begin_ == 0) {
+    // No TLS block found: watch the dynamic buffer only.
+    tls_begin_ = dyn_begin_;
+    tls_end_ = dyn_end_;
+  }
+  chunks_.resize((tls_end_ - tls_begin_ + kChunkBytes - 1) / kChunkBytes);
+  vc_.assign(static_cast<std::size_t>(shape.warps) * 32 * 32, 0);
+  vc_epoch_.assign(shape.warps, 0);
+}
+
+RaceChecker::~RaceChecker() = default;
+
+void RaceChecker::begin_block(std::uint64_t linear_block, uint3 block_index) {
+  ++epoch_;
+  block_first_epoch_ = epoch_;
+  block_linear_ = linear_block;
+  block_index_ = block_index;
+}
+
+void RaceChecker::on_barrier() {
+  ++epoch_;
+}
+
+void RaceChecker::refresh_warp(std::uint32_t warp) {
+  if (vc_epoch_[warp] == epoch_) return;
+  vc_epoch_[warp] = epoch_;
+  std::uint32_t* rows = &vc_[static_cast<std::size_t>(warp) * 32 * 32];
+  std::fill(rows, rows + 32 * 32, 0u);
+  // A thread's own clock starts at 1, so that nobody has "seen" an access before a __syncwarp().
+  for (std::uint32_t lane = 0; lane < 32; ++lane) rows[lane * 32 + lane] = 1;
+}
+
+std::uint32_t RaceChecker::clock_of(std::uint32_t t, std::uint32_t other_lane) {
+  refresh_warp(t >> 5);
+  return vc_[static_cast<std::size_t>(t) * 32 + other_lane];
+}
+
+void RaceChecker::on_warp_sync(std::uint32_t warp, std::uint32_t mask) {
+  refresh_warp(warp);
+  std::uint32_t* rows = &vc_[static_cast<std::size_t>(warp) * 32 * 32];
+  std::uint32_t merged[32] = {};
+  for (std::uint32_t m = mask; m != 0; m &= m - 1) {
+    const auto lane = static_cast<std::uint32_t>(std::countr_zero(m));
+    for (std::uint32_t l = 0; l < 32; ++l) merged[l] = std::max(merged[l], rows[lane * 32 + l]);
+  }
+  for (std::uint32_t m = mask; m != 0; m &= m - 1) {
+    const auto lane = static_cast<std::uint32_t>(std::countr_zero(m));
+    std::copy(merged, merged + 32, rows + lane * 32);
+    ++rows[lane * 32 + lane];
+  }
+}
+
+bool RaceChecker::ordered(const Access& earlier, std::uint32_t t) const {
+  if (earlier.epoch != epoch_ || earlier.thread == t) return true;
+  if ((earlier.thread >> 5) != (t >> 5)) return false;
+  // Same warp: ordered if t has synchronized (__syncwarp) with that lane after its access.
+  const std::size_t row = static_cast<std::size_t>(t) * 32;
+  return vc_epoch_[t >> 5] == epoch_ && vc_[row + (earlier.thread & 31u)] >= earlier.clock;
+}
+
+RaceChecker::Cell& RaceChecker::cell(std::uintptr_t address) {
+  const std::uintptr_t off = address - tls_begin_;
+  auto& chunk = chunks_[off / kChunkBytes];
+  if (!chunk) chunk = std::make_unique<Cell[]>(kChunkBytes);
+  return chunk[off % kChunkBytes];
+}
+
+void RaceChecker::access(std::uintptr_t address, std::size_t size, bool write) {
+  if (address < tls_begin_ || address >= tls_end_) return;
+  // Any kernel reads threadIdx (thread-local, in this range): proof that it is instrumented.
+  instrumented_ = true;
+  const std::uint32_t t = thread_;
+  if (address >= dyn_begin_ && address < dyn_end_) {
+    const std::uintptr_t off = address - dyn_begin_;
+    if (off + size > shape_.dynamic_shared_bytes) {
+      runner_->note_fault(KernelFault::Kind::invalid_argument,
+                          "thread " + std::to_string(t) + (write ? " wrote" : " read") +
+                              " extern __shared__ memory at byte " + std::to_string(off) +
+                              ", past the " + std::to_string(shape_.dynamic_shared_bytes) +
+                              " bytes of dynamic shared memory given at launch");
+      return;
+    }
+  }
+  size = std::min<std::size_t>(size, tls_end_ - address);
+  const std::uint32_t own_clock = clock_of(t, t & 31u);
+  const Access now{epoch_, own_clock, static_cast<std::uint16_t>(t)};
+  bool reported = false;
+  for (std::size_t i = 0; i < size; ++i) {
+    Cell& c = cell(address + i);
+    if (write) {
+      if (!reported && !ordered(c.write, t)) {
+        report(c.write, true, true, address, size);
+        reported = true;
+      }
+      for (const Access* r : {&c.read1, &c.read2}) {
+        if (!reported && !ordered(*r, t)) {
+          report(*r, false, true, address, size);
+          reported = true;
+        }
+      }
+      c.write = now;
+    } else {
+      if (!reported && !ordered(c.write, t)) {
+        report(c.write, true, false, address, size);
+        reported = true;
+      }
+      // Keep up to two readers of this interval, so that a later writer finds one that is not
+      // itself.
+      if (c.read1.epoch != epoch_ || c.read1.thread == t) {
+        if (c.read1.epoch != epoch_) c.read2 = Access{};
+        c.read1 = now;
+      } else {
+        c.read2 = now;
+      }
+    }
+  }
+}
+
+void RaceChecker::report(const Access& earlier, bool earlier_wrote, bool wrote,
+                         std::uintptr_t address, std::size_t size) {
+  Race race;
+  race.block = block_index_;
+  race.multi_dim_block = shape_.block.y > 1 || shape_.block.z > 1;
+  const auto id = [&](std::uint32_t t) {
+    const std::uint32_t bx = shape_.block.x, by = shape_.block.y;
+    return ThreadId{t, uint3{t % bx, (t / bx) % by, t / (bx * by)}};
+  };
+  race.first = id(earlier.thread);
+  race.first_wrote = earlier_wrote;
+  race.second = id(thread_);
+  race.second_wrote = wrote;
+  race.barrier_interval = epoch_ - block_first_epoch_;
+  race.access_bytes = static_cast<unsigned>(size);
+  std::uint64_t element_offset = 0;
+  if (address >= dyn_begin_ && address < dyn_end_) {
+    race.space = MemorySpace::dynamic_shared;
+    race.byte_offset = address - dyn_begin_;
+    element_offset = race.byte_offset;
+  } else {
+    race.space = MemorySpace::static_shared;
+    const std::uint64_t off = address - tls_begin_;
+    if (const auto* sym = ProgramSymbols::get().tls_symbol_at(off); sym != nullptr) {
+      race.array = sym->name;
+      race.byte_offset = off - sym->offset;
+      element_offset = race.byte_offset;
+    } else {
+      race.byte_offset = off;
+    }
+  }
+  if ((race.space == MemorySpace::dynamic_shared || !race.array.empty()) && size > 0 &&
+      element_offset % size == 0) {
+    race.index = element_offset / size;
+  }
+  // One report per memory location: a missing barrier usually races on every element.
+  std::string key = std::to_string(static_cast<int>(race.space)) + ":" + race.array + ":" +
+                    std::to_string(race.byte_offset);
+  if (reported_.count(key) != 0) return;
+  if (reported_.size() < 100000) reported_.insert(std::move(key));
+  ++races_found_;
+  if (races_.size() < max_reports_) races_.push_back(std::move(race));
+}
+
+}  // namespace gpulab::simt::detail
+
+namespace gpulab::simt {
+
+std::string Race::describe() const {
+  const auto who = [&](const ThreadId& t) {
+    std::string s = "thread " + std::to_string(t.linear);
+    if (multi_dim_block) {
+      s += " (" + std::to_string(t.index.x) + "," + std::to_string(t.index.y) + "," +
+           std::to_string(t.index.z) + ")";
+    }
+    return s;
+  };
+  std::string where;
+  if (space == MemorySpace::dynamic_shared) {
+    where = "extern __shared__ memory";
+    where += index ? "[" + std::to_string(*index) + "] (byte " + std::to_string(byte_offset) + ")"
+                   : " at byte " + std::to_string(byte_offset);
+  } else if (!array.empty()) {
+    where = "__shared__ " + array;
+    where += index ? "[" + std::to_string(*index) + "]" : " at byte " + std::to_string(byte_offset);
+  } else {
+    where = "static shared memory at byte " + std::to_string(byte_offset) + " of the TLS block";
+  }
+  const std::string interval = barrier_interval == 0 ? "before the block's first __syncthreads()"
+                                                     : "after the block's __syncthreads() #" +
+                                                           std::to_string(barrier_interval);
+  return "block (" + std::to_string(block.x) + "," + std::to_string(block.y) + "," +
+         std::to_string(block.z) + "): race on " + where + " " + interval + ": " + who(first) +
+         (first_wrote ? " wrote" : " read") + ", then " + who(second) +
+         (second_wrote ? " wrote" : " read") + " with no barrier in between";
+}
+
+}  // namespace gpulab::simt

@@ -1,0 +1,93 @@
+// Check mode: finds shared-memory races among the accesses that instrumented kernels report.
+//
+// See tsan_hooks.cpp and docs/simt.md, "Race checks".
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "simt/scheduler.hpp"
+#include "simt/simt.hpp"
+
+namespace gpulab::simt::detail {
+
+class RaceChecker {
+ public:
+  RaceChecker(const LaunchShape& shape, std::size_t max_reports);
+  RaceChecker(const RaceChecker&) = delete;
+  RaceChecker& operator=(const RaceChecker&) = delete;
+  ~RaceChecker();
+
+  void begin_block(std::uint64_t linear_block, uint3 block_index);
+  void on_barrier();
+  void on_warp_sync(std::uint32_t warp, std::uint32_t mask);
+  void set_thread(std::uint32_t t) { thread_ = t; }
+  void set_runner(BlockRunner* runner) { runner_ = runner; }
+
+  // Called from the hooks for every access of instrumented code while a CUDA thread runs.
+  void access(std::uintptr_t address, std::size_t size, bool write);
+  bool instrumented() const { return instrumented_; }
+
+  std::vector<Race> take_races() { return std::move(races_); }
+  std::uint64_t races_found() const { return races_found_; }
+
+ private:
+  // The last accesses to one byte within the current barrier interval. An epoch identifies a
+  // (block, barrier interval) pair on this worker; records of older epochs are ignored, so the
+  // shadow never needs clearing.
+  struct Access {
+    std::uint32_t epoch = 0;
+    std::uint32_t clock = 0;  // the thread's own warp-sync clock when it accessed
+    std::uint16_t thread = 0;
+  };
+  struct Cell {
+    Access write, read1, read2;
+  };
+  static constexpr std::size_t kChunkBytes = 4096;
+
+  Cell& cell(std::uintptr_t address);
+  bool ordered(const Access& earlier, std::uint32_t t) const;
+  void report(const Access& earlier, bool earlier_wrote, bool wrote, std::uintptr_t address,
+              std::size_t size);
+  std::uint32_t clock_of(std::uint32_t t, std::uint32_t other_lane);
+  void refresh_warp(std::uint32_t warp);
+
+  const LaunchShape& shape_;
+  std::size_t max_reports_;
+  BlockRunner* runner_ = nullptr;
+  std::uint32_t thread_ = 0;
+  std::uint32_t epoch_ = 0;
+  std::uint32_t block_first_epoch_ = 0;
+  std::uint64_t block_linear_ = 0;
+  uint3 block_index_{0, 0, 0};
+  bool instrumented_ = false;
+
+  // This OS thread's shared memory: its static TLS block (static __shared__ arrays) and, inside it,
+  // the dynamic shared buffer.
+  std::uintptr_t tls_begin_ = 0, tls_end_ = 0;
+  std::uintptr_t dyn_begin_ = 0, dyn_end_ = 0;
+  std::vector<std::unique_ptr<Cell[]>> chunks_;
+
+  // Warp-level happens-before: vc_[t][l] = the clock of lane l (same warp) that thread t has seen
+  // at a __syncwarp. Reset at each barrier (lazily, per warp, by epoch).
+  std::vector<std::uint32_t> vc_;
+  std::vector<std::uint32_t> vc_epoch_;
+
+  std::vector<Race> races_;
+  std::unordered_set<std::string> reported_;
+  std::uint64_t races_found_ = 0;
+  bool reported_overflow_ = false;
+};
+
+// Non-null only while instrumented kernel code of a checked launch runs on this OS thread.
+inline thread_local RaceChecker* tl_recording = nullptr;
+
+// The dynamic shared buffer of the calling OS thread.
+unsigned char* dynamic_shared_buffer() noexcept;
+
+}  // namespace gpulab::simt::detail

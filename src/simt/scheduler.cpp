@@ -1,0 +1,846 @@
+// Block scheduling: the plain thread loop, fibers for parked threads, barriers, collectives.
+#include "simt/scheduler.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <utility>
+
+#include "simt/race_check.hpp"
+#include "simt/sanitizers.hpp"
+
+namespace gpulab::simt::detail {
+
+namespace ctx = boost::context;
+
+namespace {
+
+constexpr std::uint32_t kNoThread = 0xffffffffu;
+
+bool same_site(const std::source_location& a, const std::source_location& b) {
+  return a.line() == b.line() && a.column() == b.column() &&
+         (a.file_name() == b.file_name() || std::strcmp(a.file_name(), b.file_name()) == 0);
+}
+
+bool is_shuffle(WarpOp op) {
+  return op == WarpOp::shfl_idx || op == WarpOp::shfl_up || op == WarpOp::shfl_down ||
+         op == WarpOp::shfl_xor;
+}
+
+std::string hex_mask(std::uint32_t mask) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%08x", mask);
+  return buf;
+}
+
+// One lane's shuffle, as PTX specifies shfl.sync: the segment is `width` lanes; idx wraps the
+// source lane into the segment, up/down/xor keep the lane's own value when the source lies outside
+// it.
+std::uint32_t shuffle_source(WarpOp op, std::uint32_t lane, int arg, int width) {
+  const std::uint32_t segmask = static_cast<std::uint32_t>(32 - width) & 31u;  // high lane bits
+  const std::uint32_t min_lane = lane & segmask;
+  const std::uint32_t b = static_cast<std::uint32_t>(arg) & 31u;
+  const int max_lane = static_cast<int>(min_lane | (31u & ~segmask));
+  int j = static_cast<int>(lane);
+  bool in_range = true;
+  switch (op) {
+    case WarpOp::shfl_idx:
+      j = static_cast<int>(min_lane | (b & ~segmask));
+      break;
+    case WarpOp::shfl_up:
+      j = static_cast<int>(lane) - static_cast<int>(b);
+      in_range = j >= static_cast<int>(min_lane);
+      break;
+    case WarpOp::shfl_down:
+      j = static_cast<int>(lane + b);
+      in_range = j <= max_lane;
+      break;
+    case WarpOp::shfl_xor:
+      j = static_cast<int>(lane ^ b);
+      in_range = j <= max_lane;
+      break;
+    default:
+      break;
+  }
+  return in_range ? static_cast<std::uint32_t>(j) : lane;
+}
+
+}  // namespace
+
+std::string format_lanes(std::uint64_t mask, std::uint32_t offset) {
+  std::vector<std::uint32_t> ids;
+  for (std::uint64_t m = mask; m != 0; m &= m - 1) {
+    ids.push_back(static_cast<std::uint32_t>(std::countr_zero(m)) + offset);
+  }
+  return format_ids(ids);
+}
+
+std::string format_ids(const std::vector<std::uint32_t>& ids) {
+  std::string out;
+  for (std::size_t i = 0; i < ids.size();) {
+    std::size_t j = i;
+    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
+    if (!out.empty()) out += ", ";
+    out += std::to_string(ids[i]);
+    if (j > i) {
+      out += '-';
+      out += std::to_string(ids[j]);
+    }
+    i = j + 1;
+  }
+  return out;
+}
+
+std::string site_name(const std::source_location& where) {
+  const char* file = where.file_name();
+  const char* slash = std::strrchr(file, '/');
+  return std::string(slash != nullptr ? slash + 1 : file) + ":" + std::to_string(where.line());
+}
+
+const char* warp_op_name(WarpOp op) {
+  switch (op) {
+    case WarpOp::sync:
+      return "__syncwarp";
+    case WarpOp::shfl_idx:
+      return "__shfl_sync";
+    case WarpOp::shfl_up:
+      return "__shfl_up_sync";
+    case WarpOp::shfl_down:
+      return "__shfl_down_sync";
+    case WarpOp::shfl_xor:
+      return "__shfl_xor_sync";
+    case WarpOp::ballot:
+      return "__ballot_sync";
+    case WarpOp::any:
+      return "__any_sync";
+    case WarpOp::all:
+      return "__all_sync";
+    case WarpOp::activemask:
+      return "__activemask";
+    case WarpOp::match_any:
+      return "__match_any_sync";
+    case WarpOp::match_all:
+      return "__match_all_sync";
+    case WarpOp::reduce_add:
+      return "__reduce_add_sync";
+    case WarpOp::reduce_min:
+      return "__reduce_min_sync";
+    case WarpOp::reduce_max:
+      return "__reduce_max_sync";
+    case WarpOp::reduce_and:
+      return "__reduce_and_sync";
+    case WarpOp::reduce_or:
+      return "__reduce_or_sync";
+    case WarpOp::reduce_xor:
+      return "__reduce_xor_sync";
+  }
+  return "?";
+}
+
+const char* block_op_name(BlockOp op) {
+  switch (op) {
+    case BlockOp::sync:
+      return "__syncthreads";
+    case BlockOp::count:
+      return "__syncthreads_count";
+    case BlockOp::all:
+      return "__syncthreads_and";
+    case BlockOp::any:
+      return "__syncthreads_or";
+  }
+  return "?";
+}
+
+BlockRunner::BlockRunner(const LaunchShape& shape, StackPool& pool, RaceChecker* checker)
+    : shape_(shape),
+      pool_(pool),
+      checker_(checker),
+      n_(shape.threads),
+      wait_(n_),
+      result_(n_),
+      fiber_(n_),
+      stack_(n_),
+      coords_(n_),
+      present_(shape.warps),
+      finished_(shape.warps),
+      warp_wait_(shape.warps),
+      block_wait_(shape.warps),
+      activemask_wait_(shape.warps) {
+  // Resuming a thread must not cost three divisions.
+  for (std::uint32_t t = 0; t < n_; ++t) {
+    const std::uint32_t bx = shape.block.x, by = shape.block.y;
+    coords_[t] = uint3{t % bx, (t / bx) % by, t / (bx * by)};
+  }
+  for (std::uint32_t w = 0; w < shape.warps; ++w) {
+    const std::uint32_t lanes = std::min<std::uint32_t>(32, n_ - w * 32);
+    present_[w] = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1u;
+  }
+  ready_.reserve(n_);
+}
+
+std::string BlockRunner::block_name() const {
+  return "block (" + std::to_string(block_index_.x) + "," + std::to_string(block_index_.y) + "," +
+         std::to_string(block_index_.z) + ")";
+}
+
+std::string BlockRunner::thread_name(std::uint32_t t) const {
+  std::string s = "thread " + std::to_string(t);
+  if (shape_.block.y > 1 || shape_.block.z > 1) {
+    const std::uint32_t bx = shape_.block.x, by = shape_.block.y;
+    s += " (" + std::to_string(t % bx) + "," + std::to_string((t / bx) % by) + "," +
+         std::to_string(t / (bx * by)) + ")";
+  }
+  return s;
+}
+
+void BlockRunner::run(std::uint64_t linear_block, uint3 block_index) {
+  block_linear_ = linear_block;
+  block_index_ = block_index;
+  next_ = 0;
+  finished_count_ = 0;
+  on_fibers_ = false;
+  aborting_ = false;
+  faulted_ = false;
+  exception_ = nullptr;
+  std::fill(finished_.begin(), finished_.end(), 0u);
+  std::fill(warp_wait_.begin(), warp_wait_.end(), 0u);
+  std::fill(block_wait_.begin(), block_wait_.end(), 0u);
+  std::fill(activemask_wait_.begin(), activemask_wait_.end(), 0u);
+  ready_.clear();
+  ready_head_ = 0;
+  if (checker_ != nullptr) checker_->begin_block(linear_block, block_index);
+
+  // The scheduler (this OS thread's own stack) only starts the block and takes control back when
+  // it is done or has faulted; in between, fibers hand the OS thread to each other directly.
+  start_loop_fiber(From::scheduler, 0);
+  if (on_fibers_) ++totals_.blocks_on_fibers;
+  if (!faulted_) return;
+
+  abandon();
+  if (exception_) {
+    try {
+      std::rethrow_exception(exception_);
+    } catch (const KernelFault&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw KernelFault(KernelFault::Kind::kernel_exception,
+                        block_name() + ", " + thread_name(exception_thread_) +
+                            ": the kernel threw an exception: " + e.what());
+    } catch (...) {
+      throw KernelFault(KernelFault::Kind::kernel_exception,
+                        block_name() + ", " + thread_name(exception_thread_) +
+                            ": the kernel threw an exception of unknown type");
+    }
+  }
+  throw KernelFault(fault_kind_, fault_message_);
+}
+
+// ---- Fibers ------------------------------------------------------------------------------------
+
+// Every switch says who is leaving (`from`), so that the context that gets the OS thread can file
+// the leaver's continuation: as the scheduler, a parked thread, or an idle fiber.
+void BlockRunner::switch_to(ctx::fiber&& target, StackBounds target_stack, From from,
+                            std::uint32_t from_thread) {
+  from_ = from;
+  from_thread_ = from_thread;
+  from_stack_ = current_stack_;
+  current_stack_ = target_stack;
+  void* fake_stack = nullptr;
+  asan_start_switch(&fake_stack, target_stack);
+  ctx::fiber incoming = std::move(target).resume();
+  asan_finish_switch(fake_stack, nullptr);
+  accept(std::move(incoming));
+}
+
+void BlockRunner::accept(ctx::fiber&& incoming) {
+  switch (from_) {
+    case From::scheduler:
+      scheduler_ = std::move(incoming);
+      break;
+    case From::thread:
+      fiber_[from_thread_] = std::move(incoming);
+      break;
+    case From::idle:
+      idle_.push_back({std::move(incoming), from_stack_});
+      break;
+    case From::ended:
+      break;  // a fiber that finished: nothing to keep
+  }
+}
+
+void BlockRunner::start_loop_fiber(From from, std::uint32_t from_thread) {
+  if (!idle_.empty()) {
+    IdleFiber idle = std::move(idle_.back());
+    idle_.pop_back();
+    switch_to(std::move(idle.fiber), idle.stack, from, from_thread);
+    return;
+  }
+  const ctx::stack_context stack = pool_.allocate();
+  ctx::fiber f(std::allocator_arg, PooledStack(&pool_, stack),
+               [this](ctx::fiber&& incoming) { return loop_entry(std::move(incoming)); });
+  switch_to(std::move(f), bounds_of(stack), from, from_thread);
+}
+
+// Hands the OS thread to what should run next, on behalf of a context that stops running (a thread
+// that parks, a fiber that goes idle): a released thread, a fiber for the next unstarted thread,
+// or, when the block is done, stuck or abandoned, the scheduler. Returns when the caller is
+// resumed.
+void BlockRunner::dispatch(From from, std::uint32_t from_thread) {
+  for (;;) {
+    if (faulted_ || aborting_) {
+      switch_to(std::move(scheduler_), scheduler_stack_, from, from_thread);
+      return;
+    }
+    if (ready_head_ < ready_.size()) {
+      const std::uint32_t t = ready_[ready_head_++];
+      set_thread(t);
+      // The thread that parks may be the one released first (a barrier it arrived at last).
+      if (from == From::thread && t == from_thread) return;
+      switch_to(std::move(fiber_[t]), stack_[t], from, from_thread);
+      return;
+    }
+    ready_.clear();
+    ready_head_ = 0;
+    if (next_ < n_) {
+      start_loop_fiber(from, from_thread);
+      return;
+    }
+    if (finished_count_ == n_) {
+      switch_to(std::move(scheduler_), scheduler_stack_, from, from_thread);
+      return;
+    }
+    quiescent();  // releases a barrier (threads become ready) or records a fault
+  }
+}
+
+BlockRunner::~BlockRunner() {
+  // End the idle fibers, so that their stacks go back to the pool.
+  retiring_ = true;
+  while (!idle_.empty()) {
+    IdleFiber idle = std::move(idle_.back());
+    idle_.pop_back();
+    switch_to(std::move(idle.fiber), idle.stack, From::scheduler, 0);
+  }
+}
+
+ctx::fiber BlockRunner::loop_entry(ctx::fiber&& incoming) {
+  // The first fiber is always entered from the scheduler: learn where its stack is.
+  StackBounds from_stack;
+  asan_finish_switch(nullptr, &from_stack);
+  if (from_ == From::scheduler && scheduler_stack_.size == 0) scheduler_stack_ = from_stack;
+  accept(std::move(incoming));
+  while (!retiring_) {
+    try {
+      thread_loop();
+    } catch (const Unwind&) {
+      // The thread's stack is unwound; the block is being abandoned or has faulted.
+    } catch (...) {
+      if (!faulted_) {
+        faulted_ = true;
+        exception_ = std::current_exception();
+        exception_thread_ = current_;
+      }
+    }
+    tl_recording = nullptr;
+    // No thread left to start: keep this fiber and its stack for the next loop.
+    dispatch(From::idle, 0);
+  }
+  from_ = From::ended;
+  asan_start_switch(nullptr, scheduler_stack_);
+  return std::move(scheduler_);
+}
+
+// The loop every fiber runs: threads one after another on the same stack. A thread that parks keeps
+// this stack (and this loop's frame), and another fiber goes on with the next thread. A parked
+// thread that is resumed and ends goes on with the next unstarted thread, if any.
+void BlockRunner::thread_loop() {
+  const ErasedKernel& kernel = *shape_.kernel;
+  while (next_ < n_ && !faulted_) {
+    const std::uint32_t t = next_++;
+    threadIdx = coords_[t];
+    current_ = t;
+    if (checker_ != nullptr) {
+      checker_->set_thread(t);
+      tl_recording = checker_;
+    }
+    kernel.run_thread(kernel.closure);
+    if (checker_ != nullptr) tl_recording = nullptr;
+    on_thread_exit(t);
+  }
+}
+
+void BlockRunner::park(std::uint32_t t) {
+  stack_[t] = current_stack_;
+  dispatch(From::thread, t);
+  if (aborting_) throw Unwind{};
+}
+
+void BlockRunner::set_thread(std::uint32_t t) {
+  threadIdx = coords_[t];
+  current_ = t;
+  if (checker_ != nullptr) checker_->set_thread(t);
+}
+
+void BlockRunner::make_ready(std::uint32_t t) {
+  // Reuse the queue from its start whenever it has drained: a lane that completes a collective
+  // queues the others without going through dispatch(), which would otherwise reset it.
+  if (ready_head_ == ready_.size()) {
+    ready_.clear();
+    ready_head_ = 0;
+  }
+  ready_.push_back(t);
+}
+
+void BlockRunner::abandon() {
+  aborting_ = true;
+  for (std::uint32_t t = 0; t < n_; ++t) {
+    if (fiber_[t]) {
+      set_thread(t);
+      switch_to(std::move(fiber_[t]), stack_[t], From::scheduler, 0);
+    }
+  }
+  aborting_ = false;
+  ready_.clear();
+  ready_head_ = 0;
+}
+
+void BlockRunner::on_thread_exit(std::uint32_t t) {
+  ++finished_count_;
+  const std::uint32_t w = t >> 5;
+  const std::uint32_t bit = 1u << (t & 31);
+  finished_[w] |= bit;
+  // A collective that waits for this lane is now stuck; it is reported once the block can make no
+  // progress, so that the report shows where every lane ended up.
+  if (on_fibers_ && activemask_wait_[w] != 0) try_resolve_activemask(w, kNoThread, nullptr);
+}
+
+// ---- Faults ------------------------------------------------------------------------------------
+
+void BlockRunner::set_fault(KernelFault::Kind kind, std::string message) {
+  if (faulted_) return;
+  faulted_ = true;
+  fault_kind_ = kind;
+  fault_message_ = block_name() + ": " + std::move(message);
+}
+
+void BlockRunner::fail_here(KernelFault::Kind kind, std::string message) {
+  set_fault(kind, std::move(message));
+  throw Unwind{};
+}
+
+void BlockRunner::note_fault(KernelFault::Kind kind, std::string message) {
+  set_fault(kind, std::move(message));
+}
+
+void BlockRunner::trap(const std::source_location& where) {
+  fail_here(KernelFault::Kind::trap,
+            thread_name(current_) + " called __trap() at " + site_name(where));
+}
+
+std::string BlockRunner::describe_barrier_divergence() const {
+  // Group threads by where they are, in thread order.
+  struct Group {
+    std::string what;
+    std::vector<std::uint32_t> ids;
+  };
+  std::vector<Group> groups;
+  for (std::uint32_t t = 0; t < n_; ++t) {
+    const std::uint32_t w = t >> 5, bit = 1u << (t & 31);
+    std::string what;
+    if ((finished_[w] & bit) != 0) {
+      what = "returned";
+    } else if ((block_wait_[w] & bit) != 0) {
+      const auto op = static_cast<BlockOp>(wait_[t].op);
+      what = "wait at ";
+      if (op != BlockOp::sync) what += std::string(block_op_name(op)) + "() at ";
+      what += site_name(wait_[t].where);
+    } else {
+      what = "are elsewhere";
+    }
+    auto it =
+        std::find_if(groups.begin(), groups.end(), [&](const Group& g) { return g.what == what; });
+    if (it == groups.end()) {
+      groups.push_back({what, {t}});
+    } else {
+      it->ids.push_back(t);
+    }
+  }
+  std::string out = "__syncthreads() is not reached by every thread of the block: ";
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    if (i > 0) out += "; ";
+    out += (groups[i].ids.size() == 1 ? "thread " : "threads ") + format_ids(groups[i].ids) + " " +
+           groups[i].what;
+  }
+  if (shape_.block.y > 1 || shape_.block.z > 1) {
+    out += " (linear thread ids: x + y*blockDim.x + z*blockDim.x*blockDim.y)";
+  }
+  return out;
+}
+
+std::string BlockRunner::describe_warp_deadlock(std::uint32_t warp,
+                                                std::uint32_t lane_waiting) const {
+  const std::uint32_t base = warp * 32;
+  const Wait& c = wait_[base + lane_waiting];
+  const auto op = static_cast<WarpOp>(c.op);
+  const std::uint32_t last_thread = std::min(base + 32, n_) - 1;
+  std::string out = "warp " + std::to_string(warp) + " (threads " + std::to_string(base) + "-" +
+                    std::to_string(last_thread) + "): " + warp_op_name(op) + "(mask " +
+                    hex_mask(c.mask) + ") at " + site_name(c.where) +
+                    " waits for lanes that will never arrive: ";
+  struct Group {
+    std::string what;
+    std::uint32_t lanes;
+  };
+  std::vector<Group> groups;
+  const std::uint32_t started = lanes_started(warp);
+  for (std::uint32_t m = c.mask; m != 0; m &= m - 1) {
+    const auto lane = static_cast<std::uint32_t>(std::countr_zero(m));
+    const std::uint32_t bit = 1u << lane;
+    const Wait& l = wait_[base + lane];
+    std::string what;
+    if ((finished_[warp] & bit) != 0) {
+      what = "returned";
+    } else if ((block_wait_[warp] & bit) != 0) {
+      what = "wait at " + std::string(block_op_name(static_cast<BlockOp>(l.op))) + "() at " +
+             site_name(l.where);
+    } else if ((warp_wait_[warp] & bit) != 0) {
+      if (l.op == c.op && l.mask == c.mask) {
+        what = "wait there";
+        if (!same_site(l.where, c.where)) what = "wait at " + site_name(l.where);
+      } else {
+        what = "wait at " + std::string(warp_op_name(static_cast<WarpOp>(l.op)));
+        if (static_cast<WarpOp>(l.op) != WarpOp::activemask)
+          what += "(mask " + hex_mask(l.mask) + ")";
+        what += " at " + site_name(l.where);
+      }
+    } else if ((started & bit) == 0) {
+      what = "have not run yet";
+    } else {
+      what = "are running";
+    }
+    auto it =
+        std::find_if(groups.begin(), groups.end(), [&](const Group& g) { return g.what == what; });
+    if (it == groups.end()) {
+      groups.push_back({what, bit});
+    } else {
+      it->lanes |= bit;
+    }
+  }
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    if (i > 0) out += "; ";
+    out += (std::popcount(groups[i].lanes) == 1 ? "lane " : "lanes ") +
+           format_lanes(groups[i].lanes, 0) + " " + groups[i].what;
+  }
+  return out;
+}
+
+// ---- Block barriers ----------------------------------------------------------------------------
+
+int BlockRunner::block_barrier(BlockOp op, int predicate, const std::source_location& where) {
+  const std::uint32_t t = current_;
+  const std::uint32_t w = t >> 5;
+  on_fibers_ = true;
+  Wait& wt = wait_[t];
+  wt.where = where;
+  wt.value = predicate != 0 ? 1 : 0;
+  wt.op = static_cast<std::uint8_t>(op);
+  wt.mask = 0;
+  wt.block = true;
+  block_wait_[w] |= 1u << (t & 31);
+  if (activemask_wait_[w] != 0) try_resolve_activemask(w, kNoThread, nullptr);
+  park(t);
+  return static_cast<int>(result_[t]);
+}
+
+// Nothing can run: every thread has ended or waits. Either a barrier can be released or the block
+// is stuck, which on a GPU would be a hang (or silently wrong results).
+void BlockRunner::quiescent() {
+  bool resolved = false;
+  for (std::uint32_t w = 0; w < shape_.warps; ++w) {
+    if (activemask_wait_[w] != 0) resolved |= try_resolve_activemask(w, kNoThread, nullptr);
+  }
+  if (resolved) return;
+  for (std::uint32_t w = 0; w < shape_.warps; ++w) {
+    if (const std::uint32_t waiting = warp_wait_[w] & ~activemask_wait_[w]; waiting != 0) {
+      set_fault(KernelFault::Kind::warp_collective,
+                describe_warp_deadlock(w, static_cast<std::uint32_t>(std::countr_zero(waiting))));
+      return;
+    }
+  }
+  if (finished_count_ > 0) {
+    set_fault(KernelFault::Kind::divergent_barrier, describe_barrier_divergence());
+    return;
+  }
+  const Wait& first = wait_[0];
+  std::uint64_t count = 0;
+  for (std::uint32_t t = 0; t < n_; ++t) {
+    if (wait_[t].op != first.op || !same_site(wait_[t].where, first.where)) {
+      set_fault(KernelFault::Kind::divergent_barrier, describe_barrier_divergence());
+      return;
+    }
+    count += wait_[t].value;
+  }
+  std::uint64_t result = 1;
+  switch (static_cast<BlockOp>(first.op)) {
+    case BlockOp::sync:
+      result = 0;
+      break;
+    case BlockOp::count:
+      result = count;
+      break;
+    case BlockOp::all:
+      result = count == n_ ? 1 : 0;
+      break;
+    case BlockOp::any:
+      result = count != 0 ? 1 : 0;
+      break;
+  }
+  for (std::uint32_t t = 0; t < n_; ++t) {
+    result_[t] = result;
+    make_ready(t);
+  }
+  std::fill(block_wait_.begin(), block_wait_.end(), 0u);
+  ++totals_.barriers;
+  if (checker_ != nullptr) checker_->on_barrier();
+}
+
+// ---- Warp collectives --------------------------------------------------------------------------
+
+std::uint32_t BlockRunner::lanes_started(std::uint32_t warp) const {
+  const std::uint32_t base = warp * 32;
+  if (next_ >= base + 32) return 0xffffffffu;
+  if (next_ <= base) return 0;
+  return (1u << (next_ - base)) - 1u;
+}
+
+// Kept out of line: the hot path's frame stays small, and every parked thread keeps one.
+void BlockRunner::invalid_collective(WarpOp op, unsigned mask, int width,
+                                     const std::source_location& where) {
+  const std::uint32_t t = current_;
+  const std::uint32_t w = t >> 5;
+  const std::uint32_t lane = t & 31;
+  const std::string call =
+      std::string(warp_op_name(op)) + "(mask " + hex_mask(mask) + ") at " + site_name(where);
+  if ((mask >> lane & 1u) == 0) {
+    fail_here(KernelFault::Kind::invalid_argument,
+              thread_name(t) + " (lane " + std::to_string(lane) + ") calls " + call +
+                  ", whose mask leaves out the calling lane; every caller must be in the mask");
+  }
+  if ((mask & ~present_[w]) != 0) {
+    fail_here(KernelFault::Kind::invalid_argument,
+              thread_name(t) + " calls " + call + ", whose mask names lanes " +
+                  format_lanes(mask & ~present_[w], 0) + " of warp " + std::to_string(w) +
+                  ", which hold no thread (the block's last warp has " +
+                  std::to_string(std::popcount(present_[w])) + " threads)");
+  }
+  fail_here(KernelFault::Kind::invalid_argument, thread_name(t) + " calls " + call +
+                                                     " with width " + std::to_string(width) +
+                                                     "; width must be a power of 2 from 1 to 32");
+}
+
+std::uint64_t BlockRunner::warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int arg,
+                                           int width, const std::source_location& where) {
+  const std::uint32_t t = current_;
+  const std::uint32_t w = t >> 5;
+  const std::uint32_t lane = t & 31;
+  const std::uint32_t bit = 1u << lane;
+  on_fibers_ = true;
+
+  if (op == WarpOp::activemask) {
+    mask = present_[w];
+  } else if ((mask & bit) == 0 || (mask & ~present_[w]) != 0 ||
+             (is_shuffle(op) && (width < 1 || width > 32 || (width & (width - 1)) != 0))) {
+    invalid_collective(op, mask, width, where);
+  }
+  Wait& wt = wait_[t];
+  wt.where = where;
+  wt.value = value;
+  wt.mask = mask;
+  wt.arg = arg;
+  wt.width = width;
+  wt.op = static_cast<std::uint8_t>(op);
+  wt.block = false;
+  warp_wait_[w] |= bit;
+
+  if (op == WarpOp::activemask) {
+    activemask_wait_[w] |= bit;
+    bool released = false;
+    try_resolve_activemask(w, t, &released);
+    if (!released) park(t);
+    return result_[t];
+  }
+  if (group_complete(w, mask, wt.op)) {
+    complete_group(w, mask, t);
+    return result_[t];
+  }
+  if (activemask_wait_[w] != 0) try_resolve_activemask(w, kNoThread, nullptr);
+  park(t);
+  return result_[t];
+}
+
+bool BlockRunner::group_complete(std::uint32_t warp, std::uint32_t mask, std::uint8_t op) const {
+  if ((warp_wait_[warp] & mask) != mask) return false;
+  const std::uint32_t base = warp * 32;
+  for (std::uint32_t m = mask; m != 0; m &= m - 1) {
+    const Wait& l = wait_[base + static_cast<std::uint32_t>(std::countr_zero(m))];
+    if (l.op != op || l.mask != mask) return false;
+  }
+  return true;
+}
+
+// Every lane of the mask has arrived: compute each lane's result from the values all of them hold
+// now, and let them go on (self continues without parking).
+void BlockRunner::complete_group(std::uint32_t warp, std::uint32_t mask, std::uint32_t self) {
+  const std::uint32_t base = warp * 32;
+  const auto first = static_cast<std::uint32_t>(std::countr_zero(mask));
+  const auto op = static_cast<WarpOp>(wait_[base + first].op);
+  const bool is_signed = wait_[base + first].arg != 0;
+
+  std::uint32_t votes = 0;
+  for (std::uint32_t m = mask; m != 0; m &= m - 1) {
+    const auto lane = static_cast<std::uint32_t>(std::countr_zero(m));
+    if (wait_[base + lane].value != 0) votes |= 1u << lane;
+  }
+  std::uint64_t reduced = 0;
+  if (op >= WarpOp::reduce_add) {
+    bool have = false;
+    for (std::uint32_t m = mask; m != 0; m &= m - 1) {
+      const std::uint64_t v = wait_[base + static_cast<std::uint32_t>(std::countr_zero(m))].value;
+      const auto u = static_cast<std::uint32_t>(v);
+      const auto s = static_cast<std::int32_t>(u);
+      const auto r = static_cast<std::uint32_t>(reduced);
+      if (!have) {
+        reduced = u;
+        have = true;
+        continue;
+      }
+      switch (op) {
+        case WarpOp::reduce_add:
+          reduced = r + u;
+          break;
+        case WarpOp::reduce_min:
+          reduced = is_signed
+                        ? static_cast<std::uint32_t>(std::min(static_cast<std::int32_t>(r), s))
+                        : std::min(r, u);
+          break;
+        case WarpOp::reduce_max:
+          reduced = is_signed
+                        ? static_cast<std::uint32_t>(std::max(static_cast<std::int32_t>(r), s))
+                        : std::max(r, u);
+          break;
+        case WarpOp::reduce_and:
+          reduced = r & u;
+          break;
+        case WarpOp::reduce_or:
+          reduced = r | u;
+          break;
+        case WarpOp::reduce_xor:
+          reduced = r ^ u;
+          break;
+        default:
+          break;
+      }
+    }
+  }
+
+  bool all_equal = true;
+  for (std::uint32_t m = mask; m != 0; m &= m - 1) {
+    if (wait_[base + static_cast<std::uint32_t>(std::countr_zero(m))].value !=
+        wait_[base + first].value) {
+      all_equal = false;
+    }
+  }
+
+  for (std::uint32_t m = mask; m != 0; m &= m - 1) {
+    const auto lane = static_cast<std::uint32_t>(std::countr_zero(m));
+    const Wait& me = wait_[base + lane];
+    std::uint64_t r = 0;
+    switch (op) {
+      case WarpOp::sync:
+      case WarpOp::activemask:
+        break;
+      case WarpOp::shfl_idx:
+      case WarpOp::shfl_up:
+      case WarpOp::shfl_down:
+      case WarpOp::shfl_xor: {
+        const std::uint32_t src = shuffle_source(op, lane, me.arg, me.width);
+        // Reading a lane outside the mask is undefined on a GPU; the lane keeps its own value here.
+        r = (mask & (1u << src)) != 0 ? wait_[base + src].value : me.value;
+        break;
+      }
+      case WarpOp::ballot:
+        r = votes;
+        break;
+      case WarpOp::any:
+        r = votes != 0 ? 1 : 0;
+        break;
+      case WarpOp::all:
+        r = votes == mask ? 1 : 0;
+        break;
+      case WarpOp::match_any: {
+        std::uint32_t same = 0;
+        for (std::uint32_t k = mask; k != 0; k &= k - 1) {
+          const auto other = static_cast<std::uint32_t>(std::countr_zero(k));
+          if (wait_[base + other].value == me.value) same |= 1u << other;
+        }
+        r = same;
+        break;
+      }
+      case WarpOp::match_all:
+        r = all_equal ? mask : 0;
+        break;
+      default:
+        r = reduced;
+        break;
+    }
+    result_[base + lane] = r;
+  }
+  // Results are all computed before any lane moves on.
+  warp_wait_[warp] &= ~mask;
+  for (std::uint32_t m = mask; m != 0; m &= m - 1) {
+    const std::uint32_t t = base + static_cast<std::uint32_t>(std::countr_zero(m));
+    if (t != self) make_ready(t);
+  }
+  ++totals_.collectives;
+  if (op == WarpOp::sync && checker_ != nullptr) checker_->on_warp_sync(warp, mask);
+}
+
+// __activemask() has no mask to wait for: the lanes that are "active together" are taken to be
+// those that reach the same __activemask() call before any lane of the warp moves on, i.e. once
+// every lane of the warp has ended or waits somewhere.
+bool BlockRunner::try_resolve_activemask(std::uint32_t warp, std::uint32_t self,
+                                         bool* self_released) {
+  if ((lanes_started(warp) & present_[warp]) != present_[warp]) return false;
+  if ((present_[warp] & ~(finished_[warp] | warp_wait_[warp] | block_wait_[warp])) != 0) {
+    return false;
+  }
+  const std::uint32_t base = warp * 32;
+  std::uint32_t pending = activemask_wait_[warp];
+  if (pending == 0) return false;
+  while (pending != 0) {
+    const auto first = static_cast<std::uint32_t>(std::countr_zero(pending));
+    std::uint32_t group = 0;
+    for (std::uint32_t m = pending; m != 0; m &= m - 1) {
+      const auto lane = static_cast<std::uint32_t>(std::countr_zero(m));
+      if (same_site(wait_[base + lane].where, wait_[base + first].where)) group |= 1u << lane;
+    }
+    for (std::uint32_t m = group; m != 0; m &= m - 1) {
+      const std::uint32_t t = base + static_cast<std::uint32_t>(std::countr_zero(m));
+      result_[t] = group;
+      if (t == self) {
+        *self_released = true;
+      } else {
+        make_ready(t);
+      }
+    }
+    pending &= ~group;
+    ++totals_.collectives;
+  }
+  warp_wait_[warp] &= ~activemask_wait_[warp];
+  activemask_wait_[warp] = 0;
+  return true;
+}
+
+}  // namespace gpulab::simt::detail

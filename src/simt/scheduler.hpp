@@ -1,0 +1,167 @@
+// Runs one block on one OS thread: a plain loop, and fibers once a thread must wait.
+//
+// See docs/simt.md, "Fibers".
+#pragma once
+
+#include <cstdint>
+#include <exception>
+#include <source_location>
+#include <string>
+#include <vector>
+
+#include <boost/context/fiber.hpp>
+
+#include "simt/device_api.hpp"
+#include "simt/simt.hpp"
+#include "simt/stack_pool.hpp"
+
+namespace gpulab::simt::detail {
+
+class RaceChecker;
+
+// What every block of one launch shares.
+struct LaunchShape {
+  const ErasedKernel* kernel = nullptr;
+  dim3 grid, block;
+  std::uint32_t threads = 0;  // per block
+  std::uint32_t warps = 0;    // per block
+  std::size_t dynamic_shared_bytes = 0;
+};
+
+struct BlockTotals {
+  std::uint64_t barriers = 0;
+  std::uint64_t collectives = 0;
+  std::uint64_t blocks_on_fibers = 0;
+};
+
+class BlockRunner {
+ public:
+  BlockRunner(const LaunchShape& shape, StackPool& pool, RaceChecker* checker);
+  BlockRunner(const BlockRunner&) = delete;
+  BlockRunner& operator=(const BlockRunner&) = delete;
+  ~BlockRunner();
+
+  // Runs every thread of the block to its end; throws KernelFault on a fault.
+  void run(std::uint64_t linear_block, uint3 block_index);
+
+  const BlockTotals& totals() const { return totals_; }
+
+  // Entry points of the device API (the calling CUDA thread is current_).
+  int block_barrier(BlockOp op, int predicate, const std::source_location& where);
+  std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int arg, int width,
+                                const std::source_location& where);
+  [[noreturn]] void trap(const std::source_location& where);
+  // A fault found by the race checker: reported once the current thread yields.
+  void note_fault(KernelFault::Kind kind, std::string message);
+
+  std::uint32_t current_thread() const { return current_; }
+
+ private:
+  // Why a parked thread waits.
+  struct Wait {
+    std::source_location where;
+    std::uint64_t value = 0;
+    std::uint32_t mask = 0;
+    std::int32_t arg = 0;
+    std::int32_t width = 32;
+    std::uint8_t op = 0;
+    bool block = false;  // at a block barrier (op is a BlockOp), else a warp collective (WarpOp)
+  };
+
+  struct Unwind {};  // thrown in a parked thread to end it when the block is abandoned
+
+  // Who gives up the OS thread in a switch.
+  enum class From : std::uint8_t { scheduler, thread, idle, ended };
+
+  boost::context::fiber loop_entry(boost::context::fiber&& incoming);
+  void thread_loop();
+  void on_thread_exit(std::uint32_t t);
+  void park(std::uint32_t t);
+  void dispatch(From from, std::uint32_t from_thread);
+  void switch_to(boost::context::fiber&& target, StackBounds target_stack, From from,
+                 std::uint32_t from_thread);
+  void accept(boost::context::fiber&& incoming);
+  void start_loop_fiber(From from, std::uint32_t from_thread);
+  void set_thread(std::uint32_t t);
+  void make_ready(std::uint32_t t);
+  void quiescent();
+  void abandon();
+
+  bool group_complete(std::uint32_t warp, std::uint32_t mask, std::uint8_t op) const;
+  void complete_group(std::uint32_t warp, std::uint32_t mask, std::uint32_t self);
+  bool try_resolve_activemask(std::uint32_t warp, std::uint32_t self, bool* self_released);
+  [[noreturn]] void fail_here(KernelFault::Kind kind, std::string message);
+  [[noreturn, gnu::noinline, gnu::cold]] void invalid_collective(WarpOp op, unsigned mask,
+                                                                 int width,
+                                                                 const std::source_location& where);
+  void set_fault(KernelFault::Kind kind, std::string message);
+  std::string block_name() const;
+  // lane_waiting: a lane that waits at the collective to describe.
+  std::string describe_warp_deadlock(std::uint32_t warp, std::uint32_t lane_waiting) const;
+  std::string describe_barrier_divergence() const;
+  std::string thread_name(std::uint32_t t) const;
+  std::uint32_t lanes_started(std::uint32_t warp) const;
+
+  const LaunchShape& shape_;
+  StackPool& pool_;
+  RaceChecker* checker_;
+  BlockTotals totals_;
+
+  // Block state.
+  std::uint64_t block_linear_ = 0;
+  uint3 block_index_{0, 0, 0};
+  std::uint32_t n_ = 0;
+  std::uint32_t next_ = 0;  // first thread not started
+  std::uint32_t finished_count_ = 0;
+  std::uint32_t current_ = 0;
+  bool on_fibers_ = false;
+  bool aborting_ = false;
+  bool faulted_ = false;
+  KernelFault::Kind fault_kind_ = KernelFault::Kind::divergent_barrier;
+  std::string fault_message_;
+  std::exception_ptr exception_;
+  std::uint32_t exception_thread_ = 0;
+
+  // Per thread.
+  std::vector<Wait> wait_;
+  std::vector<std::uint64_t> result_;
+  std::vector<boost::context::fiber> fiber_;
+  std::vector<StackBounds> stack_;
+  std::vector<uint3> coords_;  // threadIdx of each linear thread id
+  // Per warp, one bit per lane.
+  std::vector<std::uint32_t> present_;
+  std::vector<std::uint32_t> finished_;
+  std::vector<std::uint32_t> warp_wait_;
+  std::vector<std::uint32_t> block_wait_;
+  std::vector<std::uint32_t> activemask_wait_;
+
+  std::vector<std::uint32_t> ready_;
+  std::size_t ready_head_ = 0;
+
+  // Fiber plumbing.
+  boost::context::fiber scheduler_;  // the suspended scheduler, while a fiber runs
+  StackBounds scheduler_stack_;
+  StackBounds current_stack_;    // the stack of the context that runs now
+  From from_ = From::scheduler;  // the last switch's leaver
+  std::uint32_t from_thread_ = 0;
+  StackBounds from_stack_;
+  // Fibers whose thread loop ran out of threads, kept (with their stacks) for the next loop: a
+  // block then costs no fiber creation once its worker has run one like it.
+  struct IdleFiber {
+    boost::context::fiber fiber;
+    StackBounds stack;
+  };
+  std::vector<IdleFiber> idle_;
+  bool retiring_ = false;
+};
+
+// The runner of the block that the current OS thread is running, if any.
+inline thread_local BlockRunner* tl_runner = nullptr;
+
+std::string format_lanes(std::uint64_t mask, std::uint32_t offset);
+std::string format_ids(const std::vector<std::uint32_t>& ids);
+std::string site_name(const std::source_location& where);
+const char* warp_op_name(WarpOp op);
+const char* block_op_name(BlockOp op);
+
+}  // namespace gpulab::simt::detail

@@ -1,0 +1,153 @@
+// The __tsan_* hooks that -fsanitize=thread code calls: kernel accesses go to the race checker.
+//
+// No TSan runtime is linked; atomics are performed for real.
+//
+// Left out of builds that link the real ThreadSanitizer runtime (GPULAB_SANITIZE=thread).
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "simt/race_check.hpp"
+
+namespace gpulab::simt::detail {
+
+std::atomic<unsigned> g_instrumented_units{0};
+
+namespace {
+
+inline void on_access(const volatile void* p, std::size_t size, bool write) {
+  if (RaceChecker* c = tl_recording; c != nullptr) {
+    c->access(reinterpret_cast<std::uintptr_t>(p), size, write);
+  }
+}
+
+}  // namespace
+}  // namespace gpulab::simt::detail
+
+using gpulab::simt::detail::on_access;
+
+// The hooks' names and signatures are fixed by the compiler's ThreadSanitizer instrumentation.
+// NOLINTBEGIN
+extern "C" {
+
+void __tsan_init() {
+  gpulab::simt::detail::g_instrumented_units.fetch_add(1);
+}
+void __tsan_func_entry(void*) {}
+void __tsan_func_exit() {}
+void __tsan_ignore_thread_begin() {}
+void __tsan_ignore_thread_end() {}
+
+#define GPULAB_SIMT_TSAN_ACCESS(n)               \
+  void __tsan_read##n(void* p) {                 \
+    on_access(p, n, false);                      \
+  }                                              \
+  void __tsan_write##n(void* p) {                \
+    on_access(p, n, true);                       \
+  }                                              \
+  void __tsan_unaligned_read##n(const void* p) { \
+    on_access(p, n, false);                      \
+  }                                              \
+  void __tsan_unaligned_write##n(void* p) {      \
+    on_access(p, n, true);                       \
+  }                                              \
+  void __tsan_volatile_read##n(void* p) {        \
+    on_access(p, n, false);                      \
+  }                                              \
+  void __tsan_volatile_write##n(void* p) {       \
+    on_access(p, n, true);                       \
+  }                                              \
+  void __tsan_read##n##_pc(void* p, void*) {     \
+    on_access(p, n, false);                      \
+  }                                              \
+  void __tsan_write##n##_pc(void* p, void*) {    \
+    on_access(p, n, true);                       \
+  }
+
+GPULAB_SIMT_TSAN_ACCESS(1)
+GPULAB_SIMT_TSAN_ACCESS(2)
+GPULAB_SIMT_TSAN_ACCESS(4)
+GPULAB_SIMT_TSAN_ACCESS(8)
+GPULAB_SIMT_TSAN_ACCESS(16)
+#undef GPULAB_SIMT_TSAN_ACCESS
+
+void __tsan_read_range(void* p, unsigned long size) {
+  on_access(p, size, false);
+}
+void __tsan_write_range(void* p, unsigned long size) {
+  on_access(p, size, true);
+}
+void __tsan_vptr_update(void**, void*) {}
+void __tsan_vptr_read(void**) {}
+
+void* __tsan_memcpy(void* d, const void* s, std::size_t n) {
+  on_access(s, n, false);
+  on_access(d, n, true);
+  return __builtin_memcpy(d, s, n);
+}
+void* __tsan_memmove(void* d, const void* s, std::size_t n) {
+  on_access(s, n, false);
+  on_access(d, n, true);
+  return __builtin_memmove(d, s, n);
+}
+void* __tsan_memset(void* d, int c, std::size_t n) {
+  on_access(d, n, true);
+  return __builtin_memset(d, c, n);
+}
+
+// Atomics: done for real, always sequentially consistent (at least as strong as what was asked).
+// They are not recorded: atomics do not race with each other.
+#define GPULAB_SIMT_TSAN_ATOMIC(bits, T)                                                    \
+  T __tsan_atomic##bits##_load(const volatile T* a, int) {                                  \
+    return __atomic_load_n(a, __ATOMIC_SEQ_CST);                                            \
+  }                                                                                         \
+  void __tsan_atomic##bits##_store(volatile T* a, T v, int) {                               \
+    __atomic_store_n(a, v, __ATOMIC_SEQ_CST);                                               \
+  }                                                                                         \
+  T __tsan_atomic##bits##_exchange(volatile T* a, T v, int) {                               \
+    return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST);                                     \
+  }                                                                                         \
+  T __tsan_atomic##bits##_fetch_add(volatile T* a, T v, int) {                              \
+    return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST);                                      \
+  }                                                                                         \
+  T __tsan_atomic##bits##_fetch_sub(volatile T* a, T v, int) {                              \
+    return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST);                                      \
+  }                                                                                         \
+  T __tsan_atomic##bits##_fetch_and(volatile T* a, T v, int) {                              \
+    return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST);                                      \
+  }                                                                                         \
+  T __tsan_atomic##bits##_fetch_or(volatile T* a, T v, int) {                               \
+    return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST);                                       \
+  }                                                                                         \
+  T __tsan_atomic##bits##_fetch_xor(volatile T* a, T v, int) {                              \
+    return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST);                                      \
+  }                                                                                         \
+  T __tsan_atomic##bits##_fetch_nand(volatile T* a, T v, int) {                             \
+    return __atomic_fetch_nand(a, v, __ATOMIC_SEQ_CST);                                     \
+  }                                                                                         \
+  int __tsan_atomic##bits##_compare_exchange_strong(volatile T* a, T* c, T v, int, int) {   \
+    return __atomic_compare_exchange_n(a, c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
+  }                                                                                         \
+  int __tsan_atomic##bits##_compare_exchange_weak(volatile T* a, T* c, T v, int, int) {     \
+    return __atomic_compare_exchange_n(a, c, v, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);  \
+  }                                                                                         \
+  T __tsan_atomic##bits##_compare_exchange_val(volatile T* a, T c, T v, int, int) {         \
+    __atomic_compare_exchange_n(a, &c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);       \
+    return c;                                                                               \
+  }
+
+GPULAB_SIMT_TSAN_ATOMIC(8, unsigned char)
+GPULAB_SIMT_TSAN_ATOMIC(16, unsigned short)
+GPULAB_SIMT_TSAN_ATOMIC(32, unsigned int)
+GPULAB_SIMT_TSAN_ATOMIC(64, unsigned long long)
+#undef GPULAB_SIMT_TSAN_ATOMIC
+
+void __tsan_atomic_thread_fence(int) {
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+void __tsan_atomic_signal_fence(int) {
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+}  // extern "C"
+// NOLINTEND
