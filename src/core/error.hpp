@@ -1,0 +1,42 @@
+// gpulab's error hierarchy: caught once, in main, which turns each kind into its exit code.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace gpulab {
+
+// Base of every error gpulab reports itself; what() is one line, without the "gpulab: error: ".
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A bad option or value: exit code 2.
+class UsageError : public Error {
+ public:
+  using Error::Error;
+};
+
+// Something failed while running (GPU error, out of memory, emulator fault): exit code 1.
+class RuntimeFailure : public Error {
+ public:
+  using Error::Error;
+};
+
+// A CUDA call that failed, named by its error name (cudaErrorInvalidConfiguration, ...).
+class CudaError : public RuntimeFailure {
+ public:
+  CudaError(std::string error_name, const std::string& message)
+      : RuntimeFailure(message), error_name_(std::move(error_name)) {}
+  const std::string& error_name() const { return error_name_; }
+
+ private:
+  std::string error_name_;
+};
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitUsage = 2;
+
+}  // namespace gpulab

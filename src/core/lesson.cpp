@@ -1,0 +1,138 @@
+// Parsing lesson files (see lesson.hpp).
+#include "core/lesson.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+
+#include "core/embedded.hpp"
+#include "core/error.hpp"
+
+namespace gpulab {
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
+  return s;
+}
+
+}  // namespace
+
+std::vector<std::string> split_args(std::string_view line) {
+  std::vector<std::string> out;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    std::size_t j = i;
+    while (j < line.size() && line[j] != ' ' && line[j] != '\t') ++j;
+    if (j > i) out.emplace_back(line.substr(i, j - i));
+    i = j;
+  }
+  return out;
+}
+
+Lesson parse_lesson(std::string_view id, std::string_view text) {
+  Lesson lesson;
+  lesson.id = std::string(id);
+  LessonStep step;
+  int line_no = 0;
+  auto fail = [&](std::string_view why) {
+    throw RuntimeFailure(fmt::format("lesson {} line {}: {}", id, line_no, why));
+  };
+  auto finish_step = [&] {
+    while (!step.text.empty() && step.text.back() == '\n') step.text.pop_back();
+    while (!step.text.empty() && step.text.front() == '\n') step.text.erase(step.text.begin());
+    if (step.question && step.question->answer.empty()) fail("@question without @answer");
+    if (!step.text.empty() || !step.demo.empty() || step.question)
+      lesson.steps.push_back(std::move(step));
+    step = LessonStep{};
+  };
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    std::size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    std::string_view raw = text.substr(pos, nl - pos);
+    pos = nl + 1;
+    ++line_no;
+    if (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);
+    if (line_no == 1) {
+      if (!raw.starts_with("# ")) fail("the first line must be '# Title'");
+      lesson.title = std::string(trim(raw.substr(2)));
+      continue;
+    }
+    if (trim(raw) == "---") {
+      finish_step();
+      continue;
+    }
+    if (raw.starts_with("@")) {
+      const std::size_t sp = raw.find(' ');
+      const std::string_view name = raw.substr(0, sp);
+      const std::string_view value =
+          sp == std::string_view::npos ? std::string_view{} : trim(raw.substr(sp + 1));
+      if (name == "@demo") {
+        if (!step.demo.empty()) fail("two @demo in one step");
+        step.demo = split_args(value);
+        if (step.demo.empty()) fail("@demo needs gpulab arguments");
+      } else if (name == "@question") {
+        if (step.question) fail("two @question in one step");
+        step.question = LessonQuestion{std::string(value), {}, 0, {}};
+      } else if (name == "@answer" || name == "@tolerance" || name == "@explain") {
+        if (!step.question) fail(fmt::format("{} before @question", name));
+        if (name == "@answer") step.question->answer = std::string(value);
+        if (name == "@explain") step.question->explain = std::string(value);
+        if (name == "@tolerance") {
+          double t = 0;
+          auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), t);
+          if (ec != std::errc{} || p != value.data() + value.size() || t < 0)
+            fail("bad @tolerance");
+          step.question->tolerance = t;
+        }
+      } else {
+        fail(fmt::format("unknown directive {}", name));
+      }
+      continue;
+    }
+    step.text += std::string(raw);
+    step.text += '\n';
+    if (pos > text.size()) break;
+  }
+  finish_step();
+  if (lesson.title.empty()) fail("no title");
+  return lesson;
+}
+
+std::vector<Lesson> load_lessons(std::string_view lang) {
+  std::vector<Lesson> lessons;
+  const std::string prefix = fmt::format("{}/", lang);
+  for (const auto& f : embedded::lessons()) {
+    if (!f.path.starts_with(prefix) || !f.path.ends_with(".md")) continue;
+    std::string_view name = f.path.substr(prefix.size());
+    name.remove_suffix(3);
+    lessons.push_back(parse_lesson(name, f.data));
+  }
+  std::sort(lessons.begin(), lessons.end(),
+            [](const Lesson& a, const Lesson& b) { return a.id < b.id; });
+  return lessons;
+}
+
+const Lesson* find_lesson(const std::vector<Lesson>& lessons, std::string_view key) {
+  for (const auto& l : lessons) {
+    const std::string_view id = l.id;
+    const std::size_t dash = id.find('-');
+    const std::string_view number = id.substr(0, dash);
+    const std::string_view slug = dash == std::string_view::npos ? id : id.substr(dash + 1);
+    std::string_view k = key;
+    // "4" names "04-...".
+    const bool number_match =
+        !k.empty() && k.size() <= 4 &&
+        std::all_of(k.begin(), k.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
+        std::stoi(std::string(k)) == std::stoi(std::string(number));
+    if (id == k || slug == k || number_match) return &l;
+  }
+  return nullptr;
+}
+
+}  // namespace gpulab

@@ -1,0 +1,47 @@
+// Lessons as data: parsing the lesson files of lessons/<lang>/NN-slug.md.
+//
+// Format: line 1 "# Title"; steps separated by a line "---"; in a step, text paragraphs and the
+// directives "@demo <gpulab arguments>", "@question <text>", "@answer <value>",
+// "@tolerance <relative>", "@explain <worked solution>".
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpulab {
+
+struct LessonQuestion {
+  std::string text;
+  std::string answer;
+  double tolerance = 0;
+  std::string explain;
+};
+
+struct LessonStep {
+  std::string text;               // paragraphs, blank-line separated
+  std::vector<std::string> demo;  // gpulab arguments, empty when none
+  std::optional<LessonQuestion> question;
+};
+
+struct Lesson {
+  std::string id;  // "04-amdahl"
+  std::string title;
+  std::vector<LessonStep> steps;
+};
+
+// Parses one lesson file; throws RuntimeFailure naming the file and line of a malformed directive.
+Lesson parse_lesson(std::string_view id, std::string_view text);
+
+// Every lesson of a language, in order, from the files compiled into the binary.
+std::vector<Lesson> load_lessons(std::string_view lang);
+
+// The lesson `key` names: its full id ("04-amdahl"), its number ("04" or "4") or its slug
+// ("amdahl"); nullptr when none does.
+const Lesson* find_lesson(const std::vector<Lesson>& lessons, std::string_view key);
+
+// Splits a @demo line into arguments (whitespace-separated; no quoting needed by the lessons).
+std::vector<std::string> split_args(std::string_view line);
+
+}  // namespace gpulab

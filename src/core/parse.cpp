@@ -1,0 +1,117 @@
+// Strict parsing of option values (see parse.hpp).
+#include "core/parse.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>  // std::from_chars
+#include <cmath>     // std::isfinite
+
+#include "core/error.hpp"
+
+namespace gpulab {
+
+void bad_value(std::string_view option, std::string_view value, std::string_view problem,
+               std::string_view why) {
+  std::string msg = fmt::format("{} {}: {}", option, value.empty() ? "''" : value, problem);
+  if (!why.empty()) msg += fmt::format(" ({})", why);
+  throw UsageError(msg);
+}
+
+std::int64_t parse_int(std::string_view option, std::string_view text, std::int64_t min,
+                       std::int64_t max, std::string_view why) {
+  std::int64_t value = 0;
+  const char* first = text.data();
+  const char* last = text.data() + text.size();
+  if (!text.empty() && text.front() == '+') ++first;
+  auto [ptr, ec] = std::from_chars(first, last, value);
+  if (text.empty() || first == last || ec == std::errc::invalid_argument || ptr != last) {
+    bad_value(option, text, "not a whole number");
+  }
+  if (ec == std::errc::result_out_of_range || value < min || value > max) {
+    if (max == INT64_MAX) bad_value(option, text, fmt::format("must be at least {}", min), why);
+    bad_value(option, text, fmt::format("must be between {} and {}", min, max), why);
+  }
+  return value;
+}
+
+double parse_real(std::string_view option, std::string_view text, double min, double max,
+                  std::string_view why) {
+  double value = 0;
+  const char* first = text.data();
+  const char* last = text.data() + text.size();
+  if (!text.empty() && text.front() == '+') ++first;
+  auto [ptr, ec] = std::from_chars(first, last, value);
+  if (text.empty() || first == last || ec == std::errc::invalid_argument || ptr != last) {
+    bad_value(option, text, "not a number");
+  }
+  if (ec == std::errc::result_out_of_range || !std::isfinite(value)) {
+    bad_value(option, text, "not a finite number");
+  }
+  if (value < min || value > max) {
+    bad_value(option, text, fmt::format("must be between {} and {}", min, max), why);
+  }
+  return value;
+}
+
+Dim3 parse_dim3(std::string_view option, std::string_view text) {
+  Dim3 d;
+  std::uint64_t* parts[3] = {&d.x, &d.y, &d.z};
+  std::size_t start = 0;
+  int n = 0;
+  while (true) {
+    std::size_t x = text.find_first_of("xX", start);
+    std::string_view part = text.substr(start, x == std::string_view::npos ? x : x - start);
+    if (n == 3) bad_value(option, text, "has more than 3 dimensions; write X, XxY or XxYxZ");
+    std::uint64_t v = 0;
+    auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
+    if (part.empty() || ec == std::errc::invalid_argument || ptr != part.data() + part.size()) {
+      bad_value(option, text, "not a size; write X, XxY or XxYxZ with whole numbers, e.g. 2x3");
+    }
+    if (ec == std::errc::result_out_of_range || v > (std::uint64_t{1} << 40)) {
+      bad_value(option, text, "a dimension is far too large");
+    }
+    if (v == 0) bad_value(option, text, "every dimension must be at least 1");
+    *parts[n++] = v;
+    if (x == std::string_view::npos) break;
+    start = x + 1;
+  }
+  d.rank = n;
+  return d;
+}
+
+std::vector<std::int64_t> parse_int_list(std::string_view option, std::string_view text,
+                                         std::int64_t min, std::int64_t max, std::string_view why) {
+  std::vector<std::int64_t> out;
+  std::size_t start = 0;
+  while (true) {
+    std::size_t comma = text.find(',', start);
+    std::string_view part =
+        text.substr(start, comma == std::string_view::npos ? comma : comma - start);
+    if (part.empty()) bad_value(option, text, "has an empty item; write e.g. 10,100,1000");
+    try {
+      out.push_back(parse_int(option, part, min, max, why));
+    } catch (const UsageError&) {
+      // Re-parse for the message, naming the item inside the list.
+      std::int64_t v = 0;
+      auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
+      if (ec != std::errc{} || ptr != part.data() + part.size()) {
+        bad_value(option, text, fmt::format("item '{}' is not a whole number", part));
+      }
+      bad_value(option, text, fmt::format("item {} must be between {} and {}", part, min, max),
+                why);
+    }
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::string parse_choice(std::string_view option, std::string_view text,
+                         const std::vector<std::string>& choices) {
+  for (const auto& c : choices) {
+    if (c == text) return c;
+  }
+  bad_value(option, text, fmt::format("must be one of: {}", fmt::join(choices, ", ")));
+}
+
+}  // namespace gpulab

@@ -1,0 +1,144 @@
+// Text layout for the terminal (see text.hpp).
+#include "core/text.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace gpulab {
+namespace {
+
+// Decodes one UTF-8 code point starting at s[i]; advances i.
+char32_t next_code_point(std::string_view s, std::size_t& i) {
+  auto c = static_cast<unsigned char>(s[i]);
+  int len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 1;
+  char32_t cp = len == 1 ? c : len == 2 ? (c & 0x1F) : len == 3 ? (c & 0x0F) : (c & 0x07);
+  for (int k = 1; k < len && i + k < s.size(); ++k) {
+    cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+  }
+  i += len;
+  return cp;
+}
+
+bool is_wide(char32_t cp) {
+  return (cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0x303E) ||
+         (cp >= 0x3041 && cp <= 0x33FF) || (cp >= 0x3400 && cp <= 0x4DBF) ||
+         (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0xA000 && cp <= 0xA4CF) ||
+         (cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0xF900 && cp <= 0xFAFF) ||
+         (cp >= 0xFE30 && cp <= 0xFE4F) || (cp >= 0xFF00 && cp <= 0xFF60) ||
+         (cp >= 0xFFE0 && cp <= 0xFFE6) || (cp >= 0x20000 && cp <= 0x3FFFD);
+}
+
+bool looks_numeric(std::string_view s) {
+  if (s.empty()) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= '0' && c <= '9') || c == '.' || c == '-' || c == ',' || c == 'e' || c == '+';
+  });
+}
+
+}  // namespace
+
+std::size_t display_width(std::string_view s) {
+  std::size_t w = 0;
+  for (std::size_t i = 0; i < s.size();) {
+    if (s[i] == '\x1b') {  // skip an ANSI escape sequence: ESC [ ... letter
+      std::size_t j = i + 1;
+      if (j < s.size() && s[j] == '[') {
+        ++j;
+        while (j < s.size() && !((s[j] >= 'A' && s[j] <= 'Z') || (s[j] >= 'a' && s[j] <= 'z'))) {
+          ++j;
+        }
+      }
+      i = j + 1;
+      continue;
+    }
+    char32_t cp = next_code_point(s, i);
+    if (cp >= 0x300 && cp <= 0x36F) continue;  // combining marks
+    w += is_wide(cp) ? 2 : 1;
+  }
+  return w;
+}
+
+std::string pad_right(std::string_view s, std::size_t width) {
+  std::string out(s);
+  std::size_t w = display_width(s);
+  if (w < width) out.append(width - w, ' ');
+  return out;
+}
+
+std::string pad_left(std::string_view s, std::size_t width) {
+  std::size_t w = display_width(s);
+  std::string out;
+  if (w < width) out.append(width - w, ' ');
+  out += s;
+  return out;
+}
+
+void Table::add_ellipsis() {
+  rows_.emplace_back(header_.size(), "...");
+}
+
+std::string Table::render(const Style& style, std::size_t indent, long highlight_row) const {
+  const std::size_t cols = header_.size();
+  std::vector<std::size_t> width(cols, 0);
+  std::vector<bool> numeric(cols, true);
+  for (std::size_t c = 0; c < cols; ++c) width[c] = display_width(header_[c]);
+  for (const auto& row : rows_) {
+    for (std::size_t c = 0; c < cols && c < row.size(); ++c) {
+      width[c] = std::max(width[c], display_width(row[c]));
+      if (row[c] != "..." && !looks_numeric(row[c])) numeric[c] = false;
+    }
+  }
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string out(indent, ' ');
+    for (std::size_t c = 0; c < cols; ++c) {
+      const std::string& cell = c < cells.size() ? cells[c] : std::string();
+      out += numeric[c] ? pad_left(cell, width[c]) : pad_right(cell, width[c]);
+      if (c + 1 < cols) out += "  ";
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    return out;
+  };
+  std::string out = style.bold(line(header_)) + "\n";
+  for (std::size_t r = 0; r < rows_.size(); ++r) {
+    std::string l = line(rows_[r]);
+    out += (static_cast<long>(r) == highlight_row ? style.accent(l) : l) + "\n";
+  }
+  return out;
+}
+
+std::string format_real(double v, int decimals) {
+  std::string s = fmt::format("{:.{}f}", v, decimals);
+  if (s.find('.') != std::string::npos) {
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+  }
+  if (s == "-0") s = "0";
+  return s;
+}
+
+std::string group_thousands(unsigned long long v) {
+  std::string digits = std::to_string(v);
+  std::string out;
+  int n = 0;
+  for (auto it = digits.rbegin(); it != digits.rend(); ++it) {
+    if (n > 0 && n % 3 == 0) out.insert(out.begin(), ',');
+    out.insert(out.begin(), *it);
+    ++n;
+  }
+  return out;
+}
+
+std::string format_bytes(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (bytes >= 1024.0 && u < 4) {
+    bytes /= 1024.0;
+    ++u;
+  }
+  return u == 0 ? fmt::format("{} B", static_cast<long long>(bytes))
+                : fmt::format("{} {}", format_real(bytes, 2), units[u]);
+}
+
+}  // namespace gpulab

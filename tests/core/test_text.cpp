@@ -1,0 +1,50 @@
+// Terminal text layout: widths of CJK and ANSI text, tables, number formatting, plots.
+#include <catch2/catch.hpp>
+
+#include "core/plot.hpp"
+#include "core/text.hpp"
+
+using namespace gpulab;
+
+TEST_CASE("display_width counts CJK as two columns and ANSI codes as none", "[core][text]") {
+  CHECK(display_width("abc") == 3);
+  CHECK(display_width("线程束") == 6);
+  CHECK(display_width("\x1b[1;31mred\x1b[0m") == 3);
+  CHECK(display_width("") == 0);
+  CHECK(pad_right("线程", 6) == "线程  ");
+  CHECK(pad_left("7", 3) == "  7");
+}
+
+TEST_CASE("Table aligns numbers right and text left", "[core][text]") {
+  Table t({"n", "name"});
+  t.add_row({"7", "ab"});
+  t.add_row({"1024", "c"});
+  std::string out = t.render(Style(false), 0);
+  CHECK(out == "   n  name\n   7  ab\n1024  c\n");
+}
+
+TEST_CASE("Number formatting", "[core][text]") {
+  CHECK(format_real(6.896552, 2) == "6.9");
+  CHECK(format_real(20.0, 2) == "20");
+  CHECK(format_real(-0.0001, 2) == "0");
+  CHECK(group_thousands(4194304) == "4,194,304");
+  CHECK(group_thousands(999) == "999");
+  CHECK(format_bytes(1536) == "1.5 KiB");
+  CHECK(format_bytes(100) == "100 B");
+}
+
+TEST_CASE("Style adds ANSI codes only when enabled", "[core][text]") {
+  CHECK(Style(false).bold("x") == "x");
+  CHECK(Style(true).bold("x") == "\x1b[1mx\x1b[0m");
+}
+
+TEST_CASE("A plot puts the highest point on the top row", "[core][plot]") {
+  PlotSpec spec;
+  spec.series = {{{1, 2, 3}, {0, 5, 10}, 'o'}};
+  spec.width = 20;
+  spec.height = 5;
+  std::string out = render_plot(spec, Style(false));
+  auto first_line = out.substr(0, out.find('\n'));
+  CHECK(first_line.find('o') != std::string::npos);
+  CHECK(first_line.back() == 'o');  // x = 3 is the right edge
+}
