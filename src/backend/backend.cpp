@@ -1,0 +1,56 @@
+// Choosing the backend: the GPU when one is usable, otherwise the emulator (see backend.hpp).
+#include "backend/backend.hpp"
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#if GPULAB_HAVE_CUDA
+#include "cuda/runtime.hpp"
+#endif
+
+namespace gpulab {
+
+namespace emulator_backend {
+std::unique_ptr<Backend> make(const EmulatorSettings& s);
+}
+namespace emulator_checked_backend {
+std::unique_ptr<Backend> make(const EmulatorSettings& s);
+}
+
+std::string_view backend_name(BackendKind kind) {
+  return kind == BackendKind::cuda ? "cuda" : "cpu-emulator";
+}
+
+GpuProbe probe_gpu() {
+  GpuProbe p;
+#if GPULAB_HAVE_CUDA
+  p.device_count = cuda::count_devices(&p.reason);
+  p.usable = p.device_count > 0;
+#else
+  p.reason = "this gpulab was built without CUDA (no nvcc at build time)";
+#endif
+  return p;
+}
+
+std::unique_ptr<Backend> make_emulator_backend(const EmulatorSettings& emu) {
+  return emu.check ? emulator_checked_backend::make(emu) : emulator_backend::make(emu);
+}
+
+std::unique_ptr<Backend> make_backend(BackendChoice choice, const EmulatorSettings& emu,
+                                      std::string* notice) {
+  if (choice == BackendChoice::cpu) return make_emulator_backend(emu);
+  GpuProbe probe = probe_gpu();
+#if GPULAB_HAVE_CUDA
+  if (probe.usable) return make_cuda_backend(0);
+#endif
+  if (choice == BackendChoice::gpu) {
+    throw RuntimeFailure(fmt::format("--backend gpu: no GPU is usable: {}", probe.reason));
+  }
+  if (notice != nullptr) {
+    *notice = fmt::format(
+        "no GPU is usable ({}); running on gpulab's CPU emulator of the SIMT model", probe.reason);
+  }
+  return make_emulator_backend(emu);
+}
+
+}  // namespace gpulab

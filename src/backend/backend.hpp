@@ -1,0 +1,111 @@
+// The small interface every command runs its kernels through: the CUDA GPU or the SIMT emulator.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "calc/launch_limits.hpp"
+
+namespace gpulab {
+
+enum class BackendKind { cuda, emulator };
+enum class BackendChoice { automatic, gpu, cpu };
+
+// The name a result records: "cuda" or "cpu-emulator".
+std::string_view backend_name(BackendKind kind);
+
+struct LaunchShape {
+  limits::Shape grid;
+  limits::Shape block;
+  std::size_t shared_bytes = 0;  // dynamic shared memory per block
+};
+
+// What the emulator can say about a launch that a GPU cannot.
+struct EmulatorStats {
+  std::uint64_t barriers_crossed = 0;  // __syncthreads() episodes, summed over blocks
+  std::uint64_t blocks_on_fibers = 0;  // blocks that met a barrier or a warp collective
+  std::vector<std::string> races;      // --check: the first shared-memory races found
+};
+
+struct KernelRun {
+  double kernel_ms = 0;  // CUDA events on the GPU, the wall clock on the emulator
+  std::optional<EmulatorStats> emulator;
+};
+
+// Settings of the emulator (ignored by the GPU).
+struct EmulatorSettings {
+  std::optional<std::uint64_t> shuffle_seed;  // --shuffle-blocks SEED
+  bool check = false;                         // --check: race detection
+  unsigned workers = 0;                       // 0: one per CPU core
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual BackendKind kind() const = 0;
+  virtual std::string device_name() const = 0;
+
+  // Device memory. Copies return their time in milliseconds (CUDA events on the GPU).
+  virtual void* alloc(std::size_t bytes) = 0;
+  virtual void release(void* p) noexcept = 0;
+  virtual double to_device(void* dst, const void* src, std::size_t bytes) = 0;
+  virtual double to_host(void* dst, const void* src, std::size_t bytes) = 0;
+  virtual double device_copy(void* dst, const void* src, std::size_t bytes) = 0;
+  // Bytes of device memory free now (host memory on the emulator).
+  virtual std::size_t free_memory() const = 0;
+
+  // The kernels of src/kernels/, one method each; implemented once in launchers.inl.
+  virtual KernelRun hello(const LaunchShape& s) = 0;
+  virtual KernelRun vector_add(const LaunchShape& s, const int* a, const int* b, int* c, int n) = 0;
+  virtual KernelRun two_norm_course(const LaunchShape& s, const float* a, const float* b, float* c,
+                                    int n, int m) = 0;
+  virtual KernelRun two_norm_partials(const LaunchShape& s, const float* a, const float* b,
+                                      double* partials, long long count) = 0;
+  virtual KernelRun two_norm_finish(const LaunchShape& s, const double* partials, int count,
+                                    double* result) = 0;
+  virtual KernelRun write_indices(const LaunchShape& s, unsigned* records) = 0;
+};
+
+// Device memory owned for the lifetime of a scope.
+template <class T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer(Backend& b, std::size_t count)
+      : backend_(&b), count_(count), ptr_(static_cast<T*>(b.alloc(count * sizeof(T)))) {}
+  ~DeviceBuffer() { backend_->release(ptr_); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  T* get() const { return ptr_; }
+  std::size_t count() const { return count_; }
+  std::size_t bytes() const { return count_ * sizeof(T); }
+
+ private:
+  Backend* backend_;
+  std::size_t count_;
+  T* ptr_;
+};
+
+// Whether a CUDA GPU can be used, and if not, why (no driver, no device, built without CUDA).
+struct GpuProbe {
+  bool usable = false;
+  int device_count = 0;
+  std::string reason;  // empty when usable
+};
+GpuProbe probe_gpu();
+
+// The backend that --backend asks for. With `automatic` and no usable GPU, it returns the
+// emulator and sets `notice` to one line saying so and why. `gpu` without a usable GPU throws.
+std::unique_ptr<Backend> make_backend(BackendChoice choice, const EmulatorSettings& emu,
+                                      std::string* notice);
+
+std::unique_ptr<Backend> make_emulator_backend(const EmulatorSettings& emu);
+#if GPULAB_HAVE_CUDA
+std::unique_ptr<Backend> make_cuda_backend(int device);
+#endif
+
+}  // namespace gpulab
