@@ -1,0 +1,158 @@
+// gpulab amdahl (see amdahl.hpp).
+#include "commands/amdahl.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <memory>
+
+#include "calc/amdahl.hpp"
+#include "core/parse.hpp"
+#include "core/plot.hpp"
+#include "core/text.hpp"
+
+namespace gpulab {
+
+AmdahlResult run_amdahl(const AmdahlOptions& o) {
+  AmdahlResult r;
+  r.p = o.p;
+  for (std::int64_t n : o.n) {
+    const auto nd = static_cast<double>(n);
+    const double s = calc::amdahl_speedup(o.p, nd);
+    r.rows.push_back({n, s, s / nd, calc::gustafson_speedup(o.p, nd)});
+  }
+  r.limit = calc::amdahl_limit(o.p);
+  r.n_for_90_percent = calc::processors_for_fraction_of_limit(o.p, 0.9);
+  return r;
+}
+
+namespace {
+
+std::string num(double v) {
+  return format_real(v, 2);
+}
+
+// P as written in formulas: 0.95, not 0.950000.
+std::string frac(double v) {
+  return format_real(v, 6);
+}
+
+}  // namespace
+
+std::string render_amdahl(const AmdahlResult& r, const OutputOptions& out) {
+  Style st(color_enabled(out.color));
+  const Lang l = out.lang;
+  const double serial = 1.0 - r.p;
+  std::string s;
+  s += st.heading(std::string(tr(l, "Amdahl's law", "阿姆达尔定律"))) + "\n";
+  s += fmt::format("  speedup(N) = 1 / (P/N + (1 - P))   P = {} {}, 1 - P = {} {}\n\n", frac(r.p),
+                   tr(l, "(parallel part)", "（可并行部分）"), frac(serial),
+                   tr(l, "(serial part)", "（串行部分）"));
+  Table t({"N", std::string(tr(l, "speedup", "加速比")), std::string(tr(l, "worked", "代入")),
+           std::string(tr(l, "efficiency", "效率")),
+           std::string(tr(l, "Gustafson", "古斯塔夫森"))});
+  for (const auto& row : r.rows) {
+    t.add_row({group_thousands(static_cast<unsigned long long>(row.n)), num(row.speedup),
+               fmt::format("1 / ({}/{} + {})", frac(r.p), row.n, frac(serial)),
+               fmt::format("{}%", format_real(row.efficiency * 100, 1)), num(row.gustafson)});
+  }
+  s += t.render(st);
+  s += "\n";
+  if (std::isinf(r.limit)) {
+    s += fmt::format(
+        "  {}\n", tr(l,
+                     "Limit: with P = 1 nothing is serial, so the speedup grows "
+                     "without bound (N-fold on N processors).",
+                     "极限：P = 1 时没有串行部分，加速比随 N 无限增长（N 个处理器加速 N 倍）。"));
+  } else {
+    s += fmt::format(fmt::runtime(std::string(
+                         tr(l,
+                            "  Limit: 1 / (1 - P) = 1 / {} = {}x. However many processors, the "
+                            "serial {}% is never faster,\n  so the speedup stays below {}x.\n",
+                            "  极限：1 / (1 - P) = 1 / {} = {} 倍。无论有多少处理器，串行的 {}% "
+                            "都不会变快，\n  所以加速比始终低于 {} 倍。\n"))),
+                     frac(serial), num(r.limit), format_real(serial * 100, 4), num(r.limit));
+    if (r.n_for_90_percent > 0) {
+      s += fmt::format(
+          fmt::runtime(
+              std::string(tr(l, "  Reaching 90% of the limit ({}x) takes N >= {} processors.\n",
+                             "  达到极限的 90%（{} 倍）需要 N >= {} 个处理器。\n"))),
+          num(0.9 * r.limit), group_thousands(static_cast<unsigned long long>(r.n_for_90_percent)));
+    }
+  }
+  s += fmt::format(
+      fmt::runtime(std::string(
+          tr(l,
+             "  Gustafson: if the problem grows with N (the parallel part is P of the time on N\n"
+             "  processors), the scaled speedup is (1 - P) + P*N, e.g. {} + {}*{} = {} for N = "
+             "{}.\n\n",
+             "  古斯塔夫森定律：若问题规模随 N 增长（在 N 个处理器上并行部分占时间的 P），\n"
+             "  扩展加速比为 (1 - P) + P*N，例如 N = {4} 时 {0} + {1}*{2} = {3}。\n\n"))),
+      frac(serial), frac(r.p), r.rows.back().n, num(r.rows.back().gustafson), r.rows.back().n);
+
+  // The curve: many N on a log axis, the asked-for N marked, the limit dashed.
+  PlotSpec plot;
+  PlotSeries curve{{}, {}, '.'};
+  const double n_max = static_cast<double>(r.rows.back().n);
+  const double n_min = static_cast<double>(r.rows.front().n);
+  if (n_max > n_min) {
+    for (int i = 0; i <= 120; ++i) {
+      double n = n_min * std::pow(n_max / n_min, i / 120.0);
+      curve.x.push_back(n);
+      curve.y.push_back(calc::amdahl_speedup(r.p, n));
+    }
+  }
+  PlotSeries points{{}, {}, 'o'};
+  for (const auto& row : r.rows) {
+    points.x.push_back(static_cast<double>(row.n));
+    points.y.push_back(row.speedup);
+  }
+  plot.series = {curve, points};
+  if (std::isfinite(r.limit)) plot.hlines = {r.limit};
+  plot.log_x = true;
+  plot.y_label = std::string(
+      tr(l, "speedup (o: your N, - - -: the limit)", "加速比（o：给定的 N，- - -：极限）"));
+  plot.x_label = std::string(tr(l, "N processors (log scale)", "处理器数 N（对数坐标）"));
+  s += render_plot(plot, st);
+  return s;
+}
+
+nlohmann::json amdahl_json(const AmdahlResult& r) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& row : r.rows) {
+    rows.push_back({{"n", row.n},
+                    {"speedup", row.speedup},
+                    {"efficiency", row.efficiency},
+                    {"gustafson_speedup", row.gustafson}});
+  }
+  nlohmann::json j = {
+      {"command", "amdahl"}, {"p", r.p}, {"serial_fraction", 1.0 - r.p}, {"rows", rows}};
+  j["limit"] = std::isinf(r.limit) ? nlohmann::json(nullptr) : nlohmann::json(r.limit);
+  j["n_for_90_percent_of_limit"] =
+      r.n_for_90_percent > 0 ? nlohmann::json(r.n_for_90_percent) : nlohmann::json(nullptr);
+  return j;
+}
+
+void setup_amdahl(CLI::App& app, GlobalOptions& g) {
+  struct Raw {
+    std::string p, n = "10,100,1000,10000,100000";
+  };
+  auto raw = std::make_shared<Raw>();
+  CLI::App* sub = add_command(
+      app, g, "amdahl", "Amdahl's law: speedup against processors, its limit, Gustafson",
+      [raw, &g] {
+        AmdahlOptions o;
+        o.p = parse_real("--p", raw->p, 0.0, 1.0, "P is the parallel fraction of the run time");
+        o.n = parse_int_list("--n", raw->n, 1, 1'000'000'000'000, "N counts processors");
+        AmdahlResult r = run_amdahl(o);
+        emit(g, amdahl_json(r), render_amdahl(r, g.out));
+      });
+  sub->add_option("--p", raw->p, "Parallel fraction P of the run time, 0 to 1 (e.g. 0.95)")
+      ->required()
+      ->type_name("P");
+  sub->add_option("--n", raw->n,
+                  "Processor counts, comma-separated (default 10,100,1000,10000,100000)")
+      ->type_name("N1,N2,...");
+}
+
+}  // namespace gpulab

@@ -1,0 +1,147 @@
+// What every subcommand shares (see common.hpp).
+#include "commands/common.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <iostream>
+#include <random>
+
+#include "core/embedded.hpp"
+#include "core/error.hpp"
+#include "core/parse.hpp"
+#include "core/text.hpp"
+
+namespace gpulab {
+
+void add_global_options(CLI::App& app, GlobalOptions& g) {
+  app.add_flag("--json", g.out.json, "Print the result as one JSON document on stdout");
+  app.add_option("--backend", g.backend_text,
+                 "Where kernels run: auto (the GPU if usable, else the emulator), gpu, cpu")
+      ->type_name("auto|gpu|cpu");
+  app.add_option("--color", g.color_text,
+                 "Colour: auto (only on a terminal, never with NO_COLOR set), always, never")
+      ->type_name("auto|always|never");
+  app.add_option("--lang", g.lang_text, "Language of explanations: en or zh (default: from LANG)")
+      ->type_name("en|zh");
+  app.add_option(
+         "--shuffle-blocks", g.shuffle_text,
+         "Emulator: run blocks in a random order drawn from SEED (correct kernels don't care)")
+      ->type_name("SEED");
+  app.add_flag("--check", g.emu.check,
+               "Emulator: report races on shared memory (two threads, one address, no barrier)");
+  app.add_option("--emu-threads", g.workers_text,
+                 "Emulator: CPU threads that run blocks in parallel (default: one per core)")
+      ->type_name("N");
+}
+
+void finish_global_options(GlobalOptions& g) {
+  const std::string b = parse_choice("--backend", g.backend_text, {"auto", "gpu", "cpu"});
+  g.backend = b == "gpu"   ? BackendChoice::gpu
+              : b == "cpu" ? BackendChoice::cpu
+                           : BackendChoice::automatic;
+  const std::string c = parse_choice("--color", g.color_text, {"auto", "always", "never"});
+  g.out.color = c == "always"  ? ColorMode::always
+                : c == "never" ? ColorMode::never
+                               : ColorMode::automatic;
+  if (g.lang_text.empty()) {
+    g.out.lang = lang_from_environment();
+  } else {
+    g.out.lang = parse_choice("--lang", g.lang_text, {"en", "zh"}) == "zh" ? Lang::zh : Lang::en;
+  }
+  if (!g.shuffle_text.empty()) {
+    g.emu.shuffle_seed =
+        static_cast<std::uint64_t>(parse_int("--shuffle-blocks", g.shuffle_text, 0, INT64_MAX));
+  }
+  if (!g.workers_text.empty()) {
+    g.emu.workers = static_cast<unsigned>(parse_int("--emu-threads", g.workers_text, 1, 256));
+  }
+  const bool emulator_only = g.emu.check || g.emu.shuffle_seed.has_value();
+  if (emulator_only && g.backend == BackendChoice::gpu) {
+    throw UsageError(fmt::format(
+        "{} needs --backend cpu: only gpulab's emulator can shuffle blocks or watch for races",
+        g.emu.check ? "--check" : "--shuffle-blocks"));
+  }
+  if (emulator_only) g.backend = BackendChoice::cpu;
+}
+
+std::unique_ptr<Backend> open_backend(const GlobalOptions& g) {
+  std::string notice;
+  auto backend = make_backend(g.backend, g.emu, &notice);
+  if (!notice.empty()) fmt::print(stderr, "gpulab: {}\n", notice);
+  return backend;
+}
+
+void emit(const GlobalOptions& g, const nlohmann::json& json, const std::string& text) {
+  if (g.out.json) {
+    std::string doc = json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+    std::fwrite(doc.data(), 1, doc.size(), stdout);
+    std::fputc('\n', stdout);
+  } else {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  }
+  std::fflush(stdout);
+}
+
+void emit_sources(const GlobalOptions& g, std::string_view command,
+                  std::initializer_list<std::string_view> files) {
+  nlohmann::json sources = nlohmann::json::array();
+  std::string text;
+  Style style(color_enabled(g.out.color));
+  for (std::string_view f : files) {
+    auto data = embedded::find(embedded::kernel_sources(), f);
+    if (!data) throw RuntimeFailure(fmt::format("kernel source {} is missing from this build", f));
+    sources.push_back({{"file", fmt::format("src/kernels/{}", f)}, {"text", *data}});
+    text += style.dim(fmt::format("// ---- src/kernels/{} ----", f)) + "\n";
+    text += std::string(*data);
+    if (!text.empty() && text.back() != '\n') text += '\n';
+  }
+  emit(g, {{"command", command}, {"sources", sources}}, text);
+}
+
+nlohmann::json backend_json_fields(const std::string& backend, const std::string& device,
+                                   const KernelRun& run) {
+  nlohmann::json j = {{"backend", backend}, {"device", device}};
+  if (run.emulator) {
+    j["emulator"] = {{"barriers_crossed", run.emulator->barriers_crossed},
+                     {"blocks_on_fibers", run.emulator->blocks_on_fibers},
+                     {"races", run.emulator->races}};
+  }
+  return j;
+}
+
+std::string emulator_notes(const KernelRun& run, const Style& style, Lang lang) {
+  if (!run.emulator) return {};
+  const EmulatorStats& e = *run.emulator;
+  std::string out;
+  out += fmt::format(
+      "  {} {}\n", style.dim(std::string(tr(lang, "emulator:", "模拟器:"))),
+      fmt::format(fmt::runtime(std::string(tr(lang, "{} barrier crossings; {} blocks needed fibers",
+                                              "跨越 {} 次屏障；{} 个线程块用到了纤程"))),
+                  e.barriers_crossed, e.blocks_on_fibers));
+  for (const auto& race : e.races) out += "  " + style.bad("race: ") + race + "\n";
+  return out;
+}
+
+std::uint64_t pick_seed(const std::string& raw) {
+  if (!raw.empty()) return static_cast<std::uint64_t>(parse_int("--seed", raw, 0, INT64_MAX));
+  std::random_device rd;
+  return ((static_cast<std::uint64_t>(rd()) << 32) | rd()) & static_cast<std::uint64_t>(INT64_MAX);
+}
+
+ShowMode parse_show(const std::string& raw) {
+  const std::string s = parse_choice("--show", raw, {"auto", "all", "none"});
+  return s == "all" ? ShowMode::all : s == "none" ? ShowMode::none : ShowMode::automatic;
+}
+
+void require_memory(const Backend& backend, std::size_t bytes, std::string_view what) {
+  const std::size_t free_bytes = backend.free_memory();
+  if (bytes > free_bytes) {
+    throw RuntimeFailure(fmt::format("{} needs {} of {} memory, but only {} is free", what,
+                                     format_bytes(static_cast<double>(bytes)),
+                                     backend.kind() == BackendKind::cuda ? "GPU" : "host",
+                                     format_bytes(static_cast<double>(free_bytes))));
+  }
+}
+
+}  // namespace gpulab

@@ -1,0 +1,75 @@
+// What every subcommand shares: the global options, opening a backend, printing a result.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "backend/backend.hpp"
+#include "core/output.hpp"
+
+namespace gpulab {
+
+// Options valid before or after any subcommand.
+struct GlobalOptions {
+  OutputOptions out;
+  BackendChoice backend = BackendChoice::automatic;
+  EmulatorSettings emu;
+
+  // As typed, validated by finish_global_options().
+  std::string backend_text = "auto";
+  std::string color_text = "auto";
+  std::string lang_text;
+  std::string shuffle_text;
+  std::string workers_text;
+};
+
+void add_global_options(CLI::App& app, GlobalOptions& g);
+// Validates the typed global options; throws UsageError.
+void finish_global_options(GlobalOptions& g);
+
+// The backend --backend asks for; says on stderr, in one line, when it falls back to the emulator.
+std::unique_ptr<Backend> open_backend(const GlobalOptions& g);
+
+// Prints a result: the JSON document, or the explained text, on stdout.
+void emit(const GlobalOptions& g, const nlohmann::json& json, const std::string& text);
+
+// --source: prints the kernel source files a command runs (text, or JSON {command, sources}).
+void emit_sources(const GlobalOptions& g, std::string_view command,
+                  std::initializer_list<std::string_view> files);
+
+// The facts a kernel command's JSON and text share about the backend that ran it.
+nlohmann::json backend_json_fields(const std::string& backend, const std::string& device,
+                                   const KernelRun& run);
+std::string emulator_notes(const KernelRun& run, const Style& style, Lang lang);
+
+// Adds a subcommand whose callback validates the global options and then runs `body`.
+template <class Body>
+CLI::App* add_command(CLI::App& app, GlobalOptions& g, const std::string& name,
+                      const std::string& description, Body body) {
+  CLI::App* sub = app.add_subcommand(name, description);
+  sub->callback([&g, body]() {
+    finish_global_options(g);
+    body();
+  });
+  return sub;
+}
+
+}  // namespace gpulab
+
+namespace gpulab {
+
+// --seed as typed, or a fresh random seed when none was given (reported, so runs can be repeated).
+std::uint64_t pick_seed(const std::string& raw);
+
+// --show auto|all|none.
+enum class ShowMode { automatic, all, none };
+ShowMode parse_show(const std::string& raw);
+
+// Throws RuntimeFailure when `bytes` more device memory than `backend` has free are needed.
+void require_memory(const Backend& backend, std::size_t bytes, std::string_view what);
+
+}  // namespace gpulab

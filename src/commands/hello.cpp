@@ -1,0 +1,167 @@
+// gpulab hello (see hello.hpp).
+#include "commands/hello.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <memory>
+#include <set>
+#include <utility>
+
+#include "calc/launch_limits.hpp"
+#include "core/capture.hpp"
+#include "core/error.hpp"
+#include "core/parse.hpp"
+#include "core/text.hpp"
+
+namespace gpulab {
+namespace {
+
+// Kernel printf goes through a fixed buffer on the GPU (1 MiB by default); thousands of lines
+// also stop teaching anything.
+constexpr std::int64_t kMaxLines = 4096;
+
+}  // namespace
+
+HelloResult run_hello(const HelloOptions& o, Backend& backend) {
+  HelloResult r;
+  r.blocks = o.blocks;
+  r.threads = o.threads;
+  const LaunchShape shape{{static_cast<std::uint64_t>(o.blocks), 1, 1},
+                          {static_cast<std::uint64_t>(o.threads), 1, 1}};
+  r.launch = calc::launch_facts(shape.grid, shape.block);
+  {
+    StdoutCapture capture;
+    r.run = backend.hello(shape);  // synchronises: the device's printf buffer is flushed here
+    std::string text = capture.finish();
+    std::size_t start = 0;
+    while (start < text.size()) {
+      std::size_t nl = text.find('\n', start);
+      if (nl == std::string::npos) nl = text.size();
+      r.lines.push_back(text.substr(start, nl - start));
+      start = nl + 1;
+    }
+  }
+  r.backend = std::string(backend_name(backend.kind()));
+  r.device = backend.device_name();
+
+  // Check the lines: each (block, thread) exactly once, and whether they came in order.
+  std::set<std::pair<unsigned, unsigned>> seen;
+  std::pair<unsigned, unsigned> previous{0, 0};
+  r.in_order = true;
+  bool valid = true;
+  for (std::size_t i = 0; i < r.lines.size(); ++i) {
+    unsigned b = 0, t = 0;
+    if (std::sscanf(r.lines[i].c_str(), "Hello from block %u, thread %u", &b, &t) != 2 ||
+        b >= static_cast<unsigned>(o.blocks) || t >= static_cast<unsigned>(o.threads) ||
+        !seen.insert({b, t}).second) {
+      valid = false;
+      continue;
+    }
+    if (i > 0 && std::make_pair(b, t) < previous) r.in_order = false;
+    previous = {b, t};
+  }
+  r.complete = valid && seen.size() == static_cast<std::size_t>(o.blocks * o.threads);
+  return r;
+}
+
+std::string render_hello(const HelloResult& r, const OutputOptions& out) {
+  Style st(color_enabled(out.color));
+  const Lang l = out.lang;
+  std::string s;
+  s += st.heading(fmt::format(fmt::runtime(std::string(tr(l, "Hello from the GPU: {} ({})",
+                                                          "来自 GPU 的问候：{}（{}）"))),
+                              r.backend, r.device)) +
+       "\n";
+  for (const auto& line : r.lines) s += "  " + st.code(line) + "\n";
+  s += "\n";
+  s += std::string(tr(l,
+                      "  __global__ void hello_kernel()  a kernel: the CPU launches it, the GPU "
+                      "runs it, once per thread.\n",
+                      "  __global__ void hello_kernel()  核函数：由 CPU 启动、在 GPU "
+                      "上执行，每个线程执行一次。\n"));
+  s += fmt::format(fmt::runtime(std::string(tr(l,
+                                               "  hello_kernel<<<{}, {}>>>()        {} block(s) x "
+                                               "{} thread(s) = {} threads, so {} lines.\n",
+                                               "  hello_kernel<<<{}, {}>>>()        {} 个线程块 x "
+                                               "{} 个线程 = {} 个线程，所以有 {} 行。\n"))),
+                   r.blocks, r.threads, r.blocks, r.threads, r.launch.threads, r.launch.threads);
+  s += std::string(tr(l,
+                      "  cudaDeviceSynchronize()           the launch returns at once, before the "
+                      "GPU has run anything;\n"
+                      "                                    kernel printf fills a buffer that the "
+                      "host prints only when it\n"
+                      "                                    waits for the GPU. Without the wait, "
+                      "main() can end first and\n"
+                      "                                    nothing is printed.\n",
+                      "  cudaDeviceSynchronize()           启动核函数会立即返回，此时 GPU "
+                      "还没执行；核函数里的 printf\n"
+                      "                                    写入缓冲区，主机等待 GPU "
+                      "时才打印。不等待的话 main() 可能先结束，\n"
+                      "                                    什么也打印不出来。\n"));
+  if (r.launch.warps > 1 || r.blocks > 1) {
+    s += fmt::format(
+        fmt::runtime(std::string(
+            tr(l,
+               "  Order: {} warp(s) in {} block(s). Lines of different warps and blocks may come "
+               "in any "
+               "order;\n  this run they came {}. Never rely on the order.\n",
+               "  顺序：{} 个线程束，{} 个线程块。不同线程束、不同线程块的输出顺序不确定；\n"
+               "  这次运行{}。不要依赖这个顺序。\n"))),
+        r.launch.warps, r.blocks,
+        r.in_order ? tr(l, "in order", "恰好按顺序输出") : tr(l, "out of order", "没有按顺序输出"));
+  }
+  if (!r.complete) {
+    s += "  " +
+         st.bad(std::string(
+             tr(l, "Some threads' lines are missing or repeated.", "有线程的输出缺失或重复。"))) +
+         "\n";
+  }
+  s += emulator_notes(r.run, st, l);
+  return s;
+}
+
+nlohmann::json hello_json(const HelloResult& r) {
+  nlohmann::json j = {{"command", "hello"},      {"blocks", r.blocks},
+                      {"threads", r.threads},    {"total_threads", r.launch.threads},
+                      {"warps", r.launch.warps}, {"lines", r.lines},
+                      {"complete", r.complete},  {"in_order", r.in_order}};
+  j.update(backend_json_fields(r.backend, r.device, r.run));
+  return j;
+}
+
+void setup_hello(CLI::App& app, GlobalOptions& g) {
+  struct Raw {
+    std::string blocks = "1", threads = "1";
+    bool source = false;
+  };
+  auto raw = std::make_shared<Raw>();
+  CLI::App* sub = add_command(
+      app, g, "hello", "Every GPU thread prints hello with its block and thread", [raw, &g] {
+        if (raw->source) return emit_sources(g, "hello", {"hello.cuh"});
+        HelloOptions o;
+        o.blocks = parse_int("--blocks", raw->blocks, 1, kMaxLines);
+        o.threads = parse_int("--threads", raw->threads, 1,
+                              static_cast<std::int64_t>(limits::kMaxThreadsPerBlock),
+                              limits::kWhyThreadsPerBlock);
+        if (o.blocks * o.threads > kMaxLines) {
+          throw UsageError(
+              fmt::format("--blocks {} --threads {}: {} lines is more than {} (kernel printf goes "
+                          "through a 1 MiB "
+                          "buffer on the GPU, and that many lines teach nothing more)",
+                          o.blocks, o.threads, o.blocks * o.threads, kMaxLines));
+        }
+        auto backend = open_backend(g);
+        HelloResult r = run_hello(o, *backend);
+        emit(g, hello_json(r), render_hello(r, g.out));
+        if (!r.complete)
+          throw RuntimeFailure("hello: not every thread's line came back exactly once");
+      });
+  sub->add_option("--blocks", raw->blocks, "Blocks in the grid (default 1)")->type_name("B");
+  sub->add_option("--threads", raw->threads, "Threads per block, 1 to 1024 (default 1)")
+      ->type_name("T");
+  sub->add_flag("--source", raw->source,
+                "Print the CUDA source of the kernel instead of running it");
+}
+
+}  // namespace gpulab

@@ -1,0 +1,418 @@
+// gpulab index-map (see index_map.hpp).
+#include "commands/index_map.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+#include <set>
+
+#include "core/error.hpp"
+#include "core/parse.hpp"
+#include "core/text.hpp"
+
+namespace gpulab {
+namespace {
+
+constexpr std::uint64_t kFullTableUpTo = 64;      // --show auto lists every thread up to this
+constexpr std::uint64_t kJsonThreadsUpTo = 4096;  // JSON lists every thread up to this
+constexpr std::uint64_t kShowAllUpTo = 1u << 20;  // --show all refuses more
+constexpr std::uint64_t kRunUpTo = 1u << 22;      // --run: 32 bytes of records per thread
+
+std::string coord(const calc::Coord& c, int rank) {
+  if (rank <= 1) return std::to_string(c.x);
+  if (rank == 2) return fmt::format("({},{})", c.x, c.y);
+  return fmt::format("({},{},{})", c.x, c.y, c.z);
+}
+
+std::string shape_text(const calc::Shape& s, int rank) {
+  if (rank <= 1) return std::to_string(s.x);
+  if (rank == 2) return fmt::format("{}x{}", s.x, s.y);
+  return fmt::format("{}x{}x{}", s.x, s.y, s.z);
+}
+
+}  // namespace
+
+IndexMapResult run_index_map(const IndexMapOptions& o, Backend* backend) {
+  IndexMapResult r;
+  r.grid = o.grid;
+  r.block = o.block;
+  r.rank = o.rank;
+  r.launch = calc::launch_facts(o.grid, o.block);
+  r.total_overflows =
+      __builtin_mul_overflow(r.launch.blocks, r.launch.threads_per_block, &r.total_threads);
+  r.total_approx =
+      static_cast<double>(r.launch.blocks) * static_cast<double>(r.launch.threads_per_block);
+  const std::uint64_t total = r.total_overflows ? UINT64_MAX : r.total_threads;
+
+  r.all_threads = !r.total_overflows &&
+                  (total <= kJsonThreadsUpTo || (o.show == ShowMode::all && total <= kShowAllUpTo));
+  if (r.all_threads) {
+    for (std::uint64_t i = 0; i < total; ++i) {
+      r.threads.push_back(calc::place_of_index(o.grid, o.block, i));
+    }
+  }
+  if (o.find) r.found = calc::place_of_index(o.grid, o.block, *o.find);
+  r.example = r.found ? *r.found : calc::place_of_index(o.grid, o.block, total - 1);
+
+  const bool full =
+      o.show == ShowMode::all || (o.show == ShowMode::automatic && total <= kFullTableUpTo);
+  if (full && r.all_threads) {
+    r.table = r.threads;
+  } else if (o.show != ShowMode::none) {
+    std::set<std::uint64_t> keep;
+    for (std::uint64_t i = 0; i < std::min<std::uint64_t>(4, total); ++i) keep.insert(i);
+    for (std::uint64_t i = total - std::min<std::uint64_t>(4, total); i < total; ++i)
+      keep.insert(i);
+    if (o.find) {
+      const std::uint64_t f = *o.find;
+      for (std::uint64_t i = f >= 2 ? f - 2 : 0; i <= std::min(total - 1, f + 2); ++i)
+        keep.insert(i);
+    }
+    for (auto i : keep) r.table.push_back(calc::place_of_index(o.grid, o.block, i));
+    r.elided = true;
+  } else {
+    r.elided = true;
+  }
+
+  if (o.run && backend != nullptr) {
+    IndexMapRun run;
+    const auto words = static_cast<std::size_t>(total) * 8;
+    require_memory(*backend, words * sizeof(unsigned), "index-map --run");
+    std::vector<unsigned> records(words, 0xFFFFFFFFu);  // poison: an unwritten record shows
+    DeviceBuffer<unsigned> d(*backend, words);
+    backend->to_device(d.get(), records.data(), d.bytes());
+    run.run = backend->write_indices({o.grid, o.block, 0}, d.get());
+    backend->to_host(records.data(), d.get(), d.bytes());
+    for (std::uint64_t g = 0; g < total; ++g) {
+      const calc::ThreadPlace want = calc::place_of_index(o.grid, o.block, g);
+      const unsigned* rec = &records[g * 8];
+      const bool ok = rec[0] == want.block.x && rec[1] == want.block.y && rec[2] == want.block.z &&
+                      rec[3] == want.thread.x && rec[4] == want.thread.y &&
+                      rec[5] == want.thread.z && rec[6] == want.global && rec[7] == want.warp;
+      ++run.checked;
+      if (!ok) {
+        if (run.mismatches == 0) {
+          run.first_mismatch = fmt::format(
+              "thread {}: the kernel wrote block ({},{},{}) thread ({},{},{}) global {} warp {}", g,
+              rec[0], rec[1], rec[2], rec[3], rec[4], rec[5], rec[6], rec[7]);
+        }
+        ++run.mismatches;
+      }
+    }
+    run.backend = std::string(backend_name(backend->kind()));
+    run.device = backend->device_name();
+    r.run = std::move(run);
+  }
+  return r;
+}
+
+namespace {
+
+// The grid of blocks, each block drawn with its threads' global indices; x to the right, y down.
+std::string draw_grid(const IndexMapResult& r, const Style& st, Lang l) {
+  const auto& g = r.grid;
+  const auto& b = r.block;
+  const std::uint64_t highlight = r.found ? r.found->global : UINT64_MAX;
+  const bool cells = g.x <= 8 && g.y <= 8 && g.z <= 4 && b.x <= 16 && b.y <= 16 && b.z == 1 &&
+                     !r.total_overflows &&
+                     g.x * (b.x * (std::to_string(r.total_threads).size() + 1) + 4) <= 120;
+  if (!cells) {
+    if (g.x > 16 || g.y > 16 || g.z > 4) {
+      return std::string(
+          tr(l, "  (the grid is too large to draw)\n", "  （网格太大，无法绘制）\n"));
+    }
+  }
+  std::string out;
+  const std::size_t w = cells ? std::to_string(r.total_threads - 1).size() : 0;
+  const std::size_t inner = cells ? b.x * (w + 1) + 1 : std::to_string(g.volume()).size() + 2;
+  for (std::uint64_t z = 0; z < g.z; ++z) {
+    if (g.z > 1) out += fmt::format("  blockIdx.z = {}\n", z);
+    for (std::uint64_t y = 0; y < g.y; ++y) {
+      std::string label, top;
+      for (std::uint64_t x = 0; x < g.x; ++x) {
+        std::string name =
+            cells ? fmt::format("block ({},{})", x, y) : fmt::format("({},{})", x, y);
+        label += "  " + pad_right(name, inner + 2);
+        top += "  +" + std::string(inner, '-') + "+";
+      }
+      out += st.dim(label) + "\n" + top + "\n";
+      const std::uint64_t rows = cells ? b.y : 1;
+      for (std::uint64_t ty = 0; ty < rows; ++ty) {
+        std::string line;
+        for (std::uint64_t x = 0; x < g.x; ++x) {
+          line += "  |";
+          if (cells) {
+            for (std::uint64_t tx = 0; tx < b.x; ++tx) {
+              const auto p = calc::place_of(g, b, {x, y, z}, {tx, ty, 0});
+              std::string v = pad_left(std::to_string(p.global), w);
+              line += " " + (p.global == highlight ? st.accent(v) : v);
+            }
+            line += " |";
+          } else {
+            const auto p = calc::place_of(g, b, {x, y, z}, {0, 0, 0});
+            line += " " + pad_left(std::to_string(p.block_linear), inner - 2) + " |";
+          }
+        }
+        out += line + "\n";
+      }
+      out += top + "\n";
+    }
+  }
+  out += std::string(
+      cells
+          ? tr(l, "  x grows to the right, y downwards; each number is a thread's global index.\n",
+               "  x 向右增长，y 向下增长；每个数字是一个线程的全局索引。\n")
+          : tr(l,
+               "  x grows to the right, y downwards; each box is a block, numbered as CUDA counts "
+               "blocks.\n",
+               "  x 向右增长，y 向下增长；每个方框是一个线程块，编号即 CUDA 的线程块序号。\n"));
+  return out;
+}
+
+std::string formulas(const IndexMapResult& r, const Style& st, Lang l) {
+  const auto& p = r.example;
+  const auto& g = r.grid;
+  const auto& b = r.block;
+  std::string s;
+  s += st.bold(fmt::format(fmt::runtime(std::string(tr(l, "  Worked for block {}, thread {}:",
+                                                       "  以线程块 {}、线程 {} 为例："))),
+                           coord(p.block, 3), coord(p.thread, 3))) +
+       "\n";
+  if (r.rank == 1) {
+    s += fmt::format("    global = blockIdx.x * blockDim.x + threadIdx.x = {} * {} + {} = {}\n",
+                     p.block.x, b.x, p.thread.x, st.accent(std::to_string(p.global)));
+  } else {
+    s += fmt::format(
+        "    block  = blockIdx.x + blockIdx.y * gridDim.x + blockIdx.z * gridDim.x * gridDim.y\n"
+        "           = {} + {} * {} + {} * {} * {} = {}\n",
+        p.block.x, p.block.y, g.x, p.block.z, g.x, g.y, p.block_linear);
+    s += fmt::format(
+        "    thread = threadIdx.x + threadIdx.y * blockDim.x + threadIdx.z * blockDim.x * "
+        "blockDim.y\n"
+        "           = {} + {} * {} + {} * {} * {} = {}\n",
+        p.thread.x, p.thread.y, b.x, p.thread.z, b.x, b.y, p.thread_linear);
+    s += fmt::format(
+        "    global = block * (blockDim.x * blockDim.y * blockDim.z) + thread = {} * ({} * {} * "
+        "{}) + {} = {}\n",
+        p.block_linear, b.x, b.y, b.z, p.thread_linear, st.accent(std::to_string(p.global)));
+    if (r.rank == 2) {
+      const auto pos = calc::grid_position(b, p.block, p.thread);
+      s += fmt::format(fmt::runtime(std::string(
+                           tr(l,
+                              "    In the {} x {} plane of all threads it sits at column x = "
+                              "blockIdx.x * blockDim.x + threadIdx.x\n"
+                              "    = {} * {} + {} = {} and row y = blockIdx.y * blockDim.y + "
+                              "threadIdx.y = {} * {} + {} = {}.\n"
+                              "    (Image kernels number threads row by row over that plane "
+                              "instead: y * {} + x = {}.)\n",
+                              "    在所有线程组成的 {} x {} 平面中，它位于列 x = blockIdx.x * "
+                              "blockDim.x + threadIdx.x\n"
+                              "    = {} * {} + {} = {}，行 y = blockIdx.y * blockDim.y + "
+                              "threadIdx.y = {} * {} + {} = {}。\n"
+                              "    （图像类核函数常按整个平面逐行编号：y * {} + x = {}。）\n"))),
+                       g.x * b.x, g.y * b.y, p.block.x, b.x, p.thread.x, pos.x, p.block.y, b.y,
+                       p.thread.y, pos.y, g.x * b.x, pos.y * g.x * b.x + pos.x);
+    }
+  }
+  s += fmt::format("    warp   = thread / 32 = {} / 32 = {}, lane = {} % 32 = {}\n",
+                   p.thread_linear, p.warp, p.thread_linear, p.lane);
+  return s;
+}
+
+}  // namespace
+
+std::string render_index_map(const IndexMapResult& r, const OutputOptions& out) {
+  Style st(color_enabled(out.color));
+  const Lang l = out.lang;
+  std::string s;
+  s += st.heading(fmt::format(fmt::runtime(std::string(tr(l, "Thread indices of <<<{}, {}>>>",
+                                                          "<<<{}, {}>>> 的线程索引"))),
+                              shape_text(r.grid, r.rank), shape_text(r.block, r.rank))) +
+       "\n";
+  const std::string total = r.total_overflows ? fmt::format("about {:.3e}", r.total_approx)
+                                              : group_thousands(r.total_threads);
+  s += fmt::format(fmt::runtime(std::string(tr(l,
+                                               "  gridDim = ({}, {}, {}), blockDim = ({}, {}, {}): "
+                                               "{} blocks x {} threads = {} threads\n",
+                                               "  gridDim = ({}, {}, {})，blockDim = ({}, {}, "
+                                               "{})：{} 个线程块 x {} 个线程 = {} 个线程\n"))),
+                   r.grid.x, r.grid.y, r.grid.z, r.block.x, r.block.y, r.block.z,
+                   group_thousands(r.launch.blocks), r.launch.threads_per_block, total);
+  s += fmt::format(
+      fmt::runtime(std::string(tr(l, "  Each block is {} warp(s) of 32 consecutive threads{}.\n\n",
+                                  "  每个线程块是 {} 个由 32 个连续线程组成的线程束{}。\n\n"))),
+      r.launch.warps_per_block,
+      r.launch.idle_lanes_per_block > 0
+          ? fmt::format(fmt::runtime(std::string(
+                            tr(l, "; the last has {} idle lanes", "；最后一个有 {} 个空闲通道"))),
+                        r.launch.idle_lanes_per_block)
+          : std::string());
+  if (!r.table.empty()) {
+    Table t({"global", "blockIdx", "threadIdx", "block#", "thread#", "warp"});
+    long highlight = -1;
+    std::uint64_t previous = UINT64_MAX;
+    for (const auto& p : r.table) {
+      if (previous != UINT64_MAX && p.global != previous + 1) t.add_ellipsis();
+      if (r.found && p.global == r.found->global) highlight = static_cast<long>(t.rows());
+      t.add_row({std::to_string(p.global), coord(p.block, r.rank), coord(p.thread, r.rank),
+                 std::to_string(p.block_linear), std::to_string(p.thread_linear),
+                 std::to_string(p.warp)});
+      previous = p.global;
+    }
+    if (r.elided && !r.total_overflows && previous + 1 != r.total_threads) t.add_ellipsis();
+    s += t.render(st, 2, highlight) + "\n";
+  }
+  if (r.rank >= 2 || (r.grid.x <= 8 && r.block.x <= 16)) s += draw_grid(r, st, l) + "\n";
+  s += formulas(r, st, l);
+  if (r.found) {
+    const auto& f = *r.found;
+    s += "\n" +
+         st.bold(fmt::format(
+             fmt::runtime(std::string(tr(l, "  Element {} is handled by block {}, thread {}:",
+                                         "  元素 {} 由线程块 {}、线程 {} 处理："))),
+             f.global, coord(f.block, r.rank), coord(f.thread, r.rank))) +
+         "\n";
+    s += fmt::format(fmt::runtime(std::string(
+                         tr(l, "    {} / {} threads per block = block {}, remainder thread {}\n",
+                            "    {} / 每块 {} 个线程 = 第 {} 个线程块，余数为线程 {}\n"))),
+                     f.global, r.launch.threads_per_block, f.block_linear, f.thread_linear);
+    if (r.rank >= 2) {
+      s += fmt::format(
+          "    block {} -> blockIdx = ({} % {}, {} / {} % {}, {} / ({} * {})) = ({}, {}, {})\n",
+          f.block_linear, f.block_linear, r.grid.x, f.block_linear, r.grid.x, r.grid.y,
+          f.block_linear, r.grid.x, r.grid.y, f.block.x, f.block.y, f.block.z);
+      s += fmt::format(
+          "    thread {} -> threadIdx = ({} % {}, {} / {} % {}, {} / ({} * {})) = ({}, {}, {})\n",
+          f.thread_linear, f.thread_linear, r.block.x, f.thread_linear, r.block.x, r.block.y,
+          f.thread_linear, r.block.x, r.block.y, f.thread.x, f.thread.y, f.thread.z);
+    }
+  }
+  if (r.run) {
+    const auto& run = *r.run;
+    s += "\n";
+    if (run.mismatches == 0) {
+      s += "  " +
+           st.good(
+               fmt::format(fmt::runtime(std::string(tr(
+                               l, "--run on {}: all {} threads computed exactly the indices above.",
+                               "--run 于 {}：全部 {} 个线程算出的索引与上表完全一致。"))),
+                           run.backend, group_thousands(run.checked))) +
+           "\n";
+    } else {
+      s += "  " +
+           st.bad(fmt::format("--run on {}: {} of {} threads differ; first: {}", run.backend,
+                              run.mismatches, run.checked, run.first_mismatch)) +
+           "\n";
+    }
+    s += emulator_notes(run.run, st, l);
+  }
+  return s;
+}
+
+nlohmann::json index_map_json(const IndexMapResult& r) {
+  auto xyz = [](const auto& c) { return nlohmann::json::array({c.x, c.y, c.z}); };
+  auto place = [&](const calc::ThreadPlace& p) {
+    return nlohmann::json{{"block", xyz(p.block)},
+                          {"thread", xyz(p.thread)},
+                          {"block_linear", p.block_linear},
+                          {"thread_linear", p.thread_linear},
+                          {"global", p.global},
+                          {"warp", p.warp},
+                          {"lane", p.lane}};
+  };
+  nlohmann::json j = {{"command", "index-map"},
+                      {"grid", xyz(r.grid)},
+                      {"block", xyz(r.block)},
+                      {"blocks", r.launch.blocks},
+                      {"threads_per_block", r.launch.threads_per_block},
+                      {"warps_per_block", r.launch.warps_per_block},
+                      {"idle_lanes_per_block", r.launch.idle_lanes_per_block}};
+  j["total_threads"] =
+      r.total_overflows ? nlohmann::json(r.total_approx) : nlohmann::json(r.total_threads);
+  if (r.all_threads) {
+    nlohmann::json threads = nlohmann::json::array();
+    for (const auto& p : r.threads) threads.push_back(place(p));
+    j["threads"] = std::move(threads);
+  }
+  j["example"] = place(r.example);
+  if (r.found) {
+    j["find"] = {{"index", r.found->global},
+                 {"block", xyz(r.found->block)},
+                 {"thread", xyz(r.found->thread)},
+                 {"warp", r.found->warp}};
+  }
+  if (r.run) {
+    j["run"] = {{"checked", r.run->checked},
+                {"mismatches", r.run->mismatches},
+                {"verified", r.run->mismatches == 0}};
+    j["run"].update(backend_json_fields(r.run->backend, r.run->device, r.run->run));
+  }
+  return j;
+}
+
+void setup_index_map(CLI::App& app, GlobalOptions& g) {
+  struct Raw {
+    std::string grid, block, find, show = "auto";
+    bool run = false, source = false;
+  };
+  auto raw = std::make_shared<Raw>();
+  CLI::App* sub = add_command(
+      app, g, "index-map",
+      "Every thread's block, thread, global index and warp, drawn and explained", [raw, &g] {
+        if (raw->source) return emit_sources(g, "index-map", {"index_map.cuh"});
+        if (raw->grid.empty() || raw->block.empty())
+          throw UsageError("index-map needs --grid G and --block B (X, XxY or XxYxZ)");
+        const Dim3 gd = parse_dim3("--grid", raw->grid);
+        const Dim3 bd = parse_dim3("--block", raw->block);
+        IndexMapOptions o;
+        o.grid = {gd.x, gd.y, gd.z};
+        o.block = {bd.x, bd.y, bd.z};
+        o.rank = std::max(gd.rank, bd.rank);
+        if (auto problem = limits::check_launch(o.grid, o.block)) {
+          const bool is_grid = problem->starts_with("grid");
+          bad_value(is_grid ? "--grid" : "--block", is_grid ? raw->grid : raw->block, *problem);
+        }
+        std::uint64_t total = 0;
+        const bool overflows = __builtin_mul_overflow(o.grid.volume(), o.block.volume(), &total);
+        if (!raw->find.empty()) {
+          const std::int64_t max = overflows || total - 1 > static_cast<std::uint64_t>(INT64_MAX)
+                                       ? INT64_MAX
+                                       : static_cast<std::int64_t>(total - 1);
+          o.find = static_cast<std::uint64_t>(parse_int(
+              "--find", raw->find, 0, max, fmt::format("a global thread index of this launch")));
+        }
+        o.show = parse_show(raw->show);
+        if (o.show == ShowMode::all && (overflows || total > kShowAllUpTo)) {
+          bad_value("--show", "all",
+                    fmt::format("lists at most {} threads", group_thousands(kShowAllUpTo)));
+        }
+        o.run = raw->run;
+        if (o.run && (overflows || total > kRunUpTo)) {
+          throw UsageError(
+              fmt::format("--run: {} threads is more than {} (each thread writes a 32-byte record "
+                          "the host checks)",
+                          overflows ? std::string("over 2^64") : group_thousands(total),
+                          group_thousands(kRunUpTo)));
+        }
+        // A pure calculator unless --run: no backend, so the CUDA driver is never loaded.
+        std::unique_ptr<Backend> backend = o.run ? open_backend(g) : nullptr;
+        IndexMapResult r = run_index_map(o, backend.get());
+        emit(g, index_map_json(r), render_index_map(r, g.out));
+        if (r.run && r.run->mismatches > 0)
+          throw RuntimeFailure("index-map --run: the kernel's indices differ from the table");
+      });
+  sub->add_option("--grid", raw->grid, "Blocks in the grid: X, XxY or XxYxZ (e.g. 2x3)")
+      ->type_name("G");
+  sub->add_option("--block", raw->block, "Threads per block: X, XxY or XxYxZ (e.g. 3x4)")
+      ->type_name("B");
+  sub->add_option("--find", raw->find, "Which block and thread handle element I")->type_name("I");
+  sub->add_flag("--run", raw->run,
+                "Launch a real kernel in which every thread writes its indices, and compare");
+  sub->add_option("--show", raw->show, "Table rows: auto (all up to 64), all, none")
+      ->type_name("auto|all|none");
+  sub->add_flag("--source", raw->source,
+                "Print the CUDA source of the --run kernel instead of running it");
+}
+
+}  // namespace gpulab

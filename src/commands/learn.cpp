@@ -1,0 +1,335 @@
+// gpulab learn (see learn.hpp).
+#include "commands/learn.hpp"
+
+#include <fmt/format.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "calc/quiz.hpp"
+#include "core/error.hpp"
+#include "core/lesson.hpp"
+#include "core/parse.hpp"
+#include "core/state.hpp"
+#include "core/text.hpp"
+
+extern char** environ;
+
+namespace gpulab {
+namespace {
+
+std::string lang_code(Lang l) {
+  return l == Lang::zh ? "zh" : "en";
+}
+
+// Lesson text to the terminal: `code` and **bold** styled, the markers dropped.
+std::string style_text(std::string_view text, const Style& st) {
+  std::string out;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    if (text.compare(i, 2, "**") == 0) {
+      std::size_t end = text.find("**", i + 2);
+      if (end != std::string_view::npos &&
+          text.substr(i + 2, end - i - 2).find('\n') == std::string_view::npos) {
+        out += st.bold(text.substr(i + 2, end - i - 2));
+        i = end + 2;
+        continue;
+      }
+    }
+    if (text[i] == '`') {
+      std::size_t end = text.find('`', i + 1);
+      if (end != std::string_view::npos &&
+          text.substr(i + 1, end - i - 1).find('\n') == std::string_view::npos) {
+        out += st.code(text.substr(i + 1, end - i - 1));
+        i = end + 1;
+        continue;
+      }
+    }
+    out += text[i++];
+  }
+  return out;
+}
+
+std::string indent(const std::string& text, std::string_view by) {
+  std::string out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t nl = text.find('\n', start);
+    if (nl == std::string::npos) nl = text.size();
+    std::string_view line(text.data() + start, nl - start);
+    if (!line.empty()) out += by;
+    out += line;
+    out += '\n';
+    start = nl + 1;
+  }
+  return out;
+}
+
+// Runs a demo: this very binary with the lesson's arguments, its output going straight to ours.
+int run_demo(const std::vector<std::string>& demo, const GlobalOptions& g, bool color) {
+  std::vector<std::string> args = {"/proc/self/exe"};
+  args.insert(args.end(), demo.begin(), demo.end());
+  args.push_back("--lang");
+  args.push_back(lang_code(g.out.lang));
+  args.push_back("--color");
+  args.push_back(color ? "always" : "never");
+  if (g.backend_text != "auto") {
+    args.push_back("--backend");
+    args.push_back(g.backend_text);
+  }
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  pid_t pid = 0;
+  if (posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv.data(), environ) != 0) return -1;
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+calc::Question as_quiz_question(const LessonQuestion& lq) {
+  calc::Question q;
+  q.prompt = lq.text;
+  q.answer = lq.answer;
+  q.solution = lq.explain;
+  double v = 0;
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (true) {
+    std::size_t c = lq.answer.find(',', start);
+    parts.push_back(lq.answer.substr(start, c == std::string::npos ? c : c - start));
+    if (c == std::string::npos) break;
+    start = c + 1;
+  }
+  auto number = [](const std::string& s, double& out) {
+    char* end = nullptr;
+    out = std::strtod(s.c_str(), &end);
+    return !s.empty() && end == s.c_str() + s.size();
+  };
+  if (parts.size() > 1) {
+    q.kind = calc::AnswerKind::tuple;
+    for (const auto& p : parts) {
+      number(p, v);
+      q.values.push_back(v);
+    }
+  } else if (number(lq.answer, v)) {
+    q.kind = lq.tolerance > 0 ? calc::AnswerKind::real : calc::AnswerKind::integer;
+    q.values = {v};
+    q.tolerance = lq.tolerance;
+  } else {
+    q.kind = calc::AnswerKind::word;
+    q.word = lq.answer;
+  }
+  return q;
+}
+
+std::string status_of(const nlohmann::json& progress, const Lesson& l, Lang lang) {
+  if (!progress.contains("lessons") || !progress["lessons"].contains(l.id)) {
+    return std::string(tr(lang, "new", "未开始"));
+  }
+  const auto& p = progress["lessons"][l.id];
+  if (p.value("done", false)) return std::string(tr(lang, "done", "已完成"));
+  return fmt::format(fmt::runtime(std::string(tr(lang, "in progress ({}/{})", "学习中（{}/{}）"))),
+                     p.value("step", 0) + 1, l.steps.size());
+}
+
+void list_lessons(const GlobalOptions& g, const std::vector<Lesson>& lessons) {
+  const nlohmann::json progress = load_progress();
+  const Lang l = g.out.lang;
+  Style st(color_enabled(g.out.color));
+  nlohmann::json arr = nlohmann::json::array();
+  Table t({"#", std::string(tr(l, "lesson", "课程")), std::string(tr(l, "steps", "步骤")),
+           std::string(tr(l, "status", "状态"))});
+  for (const auto& lesson : lessons) {
+    const std::string status = status_of(progress, lesson, l);
+    t.add_row({lesson.id.substr(0, lesson.id.find('-')), lesson.title,
+               std::to_string(lesson.steps.size()), status});
+    nlohmann::json p = progress.contains("lessons") && progress["lessons"].contains(lesson.id)
+                           ? progress["lessons"][lesson.id]
+                           : nlohmann::json::object();
+    arr.push_back({{"id", lesson.id},
+                   {"title", lesson.title},
+                   {"steps", lesson.steps.size()},
+                   {"status", p.value("done", false) ? "done"
+                              : p.contains("step")   ? "in progress"
+                                                     : "new"},
+                   {"step", p.value("step", 0)}});
+  }
+  std::string text =
+      st.heading(std::string(tr(l, "gpulab lessons", "gpulab 课程"))) + "\n" + t.render(st) + "\n" +
+      std::string(tr(l, "  Start one with: gpulab learn <number or name>, e.g. gpulab learn 04\n",
+                     "  开始学习：gpulab learn <编号或名称>，例如 gpulab learn 04\n"));
+  emit(g, {{"command", "learn"}, {"language", lang_code(l)}, {"lessons", arr}}, text);
+}
+
+void save_step(const Lesson& lesson, std::size_t step, bool done) {
+  nlohmann::json progress = load_progress();
+  if (!progress.contains("lessons") || !progress["lessons"].is_object())
+    progress["lessons"] = nlohmann::json::object();
+  progress["lessons"][lesson.id] = {{"step", step}, {"done", done}};
+  if (!save_progress(progress)) {
+    fmt::print(stderr,
+               "gpulab: warning: could not save your progress (set HOME or XDG_STATE_HOME)\n");
+  }
+}
+
+// Reads one line; false at the end of input.
+bool read_line(std::string& line) {
+  std::fflush(stdout);
+  if (!std::getline(std::cin, line)) return false;
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  return true;
+}
+
+void print_step(const Lesson& lesson, std::size_t i, const Style& st) {
+  fmt::print("\n{}\n",
+             st.heading(fmt::format("[{}/{}] {}", i + 1, lesson.steps.size(), lesson.title)));
+  const auto& step = lesson.steps[i];
+  if (!step.text.empty()) fmt::print("{}", indent(style_text(step.text, st), "  "));
+}
+
+void print_demo(const LessonStep& step, const GlobalOptions& g, const Style& st) {
+  if (step.demo.empty()) return;
+  std::string cmd = "gpulab";
+  for (const auto& a : step.demo) cmd += " " + a;
+  fmt::print("\n  {}\n", st.code("$ " + cmd));
+  run_demo(step.demo, g, st.enabled());
+}
+
+// The whole lesson without stopping: a handout, or a script for the projector.
+void print_lesson(const Lesson& lesson, const GlobalOptions& g, const Style& st) {
+  const Lang l = g.out.lang;
+  for (std::size_t i = 0; i < lesson.steps.size(); ++i) {
+    print_step(lesson, i, st);
+    print_demo(lesson.steps[i], g, st);
+    if (const auto& q = lesson.steps[i].question) {
+      fmt::print("\n  {} {}\n", st.bold(std::string(tr(l, "Question:", "问题："))), q->text);
+      fmt::print("  {} {}", st.bold(std::string(tr(l, "Answer:", "答案："))), q->answer);
+      if (!q->explain.empty()) fmt::print("  ({})", q->explain);
+      fmt::print("\n");
+    }
+  }
+  std::fflush(stdout);
+}
+
+void walk_lesson(const Lesson& lesson, const GlobalOptions& g, const Style& st, bool restart) {
+  const Lang l = g.out.lang;
+  std::size_t i = 0;
+  const nlohmann::json progress = load_progress();
+  if (!restart && progress.contains("lessons") && progress["lessons"].contains(lesson.id)) {
+    const auto& p = progress["lessons"][lesson.id];
+    if (!p.value("done", false)) {
+      i = std::min<std::size_t>(p.value("step", std::size_t{0}), lesson.steps.size() - 1);
+      if (i > 0) {
+        fmt::print("{}\n", st.dim(fmt::format(fmt::runtime(std::string(tr(
+                                                  l, "(resuming at step {}; --restart starts over)",
+                                                  "（从第 {} 步继续；--restart 从头开始）"))),
+                                              i + 1)));
+      }
+    }
+  }
+  while (i < lesson.steps.size()) {
+    save_step(lesson, i, false);
+    print_step(lesson, i, st);
+    const LessonStep& step = lesson.steps[i];
+    print_demo(step, g, st);
+    std::string line;
+    if (step.question) {
+      fmt::print(
+          "\n  {} {}\n  {} ", st.bold("?"), step.question->text,
+          st.dim(std::string(tr(l, "your answer (Enter skips) >", "你的答案（回车跳过）>"))));
+      if (!read_line(line)) return;
+      if (!line.empty()) {
+        const calc::Question q = as_quiz_question(*step.question);
+        const calc::Grade gr = calc::grade(q, line);
+        if (gr.correct) {
+          fmt::print("  {}\n", st.good(std::string(tr(l, "Right.", "正确。"))));
+        } else {
+          fmt::print(
+              "  {} {}\n", st.bad(std::string(tr(l, "Not quite:", "不对："))),
+              gr.malformed
+                  ? gr.note
+                  : fmt::format(fmt::runtime(std::string(tr(l, "the answer is {}", "答案是 {}"))),
+                                q.answer));
+        }
+      }
+      fmt::print("  {} {} {}\n", st.dim(std::string(tr(l, "Answer:", "答案："))),
+                 step.question->answer,
+                 step.question->explain.empty() ? "" : "(" + step.question->explain + ")");
+    }
+    fmt::print("\n  {} ", st.dim(std::string(tr(l, "[Enter] next   b back   q quit >",
+                                                "[回车] 下一步   b 上一步   q 退出 >"))));
+    if (!read_line(line) || line == "q" || line == "Q") {
+      fmt::print("\n{}\n",
+                 st.dim(std::string(tr(l, "Saved. Run the same command to go on from here.",
+                                       "已保存。再次运行同一命令即可从这里继续。"))));
+      return;
+    }
+    if (line == "b" || line == "B") {
+      if (i > 0) --i;
+      continue;
+    }
+    ++i;
+  }
+  save_step(lesson, lesson.steps.size() - 1, true);
+  fmt::print("\n{}\n", st.good(fmt::format(
+                           fmt::runtime(std::string(tr(l, "Lesson {} done.", "第 {} 课完成。"))),
+                           lesson.id)));
+}
+
+}  // namespace
+
+void setup_learn(CLI::App& app, GlobalOptions& g) {
+  struct Raw {
+    std::string lesson;
+    bool no_pause = false, restart = false;
+  };
+  auto raw = std::make_shared<Raw>();
+  CLI::App* sub = add_command(
+      app, g, "learn", "The course as lessons: explanation, live demo, check question", [raw, &g] {
+        const std::vector<Lesson> lessons = load_lessons(lang_code(g.out.lang));
+        if (lessons.empty()) throw RuntimeFailure("this gpulab has no lessons built in");
+        if (raw->lesson.empty()) return list_lessons(g, lessons);
+        const Lesson* lesson = find_lesson(lessons, raw->lesson);
+        if (lesson == nullptr) {
+          std::vector<std::string> ids;
+          for (const auto& l : lessons) ids.push_back(l.id);
+          bad_value("learn", raw->lesson,
+                    fmt::format("no such lesson; there are {}", fmt::join(ids, ", ")));
+        }
+        if (g.out.json) {
+          nlohmann::json steps = nlohmann::json::array();
+          for (const auto& s : lesson->steps) {
+            nlohmann::json j = {{"text", s.text}, {"demo", s.demo}};
+            if (s.question)
+              j["question"] = {{"text", s.question->text},
+                               {"answer", s.question->answer},
+                               {"explain", s.question->explain}};
+            steps.push_back(j);
+          }
+          return emit(g,
+                      {{"command", "learn"},
+                       {"id", lesson->id},
+                       {"title", lesson->title},
+                       {"steps", steps}},
+                      "");
+        }
+        Style st(color_enabled(g.out.color));
+        if (raw->no_pause || isatty(STDIN_FILENO) != 1) return print_lesson(*lesson, g, st);
+        walk_lesson(*lesson, g, st, raw->restart);
+      });
+  sub->add_option("lesson", raw->lesson,
+                  "Lesson number or name (e.g. 04 or amdahl); none lists them all")
+      ->type_name("LESSON");
+  sub->add_flag("--no-pause", raw->no_pause,
+                "Print the whole lesson without stopping (a handout or projector script)");
+  sub->add_flag("--restart", raw->restart, "Start the lesson from its first step");
+}
+
+}  // namespace gpulab

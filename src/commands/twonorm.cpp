@@ -1,0 +1,272 @@
+// gpulab twonorm (see twonorm.hpp).
+#include "commands/twonorm.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <memory>
+
+#include "calc/launch_facts.hpp"
+#include "core/error.hpp"
+#include "core/parse.hpp"
+#include "core/text.hpp"
+
+namespace gpulab {
+namespace {
+
+constexpr std::uint64_t kReduceBlock = 256;        // TWO_NORM_BLOCK in twonorm_reduce.cuh
+constexpr std::uint64_t kMaxPartialBlocks = 1024;  // the grid-stride loop covers the rest
+
+}  // namespace
+
+TwoNormResult run_twonorm(const TwoNormOptions& o, Backend& backend) {
+  TwoNormResult r;
+  r.rows = o.rows;
+  r.cols = o.cols;
+  r.count = o.rows * o.cols;
+  r.kernel = o.kernel;
+  r.seed = o.seed;
+  const auto n = static_cast<std::size_t>(r.count);
+  require_memory(backend, 2 * n * sizeof(float), "twonorm");
+
+  std::vector<float> a(n), b(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    a[i] = calc::random_unit(o.seed, 2 * i);
+    b[i] = calc::random_unit(o.seed, 2 * i + 1);
+  }
+  double sum = 0;  // float64 reference from the very same float inputs
+  for (std::size_t i = 0; i < n; ++i) {
+    const double d = static_cast<double>(a[i]) - static_cast<double>(b[i]);
+    sum += d * d;
+  }
+  r.reference = std::sqrt(sum);
+
+  DeviceBuffer<float> da(backend, n), db(backend, n);
+  r.h2d_ms = backend.to_device(da.get(), a.data(), da.bytes());
+  r.h2d_ms += backend.to_device(db.get(), b.data(), db.bytes());
+  if (o.kernel == TwoNormKernel::course) {
+    DeviceBuffer<float> dc(backend, 1);
+    const float poison = NAN;
+    backend.to_device(dc.get(), &poison, sizeof poison);
+    LaunchShape shape{{1, 1, 1}, {kCourseKernelThreads, 1, 1}};
+    r.run = backend.two_norm_course(shape, da.get(), db.get(), dc.get(), static_cast<int>(o.rows),
+                                    static_cast<int>(o.cols));
+    r.launches.push_back({"two_norm_kernel", shape, r.run.kernel_ms});
+    float c = 0;
+    backend.to_host(&c, dc.get(), sizeof c);
+    r.result = c;
+    // Serial float sums over up to 4096 elements: rounding grows with the count.
+    r.tolerance = 1e-4;
+  } else {
+    const std::uint64_t blocks = std::min(
+        calc::blocks_for(static_cast<std::uint64_t>(r.count), kReduceBlock), kMaxPartialBlocks);
+    DeviceBuffer<double> partials(backend, blocks), result(backend, 1);
+    const double poison = NAN;
+    backend.to_device(result.get(), &poison, sizeof poison);
+    LaunchShape first{{blocks, 1, 1}, {kReduceBlock, 1, 1}};
+    KernelRun one = backend.two_norm_partials(first, da.get(), db.get(), partials.get(), r.count);
+    r.launches.push_back({"two_norm_partials", first, one.kernel_ms});
+    LaunchShape second{{1, 1, 1}, {kReduceBlock, 1, 1}};
+    r.run = backend.two_norm_finish(second, partials.get(), static_cast<int>(blocks), result.get());
+    r.launches.push_back({"two_norm_finish", second, r.run.kernel_ms});
+    if (one.emulator && r.run.emulator) {
+      r.run.emulator->barriers_crossed += one.emulator->barriers_crossed;
+      r.run.emulator->blocks_on_fibers += one.emulator->blocks_on_fibers;
+      r.run.emulator->races.insert(r.run.emulator->races.begin(), one.emulator->races.begin(),
+                                   one.emulator->races.end());
+    }
+    double value = 0;
+    backend.to_host(&value, result.get(), sizeof value);
+    r.result = value;
+    r.tolerance = 1e-5;
+  }
+  for (const auto& l : r.launches) r.kernel_ms += l.kernel_ms;
+  r.relative_error =
+      r.reference > 0 ? std::fabs(r.result - r.reference) / r.reference : std::fabs(r.result);
+  r.verified = std::isfinite(r.result) && r.relative_error <= r.tolerance;
+  r.backend = std::string(backend_name(backend.kind()));
+  r.device = backend.device_name();
+  return r;
+}
+
+std::string render_twonorm(const TwoNormResult& r, const OutputOptions& out) {
+  Style st(color_enabled(out.color));
+  const Lang l = out.lang;
+  std::string s;
+  s += st.heading(fmt::format(fmt::runtime(std::string(tr(l, "Two-norm distance on {} ({})",
+                                                          "二范数距离，运行于 {}（{}）"))),
+                              r.backend, r.device)) +
+       "\n";
+  s += fmt::format(
+      fmt::runtime(
+          std::string(tr(l,
+                         "  ||a - b|| = sqrt(sum over i, j of (a[i][j] - b[i][j])^2), a and b {} x "
+                         "{} = {} random floats in [-1, 1) (seed {})\n\n",
+                         "  ||a - b|| = sqrt(对所有 i, j 求和 (a[i][j] - b[i][j])^2)，a 和 b 为 {} "
+                         "x {} = {} 个 [-1, 1) 内的随机浮点数（种子 {}）\n\n"))),
+      r.rows, r.cols, group_thousands(static_cast<unsigned long long>(r.count)), r.seed);
+  if (r.kernel == TwoNormKernel::course) {
+    const std::int64_t busy = std::min<std::int64_t>(r.rows, kCourseKernelThreads);
+    s += st.bold(std::string(tr(
+             l,
+             "  The course kernel: one block of 512 threads, a 64*64 float buffer in shared memory",
+             "  课程中的核函数：一个 512 线程的线程块，共享内存中 64*64 个 float 的缓冲区"))) +
+         "\n";
+    s += fmt::format(
+        fmt::runtime(std::string(tr(
+            l,
+            "  Phase 1  thread t squares the differences of rows t, t+512, ...: {} rows keep {} "
+            "threads busy,\n"
+            "           {} of 512 threads have no row. Each square goes to a_minus_b[row * {} + "
+            "col].\n"
+            "  __syncthreads()  no thread may sum a row until every square is written.\n"
+            "  Phase 2  the same threads add each of their rows into its first column: {} adds per "
+            "row.\n"
+            "  __syncthreads()  thread 0 must not read the row sums before they are all written.\n"
+            "  Phase 3  thread 0 alone adds the {} row sums and takes sqrtf: {} serial adds.\n",
+            "  阶段 1  线程 t 计算第 t, t+512, ... 行的差的平方：{} 行让 {} 个线程工作，\n"
+            "           512 个线程中有 {} 个没有行可做。每个平方写入 a_minus_b[row * {} + col]。\n"
+            "  __syncthreads()  所有平方写完之前，任何线程都不能开始按行求和。\n"
+            "  阶段 2  同一批线程把各自行的元素加到该行第一列：每行 {} 次加法。\n"
+            "  __syncthreads()  线程 0 必须等所有行和写完才能读取。\n"
+            "  阶段 3  只有线程 0 把 {} 个行和相加再取 sqrtf：{} 次串行加法。\n"))),
+        r.rows, busy, kCourseKernelThreads - busy, r.cols, r.cols - 1, r.rows, r.rows - 1);
+    s += std::string(
+        tr(l,
+           "  One block runs on one SM: the rest of the GPU stays idle. That is why real\n"
+           "  reductions use many blocks (try --kernel reduce).\n",
+           "  一个线程块只在一个 SM 上运行：GPU 的其余部分都闲着。所以实际的归约用很多线程块\n"
+           "  （试试 --kernel reduce）。\n"));
+  } else {
+    const auto& first = r.launches[0].shape;
+    s += st.bold(std::string(tr(l, "  The reduce kernel: many blocks, then one",
+                                "  归约核函数：先用很多线程块，再用一个"))) +
+         "\n";
+    s += fmt::format(
+        fmt::runtime(std::string(tr(
+            l,
+            "  Launch 1  two_norm_partials<<<{}, {}>>>: {} threads; a grid-stride loop gives each "
+            "about\n"
+            "            {} / {} = {} elements. Each warp adds its 32 sums with 5 shuffles\n"
+            "            (__shfl_down_sync by 16, 8, 4, 2, 1), the block's {} warp sums meet in "
+            "shared\n"
+            "            memory after one __syncthreads(), and each block writes one partial sum.\n"
+            "  Launch 2  two_norm_finish<<<1, {}>>>: adds the {} partials in double precision, "
+            "takes sqrt.\n",
+            "  启动 1  two_norm_partials<<<{}, {}>>>：{} 个线程；网格跨步循环让每个线程处理约\n"
+            "            {} / {} = {} 个元素。每个线程束用 5 次洗牌（__shfl_down_sync 16, 8, 4, 2, "
+            "1）\n"
+            "            把 32 个和相加，线程块的 {} 个线程束和经一次 __syncthreads() "
+            "在共享内存中汇合，\n"
+            "            每个线程块写出一个部分和。\n"
+            "  启动 2  two_norm_finish<<<1, {}>>>：用双精度把 {} 个部分和相加，再开平方。\n"))),
+        first.grid.x, first.block.x, group_thousands(first.grid.x * first.block.x),
+        group_thousands(static_cast<unsigned long long>(r.count)),
+        group_thousands(first.grid.x * first.block.x),
+        format_real(
+            static_cast<double>(r.count) / static_cast<double>(first.grid.x * first.block.x), 1),
+        first.block.x / 32, first.block.x, first.grid.x);
+  }
+  s += "\n";
+  s += fmt::format(
+      fmt::runtime(std::string(tr(l,
+                                  "  GPU result  {}\n  Host float64 {}\n  Relative error |result - "
+                                  "reference| / reference = {:.3e} (tolerance {:.0e})\n",
+                                  "  GPU 结果      {}\n  主机 float64  {}\n  相对误差 |结果 - "
+                                  "参考| / 参考 = {:.3e}（容差 {:.0e}）\n"))),
+      format_real(r.result, 7), format_real(r.reference, 7), r.relative_error, r.tolerance);
+  s += "  " +
+       (r.verified ? st.good(std::string(
+                         tr(l, "Verified against the host reference.", "已与主机参考结果核对。")))
+                   : st.bad(std::string(tr(l, "WRONG: the error is above the tolerance.",
+                                           "错误：误差超过容差。")))) +
+       "\n";
+  s += fmt::format(
+      fmt::runtime(std::string(
+          tr(l, "  Kernel time {} ms ({} launch(es)); inputs copied to the device in {} ms\n",
+             "  核函数时间 {} ms（{} 次启动）；输入拷贝到设备用时 {} ms\n"))),
+      format_real(r.kernel_ms, 3), r.launches.size(), format_real(r.h2d_ms, 3));
+  s += emulator_notes(r.run, st, l);
+  return s;
+}
+
+nlohmann::json twonorm_json(const TwoNormResult& r) {
+  nlohmann::json launches = nlohmann::json::array();
+  for (const auto& l : r.launches) {
+    launches.push_back({{"kernel", l.kernel},
+                        {"grid", l.shape.grid.x},
+                        {"block", l.shape.block.x},
+                        {"kernel_ms", l.kernel_ms}});
+  }
+  nlohmann::json j = {{"command", "twonorm"},
+                      {"kernel", r.kernel == TwoNormKernel::course ? "course" : "reduce"},
+                      {"rows", r.rows},
+                      {"cols", r.cols},
+                      {"elements", r.count},
+                      {"seed", r.seed},
+                      {"result", r.result},
+                      {"reference", r.reference},
+                      {"relative_error", r.relative_error},
+                      {"tolerance", r.tolerance},
+                      {"verified", r.verified},
+                      {"kernel_ms", r.kernel_ms},
+                      {"launches", launches}};
+  j.update(backend_json_fields(r.backend, r.device, r.run));
+  return j;
+}
+
+void setup_twonorm(CLI::App& app, GlobalOptions& g) {
+  struct Raw {
+    std::string rows, cols, kernel = "reduce", seed;
+    bool source = false;
+  };
+  auto raw = std::make_shared<Raw>();
+  CLI::App* sub = add_command(
+      app, g, "twonorm", "Two-norm distance of two matrices: the course kernel or a reduction",
+      [raw, &g] {
+        const std::string k = parse_choice("--kernel", raw->kernel, {"course", "reduce"});
+        if (raw->source) {
+          return emit_sources(g, "twonorm",
+                              {k == "course" ? "twonorm_course.cuh" : "twonorm_reduce.cuh"});
+        }
+        if (raw->rows.empty() || raw->cols.empty())
+          throw UsageError("twonorm needs --rows R and --cols C");
+        TwoNormOptions o;
+        o.kernel = k == "course" ? TwoNormKernel::course : TwoNormKernel::reduce;
+        o.rows = parse_int("--rows", raw->rows, 1, INT_MAX);
+        o.cols = parse_int("--cols", raw->cols, 1, INT_MAX);
+        o.seed = pick_seed(raw->seed);
+        if (o.rows > (std::int64_t{1} << 40) / o.cols) {
+          throw UsageError(
+              fmt::format("--rows {} --cols {}: more than 2^40 elements", o.rows, o.cols));
+        }
+        if (o.kernel == TwoNormKernel::course && o.rows * o.cols > kCourseKernelMaxElements) {
+          throw UsageError(
+              fmt::format("--kernel course: {} x {} = {} elements do not fit the kernel's shared "
+                          "buffer of 64*64 = "
+                          "4096 floats (16 KiB); the notes' comment promises (4096,4096), which "
+                          "would need 64 MiB of "
+                          "shared memory where a block gets 48 KiB. Use --kernel reduce",
+                          o.rows, o.cols, o.rows * o.cols));
+        }
+        auto backend = open_backend(g);
+        TwoNormResult r = run_twonorm(o, *backend);
+        emit(g, twonorm_json(r), render_twonorm(r, g.out));
+        if (!r.verified)
+          throw RuntimeFailure("twonorm: the result does not match the host reference");
+      });
+  sub->add_option("--rows", raw->rows, "Rows of the matrices")->type_name("R");
+  sub->add_option("--cols", raw->cols, "Columns of the matrices")->type_name("C");
+  sub->add_option("--kernel", raw->kernel,
+                  "course (the notes' one-block kernel, at most 4096 elements) or reduce (any "
+                  "size; default)")
+      ->type_name("course|reduce");
+  sub->add_option("--seed", raw->seed, "Seed of the random inputs (default: a fresh one, printed)")
+      ->type_name("S");
+  sub->add_flag("--source", raw->source,
+                "Print the CUDA source of the kernel instead of running it");
+}
+
+}  // namespace gpulab

@@ -1,0 +1,313 @@
+// gpulab vecadd (see vecadd.hpp).
+#include "commands/vecadd.hpp"
+
+#include <fmt/format.h>
+
+#include <climits>
+#include <memory>
+#include <set>
+
+#include "calc/launch_limits.hpp"
+#include "core/error.hpp"
+#include "core/parse.hpp"
+#include "core/text.hpp"
+
+namespace gpulab {
+namespace {
+
+constexpr std::int64_t kFullTableUpTo = 64;  // --show auto prints every row up to this N
+constexpr std::int64_t kJsonElementsUpTo = 1024;
+constexpr int kPoison = INT_MIN;  // c before the kernel: an unwritten element shows
+
+VecaddElement element(std::int64_t i, std::int64_t block, const std::vector<int>& a,
+                      const std::vector<int>& b, const std::vector<int>& c) {
+  const auto k = static_cast<std::size_t>(i);
+  return {i, i / block, i % block, a[k], b[k], c[k]};
+}
+
+// 1st, 2nd, 3rd, 4th ... (the notes count blocks and threads from 1).
+std::string ordinal(std::int64_t n, Lang l) {
+  if (l == Lang::zh) return std::to_string(n);
+  const char* suffix = "th";
+  if (n % 100 < 11 || n % 100 > 13) {
+    suffix = n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
+  }
+  return std::to_string(n) + suffix;
+}
+
+}  // namespace
+
+VecaddResult run_vecadd(const VecaddOptions& o, Backend& backend) {
+  VecaddResult r;
+  r.n = o.n;
+  r.block = o.block;
+  r.grid = static_cast<std::int64_t>(
+      calc::blocks_for(static_cast<std::uint64_t>(o.n), static_cast<std::uint64_t>(o.block)));
+  r.seed = o.seed;
+  const LaunchShape shape{{static_cast<std::uint64_t>(r.grid), 1, 1},
+                          {static_cast<std::uint64_t>(o.block), 1, 1}};
+  r.launch = calc::launch_facts(shape.grid, shape.block);
+  r.idle_threads = static_cast<std::int64_t>(r.launch.threads) - o.n;
+  r.find = o.find;
+  if (!r.find && o.n > 21) r.find = 21;  // the notes' example: element 21 of 4 blocks of 8
+
+  const auto n = static_cast<std::size_t>(o.n);
+  require_memory(backend, 3 * n * sizeof(int), "vecadd");
+  std::vector<int> a(n), b(n), c(n, kPoison);
+  for (std::size_t i = 0; i < n; ++i) {
+    a[i] = static_cast<int>(calc::random_bits(o.seed, 2 * i) % 100);
+    b[i] = static_cast<int>(calc::random_bits(o.seed, 2 * i + 1) % 100);
+  }
+  DeviceBuffer<int> da(backend, n), db(backend, n), dc(backend, n);
+  r.h2d_ms = backend.to_device(da.get(), a.data(), da.bytes());
+  r.h2d_ms += backend.to_device(db.get(), b.data(), db.bytes());
+  backend.to_device(dc.get(), c.data(), dc.bytes());
+  r.run = backend.vector_add(shape, da.get(), db.get(), dc.get(), static_cast<int>(o.n));
+  r.kernel_ms = r.run.kernel_ms;
+  r.d2h_ms = backend.to_host(c.data(), dc.get(), dc.bytes());
+  r.kernel_gbs =
+      r.kernel_ms > 0 ? 3.0 * static_cast<double>(n) * sizeof(int) / (r.kernel_ms * 1e6) : 0;
+  r.backend = std::string(backend_name(backend.kind()));
+  r.device = backend.device_name();
+
+  // Verify every element against the host's own sum (exact: integers).
+  for (std::size_t i = 0; i < n; ++i) {
+    if (c[i] != a[i] + b[i]) {
+      if (r.mismatches == 0)
+        r.first_mismatch = element(static_cast<std::int64_t>(i), o.block, a, b, c);
+      ++r.mismatches;
+    }
+  }
+  r.verified = r.mismatches == 0;
+
+  // The table: every row, or the first and last few and those around the highlighted one.
+  const bool all =
+      o.show == ShowMode::all || (o.show == ShowMode::automatic && o.n <= kFullTableUpTo);
+  if (o.show == ShowMode::all || o.n <= kJsonElementsUpTo) {
+    for (std::int64_t i = 0; i < o.n; ++i) r.elements.push_back(element(i, o.block, a, b, c));
+  }
+  if (all) {
+    r.table = r.elements;
+  } else if (o.show == ShowMode::automatic) {
+    std::set<std::int64_t> keep;
+    for (std::int64_t i = 0; i < std::min<std::int64_t>(4, o.n); ++i) keep.insert(i);
+    for (std::int64_t i = std::max<std::int64_t>(0, o.n - 4); i < o.n; ++i) keep.insert(i);
+    if (r.find) {
+      for (std::int64_t i = std::max<std::int64_t>(0, *r.find - 2);
+           i <= std::min<std::int64_t>(o.n - 1, *r.find + 2); ++i) {
+        keep.insert(i);
+      }
+    }
+    for (auto i : keep) r.table.push_back(element(i, o.block, a, b, c));
+    r.elided = true;
+  } else {
+    r.elided = true;
+  }
+  return r;
+}
+
+std::string render_vecadd(const VecaddResult& r, const OutputOptions& out) {
+  Style st(color_enabled(out.color));
+  const Lang l = out.lang;
+  std::string s;
+  s += st.heading(fmt::format(
+           fmt::runtime(std::string(tr(l, "Vector add on {} ({})", "向量加法，运行于 {}（{}）"))),
+           r.backend, r.device)) +
+       "\n";
+  s +=
+      fmt::format(fmt::runtime(std::string(tr(l,
+                                              "  c[i] = a[i] + b[i] for N = {} random integers "
+                                              "(0-99, seed {}), B = {} threads per block\n\n",
+                                              "  c[i] = a[i] + b[i]，N = {} 个随机整数（0-99，种子 "
+                                              "{}），每个线程块 B = {} 个线程\n\n"))),
+                  group_thousands(static_cast<unsigned long long>(r.n)), r.seed, r.block);
+  s += fmt::format(
+      fmt::runtime(std::string(tr(
+          l, "  Grid: ceil(N / B) = (N + B - 1) / B = ({} + {} - 1) / {} = {} / {} = {} blocks\n",
+          "  网格：ceil(N / B) = (N + B - 1) / B = ({} + {} - 1) / {} = {} / {} = {} 个线程块\n"))),
+      r.n, r.block, r.block, r.n + r.block - 1, r.block, st.accent(std::to_string(r.grid)));
+  s += std::string(
+      tr(l, "        (integer division drops the remainder; adding B - 1 first rounds up)\n",
+         "        （整数除法舍去余数；先加 B - 1 就变成向上取整）\n"));
+  if (r.idle_threads == 0) {
+    s += fmt::format(
+        fmt::runtime(std::string(
+            tr(l, "  {} blocks x {} threads = {} threads for {} elements: every thread has one.\n",
+               "  {} 个线程块 x {} 个线程 = {} 个线程，处理 {} 个元素：每个线程正好一个。\n"))),
+        r.grid, r.block, r.launch.threads, r.n);
+  } else {
+    s += fmt::format(
+        fmt::runtime(std::string(tr(
+            l,
+            "  {} blocks x {} threads = {} threads for {} elements: the last block's threads {}-{} "
+            "({} idle threads)\n  compute tid >= N; `if (tid < n)` keeps them from writing past "
+            "the end of c.\n",
+            "  {} 个线程块 x {} 个线程 = {} 个线程，处理 {} 个元素：最后一个线程块的线程 {}-{}"
+            "（{} 个空闲线程）\n  算出的 tid >= N；`if (tid < n)` 防止它们越界写 c。\n"))),
+        r.grid, r.block, r.launch.threads, r.n, r.block - r.idle_threads, r.block - 1,
+        r.idle_threads);
+  }
+  if (r.launch.idle_lanes_per_block > 0) {
+    s += fmt::format(
+        fmt::runtime(std::string(tr(
+            l,
+            "  Warps: a block of {} threads fills {} warp(s) of 32 lanes; {} lanes of each block's "
+            "last warp idle.\n  Blocks of a multiple of 32 threads waste no lanes.\n",
+            "  线程束：{} 个线程的线程块占 {} 个 32 通道的线程束；每个线程块最后一个线程束有 {} 个"
+            "通道空闲。\n  线程数取 32 的倍数就不会浪费通道。\n"))),
+        r.block, r.launch.warps_per_block, r.launch.idle_lanes_per_block);
+  } else {
+    s += fmt::format(
+        fmt::runtime(std::string(tr(l, "  Warps: {} per block, {} in all, no idle lanes.\n",
+                                    "  线程束：每个线程块 {} 个，共 {} 个，没有空闲通道。\n"))),
+        r.launch.warps_per_block, r.launch.warps);
+  }
+  s += "\n";
+
+  if (!r.table.empty()) {
+    Table t({"index", "block", "thread", "a", "b", "c"});
+    long highlight = -1;
+    std::int64_t previous = -1;
+    for (const auto& e : r.table) {
+      if (previous >= 0 && e.index != previous + 1) t.add_ellipsis();
+      if (r.find && e.index == *r.find) highlight = static_cast<long>(t.rows());
+      t.add_row({std::to_string(e.index), std::to_string(e.block), std::to_string(e.thread),
+                 std::to_string(e.a), std::to_string(e.b),
+                 e.c == kPoison ? std::string("(unwritten)") : std::to_string(e.c)});
+      previous = e.index;
+    }
+    if (previous >= 0 && previous != r.n - 1) t.add_ellipsis();
+    s += t.render(st, 2, highlight);
+    s += "\n";
+  }
+  if (r.find) {
+    const std::int64_t f = *r.find;
+    const std::int64_t blk = f / r.block, thr = f % r.block;
+    s += fmt::format(
+        fmt::runtime(std::string(
+            tr(l, "  Element {}: tid = blockIdx.x * blockDim.x + threadIdx.x = {} * {} + {} = {}\n",
+               "  元素 {}：tid = blockIdx.x * blockDim.x + threadIdx.x = {} * {} + {} = {}\n"))),
+        f, blk, r.block, thr, st.accent(std::to_string(f)));
+    s += fmt::format(
+        fmt::runtime(std::string(
+            tr(l,
+               "    block {} and thread {} counting from 0 (the {} block's {} thread counting from "
+               "1):\n"
+               "    {} blocks of {} threads come before it.\n",
+               "    从 0 数是线程块 {}、线程 {}（从 1 数是第 {} 个线程块的第 {} 个线程）：\n"
+               "    它前面有 {} 个 {} 线程的线程块。\n"))),
+        blk, thr, ordinal(blk + 1, l), ordinal(thr + 1, l), blk, r.block);
+  }
+  if (r.verified) {
+    s += "  " +
+         st.good(fmt::format(fmt::runtime(std::string(
+                                 tr(l, "Verified: all {} elements equal the host's a[i] + b[i].",
+                                    "已验证：全部 {} 个元素都等于主机算出的 a[i] + b[i]。"))),
+                             group_thousands(static_cast<unsigned long long>(r.n)))) +
+         "\n";
+  } else {
+    const auto& m = *r.first_mismatch;
+    s += "  " +
+         st.bad(fmt::format(
+             "WRONG: {} of {} elements differ; first: c[{}] = {}, expected {} + {} = {}",
+             r.mismatches, r.n, m.index, m.c, m.a, m.b, m.a + m.b)) +
+         "\n";
+  }
+  if (r.elided || r.n > kFullTableUpTo) {
+    const double bytes = 3.0 * static_cast<double>(r.n) * sizeof(int);
+    s += fmt::format(
+        fmt::runtime(
+            std::string(tr(l,
+                           "  Times: host->device {} ms, kernel {} ms, device->host {} ms\n"
+                           "  Kernel bandwidth: 3 arrays x {} x 4 bytes = {} in {} ms = {} GB/s\n",
+                           "  时间：主机->设备 {} ms，核函数 {} ms，设备->主机 {} ms\n"
+                           "  核函数带宽：3 个数组 x {} x 4 字节 = {}，用时 {} ms = {} GB/s\n"))),
+        format_real(r.h2d_ms, 3), format_real(r.kernel_ms, 3), format_real(r.d2h_ms, 3),
+        group_thousands(static_cast<unsigned long long>(r.n)), format_bytes(bytes),
+        format_real(r.kernel_ms, 3), format_real(r.kernel_gbs, 1));
+    if (r.backend == "cpu-emulator") {
+      s += std::string(tr(l, "  (emulator times are CPU times; they say nothing about a GPU)\n",
+                          "  （模拟器的时间是 CPU 时间，不代表 GPU）\n"));
+    }
+  }
+  s += emulator_notes(r.run, st, l);
+  return s;
+}
+
+nlohmann::json vecadd_json(const VecaddResult& r) {
+  nlohmann::json j = {
+      {"command", "vecadd"},
+      {"n", r.n},
+      {"block", r.block},
+      {"grid", r.grid},
+      {"seed", r.seed},
+      {"threads", r.launch.threads},
+      {"idle_threads", r.idle_threads},
+      {"warps_per_block", r.launch.warps_per_block},
+      {"idle_lanes_per_block", r.launch.idle_lanes_per_block},
+      {"verified", r.verified},
+      {"mismatches", r.mismatches},
+      {"times_ms",
+       {{"host_to_device", r.h2d_ms}, {"kernel", r.kernel_ms}, {"device_to_host", r.d2h_ms}}},
+      {"kernel_bandwidth_gbs", r.kernel_gbs}};
+  j.update(backend_json_fields(r.backend, r.device, r.run));
+  if (r.find) {
+    j["find"] = {{"index", *r.find}, {"block", *r.find / r.block}, {"thread", *r.find % r.block}};
+  }
+  if (!r.elements.empty()) {
+    nlohmann::json elements = nlohmann::json::array();
+    for (const auto& e : r.elements) {
+      elements.push_back({{"index", e.index},
+                          {"block", e.block},
+                          {"thread", e.thread},
+                          {"a", e.a},
+                          {"b", e.b},
+                          {"c", e.c}});
+    }
+    j["elements"] = std::move(elements);
+  }
+  return j;
+}
+
+void setup_vecadd(CLI::App& app, GlobalOptions& g) {
+  struct Raw {
+    std::string n, block = "256", seed, find, show = "auto";
+    bool source = false;
+  };
+  auto raw = std::make_shared<Raw>();
+  CLI::App* sub = add_command(
+      app, g, "vecadd", "Integer vector add: grid size, indices, the guard, verified", [raw, &g] {
+        if (raw->source) return emit_sources(g, "vecadd", {"vecadd.cuh"});
+        if (raw->n.empty()) throw UsageError("vecadd needs --n N (how many elements)");
+        VecaddOptions o;
+        o.n = parse_int("--n", raw->n, 1, INT_MAX,
+                        "the kernel indexes elements with an int, as in the notes");
+        o.block = parse_int("--block", raw->block, 1,
+                            static_cast<std::int64_t>(limits::kMaxThreadsPerBlock),
+                            limits::kWhyThreadsPerBlock);
+        o.seed = pick_seed(raw->seed);
+        if (!raw->find.empty()) {
+          o.find = parse_int("--find", raw->find, 0, o.n - 1,
+                             fmt::format("an element index of the {} elements", o.n));
+        }
+        o.show = parse_show(raw->show);
+        auto backend = open_backend(g);
+        VecaddResult r = run_vecadd(o, *backend);
+        emit(g, vecadd_json(r), render_vecadd(r, g.out));
+        if (!r.verified)
+          throw RuntimeFailure("vecadd: the result does not match the host reference");
+      });
+  sub->add_option("--n", raw->n, "Number of elements, 1 to 2147483647")->type_name("N");
+  sub->add_option("--block", raw->block, "Threads per block, 1 to 1024 (default 256)")
+      ->type_name("B");
+  sub->add_option("--seed", raw->seed, "Seed of the random inputs (default: a fresh one, printed)")
+      ->type_name("S");
+  sub->add_option("--find", raw->find, "Element to explain (default 21, the notes' example)")
+      ->type_name("I");
+  sub->add_option("--show", raw->show, "Table rows: auto (all up to 64), all, none")
+      ->type_name("auto|all|none");
+  sub->add_flag("--source", raw->source,
+                "Print the CUDA source of the kernel instead of running it");
+}
+
+}  // namespace gpulab

@@ -1,0 +1,241 @@
+// gpulab warp-hiding (see warp_hiding.hpp).
+#include "commands/warp_hiding.hpp"
+
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "calc/gpu_specs.hpp"
+#include "calc/launch_limits.hpp"
+#include "core/error.hpp"
+#include "core/parse.hpp"
+#include "core/text.hpp"
+
+namespace gpulab {
+
+WarpHidingResult run_warp_hiding(const WarpHidingOptions& o) {
+  WarpHidingResult r;
+  if (o.latency_inputs) {
+    const auto& in = *o.latency_inputs;
+    r.latency = calc::warps_to_hide_latency(in.latency_cycles, in.ops, in.cycles_per_op);
+  }
+  if (o.blocks_per_sm) {
+    r.resident = calc::warps_on_sm(*o.blocks_per_sm, *o.threads_per_block);
+    if (!o.model.empty()) {
+      const calc::GpuModel* m = calc::find_model(o.model);
+      SmLimits lim;
+      lim.device = std::string(m->name);
+      lim.max_warps = m->max_warps_per_sm;
+      lim.max_blocks = m->max_blocks_per_sm;
+      lim.max_threads = m->max_threads_per_sm;
+      lim.fits_warps = r.resident->warps <= lim.max_warps;
+      lim.fits_blocks = r.resident->blocks <= lim.max_blocks;
+      lim.fits_threads = r.resident->threads <= lim.max_threads;
+      r.limits = lim;
+    }
+  }
+  return r;
+}
+
+std::string render_warp_hiding(const WarpHidingResult& r, const OutputOptions& out) {
+  Style st(color_enabled(out.color));
+  const Lang l = out.lang;
+  std::string s;
+  if (r.latency) {
+    const auto& x = *r.latency;
+    s += st.heading(std::string(
+             tr(l, "Warps needed to hide a memory latency", "隐藏访存延迟所需的线程束数"))) +
+         "\n";
+    s += fmt::format(
+        fmt::runtime(std::string(tr(
+            l,
+            "  Each warp has K = {} independent operations of C = {} cycles: K x C = {} x {} = {} "
+            "cycles of work\n  that the SM can issue while another warp waits for memory.\n",
+            "  每个线程束有 K = {} 条相互独立的运算，每条 C = {} 个周期：K x C = {} x {} = {} "
+            "个周期的工作，\n"
+            "  可以在别的线程束等待内存时发射。\n"))),
+        x.ops, x.cycles_per_op, x.ops, x.cycles_per_op, x.work_cycles);
+    s += fmt::format(
+        fmt::runtime(std::string(tr(
+            l, "  A memory access takes L = {} cycles: L / (K x C) = {} / {} = {} -> ceil = {}\n",
+            "  一次访存需要 L = {} 个周期：L / (K x C) = {} / {} = {} -> 向上取整 = {}\n"))),
+        x.latency_cycles, x.latency_cycles, x.work_cycles, format_real(x.ratio, 3),
+        st.accent(std::to_string(x.warps_needed)));
+    s += fmt::format(fmt::runtime(std::string(tr(l,
+                                                 "  So {} warps keep the SM busy through the wait; "
+                                                 "{} warps would cover only {} x {} = {} "
+                                                 "of the {} cycles.\n",
+                                                 "  所以 {} 个线程束能让 SM 在等待期间一直忙碌；{} "
+                                                 "个线程束只能覆盖 {} x {} = {} 个周期，"
+                                                 "不足 {} 个周期。\n"))),
+                     x.warps_needed, x.warps_needed - 1, x.warps_needed - 1, x.work_cycles,
+                     (x.warps_needed - 1) * x.work_cycles, x.latency_cycles);
+    s += std::string(tr(
+        l,
+        "  (A model: it counts one warp's work per access and assumes free warp "
+        "switches, as GPUs have.)\n",
+        "  （这是模型：每次访存只计一个线程束的工作，并假设线程束切换零开销，GPU 正是如此。）\n"));
+    if (r.resident) s += "\n";
+  }
+  if (r.resident) {
+    const auto& w = *r.resident;
+    s += st.heading(std::string(tr(l, "Warps resident on an SM", "一个 SM 上驻留的线程束"))) + "\n";
+    if (w.idle_lanes_per_block == 0) {
+      s += fmt::format(
+          fmt::runtime(std::string(tr(l, "  A block of {} threads is {} / 32 = {} warps.\n",
+                                      "  一个 {} 线程的线程块是 {} / 32 = {} 个线程束。\n"))),
+          w.threads_per_block, w.threads_per_block, w.warps_per_block);
+    } else {
+      s += fmt::format(
+          fmt::runtime(std::string(tr(
+              l,
+              "  A block of {} threads is ceil({} / 32) = {} warps; the last warp has {} idle "
+              "lanes "
+              "(warps are always 32 wide).\n",
+              "  一个 {} 线程的线程块是 ceil({} / 32) = {} 个线程束；最后一个线程束有 {} 个空闲通道"
+              "（线程束总是 32 宽）。\n"))),
+          w.threads_per_block, w.threads_per_block, w.warps_per_block, w.idle_lanes_per_block);
+    }
+    s += fmt::format(fmt::runtime(std::string(tr(
+                         l, "  {} blocks x {} warps = {} warps ({} threads) on the SM.\n",
+                         "  {} 个线程块 x {} 个线程束 = {} 个线程束（{} 个线程）在该 SM 上。\n"))),
+                     w.blocks, w.warps_per_block, st.accent(std::to_string(w.warps)), w.threads);
+    if (r.limits) {
+      const auto& m = *r.limits;
+      s += fmt::format(fmt::runtime(std::string(
+                           tr(l, "  {} allows per SM: {} warps ({} threads), {} blocks.\n",
+                              "  {} 每个 SM 最多：{} 个线程束（{} 个线程），{} 个线程块。\n"))),
+                       m.device, m.max_warps, m.max_threads, m.max_blocks);
+      if (m.fits_warps && m.fits_blocks && m.fits_threads) {
+        s += "  " +
+             st.good(fmt::format(
+                 fmt::runtime(std::string(tr(l, "It fits: {} of {} warp slots used ({}%).",
+                                             "可以容纳：使用了 {} / {} 个线程束槽位（{}%）。"))),
+                 w.warps, m.max_warps,
+                 format_real(100.0 * static_cast<double>(w.warps) / m.max_warps, 1))) +
+             "\n";
+      } else {
+        std::string why;
+        if (!m.fits_warps) why += fmt::format(" {} > {} warps;", w.warps, m.max_warps);
+        if (!m.fits_blocks) why += fmt::format(" {} > {} blocks;", w.blocks, m.max_blocks);
+        if (!m.fits_threads) why += fmt::format(" {} > {} threads;", w.threads, m.max_threads);
+        why.pop_back();
+        s += "  " +
+             st.bad(fmt::format(fmt::runtime(std::string(
+                                    tr(l,
+                                       "It does not fit:{}. The SM holds fewer blocks at once; the "
+                                       "rest wait for a free slot.",
+                                       "放不下：{}。SM 同时只能容纳较少的线程块，其余等待空位。"))),
+                                why)) +
+             "\n";
+      }
+    }
+    s += std::string(
+        tr(l,
+           "  Resident is not running: each warp scheduler issues one warp's instruction "
+           "per cycle;\n  the others wait, which is how the SM hides latency.\n",
+           "  驻留不等于同时执行：每个线程束调度器每个周期发射一个线程束的指令；\n"
+           "  其余线程束等待，SM 正是这样隐藏延迟的。\n"));
+  }
+  return s;
+}
+
+nlohmann::json warp_hiding_json(const WarpHidingResult& r) {
+  nlohmann::json j = {{"command", "warp-hiding"}};
+  if (r.latency) {
+    const auto& x = *r.latency;
+    j["latency"] = {{"latency_cycles", x.latency_cycles},
+                    {"ops", x.ops},
+                    {"cycles_per_op", x.cycles_per_op},
+                    {"work_cycles", x.work_cycles},
+                    {"ratio", x.ratio},
+                    {"warps_needed", x.warps_needed}};
+    j["warps_needed"] = x.warps_needed;
+  }
+  if (r.resident) {
+    const auto& w = *r.resident;
+    j["resident"] = {{"blocks_per_sm", w.blocks},
+                     {"threads_per_block", w.threads_per_block},
+                     {"warps_per_block", w.warps_per_block},
+                     {"idle_lanes_per_block", w.idle_lanes_per_block},
+                     {"threads", w.threads},
+                     {"warps", w.warps}};
+    j["warps"] = w.warps;
+    if (r.limits) {
+      const auto& m = *r.limits;
+      j["resident"]["limits"] = {{"device", m.device},
+                                 {"max_warps_per_sm", m.max_warps},
+                                 {"max_blocks_per_sm", m.max_blocks},
+                                 {"max_threads_per_sm", m.max_threads},
+                                 {"fits", m.fits_warps && m.fits_blocks && m.fits_threads}};
+    }
+  }
+  return j;
+}
+
+void setup_warp_hiding(CLI::App& app, GlobalOptions& g) {
+  struct Raw {
+    std::string latency, ops, cycles, blocks, threads, model;
+  };
+  auto raw = std::make_shared<Raw>();
+  CLI::App* sub = add_command(
+      app, g, "warp-hiding", "Warps needed to hide a memory latency; warps resident on an SM",
+      [raw, &g] {
+        WarpHidingOptions o;
+        const bool any_latency = !raw->latency.empty() || !raw->ops.empty() || !raw->cycles.empty();
+        const bool any_resident = !raw->blocks.empty() || !raw->threads.empty();
+        if (!any_latency && !any_resident) {
+          throw UsageError(
+              "warp-hiding needs --latency L --ops K --cycles-per-op C, or --blocks-per-sm B "
+              "--threads-per-block T (or both)");
+        }
+        if (any_latency) {
+          if (raw->latency.empty() || raw->ops.empty() || raw->cycles.empty()) {
+            throw UsageError("--latency, --ops and --cycles-per-op go together: give all three");
+          }
+          calc::LatencyHiding in;
+          in.latency_cycles = parse_int("--latency", raw->latency, 1, 1'000'000, "cycles");
+          in.ops = parse_int("--ops", raw->ops, 1, 1'000'000, "independent operations per warp");
+          in.cycles_per_op = parse_int("--cycles-per-op", raw->cycles, 1, 10'000);
+          o.latency_inputs = in;
+        }
+        if (any_resident) {
+          if (raw->blocks.empty() || raw->threads.empty()) {
+            throw UsageError("--blocks-per-sm and --threads-per-block go together: give both");
+          }
+          o.blocks_per_sm = parse_int("--blocks-per-sm", raw->blocks, 1, 1024);
+          o.threads_per_block = parse_int("--threads-per-block", raw->threads, 1,
+                                          static_cast<std::int64_t>(limits::kMaxThreadsPerBlock),
+                                          limits::kWhyThreadsPerBlock);
+        } else if (!raw->model.empty()) {
+          throw UsageError("--model checks --blocks-per-sm and --threads-per-block: give them too");
+        }
+        if (!raw->model.empty()) {
+          if (calc::find_model(raw->model) == nullptr) {
+            std::vector<std::string> names;
+            for (const auto& m : calc::gpu_models()) names.emplace_back(m.aliases.front());
+            bad_value("--model", raw->model,
+                      fmt::format("unknown GPU; known: {}", fmt::join(names, ", ")));
+          }
+          o.model = raw->model;
+        }
+        WarpHidingResult r = run_warp_hiding(o);
+        emit(g, warp_hiding_json(r), render_warp_hiding(r, g.out));
+      });
+  sub->add_option("--latency", raw->latency, "Cycles one global-memory access takes (e.g. 200)")
+      ->type_name("L");
+  sub->add_option("--ops", raw->ops,
+                  "Independent arithmetic operations per warp per access (e.g. 4)")
+      ->type_name("K");
+  sub->add_option("--cycles-per-op", raw->cycles, "Cycles each operation takes (e.g. 4)")
+      ->type_name("C");
+  sub->add_option("--blocks-per-sm", raw->blocks, "Blocks assigned to one SM (e.g. 3)")
+      ->type_name("B");
+  sub->add_option("--threads-per-block", raw->threads, "Threads in each block (e.g. 256)")
+      ->type_name("T");
+  sub->add_option("--model", raw->model,
+                  "Check the SM's limits on this GPU's spec sheet (e.g. G80)")
+      ->type_name("NAME");
+}
+
+}  // namespace gpulab
