@@ -76,16 +76,16 @@ std::string render_hello(const HelloResult& r, const OutputOptions& out) {
   for (const auto& line : r.lines) s += "  " + st.code(line) + "\n";
   s += "\n";
   s += std::string(tr(l,
-                      "  __global__ void hello_kernel()  a kernel: the CPU launches it, the GPU "
+                      "  __global__ void hello_kernel()    a kernel: the CPU launches it, the GPU "
                       "runs it, once per thread.\n",
-                      "  __global__ void hello_kernel()  核函数：由 CPU 启动、在 GPU "
+                      "  __global__ void hello_kernel()    核函数：由 CPU 启动、在 GPU "
                       "上执行，每个线程执行一次。\n"));
-  s += fmt::format(fmt::runtime(std::string(tr(l,
-                                               "  hello_kernel<<<{}, {}>>>()        {} block(s) x "
-                                               "{} thread(s) = {} threads, so {} lines.\n",
-                                               "  hello_kernel<<<{}, {}>>>()        {} 个线程块 x "
-                                               "{} 个线程 = {} 个线程，所以有 {} 行。\n"))),
-                   r.blocks, r.threads, r.blocks, r.threads, r.launch.threads, r.launch.threads);
+  // The launch's text grows with its numbers: pad it to the column of the other lines.
+  s += "  " + pad_right(fmt::format("hello_kernel<<<{}, {}>>>()", r.blocks, r.threads), 34) +
+       fmt::format(
+           fmt::runtime(std::string(tr(l, "{} block(s) x {} thread(s) = {} threads, so {} lines.\n",
+                                       "{} 个线程块 x {} 个线程 = {} 个线程，所以有 {} 行。\n"))),
+           r.blocks, r.threads, r.launch.threads, r.launch.threads);
   s += std::string(tr(l,
                       "  cudaDeviceSynchronize()           the launch returns at once, before the "
                       "GPU has run anything;\n"

@@ -104,8 +104,8 @@ double EventTimer::stop_ms() {
   return ms;
 }
 
-void check_launch() {
-  check(cudaPeekAtLastError(), "kernel launch");
-}
+// cudaGetLastError, not Peek: a bad configuration is not sticky, and must not be reported again
+// by the next launch.
+void check_launch() { check(cudaGetLastError(), "kernel launch"); }
 
 }  // namespace gpulab::cuda

@@ -40,7 +40,7 @@ class EventTimer {
   void* stop_ = nullptr;
 };
 
-// Right after a kernel launch: the launch's own error (cudaPeekAtLastError), e.g. a bad
+// Right after a kernel launch: the launch's own error (cudaGetLastError), e.g. a bad
 // configuration, before the launch is timed or waited for.
 void check_launch();
 

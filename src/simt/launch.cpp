@@ -63,7 +63,9 @@ std::map<std::uintptr_t, std::size_t>& allocations() {
 // The limits are CUDA's rules, shared with the commands that teach them (calc/launch_limits).
 void check_config(dim3 grid, dim3 block) {
   if (auto why = limits::check_launch({grid.x, grid.y, grid.z}, {block.x, block.y, block.z})) {
-    throw CudaError("cudaErrorInvalidConfiguration", "invalid launch configuration: " + *why);
+    // CUDA 13 reports bad launch dimensions as cudaErrorInvalidValue (checked on an H100; CUDA 12
+    // and older said cudaErrorInvalidConfiguration).
+    throw CudaError("cudaErrorInvalidValue", "invalid launch configuration: " + *why);
   }
 }
 

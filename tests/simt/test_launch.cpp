@@ -34,37 +34,37 @@ std::string error_name_of(dim3 grid, dim3 block, std::size_t shared = 0) {
 TEST_CASE("threads per block: 1024 fit, 1025 do not", "[simt][limits]") {
   CHECK(error_name_of(1, 1024) == "ok");
   CHECK(error_name_of(1, dim3(32, 32, 1)) == "ok");
-  CHECK(error_name_of(1, 1025) == "cudaErrorInvalidConfiguration");
-  CHECK(error_name_of(1, dim3(32, 32, 2)) == "cudaErrorInvalidConfiguration");
-  CHECK(error_name_of(1, dim3(2, 513, 1)) == "cudaErrorInvalidConfiguration");
+  CHECK(error_name_of(1, 1025) == "cudaErrorInvalidValue");
+  CHECK(error_name_of(1, dim3(32, 32, 2)) == "cudaErrorInvalidValue");
+  CHECK(error_name_of(1, dim3(2, 513, 1)) == "cudaErrorInvalidValue");
 }
 
 TEST_CASE("block dimensions: at most (1024, 1024, 64)", "[simt][limits]") {
   CHECK(error_name_of(1, dim3(1, 1, 64)) == "ok");
-  CHECK(error_name_of(1, dim3(1, 1, 65)) == "cudaErrorInvalidConfiguration");
+  CHECK(error_name_of(1, dim3(1, 1, 65)) == "cudaErrorInvalidValue");
   CHECK(error_name_of(1, dim3(1, 1024, 1)) == "ok");
-  CHECK(error_name_of(1, dim3(1, 1025, 1)) == "cudaErrorInvalidConfiguration");
+  CHECK(error_name_of(1, dim3(1, 1025, 1)) == "cudaErrorInvalidValue");
   CHECK(error_name_of(1, dim3(1024, 1, 1)) == "ok");
-  CHECK(error_name_of(1, dim3(1025, 1, 1)) == "cudaErrorInvalidConfiguration");
+  CHECK(error_name_of(1, dim3(1025, 1, 1)) == "cudaErrorInvalidValue");
 }
 
 TEST_CASE("grid dimensions: at most (2^31-1, 65535, 65535)", "[simt][limits]") {
   CHECK(error_name_of(dim3(2147483647u, 1, 1), 1) == "ok");
-  CHECK(error_name_of(dim3(2147483648u, 1, 1), 1) == "cudaErrorInvalidConfiguration");
+  CHECK(error_name_of(dim3(2147483648u, 1, 1), 1) == "cudaErrorInvalidValue");
   CHECK(error_name_of(dim3(1, 65535, 1), 1) == "ok");
-  CHECK(error_name_of(dim3(1, 65536, 1), 1) == "cudaErrorInvalidConfiguration");
+  CHECK(error_name_of(dim3(1, 65536, 1), 1) == "cudaErrorInvalidValue");
   CHECK(error_name_of(dim3(1, 1, 65535), 1) == "ok");
-  CHECK(error_name_of(dim3(1, 1, 65536), 1) == "cudaErrorInvalidConfiguration");
+  CHECK(error_name_of(dim3(1, 1, 65536), 1) == "cudaErrorInvalidValue");
   CHECK(error_name_of(dim3(2147483647u, 65535, 65535), dim3(1024, 1, 1)) == "ok");
 }
 
 TEST_CASE("zero dimensions fail", "[simt][limits]") {
-  CHECK(error_name_of(0, 32) == "cudaErrorInvalidConfiguration");
-  CHECK(error_name_of(dim3(1, 0, 1), 32) == "cudaErrorInvalidConfiguration");
-  CHECK(error_name_of(dim3(1, 1, 0), 32) == "cudaErrorInvalidConfiguration");
-  CHECK(error_name_of(1, 0) == "cudaErrorInvalidConfiguration");
-  CHECK(error_name_of(1, dim3(32, 0, 1)) == "cudaErrorInvalidConfiguration");
-  CHECK(error_name_of(1, dim3(32, 1, 0)) == "cudaErrorInvalidConfiguration");
+  CHECK(error_name_of(0, 32) == "cudaErrorInvalidValue");
+  CHECK(error_name_of(dim3(1, 0, 1), 32) == "cudaErrorInvalidValue");
+  CHECK(error_name_of(dim3(1, 1, 0), 32) == "cudaErrorInvalidValue");
+  CHECK(error_name_of(1, 0) == "cudaErrorInvalidValue");
+  CHECK(error_name_of(1, dim3(32, 0, 1)) == "cudaErrorInvalidValue");
+  CHECK(error_name_of(1, dim3(32, 1, 0)) == "cudaErrorInvalidValue");
 }
 
 TEST_CASE("shared memory: 48 KiB fit, one byte more does not", "[simt][limits]") {
@@ -103,7 +103,7 @@ TEST_CASE("a rejected launch runs nothing", "[simt][limits]") {
     gpulab::simt::launch(k::order_kernel, 4, 1025, 0, {}, order.get(), counter.get());
     FAIL("no error");
   } catch (const CudaError& e) {
-    CHECK(e.error_name() == "cudaErrorInvalidConfiguration");
+    CHECK(e.error_name() == "cudaErrorInvalidValue");
     CHECK_THAT(e.what(), Catch::Contains("1025"));
   }
   CHECK(counter[0] == 0);
