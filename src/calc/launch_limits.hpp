@@ -15,7 +15,7 @@ inline constexpr std::uint64_t kDefaultSharedPerBlock = 48 * 1024;
 
 // Why each limit exists, in one clause, for error messages.
 inline constexpr const char* kWhyThreadsPerBlock =
-    "a block runs on one SM, which holds at most 1024 threads of one block";
+    "all threads of a block live on one SM at once, and CUDA caps a block at 1024 of them";
 inline constexpr const char* kWhyBlockDims =
     "CUDA limits a block to (1024, 1024, 64) threads along x, y, z";
 inline constexpr const char* kWhyGridDims =

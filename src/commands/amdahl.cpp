@@ -52,9 +52,10 @@ std::string render_amdahl(const AmdahlResult& r, const OutputOptions& out) {
            std::string(tr(l, "efficiency", "效率")),
            std::string(tr(l, "Gustafson", "古斯塔夫森"))});
   for (const auto& row : r.rows) {
-    t.add_row({group_thousands(static_cast<unsigned long long>(row.n)), num(row.speedup),
+    t.add_row({group_thousands(static_cast<unsigned long long>(row.n)),
+               fmt::format("{:.2f}", row.speedup),
                fmt::format("1 / ({}/{} + {})", frac(r.p), row.n, frac(serial)),
-               fmt::format("{}%", format_real(row.efficiency * 100, 1)), num(row.gustafson)});
+               fmt::format("{}%", format_real(row.efficiency * 100, 3)), num(row.gustafson)});
   }
   s += t.render(st);
   s += "\n";

@@ -101,7 +101,7 @@ TEST_CASE("vecadd: bad values", "[cli][vecadd]") {
   check_usage_error({"vecadd", "--n", "2147483648"}, "--n 2147483648");
   check_usage_error({"vecadd", "--n", "32", "--block", "0"}, "--block 0");
   check_usage_error({"vecadd", "--n", "32", "--block", "1025"},
-                    "--block 1025: must be between 1 and 1024 (a block runs on one SM");
+                    "--block 1025: must be between 1 and 1024 (all threads of a block live on one SM");
   check_usage_error({"vecadd", "--n", "32", "--find", "32"}, "--find 32: must be between 0 and 31");
   check_usage_error({"vecadd", "--n", "32", "--show", "most"}, "--show most");
   check_usage_error({"vecadd", "--n", "32", "--seed", "-1"}, "--seed -1");
