@@ -28,12 +28,6 @@ namespace {
 
 static_assert(kDynamicSharedCapacity == kMaxSharedPerBlockOptin);
 
-std::string dims(dim3 d) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "(%u, %u, %u)", d.x, d.y, d.z);
-  return buf;
-}
-
 std::string kib(std::uint64_t bytes) {
   if (bytes % 1024 == 0) return std::to_string(bytes / 1024) + " KiB";
   char buf[32];
