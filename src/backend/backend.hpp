@@ -44,6 +44,12 @@ struct EmulatorSettings {
   unsigned workers = 0;                       // 0: one per CPU core
 };
 
+// What a bandwidth benchmark needs to know about the device; 0 where it is not known.
+struct DeviceFacts {
+  int sm_count = 0;            // streaming multiprocessors (0 on the emulator)
+  double theoretical_gbs = 0;  // 2 * memory clock * bus width / 8, in GB/s (10^9 bytes)
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -58,6 +64,8 @@ class Backend {
   virtual double device_copy(void* dst, const void* src, std::size_t bytes) = 0;
   // Bytes of device memory free now (host memory on the emulator).
   virtual std::size_t free_memory() const = 0;
+  // SM count and theoretical memory bandwidth (all 0 on the emulator: not known).
+  virtual DeviceFacts device_facts() const { return {}; }
 
   // The kernels of src/kernels/, one method each; implemented once in launchers.inl.
   virtual KernelRun hello(const LaunchShape& s) = 0;

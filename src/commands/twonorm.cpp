@@ -18,6 +18,19 @@ namespace {
 
 constexpr std::uint64_t kReduceBlock = 256;        // TWO_NORM_BLOCK in twonorm_reduce.cuh
 constexpr std::uint64_t kMaxPartialBlocks = 1024;  // the grid-stride loop covers the rest
+constexpr std::uint64_t kBlocksPerSm = 8;  // on a GPU: 8 blocks of 256 fill an SM's 2048 threads
+
+// Blocks of the first launch: on a GPU, enough to fill every SM (each thread loads float4s, so a
+// block covers 4 * 256 elements per pass); on the emulator, at most 1024.
+std::uint64_t partial_blocks(std::int64_t count, Backend& backend) {
+  const auto n = static_cast<std::uint64_t>(count);
+  const int sms = backend.device_facts().sm_count;
+  if (sms > 0) {
+    return std::max<std::uint64_t>(1, std::min(calc::blocks_for(n, 4 * kReduceBlock),
+                                               kBlocksPerSm * static_cast<std::uint64_t>(sms)));
+  }
+  return std::min(calc::blocks_for(n, kReduceBlock), kMaxPartialBlocks);
+}
 
 }  // namespace
 
@@ -60,8 +73,7 @@ TwoNormResult run_twonorm(const TwoNormOptions& o, Backend& backend) {
     // Serial float sums over up to 4096 elements: rounding grows with the count.
     r.tolerance = 1e-4;
   } else {
-    const std::uint64_t blocks = std::min(
-        calc::blocks_for(static_cast<std::uint64_t>(r.count), kReduceBlock), kMaxPartialBlocks);
+    const std::uint64_t blocks = partial_blocks(r.count, backend);
     DeviceBuffer<double> partials(backend, blocks), result(backend, 1);
     const double poison = NAN;
     backend.to_device(result.get(), &poison, sizeof poison);
@@ -76,6 +88,21 @@ TwoNormResult run_twonorm(const TwoNormOptions& o, Backend& backend) {
       r.run.emulator->blocks_on_fibers += one.emulator->blocks_on_fibers;
       r.run.emulator->races.insert(r.run.emulator->races.begin(), one.emulator->races.begin(),
                                    one.emulator->races.end());
+    }
+    if (o.bench_reps) {
+      // Both launches again and again; the partials and the result are rewritten the same.
+      r.bench = run_bench(
+          backend, *o.bench_reps, 2.0 * static_cast<double>(n) * sizeof(float),
+          2 * n * sizeof(float), [&] {
+            double ms =
+                backend.two_norm_partials(first, da.get(), db.get(), partials.get(), r.count)
+                    .kernel_ms;
+            ms +=
+                backend
+                    .two_norm_finish(second, partials.get(), static_cast<int>(blocks), result.get())
+                    .kernel_ms;
+            return ms;
+          });
     }
     double value = 0;
     backend.to_host(&value, result.get(), sizeof value);
@@ -188,6 +215,7 @@ std::string render_twonorm(const TwoNormResult& r, const OutputOptions& out) {
           tr(l, "  Kernel time {} ms ({} launch(es)); inputs copied to the device in {} ms\n",
              "  核函数时间 {} ms（{} 次启动）；输入拷贝到设备用时 {} ms\n"))),
       format_real(r.kernel_ms, 3), r.launches.size(), format_real(r.h2d_ms, 3));
+  if (r.bench) s += render_bench(*r.bench, st, l);
   s += emulator_notes(r.run, st, l);
   return s;
 }
@@ -214,6 +242,7 @@ nlohmann::json twonorm_json(const TwoNormResult& r) {
                       {"kernel_ms", r.kernel_ms},
                       {"launches", launches}};
   j.update(backend_json_fields(r.backend, r.device, r.run));
+  if (r.bench) j["bench"] = bench_json(*r.bench);
   return j;
 }
 
@@ -221,6 +250,7 @@ void setup_twonorm(CLI::App& app, GlobalOptions& g) {
   struct Raw {
     std::string rows, cols, kernel = "reduce", seed;
     bool source = false;
+    BenchRaw bench;
   };
   auto raw = std::make_shared<Raw>();
   CLI::App* sub = add_command(
@@ -251,6 +281,12 @@ void setup_twonorm(CLI::App& app, GlobalOptions& g) {
                           "shared memory where a block gets 48 KiB. Use --kernel reduce",
                           o.rows, o.cols, o.rows * o.cols));
         }
+        const int reps = parse_bench_reps(raw->bench);
+        if (raw->bench.bench) {
+          if (o.kernel == TwoNormKernel::course)
+            throw UsageError("--bench measures --kernel reduce; the course kernel is one block");
+          o.bench_reps = reps;
+        }
         auto backend = open_backend(g);
         TwoNormResult r = run_twonorm(o, *backend);
         emit(g, twonorm_json(r), render_twonorm(r, g.out));
@@ -265,6 +301,7 @@ void setup_twonorm(CLI::App& app, GlobalOptions& g) {
       ->type_name("course|reduce");
   sub->add_option("--seed", raw->seed, "Seed of the random inputs (default: a fresh one, printed)")
       ->type_name("S");
+  add_bench_options(sub, raw->bench);
   sub->add_flag("--source", raw->source,
                 "Print the CUDA source of the kernel instead of running it");
 }

@@ -5,9 +5,11 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "commands/bench.hpp"
 #include "commands/common.hpp"
 
 namespace gpulab {
@@ -18,6 +20,7 @@ struct TwoNormOptions {
   std::int64_t rows = 0, cols = 0;
   TwoNormKernel kernel = TwoNormKernel::reduce;
   std::uint64_t seed = 0;
+  std::optional<int> bench_reps;  // --bench [--reps R]
 };
 
 struct TwoNormLaunch {
@@ -40,6 +43,7 @@ struct TwoNormResult {
   double h2d_ms = 0;
   std::string backend, device;
   KernelRun run;  // the last launch (emulator facts)
+  std::optional<BenchResult> bench;
 };
 
 // The course kernel's shared buffer: 64 * 64 floats.

@@ -65,6 +65,15 @@ VecaddResult run_vecadd(const VecaddOptions& o, Backend& backend) {
   r.run = backend.vector_add(shape, da.get(), db.get(), dc.get(), static_cast<int>(o.n));
   r.kernel_ms = r.run.kernel_ms;
   r.d2h_ms = backend.to_host(c.data(), dc.get(), dc.bytes());
+  if (o.bench_reps) {
+    // The same launch again and again: it rewrites c with the same sums.
+    r.bench = run_bench(
+        backend, *o.bench_reps, 3.0 * static_cast<double>(n) * sizeof(int), 3 * n * sizeof(int),
+        [&] {
+          return backend.vector_add(shape, da.get(), db.get(), dc.get(), static_cast<int>(o.n))
+              .kernel_ms;
+        });
+  }
   r.kernel_gbs =
       r.kernel_ms > 0 ? 3.0 * static_cast<double>(n) * sizeof(int) / (r.kernel_ms * 1e6) : 0;
   r.backend = std::string(backend_name(backend.kind()));
@@ -230,6 +239,7 @@ std::string render_vecadd(const VecaddResult& r, const OutputOptions& out) {
                           "  （模拟器的时间是 CPU 时间，不代表 GPU）\n"));
     }
   }
+  if (r.bench) s += render_bench(*r.bench, st, l);
   s += emulator_notes(r.run, st, l);
   return s;
 }
@@ -251,6 +261,7 @@ nlohmann::json vecadd_json(const VecaddResult& r) {
        {{"host_to_device", r.h2d_ms}, {"kernel", r.kernel_ms}, {"device_to_host", r.d2h_ms}}},
       {"kernel_bandwidth_gbs", r.kernel_gbs}};
   j.update(backend_json_fields(r.backend, r.device, r.run));
+  if (r.bench) j["bench"] = bench_json(*r.bench);
   if (r.find) {
     j["find"] = {{"index", *r.find}, {"block", *r.find / r.block}, {"thread", *r.find % r.block}};
   }
@@ -273,6 +284,7 @@ void setup_vecadd(CLI::App& app, GlobalOptions& g) {
   struct Raw {
     std::string n, block = "256", seed, find, show = "auto";
     bool source = false;
+    BenchRaw bench;
   };
   auto raw = std::make_shared<Raw>();
   CLI::App* sub = add_command(
@@ -291,6 +303,8 @@ void setup_vecadd(CLI::App& app, GlobalOptions& g) {
                              fmt::format("an element index of the {} elements", o.n));
         }
         o.show = parse_show(raw->show);
+        const int reps = parse_bench_reps(raw->bench);
+        if (raw->bench.bench) o.bench_reps = reps;
         auto backend = open_backend(g);
         VecaddResult r = run_vecadd(o, *backend);
         emit(g, vecadd_json(r), render_vecadd(r, g.out));
@@ -306,6 +320,7 @@ void setup_vecadd(CLI::App& app, GlobalOptions& g) {
       ->type_name("I");
   sub->add_option("--show", raw->show, "Table rows: auto (all up to 64), all, none")
       ->type_name("auto|all|none");
+  add_bench_options(sub, raw->bench);
   sub->add_flag("--source", raw->source,
                 "Print the CUDA source of the kernel instead of running it");
 }

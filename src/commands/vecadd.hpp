@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "calc/launch_facts.hpp"
+#include "commands/bench.hpp"
 #include "commands/common.hpp"
 
 namespace gpulab {
@@ -20,6 +21,7 @@ struct VecaddOptions {
   std::uint64_t seed = 0;
   std::optional<std::int64_t> find;  // the highlighted element (default: 21 when it exists)
   ShowMode show = ShowMode::automatic;
+  std::optional<int> bench_reps;  // --bench [--reps R]
 };
 
 struct VecaddElement {
@@ -43,6 +45,7 @@ struct VecaddResult {
   double kernel_gbs = 0;  // 3 * n * 4 bytes / kernel time
   std::string backend, device;
   KernelRun run;
+  std::optional<BenchResult> bench;
 };
 
 VecaddResult run_vecadd(const VecaddOptions& o, Backend& backend);

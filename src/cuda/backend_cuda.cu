@@ -1,7 +1,9 @@
 // The CUDA backend: gpulab's kernels compiled by nvcc, launched with <<<grid, block, shared>>>.
 #include <memory>
+#include <optional>
 
 #include "backend/backend.hpp"
+#include "cuda/device_query.hpp"
 #include "cuda/runtime.hpp"
 #include "kernels/prelude.cuh"
 
@@ -34,6 +36,17 @@ class CudaBackend final : public Launchers<CudaBackend> {
     return cuda::timed_copy(dst, src, bytes, cuda::CopyKind::device_to_device);
   }
   std::size_t free_memory() const override { return cuda::free_device_memory(); }
+  DeviceFacts device_facts() const override {
+    if (!facts_) {
+      const cuda::DeviceProperties p = cuda::query_device(device_);
+      DeviceFacts f;
+      f.sm_count = p.multiprocessors;
+      // Double data rate: two transfers per memory clock, bus_bits / 8 bytes each.
+      f.theoretical_gbs = 2.0 * p.memory_clock_khz * 1e3 * (p.memory_bus_bits / 8.0) / 1e9;
+      facts_ = f;
+    }
+    return *facts_;
+  }
 
   template <class... P, class... A>
   KernelRun launch(const LaunchShape& s, void (*kernel)(P...), A... args) {
@@ -49,6 +62,7 @@ class CudaBackend final : public Launchers<CudaBackend> {
 
  private:
   int device_;
+  mutable std::optional<DeviceFacts> facts_;
 };
 
 }  // namespace gpulab::cuda_backend

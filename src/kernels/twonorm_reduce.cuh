@@ -23,7 +23,23 @@ __global__ void two_norm_partials(const float* a, const float* b, double* partia
   // Grid-stride loop: thread i handles i, i + total threads, ...: any size, any grid.
   float sum = 0.0f;
   long long stride = (long long)gridDim.x * blockDim.x;
-  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
+  long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  long long done = 0;  // elements the float4 loop covered
+  // When both inputs are 16-byte aligned, load 4 floats at a time: one 16-byte load per
+  // thread instead of four 4-byte ones, fewer instructions per byte moved.
+  if ((((unsigned long long)a | (unsigned long long)b) & 15) == 0) {
+    const float4* a4 = (const float4*)a;
+    const float4* b4 = (const float4*)b;
+    long long count4 = count / 4;
+    for (long long i = first; i < count4; i += stride) {
+      float4 x = a4[i], y = b4[i];
+      float d0 = x.x - y.x, d1 = x.y - y.y, d2 = x.z - y.z, d3 = x.w - y.w;
+      sum += (d0 * d0 + d1 * d1) + (d2 * d2 + d3 * d3);
+    }
+    done = count4 * 4;
+  }
+  // The rest one float at a time (everything, when the inputs are not aligned).
+  for (long long i = done + first; i < count; i += stride) {
     float d = a[i] - b[i];
     sum += d * d;
   }

@@ -65,10 +65,15 @@ TEST_CASE("twonorm: GPU and emulator agree with float64 and with each other", "[
   auto emu = make_emulator_backend({});
   const std::uint64_t seed = fresh_seed();
   CAPTURE(seed);
-  for (auto [rows, cols] : {std::pair<std::int64_t, std::int64_t>{1, 1}, {32, 14}, {64, 64}, {33, 77}}) {
+  for (auto [rows, cols] :
+       {std::pair<std::int64_t, std::int64_t>{1, 1}, {32, 14}, {64, 64}, {33, 77}}) {
     for (TwoNormKernel k : {TwoNormKernel::course, TwoNormKernel::reduce}) {
       CAPTURE(rows, cols, k == TwoNormKernel::course);
-      TwoNormOptions o{rows, cols, k, seed};
+      TwoNormOptions o;
+      o.rows = rows;
+      o.cols = cols;
+      o.kernel = k;
+      o.seed = seed;
       TwoNormResult a = run_twonorm(o, *gpu);
       TwoNormResult b = run_twonorm(o, *emu);
       CHECK(a.verified);
@@ -76,7 +81,10 @@ TEST_CASE("twonorm: GPU and emulator agree with float64 and with each other", "[
       CHECK(a.result == Approx(b.result).epsilon(2 * a.tolerance));
     }
   }
-  TwoNormOptions large{4096, 4096, TwoNormKernel::reduce, seed};
+  TwoNormOptions large;
+  large.rows = 4096;
+  large.cols = 4096;
+  large.seed = seed;
   TwoNormResult r = run_twonorm(large, *gpu);
   CHECK(r.verified);
   CHECK(r.relative_error < 1e-5);
@@ -103,9 +111,9 @@ TEST_CASE("Bad launches fail with the same CUDA error name on the GPU and the em
   auto gpu = make_cuda_backend(0);
   auto emu = make_emulator_backend({});
   const LaunchShape bad[] = {
-      {{1, 1, 1}, {1025, 1, 1}, 0},       {{1, 1, 1}, {1, 1, 65}, 0},     {{1, 1, 1}, {32, 33, 1}, 0},
-      {{1, 65536, 1}, {32, 1, 1}, 0},     {{2147483648ULL, 1, 1}, {1, 1, 1}, 0},
-      {{1, 1, 1}, {32, 1, 1}, 48 * 1024 + 1},
+      {{1, 1, 1}, {1025, 1, 1}, 0},          {{1, 1, 1}, {1, 1, 65}, 0},
+      {{1, 1, 1}, {32, 33, 1}, 0},           {{1, 65536, 1}, {32, 1, 1}, 0},
+      {{2147483648ULL, 1, 1}, {1, 1, 1}, 0}, {{1, 1, 1}, {32, 1, 1}, 48 * 1024 + 1},
   };
   for (const auto& s : bad) {
     CAPTURE(s.grid.x, s.grid.y, s.block.x, s.block.y, s.block.z, s.shared_bytes);

@@ -1,0 +1,140 @@
+// --bench of vecadd and twonorm (see bench.hpp).
+#include "commands/bench.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/parse.hpp"
+#include "core/text.hpp"
+
+namespace gpulab {
+namespace {
+
+constexpr std::size_t kCopyBytes = std::size_t{256} << 20;  // 256 MiB
+constexpr int kCopyReps = 5;
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 == 1 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
+double gb_per_s(double bytes, double ms) {
+  return ms > 0 ? bytes / (ms * 1e6) : 0;
+}
+
+}  // namespace
+
+void add_bench_options(CLI::App* sub, BenchRaw& raw) {
+  sub->add_flag("--bench", raw.bench,
+                "Benchmark: median kernel time over --reps launches, effective bandwidth, and the "
+                "fraction of a device-to-device copy's bandwidth");
+  sub->add_option("--reps", raw.reps, "Launches --bench times, 1 to 1000 (default 20)")
+      ->type_name("R");
+}
+
+int parse_bench_reps(const BenchRaw& raw) {
+  if (raw.reps.empty()) return kDefaultBenchReps;
+  const auto r = static_cast<int>(parse_int("--reps", raw.reps, 1, kMaxBenchReps));
+  if (!raw.bench) throw UsageError("--reps counts the launches of --bench; add --bench");
+  return r;
+}
+
+BenchResult run_bench(Backend& backend, int reps, double bytes, std::size_t input_bytes,
+                      const std::function<double()>& launch) {
+  BenchResult b;
+  b.reps = reps;
+  b.bytes = bytes;
+  b.cpu_time = backend.kind() == BackendKind::emulator;
+
+  launch();  // warm-up: first-touch, caches, clocks
+  std::vector<double> times;
+  times.reserve(static_cast<std::size_t>(reps));
+  for (int i = 0; i < reps; ++i) times.push_back(launch());
+  b.median_ms = median(times);
+  b.gbs = gb_per_s(bytes, b.median_ms);
+
+  // The practical peak: a large device-to-device copy, read + write.
+  std::size_t size = b.cpu_time ? std::min(kCopyBytes, input_bytes) : kCopyBytes;
+  const std::size_t free = backend.free_memory();
+  if (2 * size > free / 2) size = free / 4;  // leave room: the inputs are still allocated
+  size = std::max<std::size_t>(size & ~std::size_t{255}, 256);
+  {
+    DeviceBuffer<unsigned char> src(backend, size), dst(backend, size);
+    backend.device_copy(dst.get(), src.get(), size);  // warm-up
+    std::vector<double> copies;
+    for (int i = 0; i < kCopyReps; ++i)
+      copies.push_back(backend.device_copy(dst.get(), src.get(), size));
+    b.copy_ms = median(copies);
+  }
+  b.copy_bytes = size;
+  b.copy_gbs = gb_per_s(2.0 * static_cast<double>(size), b.copy_ms);
+  b.fraction_of_copy = b.copy_gbs > 0 ? b.gbs / b.copy_gbs : 0;
+  b.theoretical_gbs = backend.device_facts().theoretical_gbs;
+  return b;
+}
+
+std::string render_bench(const BenchResult& b, const Style& st, Lang l) {
+  std::string s = "\n";
+  s += st.bold(std::string(tr(l, "  Benchmark", "  基准测试"))) + "\n";
+  s += fmt::format(fmt::runtime(std::string(
+                       tr(l, "  Median kernel time over {} launches (after one warm-up): {} ms{}\n",
+                          "  {} 次启动（先预热一次）的核函数时间中位数：{} ms{}\n"))),
+                   b.reps, format_real(b.median_ms, 4),
+                   b.cpu_time ? std::string(tr(l, " (CPU time on the emulator, wall clock)",
+                                               "（模拟器上的 CPU 时间，挂钟时间）"))
+                              : std::string(tr(l, " (CUDA events)", "（CUDA 事件计时）")));
+  s += fmt::format(fmt::runtime(std::string(
+                       tr(l, "  Effective bandwidth: {} bytes that must move / {} ms = {} GB/s\n",
+                          "  有效带宽：必须搬运的 {} 字节 / {} ms = {} GB/s\n"))),
+                   group_thousands(static_cast<unsigned long long>(b.bytes)),
+                   format_real(b.median_ms, 4), format_real(b.gbs, 1));
+  s += fmt::format(
+      fmt::runtime(std::string(tr(
+          l,
+          "  Practical peak: a device-to-device copy of {} MiB moves 2 x {} MiB (read + write) in "
+          "{} ms = {} GB/s\n",
+          "  实际峰值：{} MiB 的设备内拷贝搬运 2 x {} MiB（读 + 写），用时 {} ms = {} GB/s\n"))),
+      format_real(static_cast<double>(b.copy_bytes) / (1 << 20), 1),
+      format_real(static_cast<double>(b.copy_bytes) / (1 << 20), 1), format_real(b.copy_ms, 4),
+      format_real(b.copy_gbs, 1));
+  s += fmt::format(
+      fmt::runtime(std::string(tr(l, "  The kernel reaches {}% of the copy's bandwidth.\n",
+                                  "  核函数达到拷贝带宽的 {}%。\n"))),
+      st.accent(format_real(100 * b.fraction_of_copy, 1)));
+  if (b.theoretical_gbs > 0) {
+    s += fmt::format(
+        fmt::runtime(std::string(
+            tr(l,
+               "  Theoretical peak from memory clock and bus width: {} GB/s (the kernel: {}%, the "
+               "copy: {}%)\n",
+               "  由显存时钟和总线宽度算出的理论峰值：{} GB/s（核函数 {}%，拷贝 {}%）\n"))),
+        format_real(b.theoretical_gbs, 1), format_real(100 * b.gbs / b.theoretical_gbs, 1),
+        format_real(100 * b.copy_gbs / b.theoretical_gbs, 1));
+  } else {
+    s += std::string(tr(l,
+                        "  Theoretical peak: not known (the emulator has no memory clock or bus)\n",
+                        "  理论峰值：未知（模拟器没有显存时钟和总线）\n"));
+  }
+  return s;
+}
+
+nlohmann::json bench_json(const BenchResult& b) {
+  nlohmann::json j = {{"reps", b.reps},
+                      {"median_ms", b.median_ms},
+                      {"bytes", b.bytes},
+                      {"gbs", b.gbs},
+                      {"copy_bytes", b.copy_bytes},
+                      {"copy_ms", b.copy_ms},
+                      {"copy_gbs", b.copy_gbs},
+                      {"fraction_of_copy", b.fraction_of_copy},
+                      {"time", b.cpu_time ? "cpu" : "cuda-events"}};
+  j["theoretical_gbs"] =
+      b.theoretical_gbs > 0 ? nlohmann::json(b.theoretical_gbs) : nlohmann::json();
+  return j;
+}
+
+}  // namespace gpulab

@@ -1,0 +1,53 @@
+// --bench [--reps R] of vecadd and twonorm: the median kernel time over R launches, the effective
+// bandwidth it implies, and the device's practical peak (a large device-to-device copy) measured
+// in the same run. One place for both commands.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <functional>
+#include <string>
+
+#include "backend/backend.hpp"
+#include "core/output.hpp"
+
+namespace gpulab {
+
+inline constexpr int kDefaultBenchReps = 20;
+inline constexpr int kMaxBenchReps = 1000;
+
+// The options as typed, for setup_* to bind and parse_bench_reps to check.
+struct BenchRaw {
+  bool bench = false;
+  std::string reps;
+};
+void add_bench_options(CLI::App* sub, BenchRaw& raw);
+// --reps as typed (default 20), 1..1000; throws UsageError naming --reps. Also when --reps comes
+// without --bench.
+int parse_bench_reps(const BenchRaw& raw);
+
+struct BenchResult {
+  int reps = 0;
+  double median_ms = 0;        // median kernel time of one launch (sum of a command's launches)
+  double bytes = 0;            // bytes the kernel must move
+  double gbs = 0;              // bytes / median time, GB/s (10^9 bytes)
+  std::size_t copy_bytes = 0;  // the size of the device-to-device copy
+  double copy_ms = 0;          // its median time
+  double copy_gbs = 0;         // 2 * copy_bytes / copy_ms (read + write)
+  double fraction_of_copy = 0;
+  double theoretical_gbs = 0;  // from memory clock and bus width; 0: not known (emulator)
+  bool cpu_time = false;       // the emulator: wall-clock CPU time, not a GPU's
+};
+
+// Runs `launch` once to warm up, then `reps` times; `launch` returns one launch's kernel time in
+// milliseconds. `input_bytes` sizes the copy on the emulator (min(256 MiB, input_bytes)); on a GPU
+// the copy is 256 MiB (less only when device memory is short).
+BenchResult run_bench(Backend& backend, int reps, double bytes, std::size_t input_bytes,
+                      const std::function<double()>& launch);
+
+std::string render_bench(const BenchResult& b, const Style& st, Lang l);
+nlohmann::json bench_json(const BenchResult& b);
+
+}  // namespace gpulab
