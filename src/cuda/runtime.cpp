@@ -106,6 +106,8 @@ double EventTimer::stop_ms() {
 
 // cudaGetLastError, not Peek: a bad configuration is not sticky, and must not be reported again
 // by the next launch.
-void check_launch() { check(cudaGetLastError(), "kernel launch"); }
+void check_launch() {
+  check(cudaGetLastError(), "kernel launch");
+}
 
 }  // namespace gpulab::cuda

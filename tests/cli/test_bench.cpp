@@ -2,20 +2,16 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "support/cli.hpp"
 #include "support/run.hpp"
 
+using gpulab::test::check_usage_error;
 using gpulab::test::lines_of;
 using gpulab::test::run_gpulab;
+using gpulab::test::run_json;
 using nlohmann::json;
 
 namespace {
-
-json run_json(const std::vector<std::string>& args) {
-  auto r = run_gpulab(args);
-  CAPTURE(args, r.err);
-  REQUIRE(r.exit_code == 0);
-  return json::parse(r.out);
-}
 
 void check_bench(const json& j, int reps) {
   REQUIRE(j.contains("bench"));
@@ -29,15 +25,6 @@ void check_bench(const json& j, int reps) {
   CHECK(f < 5);
   CHECK(b.contains("theoretical_gbs"));
   CHECK(b["theoretical_gbs"].is_null());  // the emulator: not known
-}
-
-void check_usage_error(const std::vector<std::string>& args, const std::string& must_contain) {
-  CAPTURE(args);
-  auto r = run_gpulab(args);
-  CAPTURE(r.out, r.err);
-  CHECK(r.exit_code == 2);
-  CHECK(lines_of(r.err).size() == 1);
-  CHECK_THAT(r.err, Catch::Contains(must_contain));
 }
 
 }  // namespace
@@ -61,7 +48,7 @@ TEST_CASE("vecadd --bench: median time, bandwidth, fraction of the copy", "[cli]
 }
 
 TEST_CASE("twonorm --bench: median time, bandwidth, fraction of the copy", "[cli][bench]") {
-  for (const std::string& cols : {"333", "1024"}) {  // unaligned tail and a multiple of 4
+  for (const char* cols : {"333", "1024"}) {  // unaligned tail and a multiple of 4
     json j = run_json({"twonorm", "--rows", "201", "--cols", cols, "--seed", "7", "--bench",
                        "--reps", "4", "--backend", "cpu", "--json"});
     CHECK(j["verified"] == true);

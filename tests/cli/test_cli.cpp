@@ -2,34 +2,14 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "support/cli.hpp"
 #include "support/run.hpp"
 
+using gpulab::test::check_usage_error;
 using gpulab::test::lines_of;
 using gpulab::test::run_gpulab;
+using gpulab::test::run_json;
 using nlohmann::json;
-
-namespace {
-
-// A usage error: exit 2, nothing on stdout, exactly one line on stderr, naming what it must.
-void check_usage_error(const std::vector<std::string>& args, const std::string& must_contain) {
-  CAPTURE(args);
-  auto r = run_gpulab(args);
-  CAPTURE(r.out, r.err);
-  CHECK(r.exit_code == 2);
-  CHECK(r.out.empty());
-  CHECK(lines_of(r.err).size() == 1);
-  CHECK_THAT(r.err, Catch::StartsWith("gpulab: error: "));
-  CHECK_THAT(r.err, Catch::Contains(must_contain));
-}
-
-json run_json(const std::vector<std::string>& args) {
-  auto r = run_gpulab(args);
-  CAPTURE(args, r.err);
-  REQUIRE(r.exit_code == 0);
-  return json::parse(r.out);
-}
-
-}  // namespace
 
 TEST_CASE("--version and --help", "[cli]") {
   auto v = run_gpulab({"--version"});

@@ -3,10 +3,13 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "support/cli.hpp"
 #include "support/run.hpp"
 
+using gpulab::test::check_usage_error;
 using gpulab::test::lines_of;
 using gpulab::test::run_gpulab;
+using gpulab::test::run_json;
 using nlohmann::json;
 
 namespace {
@@ -23,21 +26,6 @@ std::string squeeze(const std::string& s) {
 
 bool says(const std::string& text, const std::string& phrase) {
   return squeeze(text).find(squeeze(phrase)) != std::string::npos;
-}
-
-}  // namespace
-
-namespace {
-
-void check_usage_error(const std::vector<std::string>& args, const std::string& must_contain) {
-  CAPTURE(args);
-  auto r = run_gpulab(args);
-  CAPTURE(r.out, r.err);
-  CHECK(r.exit_code == 2);
-  CHECK(r.out.empty());
-  CHECK(lines_of(r.err).size() == 1);
-  CHECK_THAT(r.err, Catch::StartsWith("gpulab: error: "));
-  CHECK_THAT(r.err, Catch::Contains(must_contain));
 }
 
 }  // namespace

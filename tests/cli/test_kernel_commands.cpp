@@ -4,29 +4,16 @@
 
 #include <random>
 
+#include "support/cli.hpp"
 #include "support/run.hpp"
 
+using gpulab::test::check_usage_error;
 using gpulab::test::lines_of;
 using gpulab::test::run_gpulab;
+using gpulab::test::run_json;
 using nlohmann::json;
 
 namespace {
-
-json run_json(const std::vector<std::string>& args) {
-  auto r = run_gpulab(args);
-  CAPTURE(args, r.err);
-  REQUIRE(r.exit_code == 0);
-  return json::parse(r.out);
-}
-
-void check_usage_error(const std::vector<std::string>& args, const std::string& must_contain) {
-  CAPTURE(args);
-  auto r = run_gpulab(args);
-  CAPTURE(r.out, r.err);
-  CHECK(r.exit_code == 2);
-  CHECK(lines_of(r.err).size() == 1);
-  CHECK_THAT(r.err, Catch::Contains(must_contain));
-}
 
 std::string fresh_seed() {
   std::random_device rd;
@@ -100,8 +87,9 @@ TEST_CASE("vecadd: bad values", "[cli][vecadd]") {
   check_usage_error({"vecadd", "--n", "0"}, "--n 0: must be between 1 and 2147483647");
   check_usage_error({"vecadd", "--n", "2147483648"}, "--n 2147483648");
   check_usage_error({"vecadd", "--n", "32", "--block", "0"}, "--block 0");
-  check_usage_error({"vecadd", "--n", "32", "--block", "1025"},
-                    "--block 1025: must be between 1 and 1024 (all threads of a block live on one SM");
+  check_usage_error(
+      {"vecadd", "--n", "32", "--block", "1025"},
+      "--block 1025: must be between 1 and 1024 (all threads of a block live on one SM");
   check_usage_error({"vecadd", "--n", "32", "--find", "32"}, "--find 32: must be between 0 and 31");
   check_usage_error({"vecadd", "--n", "32", "--show", "most"}, "--show most");
   check_usage_error({"vecadd", "--n", "32", "--seed", "-1"}, "--seed -1");

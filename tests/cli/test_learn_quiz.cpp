@@ -6,20 +6,16 @@
 #include <filesystem>
 #include <fstream>
 
+#include "support/cli.hpp"
 #include "support/run.hpp"
 
+using gpulab::test::check_usage_error;
 using gpulab::test::lines_of;
 using gpulab::test::run_gpulab;
+using gpulab::test::run_json;
 using nlohmann::json;
 
 namespace {
-
-json run_json(const std::vector<std::string>& args, const std::string& in = {}) {
-  auto r = run_gpulab(args, in);
-  CAPTURE(args, r.err);
-  REQUIRE(r.exit_code == 0);
-  return json::parse(r.out);
-}
 
 std::string temp_dir() {
   std::string d =
