@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/parse.hpp"
+#include "core/progress.hpp"
 #include "core/text.hpp"
 
 namespace gpulab {
@@ -53,7 +54,13 @@ BenchResult run_bench(Backend& backend, int reps, double bytes, std::size_t inpu
   launch();  // warm-up: first-touch, caches, clocks
   std::vector<double> times;
   times.reserve(static_cast<std::size_t>(reps));
-  for (int i = 0; i < reps; ++i) times.push_back(launch());
+  {
+    Progress progress("gpulab: benchmark launch", reps);  // stderr, only on a terminal
+    for (int i = 0; i < reps; ++i) {
+      times.push_back(launch());
+      progress.step(i + 1);
+    }
+  }
   b.median_ms = median(times);
   b.gbs = gb_per_s(bytes, b.median_ms);
 

@@ -50,4 +50,14 @@ BenchResult run_bench(Backend& backend, int reps, double bytes, std::size_t inpu
 std::string render_bench(const BenchResult& b, const Style& st, Lang l);
 nlohmann::json bench_json(const BenchResult& b);
 
+// A plain run times one cold launch: the first launch of a kernel also loads its code onto the
+// GPU (CUDA loads modules lazily), so the time is no measure of the kernel; --bench is.
+inline std::string_view cold_launch_note(Lang l) {
+  return tr(
+      l,
+      "  (one cold launch: the first launch also loads the kernel onto the GPU; --bench "
+      "gives the median after a warm-up)\n",
+      "  （只启动了一次且是冷启动：首次启动还要把核函数加载到 GPU；--bench 给出预热后的中位数）\n");
+}
+
 }  // namespace gpulab

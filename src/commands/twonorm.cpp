@@ -215,6 +215,7 @@ std::string render_twonorm(const TwoNormResult& r, const OutputOptions& out) {
           tr(l, "  Kernel time {} ms ({} launch(es)); inputs copied to the device in {} ms\n",
              "  核函数时间 {} ms（{} 次启动）；输入拷贝到设备用时 {} ms\n"))),
       format_real(r.kernel_ms, 3), r.launches.size(), format_real(r.h2d_ms, 3));
+  if (r.backend == "cuda" && !r.bench) s += std::string(cold_launch_note(l));
   if (r.bench) s += render_bench(*r.bench, st, l);
   s += emulator_notes(r.run, st, l);
   return s;

@@ -237,6 +237,8 @@ std::string render_vecadd(const VecaddResult& r, const OutputOptions& out) {
     if (r.backend == "cpu-emulator") {
       s += std::string(tr(l, "  (emulator times are CPU times; they say nothing about a GPU)\n",
                           "  （模拟器的时间是 CPU 时间，不代表 GPU）\n"));
+    } else if (!r.bench) {
+      s += std::string(cold_launch_note(l));
     }
   }
   if (r.bench) s += render_bench(*r.bench, st, l);
