@@ -8,26 +8,10 @@
 
 #include "calc/gpu_specs.hpp"
 #include "commands/device_info.hpp"
+#include "support/says.hpp"
 
 using namespace gpulab::calc;
-
-namespace {
-
-// Explanations are word-wrapped to the terminal, so a phrase may span lines: compare text with
-// all spaces and line breaks removed.
-std::string squeeze(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c != ' ' && c != '\n') out += c;
-  }
-  return out;
-}
-
-bool says(const std::string& text, const std::string& phrase) {
-  return squeeze(text).find(squeeze(phrase)) != std::string::npos;
-}
-
-}  // namespace
+using gpulab::test::says;
 
 TEST_CASE("find_model accepts names and aliases in any case and spacing", "[calc][specs]") {
   const GpuModel* h100 = find_model("H100");

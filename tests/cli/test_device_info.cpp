@@ -5,30 +5,14 @@
 
 #include "support/cli.hpp"
 #include "support/run.hpp"
+#include "support/says.hpp"
 
 using gpulab::test::check_usage_error;
 using gpulab::test::lines_of;
 using gpulab::test::run_gpulab;
 using gpulab::test::run_json;
+using gpulab::test::says;
 using nlohmann::json;
-
-namespace {
-
-// Explanations are word-wrapped to the terminal, so a phrase may span lines: compare text with
-// all spaces and line breaks removed.
-std::string squeeze(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c != ' ' && c != '\n') out += c;
-  }
-  return out;
-}
-
-bool says(const std::string& text, const std::string& phrase) {
-  return squeeze(text).find(squeeze(phrase)) != std::string::npos;
-}
-
-}  // namespace
 
 TEST_CASE("device-info --model H100: the spec sheet, explained", "[cli][device-info]") {
   auto r = run_gpulab({"device-info", "--model", "H100"});
