@@ -7,11 +7,11 @@ command -v tmux >/dev/null || { echo "FAIL: tmux is not installed (scripts/insta
 session="gpulab-progress-$$"
 trap 'tmux kill-session -t "$session" 2>/dev/null || true' EXIT
 tmux new-session -d -s "$session" -x 120 -y 20 \
-  "'$gpulab' vecadd --n 4000000 --bench --reps 400 --backend cpu --show none >/dev/null; echo GPULAB-EXITED-\$?; sleep 30"
+  "'$gpulab' vecadd --n 1000000 --bench --reps 200 --backend cpu --show none >/dev/null; echo GPULAB-EXITED-\$?; sleep 30"
 seen=0
-for _ in $(seq 1 600); do
+for _ in $(seq 1 2400); do  # up to 2 minutes (a sanitizer build is slow)
   screen=$(tmux capture-pane -p -t "$session")
-  if grep -q "gpulab: benchmark launch [0-9]*/400" <<<"$screen"; then seen=1; fi
+  if grep -q "gpulab: benchmark launch [0-9]*/200" <<<"$screen"; then seen=1; fi
   if grep -q "GPULAB-EXITED" <<<"$screen"; then break; fi
   sleep 0.05
 done
