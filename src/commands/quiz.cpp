@@ -12,13 +12,12 @@
 
 namespace gpulab {
 
-QuizResult run_quiz(const QuizOptions& o, Lang lang, std::istream& in, std::string* transcript,
-                    const Style& st) {
+QuizResult run_quiz(const QuizOptions& o, Lang lang, std::istream& in, bool echo, const Style& st) {
   QuizResult r;
   r.seed = o.seed;
   r.questions = calc::make_quiz(o.topic, o.count, o.seed, lang);
   auto say = [&](const std::string& s) {
-    if (transcript != nullptr) {
+    if (echo) {
       std::fwrite(s.data(), 1, s.size(), stdout);
       std::fflush(stdout);
     }
@@ -97,7 +96,6 @@ void setup_quiz(CLI::App& app, GlobalOptions& g) {
           }
           return emit(g, quiz_key_json(o, qs), text);
         }
-        std::string transcript;
         if (!g.out.json) {
           fmt::print(
               "{}\n",
@@ -108,7 +106,7 @@ void setup_quiz(CLI::App& app, GlobalOptions& g) {
                          "gpulab 测验：{} 题（种子 {}；同一种子得到同一套题）"))),
                   o.count, o.seed)));
         }
-        QuizResult r = run_quiz(o, lang, std::cin, g.out.json ? nullptr : &transcript, st);
+        QuizResult r = run_quiz(o, lang, std::cin, !g.out.json, st);
         const int total = static_cast<int>(r.questions.size());
         if (g.out.json) {
           nlohmann::json j = quiz_key_json(o, r.questions);

@@ -34,9 +34,9 @@ struct QuizResult {
   bool input_ended = false;
 };
 
-// Asks every question on `out` (unless quiet), reading one answer per line from `in`.
-QuizResult run_quiz(const QuizOptions& o, Lang lang, std::istream& in, std::string* transcript,
-                    const Style& st);
+// Asks every question, reading one answer per line from `in`. A quiz is a dialogue, so with `echo`
+// it prints each prompt and verdict on stdout as it goes (off for --json, which prints at the end).
+QuizResult run_quiz(const QuizOptions& o, Lang lang, std::istream& in, bool echo, const Style& st);
 nlohmann::json quiz_key_json(const QuizOptions& o, const std::vector<calc::Question>& qs);
 void setup_quiz(CLI::App& app, GlobalOptions& g);
 
