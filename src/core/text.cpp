@@ -75,6 +75,53 @@ std::string pad_left(std::string_view s, std::size_t width) {
   return out;
 }
 
+std::string wrap_text(std::string_view text, std::size_t width, std::size_t indent,
+                      std::size_t first_column) {
+  // Pieces: each ends at a break opportunity; `space` says whether a space follows it.
+  struct Piece {
+    std::string_view text;
+    bool space;
+  };
+  std::vector<Piece> pieces;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < text.size();) {
+    if (text[i] == ' ') {
+      if (i > start) pieces.push_back({text.substr(start, i - start), true});
+      start = ++i;
+      continue;
+    }
+    const char32_t cp = next_code_point(text, i);
+    if (cp == U'，' || cp == U'；' || cp == U'：' || cp == U'。') {
+      pieces.push_back({text.substr(start, i - start), false});
+      start = i;
+    }
+  }
+  if (start < text.size()) pieces.push_back({text.substr(start), false});
+
+  std::string out;
+  std::size_t column = first_column;
+  bool space_pending = false;
+  bool line_empty = true;
+  for (const Piece& p : pieces) {
+    const std::size_t w = display_width(p.text);
+    const std::size_t gap = space_pending ? 1 : 0;
+    if (!line_empty && column + gap + w > width) {
+      out += '\n';
+      out.append(indent, ' ');
+      column = indent;
+      line_empty = true;
+    } else if (gap) {
+      out += ' ';
+      column += 1;
+    }
+    out += p.text;
+    column += w;
+    space_pending = p.space;
+    line_empty = false;
+  }
+  return out;
+}
+
 void Table::add_ellipsis() {
   rows_.emplace_back(header_.size(), "...");
 }

@@ -17,6 +17,13 @@ std::size_t display_width(std::string_view s);
 std::string pad_right(std::string_view s, std::size_t width);
 std::string pad_left(std::string_view s, std::size_t width);
 
+// Breaks `text` (one paragraph) into lines of at most `width` display columns: at spaces, and
+// after the Chinese punctuation marks ，；：。 (Chinese has no spaces). The text starts at column
+// `first_column` (after what the caller printed); every further line starts with `indent` spaces.
+// A word longer than a line stays whole. No trailing newline.
+std::string wrap_text(std::string_view text, std::size_t width, std::size_t indent,
+                      std::size_t first_column);
+
 // A table of text cells, columns aligned; numeric-looking columns are right-aligned.
 class Table {
  public:

@@ -48,3 +48,15 @@ TEST_CASE("A plot puts the highest point on the top row", "[core][plot]") {
   CHECK(first_line.find('o') != std::string::npos);
   CHECK(first_line.back() == 'o');  // x = 3 is the right edge
 }
+
+TEST_CASE("wrap_text breaks at spaces and after Chinese punctuation", "[core][text]") {
+  CHECK(wrap_text("one two three", 80, 2, 0) == "one two three");
+  CHECK(wrap_text("one two three four", 9, 2, 0) == "one two\n  three\n  four");
+  // The first line starts at column 5: "one two" (7) would end at 12 > 10.
+  CHECK(wrap_text("one two three", 10, 5, 5) == "one\n     two\n     three");
+  // A word longer than the width stays whole on its own line.
+  CHECK(wrap_text("a abcdefghijkl b", 6, 0, 0) == "a\nabcdefghijkl\nb");
+  // Chinese: two columns a character, breaks after ，and ；.
+  CHECK(wrap_text("线程块减半，第一轮没有线程空闲；完成", 12, 2, 0) ==
+        "线程块减半，\n  第一轮没有线程空闲；\n  完成");
+}
