@@ -36,6 +36,9 @@ for tool in memcheck racecheck synccheck initcheck; do
   san "$tool" twonorm --rows 64 --cols 64 --kernel course --seed 1
   san "$tool" twonorm --rows 1000 --cols 999 --kernel reduce --seed 1
   san "$tool" index-map --grid 3x2x2 --block 5x3x2 --run --show none
+  san "$tool" twonorm --rows 64 --cols 64 --kernel all --seed 1
+  san "$tool" twonorm --rows 301 --cols 77 --kernel all --seed 1
+  san "$tool" warp-hiding --measure --steps 4 --ops 8 --seed 1
 done
 
 echo "== README outputs"
@@ -46,7 +49,19 @@ run vecadd_large vecadd --n 268435456 --block 256 --seed 1
 run twonorm_course twonorm --rows 32 --cols 14 --kernel course --seed 7
 run twonorm_reduce twonorm --rows 16384 --cols 16384 --kernel reduce --seed 7
 run index index-map --grid 2x3 --block 3x4 --find 17 --run
+run ladder twonorm --rows 16384 --cols 16384 --kernel all --bench --seed 7
+run ladder_json twonorm --rows 16384 --cols 16384 --kernel all --bench --seed 7 --json
+run measure warp-hiding --measure --seed 7
+run measure_json warp-hiding --measure --seed 7 --json
+run measure_ops64 warp-hiding --measure --ops 64 --seed 7
+run measure_ops256 warp-hiding --measure --ops 256 --seed 7
 run device device-info
 run device_json device-info --json
 cat "$OUT"/readme_vecadd_large.txt | tail -6
 cat "$OUT"/readme_twonorm_reduce.txt | tail -6
+cat "$OUT"/readme_ladder.txt "$OUT"/readme_measure.txt
+grep -E "^\s+[0-9]+ +[0-9]+ x|Saturates|calculator|Memory latency" "$OUT"/readme_measure_ops*.txt
+echo "== registers (64 warps of latency_probe need <= 32 per thread)"
+cuobjdump --dump-resource-usage "$G" 2>/dev/null | grep -A1 -E "latency_probe|ladder_" | grep -oE "Function [^:]+|REG:[0-9]+" | paste - - 
+# The device tool returns at most 8 files: everything else travels in one archive.
+tar czf /tmp/gpulab_logs.tgz -C "$OUT" . && mv /tmp/gpulab_logs.tgz "$OUT/logs.tgz" && find "$OUT" -type f ! -name logs.tgz ! -name 'readme_ladder*' ! -name 'readme_measure.txt' ! -name 'readme_measure_json.txt' -delete

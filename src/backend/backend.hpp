@@ -46,8 +46,25 @@ struct EmulatorSettings {
 
 // What a bandwidth benchmark needs to know about the device; 0 where it is not known.
 struct DeviceFacts {
-  int sm_count = 0;            // streaming multiprocessors (0 on the emulator)
-  double theoretical_gbs = 0;  // 2 * memory clock * bus width / 8, in GB/s (10^9 bytes)
+  int sm_count = 0;                // streaming multiprocessors (0 on the emulator)
+  double theoretical_gbs = 0;      // 2 * memory clock * bus width / 8, in GB/s (10^9 bytes)
+  int cc_major = 0, cc_minor = 0;  // compute capability
+  int max_threads_per_sm = 0;      // resident threads per SM (warps: / 32)
+  int clock_khz = 0;               // peak SM clock
+  int l2_bytes = 0;                // L2 cache size
+};
+
+// The steps of the reduction ladder before the grid-stride kernel (kernels/twonorm_ladder.cuh).
+enum class LadderStep { interleaved, sequential, first_add, warp_shuffle };
+
+// The arguments of kernels/latency_probe.cuh, all device pointers but steps and ops.
+struct LatencyProbeArgs {
+  const unsigned* next = nullptr;    // the random cycle
+  const unsigned* starts = nullptr;  // one start per warp
+  int steps = 0, ops = 0;
+  unsigned* ends = nullptr;     // per warp: where its chain ended
+  long long* clocks = nullptr;  // per warp: clock64() before and after its loop (2 each)
+  unsigned* sms = nullptr;      // per warp: the SM it ran on
 };
 
 class Backend {
@@ -76,7 +93,10 @@ class Backend {
                                       double* partials, long long count) = 0;
   virtual KernelRun two_norm_finish(const LaunchShape& s, const double* partials, int count,
                                     double* result) = 0;
+  virtual KernelRun two_norm_ladder(LadderStep step, const LaunchShape& s, const float* a,
+                                    const float* b, double* partials, long long count) = 0;
   virtual KernelRun write_indices(const LaunchShape& s, unsigned* records) = 0;
+  virtual KernelRun latency_probe(const LaunchShape& s, const LatencyProbeArgs& p) = 0;
 };
 
 // Device memory owned for the lifetime of a scope.

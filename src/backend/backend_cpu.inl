@@ -59,7 +59,9 @@ class EmulatorBackend final : public Launchers<EmulatorBackend> {
 #endif
     return SIZE_MAX;
   }
-  DeviceFacts device_facts() const override { return {}; }
+  DeviceFacts device_facts() const override {
+    return {};
+  }
 
   template <class... P, class... A>
   KernelRun launch(const LaunchShape& s, void (*kernel)(P...), A... args) {

@@ -6,7 +6,9 @@
 
 #include "kernels/hello.cuh"
 #include "kernels/index_map.cuh"
+#include "kernels/latency_probe.cuh"
 #include "kernels/twonorm_course.cuh"
+#include "kernels/twonorm_ladder.cuh"
 #include "kernels/twonorm_reduce.cuh"
 #include "kernels/vecadd.cuh"
 
@@ -29,8 +31,26 @@ class Launchers : public ::gpulab::Backend {
                             double* result) override {
     return impl().launch(s, ::gpulab::GPULAB_BACKEND_NS::two_norm_finish, partials, count, result);
   }
+  KernelRun two_norm_ladder(LadderStep step, const LaunchShape& s, const float* a, const float* b,
+                            double* partials, long long count) override {
+    switch (step) {
+      case LadderStep::interleaved:
+        return impl().launch(s, ladder_interleaved, a, b, partials, count);
+      case LadderStep::sequential:
+        return impl().launch(s, ladder_sequential, a, b, partials, count);
+      case LadderStep::first_add:
+        return impl().launch(s, ladder_first_add, a, b, partials, count);
+      case LadderStep::warp_shuffle:
+        break;
+    }
+    return impl().launch(s, ladder_warp_shuffle, a, b, partials, count);
+  }
   KernelRun write_indices(const LaunchShape& s, unsigned* records) override {
     return impl().launch(s, ::gpulab::GPULAB_BACKEND_NS::write_indices, records);
+  }
+  KernelRun latency_probe(const LaunchShape& s, const LatencyProbeArgs& p) override {
+    return impl().launch(s, ::gpulab::GPULAB_BACKEND_NS::latency_probe, p.next, p.starts, p.steps,
+                         p.ops, p.ends, p.clocks, p.sms);
   }
 
  private:

@@ -44,44 +44,56 @@ int parse_bench_reps(const BenchRaw& raw) {
   return r;
 }
 
-BenchResult run_bench(Backend& backend, int reps, double bytes, std::size_t input_bytes,
-                      const std::function<double()>& launch) {
+double median_launch_ms(int reps, const std::function<double()>& launch, const std::string& label) {
+  launch();  // warm-up: first-touch, caches, clocks, lazy module loading
+  std::vector<double> times;
+  times.reserve(static_cast<std::size_t>(reps));
+  Progress progress(label, reps);  // stderr, only on a terminal
+  for (int i = 0; i < reps; ++i) {
+    times.push_back(launch());
+    progress.step(i + 1);
+  }
+  return median(times);
+}
+
+CopyPeak measure_copy_peak(Backend& backend, std::size_t input_bytes) {
+  const bool emulator = backend.kind() == BackendKind::emulator;
+  std::size_t size = emulator ? std::min(kCopyBytes, input_bytes) : kCopyBytes;
+  const std::size_t free = backend.free_memory();
+  if (2 * size > free / 2) size = free / 4;  // leave room: the inputs are still allocated
+  size = std::max<std::size_t>(size & ~std::size_t{255}, 256);
+  CopyPeak c;
+  c.bytes = size;
+  DeviceBuffer<unsigned char> src(backend, size), dst(backend, size);
+  backend.device_copy(dst.get(), src.get(), size);  // warm-up
+  std::vector<double> copies;
+  for (int i = 0; i < kCopyReps; ++i)
+    copies.push_back(backend.device_copy(dst.get(), src.get(), size));
+  c.ms = median(copies);
+  c.gbs = gb_per_s(2.0 * static_cast<double>(size), c.ms);
+  return c;
+}
+
+BenchResult make_bench(const Backend& backend, int reps, double median_ms, double bytes,
+                       const CopyPeak& copy) {
   BenchResult b;
   b.reps = reps;
   b.bytes = bytes;
   b.cpu_time = backend.kind() == BackendKind::emulator;
-
-  launch();  // warm-up: first-touch, caches, clocks
-  std::vector<double> times;
-  times.reserve(static_cast<std::size_t>(reps));
-  {
-    Progress progress("gpulab: benchmark launch", reps);  // stderr, only on a terminal
-    for (int i = 0; i < reps; ++i) {
-      times.push_back(launch());
-      progress.step(i + 1);
-    }
-  }
-  b.median_ms = median(times);
-  b.gbs = gb_per_s(bytes, b.median_ms);
-
-  // The practical peak: a large device-to-device copy, read + write.
-  std::size_t size = b.cpu_time ? std::min(kCopyBytes, input_bytes) : kCopyBytes;
-  const std::size_t free = backend.free_memory();
-  if (2 * size > free / 2) size = free / 4;  // leave room: the inputs are still allocated
-  size = std::max<std::size_t>(size & ~std::size_t{255}, 256);
-  {
-    DeviceBuffer<unsigned char> src(backend, size), dst(backend, size);
-    backend.device_copy(dst.get(), src.get(), size);  // warm-up
-    std::vector<double> copies;
-    for (int i = 0; i < kCopyReps; ++i)
-      copies.push_back(backend.device_copy(dst.get(), src.get(), size));
-    b.copy_ms = median(copies);
-  }
-  b.copy_bytes = size;
-  b.copy_gbs = gb_per_s(2.0 * static_cast<double>(size), b.copy_ms);
+  b.median_ms = median_ms;
+  b.gbs = gb_per_s(bytes, median_ms);
+  b.copy_bytes = copy.bytes;
+  b.copy_ms = copy.ms;
+  b.copy_gbs = copy.gbs;
   b.fraction_of_copy = b.copy_gbs > 0 ? b.gbs / b.copy_gbs : 0;
   b.theoretical_gbs = backend.device_facts().theoretical_gbs;
   return b;
+}
+
+BenchResult run_bench(Backend& backend, int reps, double bytes, std::size_t input_bytes,
+                      const std::function<double()>& launch) {
+  const double ms = median_launch_ms(reps, launch);
+  return make_bench(backend, reps, ms, bytes, measure_copy_peak(backend, input_bytes));
 }
 
 std::string render_bench(const BenchResult& b, const Style& st, Lang l) {

@@ -41,9 +41,26 @@ struct BenchResult {
   bool cpu_time = false;       // the emulator: wall-clock CPU time, not a GPU's
 };
 
-// Runs `launch` once to warm up, then `reps` times; `launch` returns one launch's kernel time in
-// milliseconds. `input_bytes` sizes the copy on the emulator (min(256 MiB, input_bytes)); on a GPU
-// the copy is 256 MiB (less only when device memory is short).
+// Runs `launch` once to warm up, then `reps` times, with a progress line on a terminal's stderr;
+// `launch` returns one launch's kernel time in milliseconds. Returns the median.
+double median_launch_ms(int reps, const std::function<double()>& launch,
+                        const std::string& label = "gpulab: benchmark launch");
+
+// The device's practical peak: a large device-to-device copy, read + write. `input_bytes` sizes the
+// copy on the emulator (min(256 MiB, input_bytes)); on a GPU the copy is 256 MiB (less only when
+// device memory is short).
+struct CopyPeak {
+  std::size_t bytes = 0;
+  double ms = 0;   // median of 5 copies after a warm-up
+  double gbs = 0;  // 2 * bytes / ms
+};
+CopyPeak measure_copy_peak(Backend& backend, std::size_t input_bytes);
+
+// A benchmark's figures from a median launch time and a copy peak measured in the same run.
+BenchResult make_bench(const Backend& backend, int reps, double median_ms, double bytes,
+                       const CopyPeak& copy);
+
+// median_launch_ms, then measure_copy_peak, then make_bench.
 BenchResult run_bench(Backend& backend, int reps, double bytes, std::size_t input_bytes,
                       const std::function<double()>& launch);
 

@@ -110,6 +110,16 @@ nlohmann::json backend_json_fields(const std::string& backend, const std::string
   return j;
 }
 
+KernelRun add_emulator_stats(const KernelRun& first, KernelRun second) {
+  if (first.emulator && second.emulator) {
+    second.emulator->barriers_crossed += first.emulator->barriers_crossed;
+    second.emulator->blocks_on_fibers += first.emulator->blocks_on_fibers;
+    second.emulator->races.insert(second.emulator->races.begin(), first.emulator->races.begin(),
+                                  first.emulator->races.end());
+  }
+  return second;
+}
+
 std::string emulator_notes(const KernelRun& run, const Style& style, Lang lang) {
   if (!run.emulator) return {};
   const EmulatorStats& e = *run.emulator;

@@ -44,6 +44,9 @@ void emit_sources(const GlobalOptions& g, std::string_view command,
 // The facts a kernel command's JSON and text share about the backend that ran it.
 nlohmann::json backend_json_fields(const std::string& backend, const std::string& device,
                                    const KernelRun& run);
+// `first` and `second` as one run: the emulator's counts added, races in launch order, the time
+// and the rest of `second`.
+KernelRun add_emulator_stats(const KernelRun& first, KernelRun second);
 std::string emulator_notes(const KernelRun& run, const Style& style, Lang lang);
 
 // Adds a subcommand whose callback validates the global options and then runs `body`.

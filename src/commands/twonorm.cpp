@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "calc/launch_facts.hpp"
+#include "commands/twonorm_ladder.hpp"
 #include "core/error.hpp"
 #include "core/parse.hpp"
 #include "core/text.hpp"
@@ -16,13 +17,14 @@
 namespace gpulab {
 namespace {
 
-constexpr std::uint64_t kReduceBlock = 256;        // TWO_NORM_BLOCK in twonorm_reduce.cuh
 constexpr std::uint64_t kMaxPartialBlocks = 1024;  // the grid-stride loop covers the rest
 constexpr std::uint64_t kBlocksPerSm = 8;  // on a GPU: 8 blocks of 256 fill an SM's 2048 threads
 
-// Blocks of the first launch: on a GPU, enough to fill every SM (each thread loads float4s, so a
-// block covers 4 * 256 elements per pass); on the emulator, at most 1024.
-std::uint64_t partial_blocks(std::int64_t count, Backend& backend) {
+}  // namespace
+
+// On a GPU, enough blocks to fill every SM (each thread loads float4s, so a block covers 4 * 256
+// elements per pass); on the emulator, at most 1024.
+std::uint64_t reduce_blocks(std::int64_t count, Backend& backend) {
   const auto n = static_cast<std::uint64_t>(count);
   const int sms = backend.device_facts().sm_count;
   if (sms > 0) {
@@ -32,7 +34,27 @@ std::uint64_t partial_blocks(std::int64_t count, Backend& backend) {
   return std::min(calc::blocks_for(n, kReduceBlock), kMaxPartialBlocks);
 }
 
-}  // namespace
+TwoNormInputs make_twonorm_inputs(std::int64_t count, std::uint64_t seed) {
+  const auto n = static_cast<std::size_t>(count);
+  TwoNormInputs in;
+  in.a.resize(n);
+  in.b.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    in.a[i] = calc::random_unit(seed, 2 * i);
+    in.b[i] = calc::random_unit(seed, 2 * i + 1);
+  }
+  double sum = 0;  // float64 from the very same float inputs
+  for (std::size_t i = 0; i < n; ++i) {
+    const double d = static_cast<double>(in.a[i]) - static_cast<double>(in.b[i]);
+    sum += d * d;
+  }
+  in.reference = std::sqrt(sum);
+  return in;
+}
+
+double relative_error(double result, double reference) {
+  return reference > 0 ? std::fabs(result - reference) / reference : std::fabs(result);
+}
 
 TwoNormResult run_twonorm(const TwoNormOptions& o, Backend& backend) {
   TwoNormResult r;
@@ -44,21 +66,12 @@ TwoNormResult run_twonorm(const TwoNormOptions& o, Backend& backend) {
   const auto n = static_cast<std::size_t>(r.count);
   require_memory(backend, 2 * n * sizeof(float), "twonorm");
 
-  std::vector<float> a(n), b(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    a[i] = calc::random_unit(o.seed, 2 * i);
-    b[i] = calc::random_unit(o.seed, 2 * i + 1);
-  }
-  double sum = 0;  // float64 reference from the very same float inputs
-  for (std::size_t i = 0; i < n; ++i) {
-    const double d = static_cast<double>(a[i]) - static_cast<double>(b[i]);
-    sum += d * d;
-  }
-  r.reference = std::sqrt(sum);
+  const TwoNormInputs in = make_twonorm_inputs(r.count, o.seed);
+  r.reference = in.reference;
 
   DeviceBuffer<float> da(backend, n), db(backend, n);
-  r.h2d_ms = backend.to_device(da.get(), a.data(), da.bytes());
-  r.h2d_ms += backend.to_device(db.get(), b.data(), db.bytes());
+  r.h2d_ms = backend.to_device(da.get(), in.a.data(), da.bytes());
+  r.h2d_ms += backend.to_device(db.get(), in.b.data(), db.bytes());
   if (o.kernel == TwoNormKernel::course) {
     DeviceBuffer<float> dc(backend, 1);
     const float poison = NAN;
@@ -73,7 +86,7 @@ TwoNormResult run_twonorm(const TwoNormOptions& o, Backend& backend) {
     // Serial float sums over up to 4096 elements: rounding grows with the count.
     r.tolerance = 1e-4;
   } else {
-    const std::uint64_t blocks = partial_blocks(r.count, backend);
+    const std::uint64_t blocks = reduce_blocks(r.count, backend);
     DeviceBuffer<double> partials(backend, blocks), result(backend, 1);
     const double poison = NAN;
     backend.to_device(result.get(), &poison, sizeof poison);
@@ -83,12 +96,7 @@ TwoNormResult run_twonorm(const TwoNormOptions& o, Backend& backend) {
     LaunchShape second{{1, 1, 1}, {kReduceBlock, 1, 1}};
     r.run = backend.two_norm_finish(second, partials.get(), static_cast<int>(blocks), result.get());
     r.launches.push_back({"two_norm_finish", second, r.run.kernel_ms});
-    if (one.emulator && r.run.emulator) {
-      r.run.emulator->barriers_crossed += one.emulator->barriers_crossed;
-      r.run.emulator->blocks_on_fibers += one.emulator->blocks_on_fibers;
-      r.run.emulator->races.insert(r.run.emulator->races.begin(), one.emulator->races.begin(),
-                                   one.emulator->races.end());
-    }
+    r.run = add_emulator_stats(one, r.run);
     if (o.bench_reps) {
       // Both launches again and again; the partials and the result are rewritten the same.
       r.bench = run_bench(
@@ -110,8 +118,7 @@ TwoNormResult run_twonorm(const TwoNormOptions& o, Backend& backend) {
     r.tolerance = 1e-5;
   }
   for (const auto& l : r.launches) r.kernel_ms += l.kernel_ms;
-  r.relative_error =
-      r.reference > 0 ? std::fabs(r.result - r.reference) / r.reference : std::fabs(r.result);
+  r.relative_error = relative_error(r.result, r.reference);
   r.verified = std::isfinite(r.result) && r.relative_error <= r.tolerance;
   r.backend = std::string(backend_name(backend.kind()));
   r.device = backend.device_name();
@@ -257,15 +264,21 @@ void setup_twonorm(CLI::App& app, GlobalOptions& g) {
   CLI::App* sub = add_command(
       app, g, "twonorm", "Two-norm distance of two matrices: the course kernel or a reduction",
       [raw, &g] {
-        const std::string k = parse_choice("--kernel", raw->kernel, {"course", "reduce"});
+        const std::string k = parse_choice("--kernel", raw->kernel, {"course", "reduce", "all"});
         if (raw->source) {
+          if (k == "all") {
+            return emit_sources(g, "twonorm",
+                                {"twonorm_course.cuh", "twonorm_ladder.cuh", "twonorm_reduce.cuh"});
+          }
           return emit_sources(g, "twonorm",
                               {k == "course" ? "twonorm_course.cuh" : "twonorm_reduce.cuh"});
         }
         if (raw->rows.empty() || raw->cols.empty())
           throw UsageError("twonorm needs --rows R and --cols C");
         TwoNormOptions o;
-        o.kernel = k == "course" ? TwoNormKernel::course : TwoNormKernel::reduce;
+        o.kernel = k == "course"   ? TwoNormKernel::course
+                   : k == "reduce" ? TwoNormKernel::reduce
+                                   : TwoNormKernel::all;
         o.rows = parse_int("--rows", raw->rows, 1, INT_MAX);
         o.cols = parse_int("--cols", raw->cols, 1, INT_MAX);
         o.seed = pick_seed(raw->seed);
@@ -285,10 +298,19 @@ void setup_twonorm(CLI::App& app, GlobalOptions& g) {
         const int reps = parse_bench_reps(raw->bench);
         if (raw->bench.bench) {
           if (o.kernel == TwoNormKernel::course)
-            throw UsageError("--bench measures --kernel reduce; the course kernel is one block");
+            throw UsageError(
+                "--bench measures --kernel reduce or all; the course kernel alone is one block "
+                "(--kernel all times it beside the others)");
           o.bench_reps = reps;
         }
         auto backend = open_backend(g);
+        if (o.kernel == TwoNormKernel::all) {
+          const LadderResult r = run_twonorm_ladder(o, *backend);
+          emit(g, twonorm_ladder_json(r), render_twonorm_ladder(r, g.out));
+          if (!r.verified())
+            throw RuntimeFailure("twonorm: a step's result does not match the host reference");
+          return;
+        }
         TwoNormResult r = run_twonorm(o, *backend);
         emit(g, twonorm_json(r), render_twonorm(r, g.out));
         if (!r.verified)
@@ -297,9 +319,9 @@ void setup_twonorm(CLI::App& app, GlobalOptions& g) {
   sub->add_option("--rows", raw->rows, "Rows of the matrices")->type_name("R");
   sub->add_option("--cols", raw->cols, "Columns of the matrices")->type_name("C");
   sub->add_option("--kernel", raw->kernel,
-                  "course (the notes' one-block kernel, at most 4096 elements) or reduce (any "
-                  "size; default)")
-      ->type_name("course|reduce");
+                  "course (the notes' one-block kernel, at most 4096 elements), reduce (any "
+                  "size; default), or all (the reduction ladder: course, then five classic steps)")
+      ->type_name("course|reduce|all");
   sub->add_option("--seed", raw->seed, "Seed of the random inputs (default: a fresh one, printed)")
       ->type_name("S");
   add_bench_options(sub, raw->bench);

@@ -14,7 +14,7 @@
 
 namespace gpulab {
 
-enum class TwoNormKernel { course, reduce };
+enum class TwoNormKernel { course, reduce, all };  // all: the reduction ladder
 
 struct TwoNormOptions {
   std::int64_t rows = 0, cols = 0;
@@ -50,6 +50,23 @@ struct TwoNormResult {
 inline constexpr std::int64_t kCourseKernelMaxElements = 64 * 64;
 inline constexpr int kCourseKernelThreads = 512;
 
+// Random inputs: a[i] and b[i] from the seed's streams 2i and 2i + 1, uniform in [-1, 1); and
+// their distance in float64 on the host, the reference every kernel is checked against.
+struct TwoNormInputs {
+  std::vector<float> a, b;
+  double reference = 0;
+};
+TwoNormInputs make_twonorm_inputs(std::int64_t count, std::uint64_t seed);
+
+// Blocks of two_norm_partials for `count` elements: on a GPU enough to fill every SM, on the
+// emulator at most 1024.
+std::uint64_t reduce_blocks(std::int64_t count, Backend& backend);
+inline constexpr std::uint64_t kReduceBlock = 256;  // TWO_NORM_BLOCK in twonorm_reduce.cuh
+
+// |result - reference| / reference (|result| when the reference is 0).
+double relative_error(double result, double reference);
+
+// Runs --kernel course or --kernel reduce (--kernel all: run_twonorm_ladder, twonorm_ladder.hpp).
 TwoNormResult run_twonorm(const TwoNormOptions& o, Backend& backend);
 std::string render_twonorm(const TwoNormResult& r, const OutputOptions& out);
 nlohmann::json twonorm_json(const TwoNormResult& r);

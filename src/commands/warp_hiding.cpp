@@ -7,6 +7,7 @@
 
 #include "calc/gpu_specs.hpp"
 #include "calc/launch_limits.hpp"
+#include "commands/warp_measure.hpp"
 #include "core/error.hpp"
 #include "core/parse.hpp"
 #include "core/text.hpp"
@@ -175,19 +176,60 @@ nlohmann::json warp_hiding_json(const WarpHidingResult& r) {
 
 void setup_warp_hiding(CLI::App& app, GlobalOptions& g) {
   struct Raw {
-    std::string latency, ops, cycles, blocks, threads, model;
+    std::string latency, ops, cycles, blocks, threads, model, steps, seed;
+    bool measure = false;
   };
   auto raw = std::make_shared<Raw>();
   CLI::App* sub = add_command(
       app, g, "warp-hiding", "Warps needed to hide a memory latency; warps resident on an SM",
       [raw, &g] {
+        if (raw->measure) {
+          const std::pair<const char*, const std::string*> calculator_only[] = {
+              {"--latency", &raw->latency},
+              {"--cycles-per-op", &raw->cycles},
+              {"--blocks-per-sm", &raw->blocks},
+              {"--threads-per-block", &raw->threads},
+              {"--model", &raw->model}};
+          for (const auto& [name, value] : calculator_only) {
+            if (!value->empty()) {
+              throw UsageError(fmt::format(
+                  "{} is for the calculator; --measure measures the GPU it runs on (the latency "
+                  "and C come from it): leave {} out",
+                  name, name));
+            }
+          }
+          MeasureOptions m;
+          if (!raw->ops.empty()) {
+            m.ops = static_cast<int>(
+                parse_int("--ops", raw->ops, 4, kMaxProbeOps, "FMA instructions per load"));
+            if (m.ops % 4 != 0) {
+              bad_value("--ops", raw->ops,
+                        "a multiple of 4: the kernel runs four independent FMA chains");
+            }
+          }
+          if (!raw->steps.empty())
+            m.steps = static_cast<int>(parse_int("--steps", raw->steps, 1, kMaxProbeSteps,
+                                                 "loads per warp; every warp walks its own part "
+                                                 "of the table"));
+          m.seed = pick_seed(raw->seed);
+          auto backend = open_backend(g);
+          const MeasureResult r = run_warp_measure(m, *backend);
+          emit(g, warp_measure_json(r), render_warp_measure(r, g.out));
+          if (!r.verified)
+            throw RuntimeFailure("warp-hiding --measure: a warp's chain ended in the wrong place");
+          return;
+        }
+        if (!raw->steps.empty() || !raw->seed.empty()) {
+          throw UsageError(fmt::format("{} belongs to --measure; add --measure",
+                                       raw->steps.empty() ? "--seed" : "--steps"));
+        }
         WarpHidingOptions o;
         const bool any_latency = !raw->latency.empty() || !raw->ops.empty() || !raw->cycles.empty();
         const bool any_resident = !raw->blocks.empty() || !raw->threads.empty();
         if (!any_latency && !any_resident) {
           throw UsageError(
               "warp-hiding needs --latency L --ops K --cycles-per-op C, or --blocks-per-sm B "
-              "--threads-per-block T (or both)");
+              "--threads-per-block T (or both), or --measure");
         }
         if (any_latency) {
           if (raw->latency.empty() || raw->ops.empty() || raw->cycles.empty()) {
@@ -233,6 +275,13 @@ void setup_warp_hiding(CLI::App& app, GlobalOptions& g) {
       ->type_name("B");
   sub->add_option("--threads-per-block", raw->threads, "Threads in each block (e.g. 256)")
       ->type_name("T");
+  sub->add_flag("--measure", raw->measure,
+                "Measure it: a memory-latency-bound kernel with 1, 2, 4, ... warps per SM, "
+                "throughput against warps, beside the calculator (--ops K sets the work, default "
+                "128)");
+  sub->add_option("--steps", raw->steps, "--measure: loads per warp (default 1000 on a GPU)")
+      ->type_name("S");
+  sub->add_option("--seed", raw->seed, "--measure: seed of the random chain")->type_name("S");
   sub->add_option("--model", raw->model,
                   "Check the SM's limits on this GPU's spec sheet (e.g. G80)")
       ->type_name("NAME");

@@ -43,6 +43,11 @@ class CudaBackend final : public Launchers<CudaBackend> {
       f.sm_count = p.multiprocessors;
       // Double data rate: two transfers per memory clock, bus_bits / 8 bytes each.
       f.theoretical_gbs = 2.0 * p.memory_clock_khz * 1e3 * (p.memory_bus_bits / 8.0) / 1e9;
+      f.cc_major = p.cc_major;
+      f.cc_minor = p.cc_minor;
+      f.max_threads_per_sm = p.max_threads_per_sm;
+      f.clock_khz = p.clock_khz;
+      f.l2_bytes = p.l2_bytes;
       facts_ = f;
     }
     return *facts_;

@@ -4,14 +4,27 @@
 
 #define TWO_NORM_BLOCK 256  // threads per block of both launches; a multiple of 32
 
-// Adds v over the 32 lanes of a warp: after 5 halvings lane 0 holds the warp's sum.
-__device__ __forceinline__ float warp_sum(float v) {
+// Adds v over the 32 lanes of a warp: after 5 halvings (16, 8, 4, 2, 1) lane 0 holds the sum.
+template <class T>
+__device__ __forceinline__ T warp_sum(T v) {
   for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
   return v;
 }
 
-__device__ __forceinline__ double warp_sum(double v) {
-  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
+// Adds v over the whole block; thread 0 gets the total. Each warp adds its lanes by shuffles,
+// lane 0 of each warp leaves the warp's sum in warp_sums (blockDim.x / 32 of them, in shared
+// memory), and after one __syncthreads() the first warp adds those.
+template <class T>
+__device__ __forceinline__ T block_sum(T v, T* warp_sums) {
+  v = warp_sum(v);
+  int lane = threadIdx.x % 32;
+  int warp = threadIdx.x / 32;
+  if (lane == 0) warp_sums[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    v = lane < (int)(blockDim.x / 32) ? warp_sums[lane] : (T)0;
+    v = warp_sum(v);
+  }
   return v;
 }
 
@@ -43,17 +56,8 @@ __global__ void two_norm_partials(const float* a, const float* b, double* partia
     float d = a[i] - b[i];
     sum += d * d;
   }
-  // Reduce within each warp by shuffles, then the warps' sums through shared memory.
-  sum = warp_sum(sum);
-  int lane = threadIdx.x % 32;
-  int warp = threadIdx.x / 32;
-  if (lane == 0) warp_sums[warp] = sum;
-  __syncthreads();
-  if (warp == 0) {
-    sum = lane < (int)(blockDim.x / 32) ? warp_sums[lane] : 0.0f;
-    sum = warp_sum(sum);
-    if (lane == 0) partials[blockIdx.x] = (double)sum;
-  }
+  sum = block_sum(sum, warp_sums);
+  if (threadIdx.x == 0) partials[blockIdx.x] = (double)sum;
 }
 
 // Launch 2: one block adds the partials in double precision and takes the square root.
@@ -61,14 +65,6 @@ __global__ void two_norm_finish(const double* partials, int count, double* resul
   __shared__ double warp_sums[TWO_NORM_BLOCK / 32];
   double sum = 0.0;
   for (int i = threadIdx.x; i < count; i += blockDim.x) sum += partials[i];
-  sum = warp_sum(sum);
-  int lane = threadIdx.x % 32;
-  int warp = threadIdx.x / 32;
-  if (lane == 0) warp_sums[warp] = sum;
-  __syncthreads();
-  if (warp == 0) {
-    sum = lane < (int)(blockDim.x / 32) ? warp_sums[lane] : 0.0;
-    sum = warp_sum(sum);
-    if (lane == 0) result[0] = sqrt(sum);
-  }
+  sum = block_sum(sum, warp_sums);
+  if (threadIdx.x == 0) result[0] = sqrt(sum);
 }

@@ -73,3 +73,89 @@ TEST_CASE("--reps must be a whole number from 1 to 1000", "[cli][bench]") {
     }
   }
 }
+
+TEST_CASE("twonorm --kernel all --bench: the ladder, each step timed against one copy",
+          "[cli][bench][twonorm]") {
+  json j = run_json({"twonorm", "--rows", "50", "--cols", "81", "--kernel", "all", "--seed", "3",
+                     "--bench", "--reps", "2", "--backend", "cpu", "--json"});
+  CHECK(j["kernel"] == "all");
+  CHECK(j["verified"] == true);
+  REQUIRE(j["steps"].size() == 6);
+  const std::vector<std::string> names = {"course",    "interleaved",  "sequential",
+                                          "first-add", "warp-shuffle", "grid-stride"};
+  for (std::size_t i = 0; i < 6; ++i) {
+    const json& s = j["steps"][i];
+    CAPTURE(i);
+    CHECK(s["step"] == i);
+    CHECK(s["name"] == names[i]);
+    CHECK(s["ran"] == true);
+    CHECK(s["verified"] == true);
+    CHECK(s["relative_error"].get<double>() <= s["tolerance"].get<double>());
+    CHECK(s["result"].get<double>() == Approx(j["reference"].get<double>()).epsilon(1e-4));
+    CHECK_FALSE(s["explanation"].get<std::string>().empty());
+    check_bench(s, 2);
+    CHECK(s["bench"]["copy_gbs"] == j["copy"]["gbs"]);
+  }
+  CHECK(j["steps"][1]["launches"][0]["kernel"] == "ladder_interleaved");
+  CHECK(j["steps"][1]["launches"][0]["grid"] == (50 * 81 + 255) / 256);
+  CHECK(j["steps"][3]["launches"][0]["grid"] == (50 * 81 + 511) / 512);
+  CHECK(j["steps"][5]["launches"][0]["kernel"] == "two_norm_partials");
+}
+
+TEST_CASE("twonorm --kernel all: the course step is skipped past 4096 elements, with the reason",
+          "[cli][twonorm]") {
+  json j = run_json({"twonorm", "--rows", "65", "--cols", "64", "--kernel", "all", "--seed", "3",
+                     "--backend", "cpu", "--json"});
+  CHECK(j["verified"] == true);
+  CHECK(j["steps"][0]["ran"] == false);
+  CHECK_THAT(j["steps"][0]["skipped_why"].get<std::string>(), Catch::Contains("4,160 elements"));
+  CHECK_FALSE(j.contains("copy"));
+  auto t = run_gpulab({"twonorm", "--rows", "65", "--cols", "64", "--kernel", "all", "--seed",
+                       "3", "--bench", "--reps", "1", "--backend", "cpu", "--color", "never"});
+  CHECK(t.exit_code == 0);
+  CHECK_THAT(t.out, Catch::Contains("skipped"));
+  CHECK_THAT(t.out, Catch::Contains("What each step changed"));
+  CHECK_THAT(t.out, Catch::Contains("From step 1 to step 5"));
+  CHECK_THAT(t.out, Catch::Contains("__shfl_down_sync"));
+  auto src = run_gpulab({"twonorm", "--kernel", "all", "--source"});
+  CHECK(src.exit_code == 0);
+  for (const char* k : {"two_norm_kernel", "ladder_interleaved", "ladder_sequential",
+                        "ladder_first_add", "ladder_warp_shuffle", "two_norm_partials"})
+    CHECK_THAT(src.out, Catch::Contains(k));
+}
+
+TEST_CASE("warp-hiding --measure: the experiment on the emulator, and its option errors",
+          "[cli][warp-hiding]") {
+  json j = run_json({"warp-hiding", "--measure", "--steps", "3", "--ops", "8", "--seed", "9",
+                     "--backend", "cpu", "--json"});
+  REQUIRE(j.contains("measure"));
+  const json& m = j["measure"];
+  CHECK(m["verified"] == true);
+  CHECK(m["ops"] == 8);
+  CHECK(m["steps"] == 3);
+  CHECK(m["seed"] == 9);
+  CHECK(m["points"].size() == 12);
+  CHECK(m["points"][0]["warps_per_sm"] == 1);
+  CHECK(m["points"][11]["warps_per_sm"] == 64);
+  CHECK(m["points"][11]["blocks_per_sm"] == 2);
+  CHECK(m["points"][11]["threads_per_block"] == 1024);
+  CHECK(m["latency_cycles"].get<double>() > 0);
+  CHECK(m["prediction"]["warps_per_sm"] ==
+        4 * m["prediction"]["warps_per_scheduler"].get<int>());
+  CHECK(m["gpu_model"] == false);
+
+  auto t = run_gpulab({"warp-hiding", "--measure", "--steps", "2", "--backend", "cpu", "--color",
+                       "never"});
+  CHECK(t.exit_code == 0);
+  CHECK_THAT(t.out, Catch::Contains("warps per SM (log scale)"));
+  CHECK_THAT(t.out, Catch::Contains("nothing is hidden"));
+  CHECK_THAT(t.out, Catch::Contains("Every warp's chain ended where the host says"));
+
+  check_usage_error({"warp-hiding", "--measure", "--latency", "200"}, "--latency");
+  check_usage_error({"warp-hiding", "--measure", "--blocks-per-sm", "2"}, "--blocks-per-sm");
+  check_usage_error({"warp-hiding", "--measure", "--ops", "6"}, "--ops 6");
+  check_usage_error({"warp-hiding", "--measure", "--ops", "0"}, "--ops 0");
+  check_usage_error({"warp-hiding", "--measure", "--steps", "0"}, "--steps 0");
+  check_usage_error({"warp-hiding", "--steps", "10"}, "--measure");
+  check_usage_error({"warp-hiding", "--seed", "1", "--ops", "4"}, "--measure");
+}

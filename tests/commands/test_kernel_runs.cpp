@@ -9,7 +9,9 @@
 #include "backend/backend.hpp"
 #include "commands/index_map.hpp"
 #include "commands/twonorm.hpp"
+#include "commands/twonorm_ladder.hpp"
 #include "commands/vecadd.hpp"
+#include "commands/warp_measure.hpp"
 
 using namespace gpulab;
 
@@ -49,9 +51,23 @@ class BrokenBackend final : public Backend {
     *result = 1.0;
     return {};
   }
+  KernelRun two_norm_ladder(LadderStep, const LaunchShape&, const float*, const float*, double*,
+                            long long) override {
+    return {};
+  }
   KernelRun write_indices(const LaunchShape& s, unsigned* records) override {
     records[6] = 12345;  // thread 0 claims a wrong global index
     (void)s;
+    return {};
+  }
+  KernelRun latency_probe(const LaunchShape& s, const LatencyProbeArgs& p) override {
+    const std::uint64_t warps = s.grid.x * s.block.x / 32;
+    for (std::uint64_t w = 0; w < warps; ++w) {
+      p.ends[w] = p.starts[w];  // every warp claims it never moved
+      p.clocks[2 * w] = 0;
+      p.clocks[2 * w + 1] = 100;
+      p.sms[w] = 0;
+    }
     return {};
   }
 
@@ -162,4 +178,128 @@ TEST_CASE("index-map --run on the emulator agrees with the table; a wrong kernel
   IndexMapResult bad = run_index_map(o, &broken);
   REQUIRE(bad.run);
   CHECK(bad.run->mismatches == 12 * 30);  // nothing but one word was written: all differ
+}
+
+TEST_CASE("twonorm --kernel all on the emulator: every step matches float64", "[kernels][twonorm]") {
+  auto backend = make_emulator_backend({});
+  const std::uint64_t seed = fresh_seed();
+  CAPTURE(seed);
+  // Around the block size (256), two blocks' worth (512), and the course kernel's 4096 limit.
+  for (auto [rows, cols] : {std::pair<std::int64_t, std::int64_t>{1, 1},
+                            {1, 255},
+                            {16, 16},
+                            {257, 1},
+                            {1, 511},
+                            {513, 1},
+                            {64, 64},
+                            {4097, 1},
+                            {301, 77}}) {
+    CAPTURE(rows, cols);
+    TwoNormOptions o;
+    o.rows = rows;
+    o.cols = cols;
+    o.seed = seed;
+    o.kernel = TwoNormKernel::all;
+    const LadderResult r = run_twonorm_ladder(o, *backend);
+    const auto n = static_cast<std::uint64_t>(rows * cols);
+    REQUIRE(r.steps.size() == 6);
+    CHECK(r.verified());
+    CHECK(r.reference > 0);
+    CHECK(r.steps[0].skipped_why.empty() == (n <= 4096));
+    for (const auto& s : r.steps) {
+      CAPTURE(s.name);
+      if (!s.skipped_why.empty()) continue;
+      CHECK(s.verified);
+      CHECK(s.relative_error <= s.tolerance);
+      CHECK(std::isfinite(s.result));
+    }
+    // One element per thread, then two, then the grid-stride grid.
+    CHECK(r.steps[1].launches[0].shape.grid.x == (n + 255) / 256);
+    CHECK(r.steps[2].launches[0].shape.grid.x == (n + 255) / 256);
+    CHECK(r.steps[3].launches[0].shape.grid.x == (n + 511) / 512);
+    CHECK(r.steps[4].launches[0].shape.grid.x == (n + 511) / 512);
+    CHECK(r.steps[5].launches[0].shape.grid.x == std::min<std::uint64_t>((n + 255) / 256, 1024));
+    CHECK(r.steps[5].launches[1].kernel == "two_norm_finish");
+    CHECK_FALSE(r.copy.has_value());
+  }
+}
+
+TEST_CASE("twonorm --kernel all --bench: one copy peak for every step", "[kernels][twonorm]") {
+  auto backend = make_emulator_backend({});
+  TwoNormOptions o;
+  o.rows = 100;
+  o.cols = 30;
+  o.seed = fresh_seed();
+  o.bench_reps = 2;
+  const LadderResult r = run_twonorm_ladder(o, *backend);
+  REQUIRE(r.copy.has_value());
+  CHECK(r.copy->gbs > 0);
+  for (const auto& s : r.steps) {
+    CAPTURE(s.name);
+    REQUIRE(s.bench.has_value());
+    CHECK(s.bench->reps == 2);
+    CHECK(s.bench->median_ms > 0);
+    CHECK(s.bench->copy_gbs == r.copy->gbs);
+    CHECK(s.bench->bytes == 2.0 * 3000 * 4);
+    CHECK(s.bench->fraction_of_copy == Approx(s.bench->gbs / r.copy->gbs));
+  }
+}
+
+TEST_CASE("The ladder's verification catches wrong steps", "[kernels][twonorm]") {
+  BrokenBackend broken;  // the ladder kernels write nothing and the finish says 1.0
+  TwoNormOptions o;
+  o.rows = 10;
+  o.cols = 10;
+  o.seed = fresh_seed();
+  const LadderResult r = run_twonorm_ladder(o, broken);
+  CHECK_FALSE(r.verified());
+  for (const auto& s : r.steps) CHECK_FALSE(s.verified);
+}
+
+TEST_CASE("probe_warp_counts: 1, 2, 3, 4, 6, 8, ... up to the SM's maximum", "[kernels][warp]") {
+  CHECK(probe_warp_counts(64) == std::vector<int>{1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64});
+  CHECK(probe_warp_counts(48) == std::vector<int>{1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48});
+  CHECK(probe_warp_counts(32) == std::vector<int>{1, 2, 3, 4, 6, 8, 12, 16, 24, 32});
+  CHECK(probe_warp_counts(40) == std::vector<int>{1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 40});
+  CHECK(probe_warp_counts(1) == std::vector<int>{1});
+}
+
+TEST_CASE("warp-hiding --measure on the emulator: every chain ends where the host says",
+          "[kernels][warp]") {
+  auto backend = make_emulator_backend({});
+  MeasureOptions o;
+  o.ops = 8;
+  o.steps = 5;
+  o.seed = fresh_seed();
+  CAPTURE(o.seed);
+  const MeasureResult r = run_warp_measure(o, *backend);
+  CHECK(r.verified);
+  CHECK(r.sms == 1);
+  CHECK(r.steps == 5);
+  REQUIRE(r.points.size() == probe_warp_counts(64).size());
+  for (const auto& p : r.points) {
+    CAPTURE(p.warps_per_sm);
+    CHECK(p.verified);
+    CHECK(p.blocks_per_sm * p.threads_per_block == 32 * p.warps_per_sm);
+    CHECK(p.threads_per_block <= 1024);
+    CHECK(p.min_warps_seen == p.warps_per_sm);
+    CHECK(p.max_warps_seen == p.warps_per_sm);
+    CHECK(p.cycles_per_step > 0);
+    CHECK(p.fma_per_cycle == Approx(p.warps_per_sm * 8.0 / p.cycles_per_step));
+  }
+  CHECK(r.best_fma_per_cycle > 0);
+  CHECK(r.saturation_warps_per_sm >= 1);
+  // The calculator, from the measured latency: ceil(L / (K x C)) per scheduler, times 4.
+  CHECK(r.prediction.ops == 8);
+  CHECK(r.predicted_warps_per_sm == 4 * r.prediction.warps_needed);
+}
+
+TEST_CASE("warp-hiding --measure's check catches a kernel that did not walk", "[kernels][warp]") {
+  BrokenBackend broken;
+  MeasureOptions o;
+  o.steps = 3;
+  o.seed = fresh_seed();
+  const MeasureResult r = run_warp_measure(o, broken);
+  CHECK_FALSE(r.verified);
+  for (const auto& p : r.points) CHECK_FALSE(p.verified);
 }

@@ -9,7 +9,9 @@
 #include "commands/hello.hpp"
 #include "commands/index_map.hpp"
 #include "commands/twonorm.hpp"
+#include "commands/twonorm_ladder.hpp"
 #include "commands/vecadd.hpp"
+#include "commands/warp_measure.hpp"
 #include "core/error.hpp"
 
 using namespace gpulab;
@@ -88,6 +90,86 @@ TEST_CASE("twonorm: GPU and emulator agree with float64 and with each other", "[
   TwoNormResult r = run_twonorm(large, *gpu);
   CHECK(r.verified);
   CHECK(r.relative_error < 1e-5);
+}
+
+TEST_CASE("twonorm --kernel all: every step on the GPU matches float64 and the emulator", "[gpu]") {
+  auto gpu = make_cuda_backend(0);
+  auto emu = make_emulator_backend({});
+  const std::uint64_t seed = fresh_seed();
+  CAPTURE(seed);
+  for (auto [rows, cols] : {std::pair<std::int64_t, std::int64_t>{1, 1},
+                            {1, 257},
+                            {64, 64},
+                            {301, 77},
+                            {1000, 1001}}) {
+    CAPTURE(rows, cols);
+    TwoNormOptions o;
+    o.rows = rows;
+    o.cols = cols;
+    o.seed = seed;
+    o.kernel = TwoNormKernel::all;
+    const LadderResult a = run_twonorm_ladder(o, *gpu);
+    const LadderResult b = run_twonorm_ladder(o, *emu);
+    CHECK(a.verified());
+    CHECK(b.verified());
+    REQUIRE(a.steps.size() == b.steps.size());
+    for (std::size_t i = 0; i < a.steps.size(); ++i) {
+      CAPTURE(a.steps[i].name);
+      CHECK(a.steps[i].skipped_why == b.steps[i].skipped_why);
+      if (!a.steps[i].skipped_why.empty()) continue;
+      CHECK(a.steps[i].verified);
+      CHECK(a.steps[i].result == Approx(b.steps[i].result).epsilon(2 * a.steps[i].tolerance));
+    }
+  }
+  TwoNormOptions large;  // 2^24 elements, every step but the course kernel, timed
+  large.rows = 4096;
+  large.cols = 4096;
+  large.seed = seed;
+  large.kernel = TwoNormKernel::all;
+  large.bench_reps = 3;
+  const LadderResult r = run_twonorm_ladder(large, *gpu);
+  CHECK(r.verified());
+  CHECK_FALSE(r.steps[0].skipped_why.empty());
+  REQUIRE(r.copy.has_value());
+  CHECK(r.copy->gbs > 100);
+  for (std::size_t i = 1; i < r.steps.size(); ++i) {
+    CAPTURE(r.steps[i].name);
+    REQUIRE(r.steps[i].bench.has_value());
+    CHECK(r.steps[i].relative_error < 1e-5);
+    CHECK(r.steps[i].bench->gbs > 0);
+  }
+  // The ladder climbs: the grid-stride kernel beats the interleaved one by a wide margin.
+  CHECK(r.steps[1].bench->median_ms > 2 * r.steps[5].bench->median_ms);
+}
+
+TEST_CASE("warp-hiding --measure on the GPU: more warps hide the latency", "[gpu]") {
+  auto gpu = make_cuda_backend(0);
+  const DeviceFacts f = gpu->device_facts();
+  MeasureOptions o;
+  o.steps = 200;
+  o.seed = fresh_seed();
+  CAPTURE(o.seed);
+  const MeasureResult r = run_warp_measure(o, *gpu);
+  CHECK(r.verified);
+  CHECK(r.arch_known);
+  CHECK(r.sms == f.sm_count);
+  CHECK(r.max_warps_per_sm == f.max_threads_per_sm / 32);
+  CHECK(r.table_bytes >= 4 * static_cast<std::uint64_t>(f.l2_bytes));
+  // A DRAM access takes hundreds of cycles on every GPU gpulab knows.
+  CHECK(r.latency_cycles > 150);
+  CHECK(r.latency_cycles < 5000);
+  const double limit = static_cast<double>(r.schedulers) / r.cycles_per_fma;
+  for (const auto& p : r.points) {
+    CAPTURE(p.warps_per_sm);
+    CHECK(p.verified);
+    // Every SM really held W warps: the blocks spread evenly, as the rate per SM assumes.
+    CHECK(p.min_warps_seen == p.warps_per_sm);
+    CHECK(p.max_warps_seen == p.warps_per_sm);
+    CHECK(p.fma_per_cycle <= 1.02 * limit);
+  }
+  // Latency hiding: the full SM does several times the work of a lone warp per cycle.
+  CHECK(r.points.back().fma_per_cycle > 4 * r.points.front().fma_per_cycle);
+  CHECK(r.saturation_warps_per_sm > 1);
 }
 
 TEST_CASE("index-map --run and hello on the GPU", "[gpu]") {

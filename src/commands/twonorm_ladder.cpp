@@ -1,0 +1,414 @@
+// gpulab twonorm --kernel all (see twonorm_ladder.hpp).
+#include "commands/twonorm_ladder.hpp"
+
+#include <fmt/format.h>
+
+#include <climits>
+#include <cmath>
+#include <functional>
+
+#include "calc/launch_facts.hpp"
+#include "core/text.hpp"
+
+namespace gpulab {
+namespace {
+
+constexpr double kCourseTolerance = 1e-4;  // serial float sums over up to 4096 elements
+constexpr double kReduceTolerance = 1e-5;
+constexpr std::size_t kWidth = 100;  // columns of the explanations
+
+// One step as it will run: its launches, and a function that makes them all once.
+struct StepPlan {
+  LadderStepResult* step;
+  std::function<std::vector<KernelRun>()> launch;
+  bool float_result = false;  // the course kernel writes a float, the others a double
+};
+
+double total_ms(const std::vector<KernelRun>& runs) {
+  double ms = 0;
+  for (const auto& k : runs) ms += k.kernel_ms;
+  return ms;
+}
+
+std::string rung_name(Rung r) {
+  switch (r) {
+    case Rung::course:
+      return "course";
+    case Rung::interleaved:
+      return "interleaved";
+    case Rung::sequential:
+      return "sequential";
+    case Rung::first_add:
+      return "first-add";
+    case Rung::warp_shuffle:
+      return "warp-shuffle";
+    case Rung::grid_stride:
+      break;
+  }
+  return "grid-stride";
+}
+
+}  // namespace
+
+bool LadderResult::verified() const {
+  for (const auto& s : steps)
+    if (s.skipped_why.empty() && !s.verified) return false;
+  return true;
+}
+
+LadderResult run_twonorm_ladder(const TwoNormOptions& o, Backend& backend) {
+  LadderResult r;
+  r.rows = o.rows;
+  r.cols = o.cols;
+  r.count = o.rows * o.cols;
+  r.seed = o.seed;
+  const auto n = static_cast<std::size_t>(r.count);
+  const auto count = static_cast<std::uint64_t>(r.count);
+  require_memory(backend, 2 * n * sizeof(float) + calc::blocks_for(count, kReduceBlock) * 8,
+                 "twonorm --kernel all");
+  const TwoNormInputs in = make_twonorm_inputs(r.count, o.seed);
+  r.reference = in.reference;
+
+  DeviceBuffer<float> da(backend, n), db(backend, n), course_out(backend, 1);
+  backend.to_device(da.get(), in.a.data(), da.bytes());
+  backend.to_device(db.get(), in.b.data(), db.bytes());
+  // The most partials any step writes: one per 256 elements (steps 1 and 2).
+  DeviceBuffer<double> partials(backend, calc::blocks_for(count, kReduceBlock)), out(backend, 1);
+
+  const LaunchShape finish{{1, 1, 1}, {kReduceBlock, 1, 1}};
+  auto two_launches = [&](LadderStepResult& s, std::uint64_t blocks,
+                          std::function<KernelRun(const LaunchShape&)> first, std::string kernel) {
+    const LaunchShape shape{{blocks, 1, 1}, {kReduceBlock, 1, 1}};
+    s.launches = {{std::move(kernel), shape, 0}, {"two_norm_finish", finish, 0}};
+    s.elements_per_thread = static_cast<double>(count) / static_cast<double>(blocks * kReduceBlock);
+    s.tolerance = kReduceTolerance;
+    if (blocks > static_cast<std::uint64_t>(INT_MAX)) {
+      s.skipped_why = fmt::format("{} blocks: more than a grid's 2^31 - 1", blocks);
+    }
+    return StepPlan{&s, [&, shape, blocks, first] {
+                      std::vector<KernelRun> runs{first(shape)};
+                      runs.push_back(backend.two_norm_finish(finish, partials.get(),
+                                                             static_cast<int>(blocks), out.get()));
+                      return runs;
+                    }};
+  };
+
+  r.steps.resize(6);
+  for (std::size_t i = 0; i < r.steps.size(); ++i) {
+    r.steps[i].rung = static_cast<Rung>(i);
+    r.steps[i].name = rung_name(r.steps[i].rung);
+  }
+  std::vector<StepPlan> plans;
+  {
+    LadderStepResult& s = r.steps[0];
+    const LaunchShape shape{{1, 1, 1}, {kCourseKernelThreads, 1, 1}};
+    s.launches = {{"two_norm_kernel", shape, 0}};
+    s.tolerance = kCourseTolerance;
+    s.elements_per_thread = static_cast<double>(count) / kCourseKernelThreads;
+    if (r.count > kCourseKernelMaxElements) {
+      s.skipped_why = fmt::format("{} elements do not fit its 64*64 = 4096-float shared buffer",
+                                  group_thousands(count));
+    }
+    plans.push_back({&s,
+                     [&, shape] {
+                       return std::vector<KernelRun>{backend.two_norm_course(
+                           shape, da.get(), db.get(), course_out.get(), static_cast<int>(o.rows),
+                           static_cast<int>(o.cols))};
+                     },
+                     true});
+  }
+  const std::uint64_t one_per_thread = calc::blocks_for(count, kReduceBlock);
+  const std::uint64_t two_per_thread = calc::blocks_for(count, 2 * kReduceBlock);
+  const std::pair<LadderStep, std::uint64_t> classic[] = {
+      {LadderStep::interleaved, one_per_thread},
+      {LadderStep::sequential, one_per_thread},
+      {LadderStep::first_add, two_per_thread},
+      {LadderStep::warp_shuffle, two_per_thread}};
+  const char* classic_names[] = {"ladder_interleaved", "ladder_sequential", "ladder_first_add",
+                                 "ladder_warp_shuffle"};
+  for (std::size_t i = 0; i < 4; ++i) {
+    const LadderStep step = classic[i].first;
+    plans.push_back(two_launches(
+        r.steps[i + 1], classic[i].second,
+        [&, step](const LaunchShape& s) {
+          return backend.two_norm_ladder(step, s, da.get(), db.get(), partials.get(), r.count);
+        },
+        classic_names[i]));
+  }
+  plans.push_back(two_launches(
+      r.steps[5], reduce_blocks(r.count, backend),
+      [&](const LaunchShape& s) {
+        return backend.two_norm_partials(s, da.get(), db.get(), partials.get(), r.count);
+      },
+      "two_norm_partials"));
+
+  const double bytes = 2.0 * static_cast<double>(n) * sizeof(float);
+  for (StepPlan& p : plans) {
+    LadderStepResult& s = *p.step;
+    if (!s.skipped_why.empty()) continue;
+    const float poison_f = NAN;
+    const double poison_d = NAN;
+    if (p.float_result) {
+      backend.to_device(course_out.get(), &poison_f, sizeof poison_f);
+    } else {
+      backend.to_device(out.get(), &poison_d, sizeof poison_d);
+    }
+    const std::vector<KernelRun> runs = p.launch();
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      s.launches[i].kernel_ms = runs[i].kernel_ms;
+      r.run = add_emulator_stats(r.run, runs[i]);
+    }
+    s.kernel_ms = total_ms(runs);
+    if (o.bench_reps) {
+      const double ms = median_launch_ms(
+          *o.bench_reps, [&] { return total_ms(p.launch()); }, "gpulab: benchmark " + s.name);
+      s.bench = make_bench(backend, *o.bench_reps, ms, bytes, CopyPeak{});
+    }
+    if (p.float_result) {
+      float c = 0;
+      backend.to_host(&c, course_out.get(), sizeof c);
+      s.result = c;
+    } else {
+      backend.to_host(&s.result, out.get(), sizeof s.result);
+    }
+    s.relative_error = relative_error(s.result, r.reference);
+    s.verified = std::isfinite(s.result) && s.relative_error <= s.tolerance;
+  }
+  if (o.bench_reps) {
+    r.copy = measure_copy_peak(backend, 2 * n * sizeof(float));
+    for (auto& s : r.steps)
+      if (s.bench) s.bench = make_bench(backend, s.bench->reps, s.bench->median_ms, bytes, *r.copy);
+  }
+  r.backend = std::string(backend_name(backend.kind()));
+  r.device = backend.device_name();
+  return r;
+}
+
+namespace {
+
+// One line on what the step changed and why that is faster, with this run's numbers.
+std::string explain_step(const LadderResult& r, const LadderStepResult& s, Lang l) {
+  const auto blocks = s.launches.empty() ? 0 : s.launches[0].shape.grid.x;
+  switch (s.rung) {
+    case Rung::course:
+      return fmt::format(
+          fmt::runtime(std::string(
+              tr(l,
+                 "one block of 512 threads, so one SM works and the rest idle; thread 0 alone adds "
+                 "the {} row sums",
+                 "只有一个 512 线程的线程块，只有一个 SM 在工作；线程 0 独自把 {} 个行和相加"))),
+          r.rows);
+    case Rung::interleaved:
+      return fmt::format(
+          fmt::runtime(std::string(
+              tr(l,
+                 "{} blocks, 1 element per thread, a tree in shared memory; t % (2s) == 0 spreads "
+                 "the adding threads over all 8 warps, which diverge and issue for a few lanes",
+                 "{} 个线程块，每线程 1 个元素，在共享内存中按树归约；t % (2s) == 0 "
+                 "让做加法的线程分散在全部 8 个线程束中，线程束分化，只为少数通道发射指令"))),
+          group_thousands(blocks));
+    case Rung::sequential:
+      return std::string(
+          tr(l,
+             "t < s keeps the adding threads contiguous: whole warps fall idle together and none "
+             "diverges until s < 32",
+             "t < s 让做加法的线程连续：整个线程束一起空闲，直到 s < 32 都没有分化"));
+    case Rung::first_add:
+      return fmt::format(
+          fmt::runtime(std::string(
+              tr(l,
+                 "each thread adds 2 elements as it loads them: half the blocks ({}), and no "
+                 "thread idles in the first round",
+                 "每个线程在加载时就把 2 个元素相加：线程块减半（{} 个），第一轮没有线程空闲"))),
+          group_thousands(blocks));
+    case Rung::warp_shuffle:
+      return std::string(
+          tr(l,
+             "the last 32 sums are added in registers by 5 __shfl_down_sync: 4 __syncthreads() per "
+             "block instead of 9",
+             "最后 32 个和用 5 次 __shfl_down_sync 在寄存器中相加：每个线程块 4 次 __syncthreads() "
+             "而不是 9 次"));
+    case Rung::grid_stride:
+      break;
+  }
+  return fmt::format(
+      fmt::runtime(std::string(tr(
+          l,
+          "only {} blocks; each thread adds ~{} elements in a register with 16-byte float4 loads "
+          "before one block reduction, and {} partials are left to finish",
+          "只用 {} 个线程块；每个线程用 16 字节的 float4 加载，在寄存器中累加约 {} 个元素，"
+          "之后只做一次块内归约，只剩 {} 个部分和"))),
+      group_thousands(blocks), format_real(s.elements_per_thread, 1), group_thousands(blocks));
+}
+
+std::string launch_text(const LadderStepResult& s) {
+  const auto& sh = s.launches[0].shape;
+  return fmt::format("<<<{}, {}>>>", group_thousands(sh.grid.x), sh.block.x);
+}
+
+}  // namespace
+
+std::string render_twonorm_ladder(const LadderResult& r, const OutputOptions& out) {
+  Style st(color_enabled(out.color));
+  const Lang l = out.lang;
+  std::string s;
+  s += st.heading(fmt::format(fmt::runtime(std::string(tr(l, "The reduction ladder on {} ({})",
+                                                          "归约的阶梯，运行于 {}（{}）"))),
+                              r.backend, r.device)) +
+       "\n";
+  s += fmt::format(
+      fmt::runtime(std::string(
+          tr(l,
+             "  ||a - b|| of {} x {} = {} random floats (seed {}), by six kernels in turn; each "
+             "but the\n  course kernel writes one partial per block, and two_norm_finish<<<1, "
+             "256>>> adds them.\n\n",
+             "  {} x {} = {} 个随机浮点数（种子 {}）的 ||a - "
+             "b||，依次用六个核函数计算；除课程核函数外，"
+             "\n  每个线程块写一个部分和，再由 two_norm_finish<<<1, 256>>> 相加。\n\n"))),
+      r.rows, r.cols, group_thousands(static_cast<unsigned long long>(r.count)), r.seed);
+
+  const bool bench = r.copy.has_value();
+  auto words = [l](std::string_view en, std::string_view zh) { return std::string(tr(l, en, zh)); };
+  std::vector<std::string> header = {
+      words("step", "步骤"), words("kernel", "核函数"), words("launch", "启动配置"),
+      bench ? words("median ms", "中位数 ms") : words("cold ms", "冷启动 ms")};
+  if (bench) {
+    header.push_back("GB/s");
+    header.push_back(words("% of copy", "占拷贝 %"));
+    header.push_back(words("speed-up", "加速比"));
+  }
+  header.push_back(words("result", "结果"));
+  header.push_back(words("rel. error", "相对误差"));
+  Table t(header);
+  const LadderStepResult* previous = nullptr;
+  for (std::size_t i = 0; i < r.steps.size(); ++i) {
+    const auto& x = r.steps[i];
+    std::vector<std::string> row = {std::to_string(i), x.name, launch_text(x)};
+    if (!x.skipped_why.empty()) {
+      row.push_back(words("skipped", "跳过"));
+      while (row.size() < header.size()) row.push_back("-");
+      t.add_row(row);
+      continue;
+    }
+    const double ms = x.bench ? x.bench->median_ms : x.kernel_ms;
+    row.push_back(format_real(ms, 4));
+    if (bench) {
+      row.push_back(format_real(x.bench->gbs, 1));
+      row.push_back(format_real(100 * x.bench->fraction_of_copy, 1));
+      // Against the step before, from step 2 on (the course kernel runs a different shape).
+      row.push_back(previous && previous->rung != Rung::course && x.bench->median_ms > 0
+                        ? format_real(previous->bench->median_ms / x.bench->median_ms, 2) + "x"
+                        : "-");
+    }
+    row.push_back(format_real(x.result, 7));
+    row.push_back(x.verified ? fmt::format("{:.1e}", x.relative_error)
+                             : st.bad(fmt::format("{:.1e} WRONG", x.relative_error)));
+    t.add_row(row);
+    previous = &x;
+  }
+  s += t.render(st);
+  s += "\n" + st.bold(std::string(tr(l, "  What each step changed", "  每一步改了什么"))) + "\n";
+  for (std::size_t i = 0; i < r.steps.size(); ++i) {
+    const auto& x = r.steps[i];
+    // "  0 course        " then the explanation, wrapped under itself.
+    const std::string text =
+        x.skipped_why.empty()
+            ? explain_step(r, x, l)
+            : fmt::format(fmt::runtime(words("skipped: {}", "跳过：{}")), x.skipped_why);
+    s += fmt::format("  {} {:<14}{}\n", i, x.name, wrap_text(text, kWidth, 18, 18));
+  }
+  s += "\n";
+  s += fmt::format(
+      fmt::runtime(std::string(
+          tr(l,
+             "  Host float64 {}; every step that ran agrees within {:.0e}\n  ({:.0e} "
+             "for the course kernel's serial float sums).\n",
+             "  主机 float64 结果 {}；每个运行了的步骤误差都在 {:.0e} 以内\n  （课程核函数的"
+             "串行 float 求和为 {:.0e}）。\n"))),
+      format_real(r.reference, 7), kReduceTolerance, kCourseTolerance);
+  s += "  " +
+       (r.verified() ? st.good(std::string(
+                           tr(l, "Verified against the host reference.", "已与主机参考结果核对。")))
+                     : st.bad(std::string(tr(l, "WRONG: a step's error is above its tolerance.",
+                                             "错误：有步骤的误差超过容差。")))) +
+       "\n";
+  if (bench) {
+    const auto& c = *r.copy;
+    const LadderStepResult& first = r.steps[1];
+    const LadderStepResult& last = r.steps.back();
+    s += fmt::format(
+        fmt::runtime(std::string(
+            tr(l,
+               "  Median of {} launches after a warm-up, both launches of a step together (CUDA "
+               "events on a GPU).\n"
+               "  Bandwidth = the {} bytes of a and b / time; the copy: {} device to device,\n"
+               "  read + write, {} GB/s.\n",
+               "  预热后 {} 次启动的中位数，每步的两次启动合计（GPU 上用 CUDA 事件计时）。\n"
+               "  带宽 = a 和 b 的 {} 字节 / 时间；拷贝：设备内 {}，读 + 写，{} GB/s。\n"))),
+        last.bench ? last.bench->reps : 0,
+        group_thousands(
+            static_cast<unsigned long long>(2 * r.count * static_cast<std::int64_t>(4))),
+        format_bytes(static_cast<double>(c.bytes)), format_real(c.gbs, 1));
+    if (first.bench && last.bench && last.bench->median_ms > 0) {
+      s += fmt::format(
+          fmt::runtime(std::string(tr(l, "  From step 1 to step 5: {} ms -> {} ms, {}x faster.\n",
+                                      "  从第 1 步到第 5 步：{} ms -> {} ms，快了 {} 倍。\n"))),
+          format_real(first.bench->median_ms, 4), format_real(last.bench->median_ms, 4),
+          st.accent(format_real(first.bench->median_ms / last.bench->median_ms, 1)));
+    }
+    if (last.bench && last.bench->cpu_time) {
+      s += std::string(
+          tr(l,
+             "  On the emulator these are CPU times: the ladder is about a GPU's warps, barriers "
+             "and memory, so only a GPU's times show it.\n",
+             "  模拟器上这些是 CPU 时间：阶梯讲的是 GPU 的线程束、屏障和显存，只有 GPU "
+             "的时间能体现。\n"));
+    }
+  } else if (r.backend == "cuda") {
+    s += std::string(cold_launch_note(l));
+  } else {
+    s += std::string(tr(l, "  Add --bench for the times, bandwidths and speed-ups.\n",
+                        "  加上 --bench 可看到时间、带宽和加速比。\n"));
+  }
+  s += emulator_notes(r.run, st, l);
+  return s;
+}
+
+nlohmann::json twonorm_ladder_json(const LadderResult& r) {
+  nlohmann::json steps = nlohmann::json::array();
+  for (std::size_t i = 0; i < r.steps.size(); ++i) {
+    const auto& x = r.steps[i];
+    nlohmann::json launches = nlohmann::json::array();
+    for (const auto& l : x.launches) {
+      launches.push_back({{"kernel", l.kernel},
+                          {"grid", l.shape.grid.x},
+                          {"block", l.shape.block.x},
+                          {"kernel_ms", l.kernel_ms}});
+    }
+    nlohmann::json j = {{"step", i},
+                        {"name", x.name},
+                        {"ran", x.skipped_why.empty()},
+                        {"launches", launches},
+                        {"explanation", explain_step(r, x, Lang::en)}};
+    if (!x.skipped_why.empty()) {
+      j["skipped_why"] = x.skipped_why;
+    } else {
+      j.update({{"kernel_ms", x.kernel_ms},
+                {"elements_per_thread", x.elements_per_thread},
+                {"result", x.result},
+                {"relative_error", x.relative_error},
+                {"tolerance", x.tolerance},
+                {"verified", x.verified}});
+      if (x.bench) j["bench"] = bench_json(*x.bench);
+    }
+    steps.push_back(j);
+  }
+  nlohmann::json j = {{"command", "twonorm"},     {"kernel", "all"},          {"rows", r.rows},
+                      {"cols", r.cols},           {"elements", r.count},      {"seed", r.seed},
+                      {"reference", r.reference}, {"verified", r.verified()}, {"steps", steps}};
+  if (r.copy) j["copy"] = {{"bytes", r.copy->bytes}, {"ms", r.copy->ms}, {"gbs", r.copy->gbs}};
+  j.update(backend_json_fields(r.backend, r.device, r.run));
+  return j;
+}
+
+}  // namespace gpulab
