@@ -289,13 +289,21 @@ std::string render_warp_measure(const MeasureResult& r, const OutputOptions& out
     points.x.push_back(p.warps_per_sm);
     points.y.push_back(p.fma_per_cycle);
   }
-  plot.series = {points};
+  PlotSeries saturation{{}, {}, '*'};  // drawn over its 'o'
+  for (const auto& p : r.points) {
+    if (p.warps_per_sm == r.saturation_warps_per_sm) {
+      saturation.x.push_back(p.warps_per_sm);
+      saturation.y.push_back(p.fma_per_cycle);
+    }
+  }
+  plot.series = {points, saturation};
   if (gpu) plot.hlines = {limit};
   if (gpu && r.predicted_warps_per_sm <= r.max_warps_per_sm)
     plot.vlines = {double(r.predicted_warps_per_sm)};
   plot.log_x = true;
-  plot.y_label = say("FMA per cycle per SM (- - -: the issue limit, |: the calculator)",
-                     "每 SM 每周期 FMA（- - -：发射上限，|：计算器的预测）");
+  plot.y_label =
+      say("FMA per cycle per SM (*: saturation, - - -: the issue limit, |: the calculator)",
+          "每 SM 每周期 FMA（*：饱和点，- - -：发射上限，|：计算器的预测）");
   plot.x_label = say("warps per SM (log scale)", "每 SM 线程束数（对数坐标）");
   s += render_plot(plot, st) + "\n";
 
