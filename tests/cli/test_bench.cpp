@@ -110,8 +110,8 @@ TEST_CASE("twonorm --kernel all: the course step is skipped past 4096 elements, 
   CHECK(j["steps"][0]["ran"] == false);
   CHECK_THAT(j["steps"][0]["skipped_why"].get<std::string>(), Catch::Contains("4,160 elements"));
   CHECK_FALSE(j.contains("copy"));
-  auto t = run_gpulab({"twonorm", "--rows", "65", "--cols", "64", "--kernel", "all", "--seed",
-                       "3", "--bench", "--reps", "1", "--backend", "cpu", "--color", "never"});
+  auto t = run_gpulab({"twonorm", "--rows", "65", "--cols", "64", "--kernel", "all", "--seed", "3",
+                       "--bench", "--reps", "1", "--backend", "cpu", "--color", "never"});
   CHECK(t.exit_code == 0);
   CHECK_THAT(t.out, Catch::Contains("skipped"));
   CHECK_THAT(t.out, Catch::Contains("What each step changed"));
@@ -140,12 +140,11 @@ TEST_CASE("warp-hiding --measure: the experiment on the emulator, and its option
   CHECK(m["points"][11]["blocks_per_sm"] == 2);
   CHECK(m["points"][11]["threads_per_block"] == 1024);
   CHECK(m["latency_cycles"].get<double>() > 0);
-  CHECK(m["prediction"]["warps_per_sm"] ==
-        4 * m["prediction"]["warps_per_scheduler"].get<int>());
+  CHECK(m["prediction"]["warps_per_sm"] == 4 * m["prediction"]["warps_per_scheduler"].get<int>());
   CHECK(m["gpu_model"] == false);
 
-  auto t = run_gpulab({"warp-hiding", "--measure", "--steps", "2", "--backend", "cpu", "--color",
-                       "never"});
+  auto t = run_gpulab(
+      {"warp-hiding", "--measure", "--steps", "2", "--backend", "cpu", "--color", "never"});
   CHECK(t.exit_code == 0);
   CHECK_THAT(t.out, Catch::Contains("warps per SM (log scale)"));
   CHECK_THAT(t.out, Catch::Contains("nothing is hidden"));

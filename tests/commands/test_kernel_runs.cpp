@@ -180,7 +180,8 @@ TEST_CASE("index-map --run on the emulator agrees with the table; a wrong kernel
   CHECK(bad.run->mismatches == 12 * 30);  // nothing but one word was written: all differ
 }
 
-TEST_CASE("twonorm --kernel all on the emulator: every step matches float64", "[kernels][twonorm]") {
+TEST_CASE("twonorm --kernel all on the emulator: every step matches float64",
+          "[kernels][twonorm]") {
   auto backend = make_emulator_backend({});
   const std::uint64_t seed = fresh_seed();
   CAPTURE(seed);

@@ -97,11 +97,8 @@ TEST_CASE("twonorm --kernel all: every step on the GPU matches float64 and the e
   auto emu = make_emulator_backend({});
   const std::uint64_t seed = fresh_seed();
   CAPTURE(seed);
-  for (auto [rows, cols] : {std::pair<std::int64_t, std::int64_t>{1, 1},
-                            {1, 257},
-                            {64, 64},
-                            {301, 77},
-                            {1000, 1001}}) {
+  for (auto [rows, cols] :
+       {std::pair<std::int64_t, std::int64_t>{1, 1}, {1, 257}, {64, 64}, {301, 77}, {1000, 1001}}) {
     CAPTURE(rows, cols);
     TwoNormOptions o;
     o.rows = rows;
