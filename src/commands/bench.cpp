@@ -17,17 +17,17 @@ namespace {
 constexpr std::size_t kCopyBytes = std::size_t{256} << 20;  // 256 MiB
 constexpr int kCopyReps = 5;
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 == 1 ? v[m] : (v[m - 1] + v[m]) / 2;
-}
-
 double gb_per_s(double bytes, double ms) {
   return ms > 0 ? bytes / (ms * 1e6) : 0;
 }
 
 }  // namespace
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 == 1 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
 
 void add_bench_options(CLI::App* sub, BenchRaw& raw) {
   sub->add_flag("--bench", raw.bench,

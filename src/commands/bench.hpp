@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "backend/backend.hpp"
 #include "core/output.hpp"
@@ -40,6 +41,9 @@ struct BenchResult {
   double theoretical_gbs = 0;  // from memory clock and bus width; 0: not known (emulator)
   bool cpu_time = false;       // the emulator: wall-clock CPU time, not a GPU's
 };
+
+// The median of the values (the mean of the middle two for an even count); v must not be empty.
+double median(std::vector<double> v);
 
 // Runs `launch` once to warm up, then `reps` times, with a progress line on a terminal's stderr;
 // `launch` returns one launch's kernel time in milliseconds. Returns the median.

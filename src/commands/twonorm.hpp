@@ -49,6 +49,10 @@ struct TwoNormResult {
 // The course kernel's shared buffer: 64 * 64 floats.
 inline constexpr std::int64_t kCourseKernelMaxElements = 64 * 64;
 inline constexpr int kCourseKernelThreads = 512;
+// Relative error allowed against float64: the course kernel's serial float sums over up to 4096
+// elements round more than the reductions, whose partial sums are added in double.
+inline constexpr double kCourseTolerance = 1e-4;
+inline constexpr double kReduceTolerance = 1e-5;
 
 // Random inputs: a[i] and b[i] from the seed's streams 2i and 2i + 1, uniform in [-1, 1); and
 // their distance in float64 on the host, the reference every kernel is checked against.

@@ -6,6 +6,7 @@
 #include <climits>
 #include <cmath>
 #include <functional>
+#include <optional>
 
 #include "calc/launch_facts.hpp"
 #include "core/text.hpp"
@@ -13,8 +14,6 @@
 namespace gpulab {
 namespace {
 
-constexpr double kCourseTolerance = 1e-4;  // serial float sums over up to 4096 elements
-constexpr double kReduceTolerance = 1e-5;
 constexpr std::size_t kWidth = 100;  // columns of the explanations
 
 // One step as it will run: its launches, and a function that makes them all once.
@@ -143,6 +142,7 @@ LadderResult run_twonorm_ladder(const TwoNormOptions& o, Backend& backend) {
       "two_norm_partials"));
 
   const double bytes = 2.0 * static_cast<double>(n) * sizeof(float);
+  std::vector<std::optional<double>> medians(r.steps.size());  // --bench: each step's median ms
   for (StepPlan& p : plans) {
     LadderStepResult& s = *p.step;
     if (!s.skipped_why.empty()) continue;
@@ -160,9 +160,8 @@ LadderResult run_twonorm_ladder(const TwoNormOptions& o, Backend& backend) {
     }
     s.kernel_ms = total_ms(runs);
     if (o.bench_reps) {
-      const double ms = median_launch_ms(
+      medians[static_cast<std::size_t>(s.rung)] = median_launch_ms(
           *o.bench_reps, [&] { return total_ms(p.launch()); }, "gpulab: benchmark " + s.name);
-      s.bench = make_bench(backend, *o.bench_reps, ms, bytes, CopyPeak{});
     }
     if (p.float_result) {
       float c = 0;
@@ -176,8 +175,9 @@ LadderResult run_twonorm_ladder(const TwoNormOptions& o, Backend& backend) {
   }
   if (o.bench_reps) {
     r.copy = measure_copy_peak(backend, 2 * n * sizeof(float));
-    for (auto& s : r.steps)
-      if (s.bench) s.bench = make_bench(backend, s.bench->reps, s.bench->median_ms, bytes, *r.copy);
+    for (std::size_t i = 0; i < r.steps.size(); ++i)
+      if (medians[i])
+        r.steps[i].bench = make_bench(backend, *o.bench_reps, *medians[i], bytes, *r.copy);
   }
   r.backend = std::string(backend_name(backend.kind()));
   r.device = backend.device_name();

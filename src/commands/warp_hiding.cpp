@@ -181,7 +181,8 @@ void setup_warp_hiding(CLI::App& app, GlobalOptions& g) {
   };
   auto raw = std::make_shared<Raw>();
   CLI::App* sub = add_command(
-      app, g, "warp-hiding", "Warps needed to hide a memory latency; warps resident on an SM",
+      app, g, "warp-hiding",
+      "Warps needed to hide a memory latency; warps resident on an SM; or --measure it on the GPU",
       [raw, &g] {
         if (raw->measure) {
           const std::pair<const char*, const std::string*> calculator_only[] = {

@@ -10,6 +10,7 @@
 
 #include "calc/gpu_specs.hpp"
 #include "calc/launch_facts.hpp"
+#include "commands/bench.hpp"
 #include "commands/common.hpp"
 #include "core/plot.hpp"
 #include "core/progress.hpp"
@@ -26,12 +27,6 @@ constexpr std::uint64_t kEmulatorEntries = std::uint64_t{1} << 16;  // a 4 MiB t
 constexpr std::uint64_t kMinTableBytes = std::uint64_t{1} << 30;
 constexpr double kSaturated = 0.9;   // within 90% of the best rate
 constexpr std::size_t kWidth = 100;  // columns of the explanations
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 == 1 ? v[m] : (v[m - 1] + v[m]) / 2;
-}
 
 // In [0, bound) from the seed's stream i (the modulo's bias is below bound / 2^64).
 std::uint64_t random_below(std::uint64_t seed, std::uint64_t i, std::uint64_t bound) {
@@ -107,7 +102,9 @@ MeasureResult run_warp_measure(const MeasureOptions& o, Backend& backend) {
   }
   r.table_bytes = entries * kEntryBytes;
   const std::uint64_t flush_bytes = 2 * static_cast<std::uint64_t>(r.l2_bytes);
-  require_memory(backend, r.table_bytes + 2 * flush_bytes + total_warps * 20,
+  // Per warp: a start, an end and an SM id (unsigned each), two clocks (long long each).
+  const std::uint64_t per_warp = 3 * sizeof(unsigned) + 2 * sizeof(long long);
+  require_memory(backend, r.table_bytes + 2 * flush_bytes + total_warps * per_warp,
                  "warp-hiding --measure");
 
   const Chain chain = make_chain(entries, o.seed);
@@ -165,8 +162,8 @@ MeasureResult run_warp_measure(const MeasureOptions& o, Backend& backend) {
       for (const auto& [sm, t] : span) sum += static_cast<double>(t.second - t.first);
       per_step.push_back(sum / static_cast<double>(span.size()) / r.steps);
     }
-    p.cycles_per_step = median_of(per_step);
-    p.kernel_ms = median_of(ms);
+    p.cycles_per_step = median(per_step);
+    p.kernel_ms = median(ms);
     p.fma_per_cycle =
         p.cycles_per_step > 0 ? warps * static_cast<double>(ops) / p.cycles_per_step : 0;
     backend.to_host(e.data(), ends.get(), n * sizeof(unsigned));

@@ -31,7 +31,7 @@ struct MeasureOptions {
 struct MeasurePoint {
   int warps_per_sm = 0;
   int blocks_per_sm = 0, threads_per_block = 0;
-  double cycles_per_step = 0;                  // mean over the warps of clock64() cycles / steps
+  double cycles_per_step = 0;                  // per SM, first start to last end, / steps
   double fma_per_cycle = 0;                    // FMA warp-instructions per cycle per SM
   int min_warps_seen = 0, max_warps_seen = 0;  // per SM, from each warp's %smid
   double kernel_ms = 0;
