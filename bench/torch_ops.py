@@ -73,7 +73,6 @@ def bench_relu_scale(sizes, reps, rows):
         rows.append({"bench": "relu_scale", "elements": n, "gpulab_us": t_ours,
                      "eager_us": t_eager, "compiled_us": t_comp,
                      "gpulab_gbs": gbs(8 * n, t_ours), "eager_gbs": gbs(16 * n, t_eager)})
-        del x, ref
 
 
 def bench_linear_gelu(reps, rows):
@@ -128,7 +127,6 @@ def bench_two_norm(sizes, reps, rows):
         rows.append({"bench": "two_norm", "elements": n, "gpulab_us": t_ours, "eager_us": t_eager,
                      "compiled_us": t_comp, "gpulab_gbs": gbs(8 * n, t_ours),
                      "relative_error": err})
-        del a, b
 
 
 def main():
