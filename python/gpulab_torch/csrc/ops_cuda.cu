@@ -1,5 +1,6 @@
 // The CUDA implementations of gpulab's PyTorch operators: every input checked, then gpulab's own
 // kernel headers (src/kernels, the ones the CLI runs) launched on PyTorch's current stream.
+#include <string>
 #include <ATen/ATen.h>
 #include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAException.h>
@@ -30,13 +31,24 @@ constexpr int kBlock = 256;
 // A kernel gets raw pointers, so everything a pointer cannot say is checked here: a host tensor
 // would be an illegal address on the GPU, another dtype would be reinterpreted as float, a
 // strided view would be read in the wrong order.
+// "[4, 3]": sizes and strides spelled out by hand. Streaming an IntArrayRef into c10::str from
+// nvcc-compiled code crashed inside the error path on the H100 machine (PyTorch 2.11, CUDA 13).
+std::string dims_of(at::IntArrayRef a) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (i > 0) s += ", ";
+    s += std::to_string(a[i]);
+  }
+  return s + "]";
+}
+
 void check_input(const char* op, const char* name, const at::Tensor& t) {
   TORCH_CHECK(t.is_cuda(), "gpulab::", op, ": ", name, " is on ", t.device(),
               "; the kernel reads GPU memory through a raw pointer: pass ", name, ".cuda()");
   TORCH_CHECK(t.scalar_type() == at::kFloat, "gpulab::", op, ": ", name, " has dtype ",
               t.scalar_type(), "; the kernel reads float32: pass ", name, ".float()");
   TORCH_CHECK(t.is_contiguous(), "gpulab::", op, ": ", name, " is not contiguous (sizes ",
-              t.sizes(), ", strides ", t.strides(),
+              dims_of(t.sizes()), ", strides ", dims_of(t.strides()),
               "); the kernel reads element i at data_ptr[i]: pass ", name, ".contiguous()");
 }
 
@@ -53,7 +65,7 @@ void check_pair(const char* op, const char* first_name, const at::Tensor& first,
   check_input(op, second_name, second);
   check_same_device(op, second_name, second, first_name, first);
   TORCH_CHECK(first.sizes() == second.sizes(), "gpulab::", op, ": ", first_name, " has sizes ",
-              first.sizes(), " and ", second_name, " ", second.sizes(),
+              dims_of(first.sizes()), " and ", second_name, " ", dims_of(second.sizes()),
               "; they must be equal (no broadcasting: the kernel pairs element i of one with "
               "element i of the other)");
 }
@@ -132,16 +144,16 @@ at::Tensor linear_gelu(const at::Tensor& x, const at::Tensor& weight, const at::
   TORCH_CHECK(x.dim() == 2, "gpulab::linear_gelu: x has ", x.dim(),
               " dimensions; it must be (rows, in_features)");
   TORCH_CHECK(weight.dim() == 2 && weight.size(1) == x.size(1),
-              "gpulab::linear_gelu: weight has sizes ", weight.sizes(),
+              "gpulab::linear_gelu: weight has sizes ", dims_of(weight.sizes()),
               "; it must be (out_features, in_features = ", x.size(1), "), nn.Linear's layout");
   TORCH_CHECK(bias.dim() == 1 && bias.size(0) == weight.size(0),
-              "gpulab::linear_gelu: bias has sizes ", bias.sizes(),
+              "gpulab::linear_gelu: bias has sizes ", dims_of(bias.sizes()),
               "; it must be (out_features = ", weight.size(0), ")");
   // The notes' kernel indexes with int: every index it forms must fit.
   constexpr std::int64_t kIntMax = std::numeric_limits<int>::max();
   TORCH_CHECK(
       x.numel() <= kIntMax && weight.numel() <= kIntMax && x.size(0) * weight.size(0) <= kIntMax,
-      "gpulab::linear_gelu: x ", x.sizes(), " and weight ", weight.sizes(),
+      "gpulab::linear_gelu: x ", dims_of(x.sizes()), " and weight ", dims_of(weight.sizes()),
       " need indices above 2^31 - 1; the notes' kernel computes them in int");
   const c10::cuda::CUDAGuard guard(x.device());
   at::Tensor out = at::empty({x.size(0), weight.size(0)}, x.options());
