@@ -16,6 +16,7 @@
 #include "commands/hello.hpp"
 #include "commands/index_map.hpp"
 #include "commands/learn.hpp"
+#include "commands/occupancy.hpp"
 #include "commands/quiz.hpp"
 #include "commands/twonorm.hpp"
 #include "commands/vecadd.hpp"
@@ -74,6 +75,7 @@ int main(int argc, char** argv) {
   setup_index_map(app, global);
   setup_twonorm(app, global);
   setup_warp_hiding(app, global);
+  setup_occupancy(app, global);
   setup_amdahl(app, global);
   setup_device_info(app, global);
 
