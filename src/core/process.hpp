@@ -1,0 +1,53 @@
+// Runs another program (a compiler, a student's compiled program) with a time limit and a cap on
+// what it may print, and says how it ended.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gpulab {
+
+struct ProcessSpec {
+  std::vector<std::string> argv;  // argv[0] is looked up on PATH when it has no '/'
+  std::vector<std::pair<std::string, std::string>> env;  // set (or replaced) in the child
+  std::filesystem::path cwd;                             // empty: ours
+  std::chrono::milliseconds timeout{0};                  // 0: none
+  // capture: stdout and stderr are collected into the result, stdin is /dev/null.
+  // forward: they are copied to ours as they come, stdin is ours (the program is interactive).
+  enum class Output { capture, forward } output = Output::capture;
+  // Past this many bytes of stdout + stderr the program is stopped (a program that floods the
+  // terminal); 0: no limit.
+  std::size_t max_output_bytes = 0;
+};
+
+struct ProcessResult {
+  bool started = false;        // false: the program could not be run (start_error says why)
+  std::string start_error;     // "No such file or directory", ...
+  int exit_code = -1;          // when it exited
+  int signal = 0;              // when a signal ended it (SIGSEGV, ...); 0 otherwise
+  bool timed_out = false;      // stopped by us after `timeout`
+  bool output_capped = false;  // stopped by us after max_output_bytes
+  std::size_t output_bytes = 0;
+  std::string out, err;  // captured (capture mode only)
+  double wall_ms = 0;
+
+  bool ok() const {
+    return started && signal == 0 && !timed_out && !output_capped && exit_code == 0;
+  }
+  // "exit code 3", "killed by signal SIGSEGV (Segmentation fault)", "stopped after 10 s", ...
+  std::string describe() const;
+};
+
+ProcessResult run_process(const ProcessSpec& spec);
+
+// Capture mode with a time limit: the common case of running a tool and reading its output.
+ProcessResult run_capture(const std::vector<std::string>& argv, std::chrono::milliseconds timeout);
+
+// The name of a signal: "SIGSEGV".
+std::string signal_name(int signal);
+
+}  // namespace gpulab
