@@ -15,6 +15,7 @@
 #include "commands/device_info.hpp"
 #include "commands/hello.hpp"
 #include "commands/index_map.hpp"
+#include "commands/inspect.hpp"
 #include "commands/learn.hpp"
 #include "commands/occupancy.hpp"
 #include "commands/quiz.hpp"
@@ -76,6 +77,7 @@ int main(int argc, char** argv) {
   setup_twonorm(app, global);
   setup_warp_hiding(app, global);
   setup_occupancy(app, global);
+  setup_inspect(app, global);
   setup_amdahl(app, global);
   setup_device_info(app, global);
 

@@ -307,8 +307,9 @@ std::string render_occupancy_steps(const calc::Occupancy& o, const Style& st, La
     sum += F(l, " + {} B the driver reserves per block (since 8.0)",
              " + 驱动为每个线程块保留的 {} B（8.0 起）", n(a.reserved_shared_per_block));
   }
-  s += F(l, "    {} = {} B, in units of {}: {} B\n", "    {} = {} B，以 {} 为单位：{} B\n", sum,
-         n(o.shared_per_block), a.shared_alloc_unit, n(o.shared_per_block_allocated));
+  s +=
+      F(l, "    {}\n    = {} B, in units of {}: {} B\n", "    {}\n    = {} B，以 {} 为单位：{} B\n",
+        sum, n(o.shared_per_block), a.shared_alloc_unit, n(o.shared_per_block_allocated));
   if (o.needs_opt_in) {
     s += F(l,
            "    more than {} KiB per block needs cudaFuncSetAttribute(kernel, "
