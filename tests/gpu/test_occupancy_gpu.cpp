@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "calc/gpu_specs.hpp"
 #include "calc/occupancy.hpp"
@@ -71,6 +72,22 @@ TEST_CASE("occupancy agrees with cudaOccupancyMaxActiveBlocksPerMultiprocessor",
   CHECK(static_seen.size() >= 8);
   CHECK(blocks_seen.size() >= 10);
   CHECK(beyond_bounds_zero == beyond_bounds);
+
+  // CUDA reports a kernel's static shared memory as declared, without the driver's per-block
+  // reserve (which the cubin's .nv.shared section includes on sm_90): the figure nvcc
+  // --resource-usage prints, so the one `gpulab inspect` feeds the calculator.
+  const std::pair<const char*, std::size_t> declared[] = {
+      {"shared 100 B", 100},    {"shared 4 KiB", 4096},   {"shared 12 KiB", 12288},
+      {"shared 20 KiB", 20480}, {"shared 48 KiB", 49152}, {"two_norm_kernel", 16384}};
+  for (const auto& [kernel, bytes] : declared) {
+    for (const auto& s : sweep.samples) {
+      if (s.kernel == kernel) {
+        CAPTURE(kernel);
+        CHECK(s.static_shared == bytes);
+        break;
+      }
+    }
+  }
 }
 
 #endif
