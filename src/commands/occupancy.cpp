@@ -237,7 +237,8 @@ std::string render_occupancy_steps(const calc::Occupancy& o, const Style& st, La
   // Registers.
   s += "  " + st.bold(std::string(tr(l, "Registers", "寄存器"))) + "\n";
   if (!o.registers_counted) {
-    s += std::string(tr(l,
+    s += "\n" +
+         std::string(tr(l,
                         "    not counted (--registers R: nvcc --resource-usage or gpulab inspect "
                         "says how many the kernel uses)\n",
                         "    未计入（--registers R：nvcc --resource-usage 或 gpulab inspect "
@@ -257,7 +258,7 @@ std::string render_occupancy_steps(const calc::Occupancy& o, const Style& st, La
            "    按线程块分配：{} 个线程束向上取整为 {}（粒度 {}）；{} x 32 x {} = {} 个寄存器，"
            "以 {} 为单位：{}\n",
            o.warps_per_block, warps_rounded, a.warp_alloc_granularity, warps_rounded, in.registers,
-           warps_rounded * 32 * in.registers, a.register_alloc_unit,
+           n(warps_rounded * 32 * in.registers), a.register_alloc_unit,
            n(o.registers_per_block_allocated));
     if (o.problem == calc::LaunchProblem::registers_per_block) {
       s += "    " +
@@ -376,12 +377,12 @@ std::string render_occupancy(const OccupancyResult& r, const OutputOptions& out)
   const calc::Occupancy& o = r.occ;
   const calc::ArchInfo& a = o.arch;
   std::string s;
-  const std::string gpu =
-      r.target.name.empty() ? F(l, "compute capability {}.{} ({})", "计算能力 {}.{}（{}）", a.major,
-                                a.minor, a.architecture)
-                            : F(l, "{} (compute capability {}.{}, {})", "{}（计算能力 {}.{}，{}）",
-                                r.target.name, a.major, a.minor, a.architecture);
-  s += st.heading(F(l, "Occupancy on {}", "{}上的占用率", gpu)) + "\n";
+  const std::string gpu = r.target.name.empty()
+                              ? F(l, "compute capability {}.{} ({})", "计算能力 {}.{}（{}）",
+                                  a.major, a.minor, a.architecture)
+                              : F(l, "{}: compute capability {}.{}, {}", "{}：计算能力 {}.{}，{}",
+                                  r.target.name, a.major, a.minor, a.architecture);
+  s += st.heading(F(l, "Occupancy on {}", "占用率：{}", gpu)) + "\n";
   s += F(l,
          "  A block of {} threads, {} registers per thread, {} B static and {} B dynamic shared "
          "memory.\n\n",

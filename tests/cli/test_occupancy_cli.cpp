@@ -16,7 +16,8 @@ TEST_CASE("occupancy: registers bind on the H100, every formula with its numbers
   auto r = run_gpulab({"occupancy", "--threads", "256", "--registers", "64", "--model", "h100"});
   CAPTURE(r.err);
   REQUIRE(r.exit_code == 0);
-  CHECK_THAT(r.out, Catch::Contains("NVIDIA H100 SXM5 80GB (compute capability 9.0, Hopper)"));
+  CHECK_THAT(r.out,
+             Catch::Contains("Occupancy on NVIDIA H100 SXM5 80GB: compute capability 9.0, Hopper"));
   CHECK_THAT(r.out, Catch::Contains("ceil(256 threads / 32) = 8 warps per block"));
   CHECK_THAT(r.out, Catch::Contains("64 / 8 = 8 blocks"));
   CHECK_THAT(r.out, Catch::Contains("64 registers x 32 threads = 2,048 per warp"));
@@ -32,7 +33,7 @@ TEST_CASE("occupancy: registers bind on the H100, every formula with its numbers
   auto zh = run_gpulab({"occupancy", "--threads", "256", "--registers", "64", "--cc", "9.0",
                         "--lang", "zh", "--no-charts"});
   REQUIRE(zh.exit_code == 0);
-  CHECK_THAT(zh.out, Catch::Contains("计算能力 9.0（Hopper）上的占用率"));
+  CHECK_THAT(zh.out, Catch::Contains("占用率：计算能力 9.0（Hopper）"));
   CHECK_THAT(zh.out, Catch::Contains("受限于寄存器"));
   CHECK_THAT(zh.out, Catch::Contains("占用率 50%"));
   CHECK_THAT(zh.out, !Catch::Contains("Occupancy against"));
