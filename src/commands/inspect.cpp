@@ -290,6 +290,13 @@ std::vector<InstructionNote> notes_for(const std::vector<ListingLine>& listing,
   return v;
 }
 
+// Functions are padded with NOPs to an alignment after their last branch: not the kernel's code.
+void drop_padding(std::map<std::string, std::vector<ListingLine>>& listings) {
+  for (auto& [name, v] : listings) {
+    while (!v.empty() && v.back().source_line == 0 && v.back().text == "NOP") v.pop_back();
+  }
+}
+
 ProcessResult run_tool(const std::vector<std::string>& argv) {
   ProcessResult r = run_capture(argv, std::chrono::seconds(120));
   if (!r.ok()) {
@@ -463,6 +470,7 @@ InspectResult run_inspect(const InspectOptions& o, Lang lang) {
     } else {
       sass = sass_listings_cuobjdump(run_tool({sass_tool->path, "-sass", cubin}).out);
     }
+    drop_padding(sass);
   }
 
   for (KernelResources& k : kernels) {
