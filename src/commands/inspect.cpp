@@ -156,8 +156,9 @@ std::map<std::string, std::vector<ListingLine>> ptx_listings(const std::string& 
       last = at;
       continue;
     }
-    const std::string t = trim(l);
+    std::string t = trim(l);
     if (t.empty() || t.starts_with("//") || t.starts_with("$L__tmp")) continue;
+    std::replace(t.begin(), t.end(), '\t', ' ');  // PTX separates operands with tabs
     current->push_back({0, {}, t});
   }
   return out;

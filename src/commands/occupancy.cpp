@@ -237,8 +237,7 @@ std::string render_occupancy_steps(const calc::Occupancy& o, const Style& st, La
   // Registers.
   s += "  " + st.bold(std::string(tr(l, "Registers", "寄存器"))) + "\n";
   if (!o.registers_counted) {
-    s += "\n" +
-         std::string(tr(l,
+    s += std::string(tr(l,
                         "    not counted (--registers R: nvcc --resource-usage or gpulab inspect "
                         "says how many the kernel uses)\n",
                         "    未计入（--registers R：nvcc --resource-usage 或 gpulab inspect "
@@ -395,15 +394,15 @@ std::string render_occupancy(const OccupancyResult& r, const OutputOptions& out)
                                "这样的启动会失败：核函数不会以这种线程块运行。"))) +
          "\n";
   }
-  s += std::string(
-      tr(l,
-         "  Occupancy is the share of the SM's warp slots in use: more warps give "
-         "the schedulers more\n  to switch to while others wait for memory "
-         "(gpulab warp-hiding). Above what hides the\n  latency, more does not "
-         "help.\n",
-         "  占用率是 SM 的线程束槽位被占用的比例：线程束越多，调度器在别的线程束等内存时"
-         "\n  就有越多可切换的对象（gpulab warp-hiding）。超过足以隐藏延迟的数量后，"
-         "再多也没有用。\n"));
+  s += "\n" + std::string(tr(
+                  l,
+                  "  Occupancy is the share of the SM's warp slots in use: more warps give "
+                  "the schedulers more\n  to switch to while others wait for memory "
+                  "(gpulab warp-hiding). Above what hides the\n  latency, more does not "
+                  "help.\n",
+                  "  占用率是 SM 的线程束槽位被占用的比例：线程束越多，调度器在别的线程束等内存时"
+                  "\n  就有越多可切换的对象（gpulab warp-hiding）。超过足以隐藏延迟的数量后，"
+                  "再多也没有用。\n"));
   if (r.charts) {
     s += "\n" +
          st.heading(std::string(tr(l, "Occupancy against threads per block (o: yours)",
