@@ -15,7 +15,9 @@
 #include "commands/device_info.hpp"
 #include "commands/hello.hpp"
 #include "commands/index_map.hpp"
+#include "commands/inspect.hpp"
 #include "commands/learn.hpp"
+#include "commands/occupancy.hpp"
 #include "commands/quiz.hpp"
 #include "commands/run.hpp"
 #include "commands/twonorm.hpp"
@@ -76,6 +78,8 @@ int main(int argc, char** argv) {
   setup_index_map(app, global);
   setup_twonorm(app, global);
   setup_warp_hiding(app, global);
+  setup_occupancy(app, global);
+  setup_inspect(app, global);
   setup_amdahl(app, global);
   setup_device_info(app, global);
 
