@@ -126,6 +126,13 @@ int main() {
     run(dump::cg_coalesced_kernel, 1, threads, in, out);
     print("coalesced", out, threads * 8);
   }
+  for (int round = 0; round < 4; ++round) {
+    int* in = alloc<int>(64);
+    int* out = alloc<int>(3 * 64);
+    for (unsigned i = 0; i < 64; ++i) in[i] = static_cast<int>(rng() % 2001) - 1000;
+    run(dump::cg_partition_kernel, 1, 64, in, out);
+    print("partitions", out, 3 * 64);
+  }
   int* st = alloc<int>(96);
   double* dt = alloc<double>(32);
   run(dump::cg_struct_shuffle_kernel, 1, 32, st, dt);

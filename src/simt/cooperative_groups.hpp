@@ -6,7 +6,8 @@
 // a static tile's mask covers all N lanes even in a block's partial last warp (those lanes are
 // absent to the emulator, as on a GPU), so tile.all() there is false and a tile shuffle that reads
 // an absent lane is undefined (check mode reports it). Not emulated: grid synchronisation (a
-// compile-time error), multi-grid and cluster groups, tiles of more than 32 threads, memcpy_async.
+// compile-time error), multi-grid and cluster groups, tiles of more than 32 threads, memcpy_async,
+// scans.
 #pragma once
 
 #include <bit>
@@ -75,6 +76,8 @@ T shuffle(WarpOp op, unsigned mask, const T& value, int arg, int width,
 template <class>
 inline constexpr bool always_false = false;
 
+struct group_access;
+
 }  // namespace gpulab_detail
 
 class coalesced_group;
@@ -121,6 +124,7 @@ class thread_group {
                                       std::source_location where);
   friend coalesced_group tiled_partition(const coalesced_group& parent, unsigned tile_size,
                                          std::source_location where);
+  friend struct gpulab_detail::group_access;
 };
 
 class thread_block : public thread_group {
@@ -150,8 +154,8 @@ inline thread_block this_thread_block() {
 class grid_group {
  public:
   static bool is_valid() { return false; }
-  template <class Unused = void>
-  static void sync() {
+  template <class Unused = void, class... Any>
+  static void sync(const Any&...) {
     static_assert(gpulab_detail::always_false<Unused>,
                   "gpulab: grid_group::sync() (a grid-wide barrier) is not emulated");
   }
@@ -253,7 +257,17 @@ class coalesced_group : public thread_group {
                                          std::source_location where);
   friend thread_group tiled_partition(const thread_group& parent, unsigned tile_size,
                                       std::source_location where);
+  friend struct gpulab_detail::group_access;
 };
+
+namespace gpulab_detail {
+struct group_access {
+  static unsigned mask(const thread_group& g) { return g.mask_; }
+  static coalesced_group make(unsigned mask, unsigned meta_rank, unsigned meta_size) {
+    return coalesced_group(mask, meta_rank, meta_size);
+  }
+};
+}  // namespace gpulab_detail
 
 // The lanes of the caller's warp that reach this call together (__activemask()).
 inline coalesced_group coalesced_threads(
@@ -407,6 +421,42 @@ inline coalesced_group tiled_partition(
   const thread_group g =
       tiled_partition(static_cast<const thread_group&>(parent), tile_size, where);
   return coalesced_group(g.mask_, g.meta_rank_, g.meta_size_, g.tiled_);
+}
+
+// binary_partition / labeled_partition: the members of a tile or coalesced group that share the
+// caller's predicate or label, as CUDA computes them (from the parent's mask: a tile in a partial
+// warp counts its absent lanes in a group's size, as on a GPU).
+template <class Group>
+coalesced_group binary_partition(const Group& parent, bool pred,
+                                 std::source_location where = std::source_location::current()) {
+  const unsigned mask = gpulab_detail::group_access::mask(parent);
+  const unsigned set = __ballot_sync(mask, pred, where);
+  if (set == mask || set == 0) return gpulab_detail::group_access::make(mask, 0, 1);
+  return gpulab_detail::group_access::make(mask & (pred ? set : ~set), pred ? 1u : 0u, 2);
+}
+
+template <class Group, class Label>
+coalesced_group labeled_partition(const Group& parent, Label label,
+                                  std::source_location where = std::source_location::current()) {
+  static_assert(std::is_integral_v<Label> || std::is_pointer_v<Label>,
+                "labeled_partition predicate must be an integral or pointer type");
+  if constexpr (std::is_same_v<Label, bool>) {
+    return binary_partition(parent, label, where);
+  } else {
+    const unsigned mask = gpulab_detail::group_access::mask(parent);
+    unsigned long long key = 0;
+    if constexpr (std::is_pointer_v<Label>) {
+      key = reinterpret_cast<unsigned long long>(label);
+    } else {
+      key = static_cast<unsigned long long>(label);
+    }
+    const unsigned sub = __match_any_sync(mask, key, where);
+    const auto leader = static_cast<unsigned>(std::countr_zero(sub));
+    const unsigned leaders = __ballot_sync(mask, leader == gpulab_detail::lane_id(), where);
+    return gpulab_detail::group_access::make(
+        sub, static_cast<unsigned>(std::popcount(leaders & ((1u << leader) - 1u))),
+        static_cast<unsigned>(std::popcount(leaders)));
+  }
 }
 
 template <class Group>

@@ -208,3 +208,18 @@ __global__ void cg_struct_shuffle_kernel(int* out, double* dout) {
   out[3 * t + 2] = other.c;
   dout[t] = tile.shfl_xor(0.5 + t, 3u);
 }
+
+// labeled_partition and binary_partition of a 32-wide tile; 3 words per thread.
+__global__ void cg_partition_kernel(const int* in, int* out) {
+  const cg::thread_block_tile<32> tile = cg::tiled_partition<32>(cg::this_thread_block());
+  const unsigned t = threadIdx.x;
+  const int v = in[t];
+  const cg::coalesced_group same = cg::labeled_partition(tile, v % 3);
+  const cg::coalesced_group side = cg::binary_partition(tile, (v & 1) != 0);
+  out[3 * t] = static_cast<int>(same.size() + 100 * same.thread_rank() +
+                                10000 * same.meta_group_rank() + 1000000 * same.meta_group_size());
+  out[3 * t + 1] =
+      static_cast<int>(side.size() + 100 * side.thread_rank() + 10000 * side.meta_group_rank() +
+                       1000000 * side.meta_group_size());
+  out[3 * t + 2] = cg::reduce(same, v, cg::plus<int>());
+}

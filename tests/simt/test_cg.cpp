@@ -1,6 +1,7 @@
 // Tests of cooperative_groups on the emulator against hand-worked values and host references.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -399,5 +400,54 @@ TEST_CASE("cg: check mode reports a tile reduction that reads lanes with no thre
                              simt_test::site("cg.cuh", "partial-min") +
                              " and reads lane 16, which holds no thread (the block's last "
                              "warp has 8 threads); lanes 1-7 read outside the mask too"));
+  }
+}
+
+TEST_CASE("cg: labeled_partition and binary_partition of a tile", "[simt][cg]") {
+  const std::uint64_t seed = simt_test::fresh_seed();
+  CAPTURE(seed);
+  std::mt19937_64 rng(seed);
+  constexpr unsigned kThreads = 64;
+  for (int round = 0; round < 4; ++round) {
+    std::vector<int> host = random_ints(rng, kThreads);
+    if (round == 0) {
+      for (auto& x : host) x |= 1;  // every lane on one side: one group of 32
+    }
+    DeviceArray<int> in(host);
+    DeviceArray<int> out(3 * kThreads);
+    launch(k::cg_partition_kernel, 1, kThreads, 0, {}, in.get(), out.get());
+    for (unsigned t = 0; t < kThreads; ++t) {
+      CAPTURE(round, t);
+      const unsigned base = t / 32 * 32;
+      const auto facts = [&](const std::function<int(unsigned)>& key) {
+        // Members share the caller's key; groups are ranked by their lowest lane.
+        std::vector<int> keys;
+        unsigned size = 0, rank = 0;
+        for (unsigned u = base; u < base + 32; ++u) {
+          if (std::find(keys.begin(), keys.end(), key(u)) == keys.end()) keys.push_back(key(u));
+          if (key(u) == key(t)) {
+            ++size;
+            if (u < t) ++rank;
+          }
+        }
+        const auto meta = std::find(keys.begin(), keys.end(), key(t)) - keys.begin();
+        return static_cast<int>(size + 100 * rank) + 10000 * static_cast<int>(meta) +
+               1000000 * static_cast<int>(keys.size());
+      };
+      CHECK(out[3 * t] == facts([&](unsigned u) { return host[u] % 3; }));
+      // binary_partition: the meta rank is the predicate itself, not the order of the groups.
+      const int pred = host[t] & 1;
+      int odd = 0;
+      for (unsigned u = base; u < base + 32; ++u) odd += host[u] & 1;
+      const int side = facts([&](unsigned u) { return host[u] & 1; });
+      const int size_rank = side % 10000;
+      CHECK(out[3 * t + 1] ==
+            (odd == 0 || odd == 32 ? size_rank + 1000000 : size_rank + 10000 * pred + 2000000));
+      int sum = 0;
+      for (unsigned u = base; u < base + 32; ++u) {
+        if (host[u] % 3 == host[t] % 3) sum += host[u];
+      }
+      CHECK(out[3 * t + 2] == sum);
+    }
   }
 }
