@@ -16,6 +16,13 @@
 
 #include "simt/cuda_shim.hpp"
 
+// The include guards of CUDA's own headers: code that tests them (NVIDIA's samples' helper_cuda.h)
+// sees the runtime API as present.
+#define __CUDA_RUNTIME_H__
+#define __DRIVER_TYPES_H__
+#define __VECTOR_TYPES_H__
+#define __CUDA_RUNTIME_API_H__
+
 // ---- Types and constants (CUDA 13's names and values)
 
 enum cudaError {
@@ -96,6 +103,9 @@ enum cudaDeviceAttr {
   cudaDevAttrMaxRegistersPerBlock = 12,
   cudaDevAttrClockRate = 13,
   cudaDevAttrMultiProcessorCount = 16,
+  cudaDevAttrIntegrated = 18,
+  cudaDevAttrCanMapHostMemory = 19,
+  cudaDevAttrComputeMode = 20,
   cudaDevAttrConcurrentKernels = 31,
   cudaDevAttrMemoryClockRate = 36,
   cudaDevAttrGlobalMemoryBusWidth = 37,
@@ -112,6 +122,13 @@ enum cudaDeviceAttr {
   cudaDevAttrCooperativeLaunch = 95,
   cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
   cudaDevAttrMaxBlocksPerMultiprocessor = 106,
+};
+
+enum cudaComputeMode {
+  cudaComputeModeDefault = 0,
+  cudaComputeModeExclusive = 1,
+  cudaComputeModeProhibited = 2,
+  cudaComputeModeExclusiveProcess = 3,
 };
 
 #define cudaHostAllocDefault 0x00
@@ -234,6 +251,12 @@ cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig config);
 cudaError_t cudaDriverGetVersion(int* version);
 cudaError_t cudaRuntimeGetVersion(int* version);
 cudaError_t cudaMemGetInfo(size_t* free, size_t* total);
+inline cudaError_t cudaProfilerStart(void) {
+  return cudaSuccess;  // no profiler on the emulator
+}
+inline cudaError_t cudaProfilerStop(void) {
+  return cudaSuccess;
+}
 
 cudaError_t cudaMalloc(void** ptr, size_t size,
                        std::source_location where = std::source_location::current());

@@ -807,6 +807,15 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
     case cudaDevAttrMultiProcessorCount:
       *value = p.multiProcessorCount;
       break;
+    case cudaDevAttrIntegrated:
+      *value = p.integrated;
+      break;
+    case cudaDevAttrCanMapHostMemory:
+      *value = p.canMapHostMemory;
+      break;
+    case cudaDevAttrComputeMode:
+      *value = cudaComputeModeDefault;
+      break;
     case cudaDevAttrConcurrentKernels:
       *value = p.concurrentKernels;
       break;
