@@ -1,8 +1,8 @@
-// Bug (the course notes' wrong formula): blockIdx.x * blockDim.x / 2 + threadIdx.x leaves elements
+// Bug (the course notes' wrong formula): blockIdx.x * gridDim.x + threadIdx.x leaves elements
 // 20-31 of 32 untouched when 4 blocks of 8 threads run (copying them back reads memory no one
 // wrote), and blocks overlap: blocks 0 and 1 both write elements 4-7.
 __global__ void vectorAdd(const int* a, const int* b, int* c, int n) {
-  int tid = blockIdx.x * blockDim.x / 2 + threadIdx.x;
+  int tid = blockIdx.x * gridDim.x + threadIdx.x;
   if (tid < n) c[tid] = a[tid] + b[tid];  // expect: global_race
 }
 int main() {
