@@ -41,3 +41,19 @@ cat "$OUT/run_bugs.md"
 echo "== timing: a cached run of the notes' vector add (emulator), 5 times"
 for i in 1 2 3 4 5; do /usr/bin/time -f "%e s" $G run --backend cpu tests/run_corpus/ok/notes_vector_add.cu > /dev/null 2>> "$OUT/timing.txt"; done
 grep " s$" "$OUT/timing.txt"
+echo "== emulator throughput: a student's vector add (gpulab run) against gpulab vecadd's own kernel"
+$G run --backend cpu bench/run/vecadd_throughput.cu 2>/dev/null | tee -a "$OUT/throughput.txt"
+$G vecadd --n 16777216 --block 256 --backend cpu --bench --show none 2>/dev/null | grep -iE "median|kernel" | head -3 | tee -a "$OUT/throughput.txt"
+# NVIDIA's cuda-samples, if a checkout is given (SAMPLES=path with Common/ and Samples/): read and
+# run where they are, never copied into the project.
+if [ -n "${SAMPLES:-}" ]; then
+  echo "== cuda-samples: nvcc on the GPU, then the emulator"
+  for s in 0_Introduction/vectorAdd/vectorAdd.cu 0_Introduction/matrixMul/matrixMul.cu \
+           0_Introduction/simpleVoteIntrinsics/simpleVoteIntrinsics.cu \
+           2_Concepts_and_Techniques/shfl_scan/shfl_scan.cu 6_Performance/transpose/transpose.cu; do
+    n=$(basename "$s" .cu)
+    $G run --backend gpu -I "$SAMPLES/Common" "$SAMPLES/Samples/$s" > "$OUT/sample_$n.gpu" 2>&1; g=$?
+    /usr/bin/time -f "%e" -o "$OUT/sample_$n.time" $G run --backend cpu --timeout 400 -I "$SAMPLES/Common" "$SAMPLES/Samples/$s" > "$OUT/sample_$n.cpu" 2>&1; c=$?
+    echo "$n: gpu exit $g [$(grep -m1 -iE "pass|fail|result|checksum" "$OUT/sample_$n.gpu" | head -c 80)]; emulator exit $c in $(cat "$OUT/sample_$n.time") s [$(grep -m1 -iE "pass|fail|result|checksum" "$OUT/sample_$n.cpu" | head -c 80)]"
+  done
+fi

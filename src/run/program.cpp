@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -168,6 +169,22 @@ std::string unsupported_message(const std::vector<Unsupported>& found, const fs:
       source.string(), u.line, u.token, u.feature);
 }
 
+// Keeps the cache from growing without end: past kKeep entries, the least recently used go.
+void prune_cache(const fs::path& dir) {
+  constexpr std::size_t kKeep = 200;
+  std::error_code ec;
+  std::vector<std::pair<fs::file_time_type, fs::path>> entries;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.size() != 16 || name.find_first_not_of("0123456789abcdef") != std::string::npos)
+      continue;
+    entries.emplace_back(fs::last_write_time(e.path(), ec), e.path());
+  }
+  if (entries.size() <= kKeep) return;
+  std::sort(entries.begin(), entries.end());
+  for (std::size_t i = 0; i + kKeep < entries.size(); ++i) fs::remove_all(entries[i].second, ec);
+}
+
 }  // namespace
 
 std::optional<fs::path> kit_dir() {
@@ -231,6 +248,8 @@ Build build_program(const BuildRequest& r) {
   build.program = program;
   if (r.use_cache && fs::exists(program) && deps_unchanged(entry / "deps.json")) {
     build.cached = true;
+    std::error_code touched;
+    fs::last_write_time(entry, fs::file_time_type::clock::now(), touched);  // recently used
     return build;
   }
 
@@ -332,6 +351,7 @@ Build build_program(const BuildRequest& r) {
   } else {
     cleanup.dir.clear();
   }
+  prune_cache(cache_dir());
   return build;
 }
 
