@@ -2,6 +2,7 @@
 #include "commands/run.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <map>
@@ -236,6 +237,7 @@ RunResult run_program(const RunOptions& o) {
   r.timed_out = e.timed_out;
   r.output_capped = e.output_capped;
   r.run_ms = e.run_ms;
+  r.output_ends_line = e.output_ends_line;
   if (!o.gpu) collect(e, r, build.program);
   if (o.gpu && o.check) run_sanitizers(build.program, o, r);
   return r;
@@ -700,6 +702,8 @@ void setup_run(CLI::App& app, GlobalOptions& g) {
                    : render_run(r, g.out);
     std::fflush(stdout);
     if (raw->report.empty()) {
+      // "hello world" without a newline: on a terminal, the report starts on a line of its own.
+      if (!r.output_ends_line && isatty(STDERR_FILENO)) std::fputc('\n', stderr);
       std::fwrite(report.data(), 1, report.size(), stderr);
     } else {
       std::FILE* f = std::fopen(raw->report.c_str(), "w");

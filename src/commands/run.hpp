@@ -57,6 +57,7 @@ struct RunResult {
   bool check = false;
   int exit_code = -1, signal = 0;
   bool timed_out = false, output_capped = false;
+  bool output_ends_line = true;
   std::uint64_t timeout_ms = 0, max_output_bytes = 0;
   std::vector<RunLaunch> launches;
   std::uint64_t launches_total = 0;

@@ -205,6 +205,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
         stop();
       }
       result.output_bytes += size;
+      if (i == 0 && size > 0) result.last_stdout_byte = buf[size - 1];
       if (spec.output == ProcessSpec::Output::capture) {
         (i == 0 ? result.out : result.err).append(buf, size);
       } else if (i == 0 && forward_out) {

@@ -385,6 +385,7 @@ Execution execute(const ExecRequest& r) {
   e.timed_out = p.timed_out;
   e.output_capped = p.output_capped;
   e.run_ms = p.wall_ms;
+  e.output_ends_line = p.last_stdout_byte == '\n';
   std::ifstream in(report);
   std::string line;
   while (std::getline(in, line)) {

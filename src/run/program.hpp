@@ -49,6 +49,7 @@ struct Execution {
   int signal = 0;
   bool timed_out = false;
   bool output_capped = false;
+  bool output_ends_line = true;  // the program's stdout ended with a newline (or was empty)
   double run_ms = 0;
   std::vector<nlohmann::json> report;  // the report's lines, in order
 };
