@@ -51,7 +51,6 @@ void collect(run::Execution& e, RunResult& r, const fs::path& program) {
   for (const json& line : e.report) {
     const std::string event = line.value("event", "");
     if (event == "launch") {
-      const std::string key = line.dump();  // same kernel, site, shape: one row
       RunLaunch l;
       l.kernel = line.value("kernel", "");
       l.site = line.value("site", "");
@@ -70,7 +69,6 @@ void collect(run::Execution& e, RunResult& r, const fs::path& program) {
       const std::string row =
           fmt::format("{}|{}|{}|{}|{}|{}|{}|{}", l.kernel, l.site, line.at("grid").dump(),
                       line.at("block").dump(), l.shared_bytes, l.error, l.fault, l.barriers);
-      (void)key;
       const auto it = launch_index.find(row);
       if (it == launch_index.end()) {
         l.count = 1;
@@ -253,9 +251,9 @@ std::size_t check_failures(const RunResult& r) {
 
 namespace {
 
-std::string who(const json& f, const char* block_key, const char* thread_key) {
-  return fmt::format("block {} thread {}", dims_text(f.value(block_key, json())),
-                     dims_text(f.value(thread_key, json())));
+std::string who(const json& f, const char* block_key, const char* thread_key, Lang l) {
+  return fmt::format(fmt::runtime(std::string(tr(l, "block {} thread {}", "线程块 {} 线程 {}"))),
+                     dims_text(f.value(block_key, json())), dims_text(f.value(thread_key, json())));
 }
 
 std::string region_text(const json& f, Lang l) {
@@ -304,7 +302,7 @@ std::string describe(const RunFinding& f, Lang l) {
                               "guard the index (if (i < n)).",
                               "越界访问：核函数 {}，{} {} {} "
                               "字节，位置是{}{}{}。常见的修正：检查下标（if (i < n)）。"))),
-                       kernel, who(x, "block", "thread"), did, x.value("bytes", 0u),
+                       kernel, who(x, "block", "thread", l), did, x.value("bytes", 0u),
                        region_text(x, l), how, times);
   }
   if (k == "host_memory") {
@@ -318,7 +316,7 @@ std::string describe(const RunFinding& f, Lang l) {
                "核函数使用了主机内存：核函数 {}，{} {} {} 字节，地址不是 cudaMalloc 返回的"
                "（传给核函数的是 malloc/new/栈上的指针）{}。在大多数系统的 GPU 上这会出错"
                "（cudaErrorIllegalAddress）：请用 cudaMemcpy 复制数据，并传设备指针。"))),
-        kernel, who(x, "block", "thread"), did, x.value("bytes", 0u), times);
+        kernel, who(x, "block", "thread", l), did, x.value("bytes", 0u), times);
   }
   if (k == "uninitialized_read") {
     return fmt::format(
@@ -328,8 +326,8 @@ std::string describe(const RunFinding& f, Lang l) {
                "no cudaMemcpy, cudaMemset or kernel had put data there.",
                "读取了从未写入的显存：核函数 {0}，{1} 读取 {2} 字节，位于{4}的第 {3} 字节{5}；"
                "此前没有 cudaMemcpy、cudaMemset 或核函数写过这里。"))),
-        kernel, who(x, "block", "thread"), x.value("bytes", 0u), x.value("offset", std::int64_t{0}),
-        region_text(x, l), times);
+        kernel, who(x, "block", "thread", l), x.value("bytes", 0u),
+        x.value("offset", std::int64_t{0}), region_text(x, l), times);
   }
   if (k == "uninitialized_copy") {
     return fmt::format(
@@ -354,9 +352,9 @@ std::string describe(const RunFinding& f, Lang l) {
             "全局内存上的竞争（{0}，第 {1} 字节）：{2} 在 {4} {3}，随后 {5} {6}，两者之间没有任何"
             "同步{7}。同一次启动中的线程块之间没有先后顺序：请使用原子操作，或拆成两个核函数。"))),
         region_text(x, l), x.value("offset", std::int64_t{0}),
-        who(x, "other_block", "other_thread"),
+        who(x, "other_block", "other_thread", l),
         other_write ? tr(l, "wrote", "写入") : tr(l, "read", "读取"),
-        f.other_where.empty() ? "?" : f.other_where, who(x, "block", "thread"), did, times);
+        f.other_where.empty() ? "?" : f.other_where, who(x, "block", "thread", l), did, times);
   }
   if (k == "shared_race") {
     return std::string(tr(l, "race on shared memory: ", "共享内存上的竞争：")) +
