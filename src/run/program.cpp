@@ -174,8 +174,15 @@ void prune_cache(const fs::path& dir) {
   constexpr std::size_t kKeep = 200;
   std::error_code ec;
   std::vector<std::pair<fs::file_time_type, fs::path>> entries;
+  const auto hour_ago = fs::file_time_type::clock::now() - std::chrono::hours(1);
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     const std::string name = e.path().filename().string();
+    // Left by a gpulab that was killed mid-way (reports and build folders live for one run).
+    if ((name.starts_with("report-") || name.starts_with("build-")) &&
+        fs::last_write_time(e.path(), ec) < hour_ago) {
+      fs::remove_all(e.path(), ec);
+      continue;
+    }
     if (name.size() != 16 || name.find_first_not_of("0123456789abcdef") != std::string::npos)
       continue;
     entries.emplace_back(fs::last_write_time(e.path(), ec), e.path());
