@@ -133,6 +133,15 @@ int main() {
     run(dump::cg_partition_kernel, 1, 64, in, out);
     print("partitions", out, 3 * 64);
   }
+  for (const unsigned threads : {96u, 256u, 1024u}) {
+    int* in = alloc<int>(threads);
+    int* out = alloc<int>(2 * threads);
+    for (unsigned i = 0; i < threads; ++i) in[i] = static_cast<int>(rng() % 2001) - 1000;
+    run(dump::cg_multi_warp_kernel<64>, 1, threads, in, out);
+    print("multi-warp 64", out, 2 * threads);
+    run(dump::cg_multi_warp_kernel<256>, 1, threads, in, out);
+    print("multi-warp 256", out, 2 * threads);
+  }
   int* st = alloc<int>(96);
   double* dt = alloc<double>(32);
   run(dump::cg_struct_shuffle_kernel, 1, 32, st, dt);
