@@ -387,6 +387,7 @@ TEST_CASE("cg: a 32-wide tile in a partial block reads absent lanes as 0 outside
 
 TEST_CASE("cg: check mode reports a tile reduction that reads lanes with no thread",
           "[simt][cg][fault]") {
+  if (!gpulab::simt::check_supported()) return;  // a ThreadSanitizer build has no check mode
   DeviceArray<int> in(64, 1);
   DeviceArray<int> out(64);
   CHECK_NOTHROW(simt_test::checked::partial_tile_min(in.get(), out.get(), 64));
@@ -487,4 +488,23 @@ TEST_CASE("cg: tiles of 64 to 1024 threads: cg::reduce, ranks, sync", "[simt][cg
   check_multi_warp<128>(rng);
   check_multi_warp<256>(rng);
   check_multi_warp<1024>(rng);
+}
+
+TEST_CASE("cg: tile.sync() orders shared memory within the tile, block.sync() across it",
+          "[simt][cg][race]") {
+  if (!gpulab::simt::check_supported()) return;  // a ThreadSanitizer build has no check mode
+  DeviceArray<int> out(64);
+  const auto races_of = [&](int mode) {
+    CAPTURE(mode);
+    const gpulab::simt::LaunchStats stats = simt_test::checked::exchange(out.get(), mode);
+    for (unsigned t = 0; t < 64; ++t) {
+      const unsigned src = mode >= 2 ? (t + 32) % 64 : t ^ 1u;
+      if (mode == 1 || mode == 3) CHECK(out[t] == static_cast<int>(src) + 10);
+    }
+    return stats.races_found;
+  };
+  CHECK(races_of(0) > 0);
+  CHECK(races_of(1) == 0);
+  CHECK(races_of(2) > 0);
+  CHECK(races_of(3) == 0);
 }
