@@ -24,6 +24,8 @@ namespace dump {
 
 namespace {
 
+std::vector<void*> allocations;  // freed at the end of main
+
 // Managed memory on a GPU, emulated global memory on the CPU: both readable from the host.
 template <class T>
 T* alloc(std::size_t n) {
@@ -34,7 +36,19 @@ T* alloc(std::size_t n) {
   p = gpulab::simt::device_malloc(n * sizeof(T));
 #endif
   std::memset(p, 0, n * sizeof(T));
+  allocations.push_back(p);
   return static_cast<T*>(p);
+}
+
+void free_all() {
+  for (void* p : allocations) {
+#if defined(__CUDACC__)
+    cudaFree(p);
+#else
+    gpulab::simt::device_free(p);
+#endif
+  }
+  allocations.clear();
 }
 
 template <class... Params, class... Args>
@@ -185,5 +199,6 @@ int main() {
   run(dump::half2_kernel, 1, 64, h2, h2out, total);
   print("half2", h2out, 512);
   print("atomicAdd half", total, 1);
+  free_all();
   return 0;
 }
