@@ -18,6 +18,7 @@ for t in unit_tests cli_tests simt_tests gpu_tests; do
   build/gpu/bin/$t > "$OUT/$t.log" 2>&1; echo "$t rc=$?: $(tail -2 "$OUT/$t.log" | head -1)"
 done
 grep -B2 -A12 FAILED "$OUT"/*_tests.log | head -60
+grep "^occupancy on" "$OUT/gpu_tests.log"  # the calculator against cudaOccupancyMaxActiveBlocksPerMultiprocessor
 
 echo "== compute-sanitizer"
 san() {  # tool, then gpulab arguments

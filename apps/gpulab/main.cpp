@@ -15,8 +15,11 @@
 #include "commands/device_info.hpp"
 #include "commands/hello.hpp"
 #include "commands/index_map.hpp"
+#include "commands/inspect.hpp"
 #include "commands/learn.hpp"
+#include "commands/occupancy.hpp"
 #include "commands/quiz.hpp"
+#include "commands/run.hpp"
 #include "commands/twonorm.hpp"
 #include "commands/vecadd.hpp"
 #include "commands/warp_hiding.hpp"
@@ -69,11 +72,14 @@ int main(int argc, char** argv) {
   // Lessons first, then the kernels in the order the course meets them, then the calculators.
   setup_learn(app, global);
   setup_quiz(app, global);
+  setup_run(app, global);
   setup_hello(app, global);
   setup_vecadd(app, global);
   setup_index_map(app, global);
   setup_twonorm(app, global);
   setup_warp_hiding(app, global);
+  setup_occupancy(app, global);
+  setup_inspect(app, global);
   setup_amdahl(app, global);
   setup_device_info(app, global);
 
@@ -89,6 +95,9 @@ int main(int argc, char** argv) {
                             ? std::string("gpulab --help")
                             : fmt::format("gpulab {} --help", app.get_subcommands()[0]->get_name());
     return fail(kExitUsage, fmt::format("{} (see '{}')", e.what(), where));
+  } catch (const ExitCode& e) {
+    std::fflush(stdout);
+    return e.code();
   } catch (const UsageError& e) {
     return fail(kExitUsage, e.what());
   } catch (const Error& e) {

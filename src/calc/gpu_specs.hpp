@@ -24,6 +24,17 @@ struct ArchInfo {
   int registers_per_sm = 0;          // 32-bit registers
   int max_registers_per_thread = 0;  // 0: not confirmed (compute capability 1.x)
   int max_threads_per_block = 0;     // 512 on 1.x, 1024 since 2.0
+
+  // How the SM hands out registers and shared memory to blocks (calc/occupancy.hpp uses them).
+  int max_registers_per_block = 0;    // 32-bit registers one block may hold
+  int register_alloc_unit = 0;        // registers are allocated in units of this many
+  bool registers_per_block = false;   // 1.x: allocated per block; since 2.0 per warp
+  int warp_alloc_granularity = 0;     // since 2.0: register sub-partitions (one per scheduler
+                                      // on Kepler and later); 1.x: a block's warps round up to it
+  int shared_alloc_unit = 0;          // bytes: shared memory is allocated in units of this
+  int reserved_shared_per_block = 0;  // bytes the driver keeps per block (1 KiB since 8.0)
+  int max_shared_per_block_default_kib = 0;   // without the opt-in attribute
+  std::span<const int> shared_carveouts_kib;  // sizes the L1/shared split can take; empty: fixed
 };
 // Unknown compute capabilities return nothing: callers say "unknown", never guess.
 std::optional<ArchInfo> arch_info(int major, int minor);

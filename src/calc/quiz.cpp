@@ -12,6 +12,7 @@
 #include "calc/index_map.hpp"
 #include "calc/launch_facts.hpp"
 #include "calc/launch_limits.hpp"
+#include "calc/occupancy.hpp"
 #include "calc/warp_hiding.hpp"
 
 namespace gpulab::calc {
@@ -296,6 +297,54 @@ Question idle_lanes_q(Gen& g, Lang l) {
                   w.warps_per_block * 32, w.warps_per_block * 32, tpb, w.idle_lanes_per_block));
 }
 
+// Occupancy on an H100 (compute capability 9.0), with the facts the answer needs in the prompt.
+Question occupancy_registers_q(Gen& g, Lang l) {
+  const int threads = static_cast<int>(choose<std::int64_t>(g, {64, 128, 192, 256, 384, 512, 768}));
+  const int regs =
+      static_cast<int>(choose<std::int64_t>(g, {16, 24, 32, 40, 48, 56, 64, 72, 80, 96, 128, 168}));
+  const Occupancy o = occupancy(*arch_info(9, 0), {threads, regs, 0, 0, std::nullopt});
+  return integer_q(
+      fmt::format(
+          fmt::runtime(
+              t(l,
+                "An H100 SM holds 64 warps and 32 blocks; its 65,536 registers sit in 4 "
+                "sub-partitions of 16,384, handed out per warp in units of 256. A kernel uses {} "
+                "registers per thread, in blocks of {} threads. How many blocks fit on one SM?",
+                "H100 的一个 SM 最多容纳 64 个线程束、32 个线程块；它的 65,536 个寄存器分在 4 个"
+                "子分区（每个 16,384），按线程束以 256 为单位分配。某核函数每线程用 {} 个寄存器，"
+                "每块 {} 个线程。一个 SM 能放下几个线程块？")),
+          regs, threads),
+      o.blocks,
+      fmt::format(fmt::runtime(t(l,
+                                 "{} x 32 = {} -> {} per warp; 16384 / {} = {} warps x 4 = {}; "
+                                 "{} warps per block: min({} / {}, 64 / {}, 32) = {}",
+                                 "{} x 32 = {} -> 每线程束 {}；16384 / {} = {} 个线程束 x 4 = {}；"
+                                 "每块 {} 个线程束：min({} / {}, 64 / {}, 32) = {}")),
+                  regs, o.registers_per_warp, o.registers_per_warp_allocated,
+                  o.registers_per_warp_allocated, o.warps_per_partition, o.warps_by_registers,
+                  o.warps_per_block, o.warps_by_registers, o.warps_per_block, o.warps_per_block,
+                  o.blocks));
+}
+
+Question occupancy_shared_q(Gen& g, Lang l) {
+  const int threads = static_cast<int>(choose<std::int64_t>(g, {64, 128, 256}));
+  const auto kib = choose<std::int64_t>(g, {2, 4, 6, 8, 12, 16, 20, 24, 32, 40, 48});
+  const Occupancy o = occupancy(*arch_info(9, 0), {threads, 0, kib * 1024, 0, std::nullopt});
+  return integer_q(
+      fmt::format(
+          fmt::runtime(t(l,
+                         "An H100 SM has 228 KiB of shared memory, holds 64 warps and 32 blocks, "
+                         "and the driver keeps 1 KiB of shared memory per block. Blocks of {} "
+                         "threads each use {} KiB of shared memory. How many blocks fit on one SM?",
+                         "H100 的一个 SM 有 228 KiB 共享内存，最多容纳 64 个线程束、32 个线程块，"
+                         "驱动为每个线程块保留 1 KiB 共享内存。每块 {} 个线程、用 {} KiB "
+                         "共享内存。一个 SM 能放下几个线程块？")),
+          threads, kib),
+      o.blocks,
+      fmt::format("min(floor(228 / ({} + 1)), 64 / {}, 32) = min({}, {}, 32) = {}", kib,
+                  o.warps_per_block, o.limit_shared, o.limit_warps, o.blocks));
+}
+
 using Maker = Question (*)(Gen&, Lang);
 struct Topic {
   const char* name;
@@ -313,6 +362,8 @@ const Topic kTopics[] = {
     {"global-index", global_index_q},
     {"launch-legal", launch_legal_q},
     {"bytes-moved", bytes_moved_q},
+    {"occupancy-registers", occupancy_registers_q},
+    {"occupancy-shared", occupancy_shared_q},
 };
 
 // Reads one number; false when `s` is not one.

@@ -234,7 +234,7 @@ void BlockRunner::run(std::uint64_t linear_block, uint3 block_index) {
                             ": the kernel threw an exception of unknown type");
     }
   }
-  throw KernelFault(fault_kind_, fault_message_);
+  throw KernelFault(fault_kind_, fault_message_, fault_pc_);
 }
 
 // ---- Fibers ------------------------------------------------------------------------------------
@@ -430,7 +430,8 @@ void BlockRunner::fail_here(KernelFault::Kind kind, std::string message) {
   throw Unwind{};
 }
 
-void BlockRunner::note_fault(KernelFault::Kind kind, std::string message) {
+void BlockRunner::note_fault(KernelFault::Kind kind, std::string message, std::uintptr_t pc) {
+  if (!faulted_) fault_pc_ = pc;
   set_fault(kind, std::move(message));
 }
 

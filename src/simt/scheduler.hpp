@@ -53,9 +53,11 @@ class BlockRunner {
   [[noreturn]] void trap(const std::source_location& where);
   [[noreturn]] void invalid_call(const char* what, const std::source_location& where);
   // A fault found by the race checker: reported once the current thread yields.
-  void note_fault(KernelFault::Kind kind, std::string message);
+  void note_fault(KernelFault::Kind kind, std::string message, std::uintptr_t pc = 0);
 
   std::uint32_t current_thread() const { return current_; }
+  // The stack of the CUDA thread that runs now (its local variables live there).
+  StackBounds current_stack() const { return current_stack_; }
 
  private:
   // Why a parked thread waits.
@@ -121,6 +123,7 @@ class BlockRunner {
   bool faulted_ = false;
   KernelFault::Kind fault_kind_ = KernelFault::Kind::divergent_barrier;
   std::string fault_message_;
+  std::uintptr_t fault_pc_ = 0;  // the access that found it, when an access did
   std::exception_ptr exception_;
   std::uint32_t exception_thread_ = 0;
 

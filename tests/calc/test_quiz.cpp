@@ -1,6 +1,7 @@
 // Quiz questions checked against an independent computation from their own prompts, and grading.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <regex>
@@ -51,6 +52,20 @@ std::vector<double> independent_answer(const Question& q) {
   if (t == "idle-lanes") return {double((32 - std::int64_t(v[0]) % 32) % 32)};
   if (t == "amdahl-speedup") return {1.0 / (v[0] / 100 / v[1] + (1 - v[0] / 100))};
   if (t == "amdahl-limit") return {1.0 / (1 - v[0] / 100)};
+  if (t == "occupancy-registers") {
+    // The prompt ends with R registers, then T threads.
+    const std::int64_t r = std::int64_t(v[v.size() - 2]), threads = std::int64_t(v.back());
+    const std::int64_t warps = ceil_div(threads, 32);
+    const std::int64_t per_warp = ceil_div(r * 32, 256) * 256;
+    const std::int64_t by_regs = (16384 / per_warp) * 4 / warps;
+    return {double(std::min({64 / warps, std::int64_t{32}, by_regs}))};
+  }
+  if (t == "occupancy-shared") {
+    // The prompt ends with T threads, then K KiB.
+    const std::int64_t threads = std::int64_t(v[v.size() - 2]), kib = std::int64_t(v.back());
+    const std::int64_t warps = ceil_div(threads, 32);
+    return {double(std::min({64 / warps, std::int64_t{32}, 228 / (kib + 1)}))};
+  }
   if (t == "bytes-moved") {
     const bool vecadd = q.prompt.find("vecadd") != std::string::npos;
     return {v[0] * (vecadd ? 12 : 8)};

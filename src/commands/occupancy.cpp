@@ -1,0 +1,575 @@
+// gpulab occupancy (see occupancy.hpp).
+#include "commands/occupancy.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cctype>
+#include <climits>
+#include <memory>
+#include <utility>
+
+#include "backend/backend.hpp"  // probe_gpu
+#include "core/error.hpp"
+#include "core/parse.hpp"
+#include "core/plot.hpp"
+#include "core/text.hpp"
+#include "cuda/device_query.hpp"
+
+namespace gpulab {
+namespace {
+
+template <class... Args>
+std::string F(Lang l, std::string_view en, std::string_view zh, Args&&... args) {
+  return fmt::format(fmt::runtime(tr(l, en, zh)), std::forward<Args>(args)...);
+}
+
+std::string n(long long v) {
+  return v < 0 ? "-" + group_thousands(static_cast<unsigned long long>(-v))
+               : group_thousands(static_cast<unsigned long long>(v));
+}
+
+std::string known_ccs() {
+  std::vector<std::string> v;
+  for (const auto& a : calc::known_archs()) v.push_back(fmt::format("{}.{}", a.major, a.minor));
+  return fmt::format("{}", fmt::join(v, ", "));
+}
+
+calc::ArchInfo arch_or_throw(std::string_view option, std::string_view value, int major,
+                             int minor) {
+  auto a = calc::arch_info(major, minor);
+  if (!a)
+    bad_value(option, value, fmt::format("unknown compute capability; known: {}", known_ccs()));
+  return *a;
+}
+
+std::string pct(double fraction) {
+  return format_real(100.0 * fraction, 1) + "%";
+}
+
+std::string limit_text(int blocks) {
+  return blocks == INT_MAX ? std::string("-") : std::to_string(blocks);
+}
+
+std::string_view limiter_text(Lang l, calc::Limiter w) {
+  switch (w) {
+    case calc::Limiter::warps:
+      return tr(l, "warps", "线程束");
+    case calc::Limiter::blocks:
+      return tr(l, "blocks", "线程块数");
+    case calc::Limiter::registers:
+      return tr(l, "registers", "寄存器");
+    case calc::Limiter::shared:
+      return tr(l, "shared memory", "共享内存");
+  }
+  return "?";
+}
+
+std::string_view problem_name(calc::LaunchProblem p) {
+  switch (p) {
+    case calc::LaunchProblem::none:
+      return "none";
+    case calc::LaunchProblem::threads_per_block:
+      return "threads_per_block";
+    case calc::LaunchProblem::registers_per_thread:
+      return "registers_per_thread";
+    case calc::LaunchProblem::registers_per_block:
+      return "registers_per_block";
+    case calc::LaunchProblem::shared_per_block:
+      return "shared_per_block";
+  }
+  return "?";
+}
+
+OccupancyCurve curve(const calc::ArchInfo& a, const calc::OccupancyInput& base, int from, int to,
+                     int step, void (*set)(calc::OccupancyInput&, int)) {
+  OccupancyCurve c;
+  for (int x = from; x <= to; x += step) {
+    calc::OccupancyInput in = base;
+    set(in, x);
+    c.x.push_back(x);
+    c.occupancy_pct.push_back(100.0 * calc::occupancy(a, in).occupancy);
+  }
+  return c;
+}
+
+std::string chart(const OccupancyCurve& c, double user_x, const std::string& x_label,
+                  const Style& st) {
+  PlotSpec plot;
+  plot.series.push_back({c.x, c.occupancy_pct, '.'});
+  for (std::size_t i = 0; i < c.x.size(); ++i) {
+    if (c.x[i] == user_x) plot.series.push_back({{c.x[i]}, {c.occupancy_pct[i]}, 'o'});
+  }
+  plot.vlines = {user_x};
+  plot.hlines = {100};
+  plot.x_label = x_label;
+  plot.y_label = "occupancy %";
+  plot.height = 10;
+  return render_plot(plot, st);
+}
+
+}  // namespace
+
+std::int64_t parse_bytes(std::string_view option, std::string_view text, std::int64_t max,
+                         std::string_view why) {
+  std::string digits(text);
+  std::int64_t scale = 1;
+  auto ends_with = [&](std::string_view suffix) {
+    if (digits.size() <= suffix.size()) return false;
+    for (std::size_t i = 0; i < suffix.size(); ++i) {
+      const auto c = static_cast<unsigned char>(digits[digits.size() - suffix.size() + i]);
+      if (std::tolower(c) != suffix[i]) return false;
+    }
+    digits.resize(digits.size() - suffix.size());
+    return true;
+  };
+  if (ends_with("kib") || ends_with("k")) {
+    scale = 1024;
+  } else if (ends_with("mib") || ends_with("m")) {
+    scale = 1024 * 1024;
+  } else if (ends_with("b")) {
+    scale = 1;
+  }
+  const std::int64_t v = parse_int(option, digits, 0, max / scale, why);
+  if (v * scale > max) bad_value(option, text, fmt::format("must be at most {} bytes", max), why);
+  return v * scale;
+}
+
+OccupancyTarget resolve_occupancy_target(const std::string& cc, const std::string& model,
+                                         const std::string& device) {
+  const int given = !cc.empty() + !model.empty() + !device.empty();
+  if (given == 0) {
+    throw UsageError(
+        "say which GPU: --cc X.Y (a compute capability, e.g. 9.0), --model NAME (e.g. h100, g80) "
+        "or --device N (this machine's GPU N)");
+  }
+  if (given > 1) throw UsageError("--cc, --model and --device: give only one");
+  OccupancyTarget t;
+  if (!cc.empty()) {
+    const auto dot = cc.find('.');
+    if (dot == std::string::npos) bad_value("--cc", cc, "write it as MAJOR.MINOR, e.g. 9.0");
+    const auto major = parse_int("--cc", cc.substr(0, dot), 1, 99);
+    const auto minor = parse_int("--cc", cc.substr(dot + 1), 0, 9);
+    t.arch = arch_or_throw("--cc", cc, static_cast<int>(major), static_cast<int>(minor));
+    t.source = "cc";
+  } else if (!model.empty()) {
+    const calc::GpuModel* m = calc::find_model(model);
+    if (m == nullptr) {
+      std::vector<std::string> names;
+      for (const auto& x : calc::gpu_models()) names.emplace_back(x.aliases.front());
+      bad_value("--model", model, fmt::format("unknown GPU; known: {}", fmt::join(names, ", ")));
+    }
+    t.arch = arch_or_throw("--model", model, m->cc_major, m->cc_minor);
+    t.name = std::string(m->name);
+    t.source = "model";
+  } else {
+    const auto index = parse_int("--device", device, 0, INT_MAX, "CUDA numbers devices from 0");
+    const GpuProbe probe = probe_gpu();
+    if (!probe.usable) {
+      throw RuntimeFailure(
+          fmt::format("--device {}: no usable GPU ({}); use --cc X.Y or --model NAME instead",
+                      device, probe.reason));
+    }
+    if (index >= probe.device_count) {
+      bad_value(
+          "--device", device,
+          fmt::format("this machine has {} CUDA device(s), numbered from 0", probe.device_count));
+    }
+#if GPULAB_HAVE_CUDA
+    const cuda::DeviceProperties d = cuda::query_device(static_cast<int>(index));
+    t.arch = arch_or_throw("--device", device, d.cc_major, d.cc_minor);
+    t.name = d.name;
+    t.source = "device";
+#endif
+  }
+  return t;
+}
+
+OccupancyResult run_occupancy(const OccupancyOptions& o) {
+  OccupancyResult r;
+  r.target = o.target;
+  r.charts = o.charts;
+  const calc::ArchInfo& a = o.target.arch;
+  r.occ = calc::occupancy(a, o.in);
+  if (o.charts) {
+    r.by_threads = curve(a, o.in, 32, a.max_threads_per_block, 32,
+                         [](calc::OccupancyInput& in, int x) { in.threads = x; });
+    const int max_regs = a.max_registers_per_thread > 0 ? a.max_registers_per_thread : 124;
+    r.by_registers =
+        curve(a, o.in, 1, max_regs, 1, [](calc::OccupancyInput& in, int x) { in.registers = x; });
+    // Shared memory per block in steps of 1 KiB, static kept, dynamic varied, to the opt-in limit.
+    calc::OccupancyInput base = o.in;
+    base.dynamic_shared = 0;
+    const int max_kib = a.max_shared_per_block_kib;
+    r.by_shared = curve(a, base, 0, max_kib, 1, [](calc::OccupancyInput& in, int kib) {
+      in.dynamic_shared = std::max<std::int64_t>(0, std::int64_t{kib} * 1024 - in.static_shared);
+    });
+  }
+  return r;
+}
+
+std::string render_occupancy_steps(const calc::Occupancy& o, const Style& st, Lang l) {
+  const calc::ArchInfo& a = o.arch;
+  const auto& in = o.in;
+  std::string s;
+  // Warps.
+  s += "  " + st.bold(std::string(tr(l, "Warps", "线程束"))) + "\n";
+  if (o.problem == calc::LaunchProblem::threads_per_block) {
+    s += "    " +
+         st.bad(F(l, "{} threads > {}, the most a block may have on {}.{}: no launch.",
+                  "{} 个线程 > {}，{}.{} 上一个线程块最多这么多：无法启动。", in.threads,
+                  a.max_threads_per_block, a.major, a.minor)) +
+         "\n";
+  } else {
+    s += F(l,
+           "    ceil({} threads / 32) = {} warps per block; an SM holds {} warps: {} / {} = {} "
+           "blocks\n",
+           "    ceil({} 个线程 / 32) = 每块 {} 个线程束；一个 SM 容纳 {} 个线程束：{} / {} = {} "
+           "个线程块\n",
+           in.threads, o.warps_per_block, a.max_warps_per_sm, a.max_warps_per_sm, o.warps_per_block,
+           o.limit_warps);
+  }
+  s += "  " + st.bold(std::string(tr(l, "Blocks", "线程块数"))) + "\n";
+  s += F(l, "    an SM of compute capability {}.{} holds at most {} blocks\n",
+         "    计算能力 {}.{} 的 SM 最多容纳 {} 个线程块\n", a.major, a.minor, o.limit_blocks);
+
+  // Registers.
+  s += "  " + st.bold(std::string(tr(l, "Registers", "寄存器"))) + "\n";
+  if (!o.registers_counted) {
+    s += std::string(tr(l,
+                        "    not counted (--registers R: nvcc --resource-usage or gpulab inspect "
+                        "says how many the kernel uses)\n",
+                        "    未计入（--registers R：nvcc --resource-usage 或 gpulab inspect "
+                        "会告诉你核函数用了多少）\n"));
+  } else if (o.problem == calc::LaunchProblem::registers_per_thread) {
+    s += "    " +
+         st.bad(F(l, "{} registers > {}, the most a thread may have: no launch.",
+                  "{} 个寄存器 > {}，一个线程最多这么多：无法启动。", in.registers,
+                  a.max_registers_per_thread)) +
+         "\n";
+  } else if (a.registers_per_block) {
+    const int warps_rounded = (o.warps_per_block + a.warp_alloc_granularity - 1) /
+                              a.warp_alloc_granularity * a.warp_alloc_granularity;
+    s += F(l,
+           "    per block: {} warps round up to {} (granularity {}); {} x 32 x {} = {} registers, "
+           "in units of {}: {}\n",
+           "    按线程块分配：{} 个线程束向上取整为 {}（粒度 {}）；{} x 32 x {} = {} 个寄存器，"
+           "以 {} 为单位：{}\n",
+           o.warps_per_block, warps_rounded, a.warp_alloc_granularity, warps_rounded, in.registers,
+           n(warps_rounded * 32 * in.registers), a.register_alloc_unit,
+           n(o.registers_per_block_allocated));
+    if (o.problem == calc::LaunchProblem::registers_per_block) {
+      s += "    " +
+           st.bad(F(l, "> {} registers a block may hold: no launch.",
+                    "> 一个线程块最多 {} 个寄存器：无法启动。", n(a.max_registers_per_block))) +
+           "\n";
+    } else {
+      s += F(l, "    {} registers per SM / {} = {} blocks\n",
+             "    每个 SM {} 个寄存器 / {} = {} 个线程块\n", n(a.registers_per_sm),
+             n(o.registers_per_block_allocated), o.limit_registers);
+    }
+  } else {
+    s += F(l, "    {} registers x 32 threads = {} per warp, in units of {}: {}\n",
+           "    {} 个寄存器 x 32 个线程 = 每个线程束 {} 个，以 {} 为单位：{}\n", in.registers,
+           n(o.registers_per_warp), a.register_alloc_unit, n(o.registers_per_warp_allocated));
+    if (o.problem == calc::LaunchProblem::registers_per_block) {
+      const int rounded = (o.warps_per_block + a.warp_alloc_granularity - 1) /
+                          a.warp_alloc_granularity * a.warp_alloc_granularity;
+      s += "    " +
+           st.bad(F(l,
+                    "{} x {} warps (rounded up to a multiple of {}) = {} > {} registers a block "
+                    "may hold: no launch (cudaErrorLaunchOutOfResources).",
+                    "{} x {} 个线程束（向上取整为 {} 的倍数）= {} > 一个线程块最多 {} 个寄存器："
+                    "无法启动（cudaErrorLaunchOutOfResources）。",
+                    n(o.registers_per_warp_allocated), rounded, a.warp_alloc_granularity,
+                    n(static_cast<long long>(o.registers_per_warp_allocated) * rounded),
+                    n(a.max_registers_per_block))) +
+           "\n";
+    } else {
+      s += F(l,
+             "    the register file ({}) is split into {} sub-partitions of {}, one per warp "
+             "scheduler:\n    {} / {} = {} warps each, x {} = {} warps; {} / {} = {} blocks\n",
+             "    寄存器堆（{}）分成 {} 个子分区，每个 {}，每个线程束调度器一个：\n"
+             "    {} / {} = 每个 {} 个线程束，x {} = {} 个线程束；{} / {} = {} 个线程块\n",
+             n(a.registers_per_sm), a.warp_alloc_granularity, n(o.registers_per_partition),
+             n(o.registers_per_partition), n(o.registers_per_warp_allocated), o.warps_per_partition,
+             a.warp_alloc_granularity, o.warps_by_registers, o.warps_by_registers,
+             o.warps_per_block, o.limit_registers);
+    }
+  }
+
+  // Shared memory.
+  s += "  " + st.bold(std::string(tr(l, "Shared memory", "共享内存"))) + "\n";
+  std::string sum = F(l, "{} B static + {} B dynamic", "静态 {} B + 动态 {} B", n(in.static_shared),
+                      n(in.dynamic_shared));
+  if (a.reserved_shared_per_block > 0) {
+    sum += F(l, " + {} B the driver reserves per block (since 8.0)",
+             " + 驱动为每个线程块保留的 {} B（8.0 起）", n(a.reserved_shared_per_block));
+  }
+  s +=
+      F(l, "    {}\n    = {} B, in units of {}: {} B\n", "    {}\n    = {} B，以 {} 为单位：{} B\n",
+        sum, n(o.shared_per_block), a.shared_alloc_unit, n(o.shared_per_block_allocated));
+  if (o.needs_opt_in) {
+    s += F(l,
+           "    more than {} KiB per block needs cudaFuncSetAttribute(kernel, "
+           "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) first\n",
+           "    每块超过 {} KiB 需要先调用 cudaFuncSetAttribute(kernel, "
+           "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes)\n",
+           a.max_shared_per_block_default_kib);
+  }
+  if (o.problem == calc::LaunchProblem::shared_per_block) {
+    s += "    " +
+         st.bad(F(l, "> {} B a block may use: no launch.", "> 一个线程块最多可用 {} B：无法启动。",
+                  n(o.shared_block_limit))) +
+         "\n";
+  } else {
+    std::string carve;
+    if (!a.shared_carveouts_kib.empty()) {
+      if (in.carveout_percent) {
+        carve =
+            F(l, "--carveout {}% of {} KiB asks for {} KiB", "--carveout {}% x {} KiB 要求 {} KiB",
+              *in.carveout_percent, a.max_shared_per_sm_kib, o.shared_preferred / 1024);
+      } else {
+        carve =
+            F(l, "the default carve-out, {} KiB", "默认划分，{} KiB", o.shared_preferred / 1024);
+      }
+      if (o.shared_per_sm != o.shared_preferred) {
+        carve += F(l, ", too small for one block: the driver takes {} KiB",
+                   "，放不下一个线程块：驱动改用 {} KiB", o.shared_per_sm / 1024);
+      }
+      carve += F(l, "\n      (the sizes this SM can give shared memory: {} KiB)",
+                 "\n      （该 SM 可给共享内存的大小：{} KiB）",
+                 fmt::join(a.shared_carveouts_kib, ", "));
+    } else {
+      carve = F(l, "{} KiB", "{} KiB", a.max_shared_per_sm_kib);
+    }
+    s += F(l, "    shared memory per SM: {}\n", "    每个 SM 的共享内存：{}\n", carve);
+    if (o.limit_shared == INT_MAX) {
+      s += std::string(
+          tr(l, "    no shared memory per block: no limit\n", "    每块不用共享内存：没有限制\n"));
+    } else {
+      s += F(l, "    {} / {} = {} blocks\n", "    {} / {} = {} 个线程块\n", n(o.shared_per_sm),
+             n(o.shared_per_block_allocated), o.limit_shared);
+    }
+  }
+
+  // The result.
+  std::vector<std::string> names;
+  for (calc::Limiter w : o.limiting) names.emplace_back(limiter_text(l, w));
+  const std::string joined =
+      fmt::format("{}", fmt::join(names, std::string(tr(l, " and ", " 和 "))));
+  s += "\n";
+  s += F(l, "  Blocks per SM = min({}, {}, {}, {}) = {}, limited by {}\n",
+         "  每个 SM 的线程块数 = min({}, {}, {}, {}) = {}，受限于{}\n", limit_text(o.limit_warps),
+         limit_text(o.limit_blocks), limit_text(o.limit_registers), limit_text(o.limit_shared),
+         st.accent(std::to_string(o.blocks)), st.accent(joined));
+  s += F(l, "  Active warps = {} x {} = {} of {}: occupancy {}\n",
+         "  活跃线程束 = {} x {} = {} / {}：占用率 {}\n", o.blocks, o.warps_per_block,
+         o.active_warps, o.max_warps, st.accent(pct(o.occupancy)));
+  return s;
+}
+
+std::string render_occupancy(const OccupancyResult& r, const OutputOptions& out) {
+  Style st(color_enabled(out.color));
+  const Lang l = out.lang;
+  const calc::Occupancy& o = r.occ;
+  const calc::ArchInfo& a = o.arch;
+  std::string s;
+  const std::string gpu = r.target.name.empty()
+                              ? F(l, "compute capability {}.{} ({})", "计算能力 {}.{}（{}）",
+                                  a.major, a.minor, a.architecture)
+                              : F(l, "{}: compute capability {}.{}, {}", "{}：计算能力 {}.{}，{}",
+                                  r.target.name, a.major, a.minor, a.architecture);
+  s += st.heading(F(l, "Occupancy on {}", "占用率：{}", gpu)) + "\n";
+  s += F(l,
+         "  A block of {} threads, {} registers per thread, {} B static and {} B dynamic shared "
+         "memory.\n\n",
+         "  线程块 {} 个线程，每线程 {} 个寄存器，静态共享内存 {} B，动态共享内存 {} B。\n\n",
+         o.in.threads, o.in.registers, n(o.in.static_shared), n(o.in.dynamic_shared));
+  s += render_occupancy_steps(o, st, l);
+  if (o.problem != calc::LaunchProblem::none) {
+    s += "  " +
+         st.bad(std::string(tr(l, "This launch fails: the kernel never runs with this block.",
+                               "这样的启动会失败：核函数不会以这种线程块运行。"))) +
+         "\n";
+  }
+  s += "\n" + std::string(tr(
+                  l,
+                  "  Occupancy is the share of the SM's warp slots in use: more warps give "
+                  "the schedulers more\n  to switch to while others wait for memory "
+                  "(gpulab warp-hiding). Above what hides the\n  latency, more does not "
+                  "help.\n",
+                  "  占用率是 SM 的线程束槽位被占用的比例：线程束越多，调度器在别的线程束等内存时"
+                  "\n  就有越多可切换的对象（gpulab warp-hiding）。超过足以隐藏延迟的数量后，"
+                  "再多也没有用。\n"));
+  if (r.charts) {
+    s += "\n" +
+         st.heading(std::string(tr(l, "Occupancy against threads per block (o: yours)",
+                                   "占用率与每块线程数（o：你的配置）"))) +
+         "\n";
+    s += chart(r.by_threads, o.in.threads, "threads per block", st) + "\n";
+    s += "\n" +
+         st.heading(std::string(tr(l, "Occupancy against registers per thread (o: yours)",
+                                   "占用率与每线程寄存器数（o：你的配置）"))) +
+         "\n";
+    s += chart(r.by_registers, o.in.registers, "registers per thread", st) + "\n";
+    s += "\n" +
+         st.heading(std::string(tr(l,
+                                   "Occupancy against shared memory per block, KiB (o: "
+                                   "yours)",
+                                   "占用率与每块共享内存，KiB（o：你的配置）"))) +
+         "\n";
+    const double user_kib =
+        static_cast<double>((o.in.static_shared + o.in.dynamic_shared + 1023) / 1024);
+    s += chart(r.by_shared, user_kib, "shared memory per block (KiB)", st) + "\n";
+  }
+  return s;
+}
+
+nlohmann::json occupancy_facts_json(const calc::Occupancy& o) {
+  auto lim = [](int v) { return v == INT_MAX ? nlohmann::json(nullptr) : nlohmann::json(v); };
+  std::vector<std::string> limiting;
+  for (calc::Limiter w : o.limiting) limiting.emplace_back(calc::limiter_name(w));
+  const calc::ArchInfo& a = o.arch;
+  return {
+      {"cc", fmt::format("{}.{}", a.major, a.minor)},
+      {"architecture", a.architecture},
+      {"threads_per_block", o.in.threads},
+      {"registers_per_thread", o.in.registers},
+      {"static_shared_bytes", o.in.static_shared},
+      {"dynamic_shared_bytes", o.in.dynamic_shared},
+      {"carveout_percent",
+       o.in.carveout_percent ? nlohmann::json(*o.in.carveout_percent) : nlohmann::json(nullptr)},
+      {"warps",
+       {{"warps_per_block", o.warps_per_block},
+        {"max_warps_per_sm", a.max_warps_per_sm},
+        {"blocks", lim(o.limit_warps)}}},
+      {"blocks", {{"max_blocks_per_sm", a.max_blocks_per_sm}, {"blocks", o.limit_blocks}}},
+      {"registers",
+       {{"counted", o.registers_counted},
+        {"allocation_unit", a.register_alloc_unit},
+        {"allocated_per_block", a.registers_per_block},
+        {"warp_allocation_granularity", a.warp_alloc_granularity},
+        {"per_warp", o.registers_per_warp},
+        {"per_warp_allocated", o.registers_per_warp_allocated},
+        {"per_block_allocated", o.registers_per_block_allocated},
+        {"per_sub_partition", o.registers_per_partition},
+        {"warps_per_sub_partition", o.warps_per_partition},
+        {"warps_per_sm", o.warps_by_registers},
+        {"registers_per_sm", a.registers_per_sm},
+        {"blocks", lim(o.limit_registers)}}},
+      {"shared",
+       {{"allocation_unit", a.shared_alloc_unit},
+        {"reserved_per_block", a.reserved_shared_per_block},
+        {"per_block", o.shared_per_block},
+        {"per_block_allocated", o.shared_per_block_allocated},
+        {"block_limit", o.shared_block_limit},
+        {"needs_opt_in", o.needs_opt_in},
+        {"preferred_per_sm", o.shared_preferred},
+        {"per_sm", o.shared_per_sm},
+        {"carveouts_kib",
+         std::vector<int>(a.shared_carveouts_kib.begin(), a.shared_carveouts_kib.end())},
+        {"blocks", lim(o.limit_shared)}}},
+      {"problem", problem_name(o.problem)},
+      {"blocks_per_sm", o.blocks},
+      {"limited_by", limiting},
+      {"active_warps", o.active_warps},
+      {"max_warps", o.max_warps},
+      {"occupancy", o.occupancy},
+  };
+}
+
+nlohmann::json occupancy_json(const OccupancyResult& r) {
+  nlohmann::json j = {
+      {"command", "occupancy"},
+      {"gpu", r.target.name.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.target.name)},
+      {"source", r.target.source}};
+  j.update(occupancy_facts_json(r.occ));
+  if (r.charts) {
+    auto c = [](const OccupancyCurve& k) {
+      nlohmann::json pts = nlohmann::json::array();
+      for (std::size_t i = 0; i < k.x.size(); ++i) pts.push_back({k.x[i], k.occupancy_pct[i]});
+      return pts;
+    };
+    j["charts"] = {{"threads_per_block", c(r.by_threads)},
+                   {"registers_per_thread", c(r.by_registers)},
+                   {"shared_kib_per_block", c(r.by_shared)}};
+  }
+  return j;
+}
+
+void setup_occupancy(CLI::App& app, GlobalOptions& g) {
+  struct Raw {
+    std::string threads, registers, shared, dynamic, carveout, cc, model, device;
+    bool no_charts = false;
+  };
+  auto raw = std::make_shared<Raw>();
+  CLI::App* sub = add_command(
+      app, g, "occupancy",
+      "Blocks and warps an SM holds for a kernel: limits by warps, blocks, registers and shared "
+      "memory, every formula shown, charts",
+      [raw, &g] {
+        OccupancyOptions o;
+        o.target = resolve_occupancy_target(raw->cc, raw->model, raw->device);
+        const calc::ArchInfo& a = o.target.arch;
+        const std::string on = fmt::format("on compute capability {}.{}", a.major, a.minor);
+        if (raw->threads.empty())
+          throw UsageError("occupancy needs --threads T (threads per block)");
+        o.in.threads =
+            static_cast<int>(parse_int("--threads", raw->threads, 1, a.max_threads_per_block,
+                                       fmt::format("the most threads a block may have {}", on)));
+        if (!raw->registers.empty()) {
+          const int max_regs = a.max_registers_per_thread > 0 ? a.max_registers_per_thread : 124;
+          o.in.registers = static_cast<int>(
+              parse_int("--registers", raw->registers, 0, max_regs,
+                        fmt::format("the most registers a thread may have {}", on)));
+        }
+        const std::int64_t optin = std::int64_t{a.max_shared_per_block_kib} * 1024;
+        if (!raw->shared.empty()) {
+          // The compiler refuses static __shared__ arrays above the default limit.
+          o.in.static_shared = parse_bytes(
+              "--shared", raw->shared, std::int64_t{a.max_shared_per_block_default_kib} * 1024,
+              fmt::format("static shared memory per block {}; more must be dynamic", on));
+        }
+        if (!raw->dynamic.empty()) {
+          o.in.dynamic_shared = parse_bytes(
+              "--dynamic-shared", raw->dynamic, optin - o.in.static_shared,
+              fmt::format("static + dynamic shared memory per block is at most {} KiB {}",
+                          a.max_shared_per_block_kib, on));
+        }
+        if (!raw->carveout.empty()) {
+          if (a.shared_carveouts_kib.empty()) {
+            bad_value("--carveout", raw->carveout,
+                      fmt::format("compute capability {}.{} has no shared-memory carve-out "
+                                  "(since 7.0, L1 and shared memory share one array)",
+                                  a.major, a.minor));
+          }
+          o.in.carveout_percent = static_cast<int>(parse_int(
+              "--carveout", raw->carveout, 0, 100, "percent of the largest shared-memory size"));
+        }
+        o.charts = !raw->no_charts;
+        OccupancyResult r = run_occupancy(o);
+        emit(g, occupancy_json(r), render_occupancy(r, g.out));
+      });
+  sub->add_option("--threads", raw->threads, "Threads per block")->type_name("T");
+  sub->add_option("--registers", raw->registers,
+                  "Registers per thread (nvcc --resource-usage or gpulab inspect tells)")
+      ->type_name("R");
+  sub->add_option("--shared", raw->shared, "Static shared memory per block: bytes, or 12K")
+      ->type_name("BYTES");
+  sub->add_option("--dynamic-shared", raw->dynamic,
+                  "Dynamic shared memory per block (the third <<<>>> argument): bytes, or 12K")
+      ->type_name("BYTES");
+  sub->add_option("--carveout", raw->carveout,
+                  "Preferred shared-memory carve-out, percent (cudaFuncAttributePreferredShared"
+                  "MemoryCarveout; default: the largest)")
+      ->type_name("PCT");
+  sub->add_option("--cc", raw->cc, "Compute capability, e.g. 9.0 or 1.0")->type_name("X.Y");
+  sub->add_option("--model", raw->model, "A GPU from gpulab's spec sheets, e.g. h100, t4, g80")
+      ->type_name("NAME");
+  sub->add_option("--device", raw->device, "This machine's CUDA device N")->type_name("N");
+  sub->add_flag("--no-charts", raw->no_charts, "Leave out the three charts");
+}
+
+}  // namespace gpulab
