@@ -24,6 +24,8 @@ namespace dump {
 
 namespace {
 
+std::vector<void*> allocations;  // freed at the end of main
+
 // Managed memory on a GPU, emulated global memory on the CPU: both readable from the host.
 template <class T>
 T* alloc(std::size_t n) {
@@ -34,7 +36,19 @@ T* alloc(std::size_t n) {
   p = gpulab::simt::device_malloc(n * sizeof(T));
 #endif
   std::memset(p, 0, n * sizeof(T));
+  allocations.push_back(p);
   return static_cast<T*>(p);
+}
+
+void free_all() {
+  for (void* p : allocations) {
+#if defined(__CUDACC__)
+    cudaFree(p);
+#else
+    gpulab::simt::device_free(p);
+#endif
+  }
+  allocations.clear();
 }
 
 template <class... Params, class... Args>
@@ -133,6 +147,15 @@ int main() {
     run(dump::cg_partition_kernel, 1, 64, in, out);
     print("partitions", out, 3 * 64);
   }
+  for (const unsigned threads : {96u, 256u, 1024u}) {
+    int* in = alloc<int>(threads);
+    int* out = alloc<int>(2 * threads);
+    for (unsigned i = 0; i < threads; ++i) in[i] = static_cast<int>(rng() % 2001) - 1000;
+    run(dump::cg_multi_warp_kernel<64>, 1, threads, in, out);
+    print("multi-warp 64", out, 2 * threads);
+    run(dump::cg_multi_warp_kernel<256>, 1, threads, in, out);
+    print("multi-warp 256", out, 2 * threads);
+  }
   int* st = alloc<int>(96);
   double* dt = alloc<double>(32);
   run(dump::cg_struct_shuffle_kernel, 1, 32, st, dt);
@@ -176,5 +199,6 @@ int main() {
   run(dump::half2_kernel, 1, 64, h2, h2out, total);
   print("half2", h2out, 512);
   print("atomicAdd half", total, 1);
+  free_all();
   return 0;
 }

@@ -1,4 +1,5 @@
-// Micro-benchmarks of the SIMT emulator: barrier-free threads, barrier crossings, shuffles.
+// Micro-benchmarks of the SIMT emulator: barrier-free threads, barrier crossings, shuffles (raw and
+// through cooperative groups).
 //
 // Usage: simt_bench [workers] (default: all cores).
 #include <algorithm>
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "kernels/prelude.cuh"
+#include "simt/cooperative_groups.hpp"
 #include "simt/simt.hpp"
 
 namespace bench_kernels {
@@ -31,6 +33,15 @@ __global__ void barriers(int* out, int rounds) {
 __global__ void shuffles(unsigned* out, int rounds) {
   unsigned v = threadIdx.x;  // unsigned: the sums wrap instead of overflowing
   for (int r = 0; r < rounds; ++r) v += __shfl_xor_sync(0xffffffffu, v, r & 31);
+  out[blockIdx.x * blockDim.x + threadIdx.x] = v;
+}
+
+// The same shuffles through a 32-wide cooperative-groups tile.
+__global__ void cg_shuffles(unsigned* out, int rounds) {
+  namespace cg = cooperative_groups;
+  const cg::thread_block_tile<32> tile = cg::tiled_partition<32>(cg::this_thread_block());
+  unsigned v = threadIdx.x;
+  for (int r = 0; r < rounds; ++r) v += tile.shfl_xor(v, static_cast<unsigned>(r & 31));
   out[blockIdx.x * blockDim.x + threadIdx.x] = v;
 }
 
@@ -87,17 +98,18 @@ int main(int argc, char** argv) {
           threads, rounds, s.elapsed_ms, per_barrier_ns, per_barrier_ns / threads);
     }
   }
-  {
+  for (const bool cg : {false, true}) {
     const int rounds = 1000;
     const unsigned blocks = 8, threads = 256;
     std::vector<unsigned> out(blocks * threads, 0);
     const LaunchStats s = best_of(3, [&] {
-      return launch(bench_kernels::shuffles, blocks, threads, 0, options, out.data(), rounds);
+      return launch(cg ? bench_kernels::cg_shuffles : bench_kernels::shuffles, blocks, threads, 0,
+                    options, out.data(), rounds);
     });
     std::printf(
-        "warp shuffles (%u blocks of %u threads, %d __shfl_xor_sync, %u workers): %.1f ms, "
+        "warp shuffles (%u blocks of %u threads, %d %s, %u workers): %.1f ms, "
         "%.1f ns per thread per shuffle\n",
-        blocks, threads, rounds, s.workers, s.elapsed_ms,
+        blocks, threads, rounds, cg ? "tile.shfl_xor" : "__shfl_xor_sync", s.workers, s.elapsed_ms,
         s.elapsed_ms * 1e6 / (static_cast<double>(s.threads) * rounds));
   }
   return 0;

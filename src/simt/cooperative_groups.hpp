@@ -6,8 +6,8 @@
 // a static tile's mask covers all N lanes even in a block's partial last warp (those lanes are
 // absent to the emulator, as on a GPU), so tile.all() there is false and a tile shuffle that reads
 // an absent lane is undefined (check mode reports it). Not emulated: grid synchronisation (a
-// compile-time error), multi-grid and cluster groups, tiles of more than 32 threads, memcpy_async,
-// scans.
+// compile-time error), multi-grid and cluster groups, memcpy_async, scans; tiles of more than 32
+// threads have ranks, sizes, sync and cg::reduce only.
 #pragma once
 
 #include <bit>
@@ -127,6 +127,10 @@ class thread_group {
   friend struct gpulab_detail::group_access;
 };
 
+// The scratch CUDA needs for tiles of more than 32 threads; the emulator needs none.
+template <unsigned MaxBlockSize = 1024>
+struct block_tile_memory {};
+
 class thread_block : public thread_group {
  public:
   static void sync(std::source_location where = std::source_location::current()) {
@@ -143,9 +147,16 @@ class thread_block : public thread_group {
  private:
   thread_block() : thread_group(kind::block) {}
   friend thread_block this_thread_block();
+  template <unsigned MaxBlockSize>
+  friend thread_block this_thread_block(block_tile_memory<MaxBlockSize>&);
 };
 
 inline thread_block this_thread_block() {
+  return thread_block();
+}
+
+template <unsigned MaxBlockSize>
+thread_block this_thread_block(block_tile_memory<MaxBlockSize>&) {
   return thread_block();
 }
 
@@ -281,9 +292,9 @@ class thread_block_tile;
 // N lanes of one warp, N a power of 2 up to 32; tile k of a warp holds lanes k*N to k*N+N-1.
 template <unsigned N>
 class thread_block_tile<N, void> : public thread_group {
-  static_assert(N >= 1 && N <= 32 && (N & (N - 1)) == 0,
-                "gpulab: thread_block_tile<N> is emulated for N = 1, 2, 4, 8, 16 or 32 (tiles of "
-                "more than one warp are not)");
+  static_assert(N >= 1 && N <= 1024 && (N & (N - 1)) == 0,
+                "cooperative_groups: a tile has a power of 2 from 1 to 1024 threads");
+  static constexpr bool kOneWarp = N <= 32;
 
  public:
   static unsigned thread_rank() { return gpulab_detail::block_rank() & (N - 1); }
@@ -291,53 +302,86 @@ class thread_block_tile<N, void> : public thread_group {
   static constexpr unsigned size() { return N; }
   unsigned meta_group_rank() const { return meta_rank_; }
   unsigned meta_group_size() const { return meta_size_; }
+  // A tile of several warps synchronizes with a block barrier: every thread of the block must
+  // reach it together (stricter than CUDA, which needs only the tile's threads).
   static void sync(std::source_location where = std::source_location::current()) {
-    __syncwarp(build_mask(), where);
+    if constexpr (kOneWarp) {
+      __syncwarp(build_mask(), where);
+    } else {
+      __syncthreads(where);
+    }
   }
 
   template <class T>
   T shfl(const T& value, int src_rank,
          std::source_location where = std::source_location::current()) const {
+    static_assert(
+        kOneWarp,
+        "gpulab: tiles of more than 32 threads have ranks, sizes, sync and cg::reduce only");
     return gpulab_detail::shuffle(gpulab_detail::WarpOp::shfl_idx, build_mask(), value, src_rank,
                                   static_cast<int>(N), where);
   }
   template <class T>
   T shfl_down(const T& value, unsigned delta,
               std::source_location where = std::source_location::current()) const {
+    static_assert(
+        kOneWarp,
+        "gpulab: tiles of more than 32 threads have ranks, sizes, sync and cg::reduce only");
     return gpulab_detail::shuffle(gpulab_detail::WarpOp::shfl_down, build_mask(), value,
                                   static_cast<int>(delta), static_cast<int>(N), where);
   }
   template <class T>
   T shfl_up(const T& value, unsigned delta,
             std::source_location where = std::source_location::current()) const {
+    static_assert(
+        kOneWarp,
+        "gpulab: tiles of more than 32 threads have ranks, sizes, sync and cg::reduce only");
     return gpulab_detail::shuffle(gpulab_detail::WarpOp::shfl_up, build_mask(), value,
                                   static_cast<int>(delta), static_cast<int>(N), where);
   }
   template <class T>
   T shfl_xor(const T& value, unsigned lane_mask,
              std::source_location where = std::source_location::current()) const {
+    static_assert(
+        kOneWarp,
+        "gpulab: tiles of more than 32 threads have ranks, sizes, sync and cg::reduce only");
     return gpulab_detail::shuffle(gpulab_detail::WarpOp::shfl_xor, build_mask(), value,
                                   static_cast<int>(lane_mask), static_cast<int>(N), where);
   }
   // As CUDA computes them: from a ballot over the tile's full mask, in which absent lanes (past a
   // partial block's last thread) do not vote; so all() is false in a partial tile.
   int any(int predicate, std::source_location where = std::source_location::current()) const {
+    static_assert(
+        kOneWarp,
+        "gpulab: tiles of more than 32 threads have ranks, sizes, sync and cg::reduce only");
     return __ballot_sync(build_mask(), predicate, where) != 0;
   }
   int all(int predicate, std::source_location where = std::source_location::current()) const {
+    static_assert(
+        kOneWarp,
+        "gpulab: tiles of more than 32 threads have ranks, sizes, sync and cg::reduce only");
     return __ballot_sync(build_mask(), predicate, where) == build_mask();
   }
   unsigned ballot(int predicate,
                   std::source_location where = std::source_location::current()) const {
+    static_assert(
+        kOneWarp,
+        "gpulab: tiles of more than 32 threads have ranks, sizes, sync and cg::reduce only");
     return __ballot_sync(build_mask(), predicate, where) >> first_lane();
   }
   template <class T>
   unsigned match_any(T value, std::source_location where = std::source_location::current()) const {
+    static_assert(
+        kOneWarp,
+        "gpulab: tiles of more than 32 threads have ranks, sizes, sync and cg::reduce only");
     return __match_any_sync(build_mask(), value, where) >> first_lane();
   }
   template <class T>
   unsigned match_all(T value, int& pred,
                      std::source_location where = std::source_location::current()) const {
+    static_assert(
+        kOneWarp,
+        "gpulab: tiles of more than 32 threads have ranks, sizes, sync and cg::reduce only");
     return __match_all_sync(build_mask(), value, &pred, where) >> first_lane();
   }
 
@@ -350,7 +394,13 @@ class thread_block_tile<N, void> : public thread_group {
       : thread_group(kind::coalesced, build_mask(), N, meta_rank, meta_size, true) {}
 
   static unsigned first_lane() { return gpulab_detail::lane_id() & ~(N - 1); }
-  static unsigned build_mask() { return N == 32 ? 0xffffffffu : ((1u << N) - 1u) << first_lane(); }
+  static unsigned build_mask() {
+    if constexpr (N < 32) {
+      return ((1u << N) - 1u) << first_lane();
+    } else {
+      return 0xffffffffu;
+    }
+  }
 
   template <unsigned, class>
   friend class thread_block_tile;
@@ -509,11 +559,37 @@ template <unsigned N, class P, class T, class Op>
 auto reduce(const thread_block_tile<N, P>& tile, T value, Op&& op,
             std::source_location where = std::source_location::current())
     -> std::remove_cvref_t<decltype(op(value, value))> {
-  std::remove_cvref_t<decltype(op(value, value))> out = value;
-  for (unsigned lane_mask = N / 2; lane_mask > 0; lane_mask /= 2) {
-    out = op(out, tile.shfl_xor(out, lane_mask, where));
+  using R = std::remove_cvref_t<decltype(op(value, value))>;
+  R out = value;
+  if constexpr (N <= 32) {
+    for (unsigned lane_mask = N / 2; lane_mask > 0; lane_mask /= 2) {
+      out = op(out, tile.shfl_xor(out, lane_mask, where));
+    }
+    return out;
+  } else {
+    // Several warps: each warp's butterfly, then every thread combines its tile's warp results in
+    // warp order, between two block barriers (see thread_block_tile::sync). The per-block scratch
+    // is thread_local, like __shared__ memory.
+    static_assert(std::is_trivially_copyable_v<R>, "cg::reduce: a trivially copyable type");
+    for (unsigned lane_mask = 16; lane_mask > 0; lane_mask /= 2) {
+      out = op(out, gpulab_detail::shuffle(gpulab_detail::WarpOp::shfl_xor, 0xffffffffu, out,
+                                           static_cast<int>(lane_mask), 32, where));
+    }
+    alignas(R) static thread_local unsigned char scratch[32 * sizeof(R)];
+    const unsigned rank = gpulab_detail::block_rank();
+    if (rank % 32 == 0) std::memcpy(scratch + rank / 32 * sizeof(R), &out, sizeof(R));
+    __syncthreads(where);
+    const unsigned first = rank / N * (N / 32);
+    const unsigned end = (gpulab_detail::block_size() + 31) / 32;
+    std::memcpy(&out, scratch + first * sizeof(R), sizeof(R));
+    for (unsigned w = first + 1; w < first + N / 32 && w < end; ++w) {
+      R next = out;
+      std::memcpy(&next, scratch + w * sizeof(R), sizeof(R));
+      out = op(out, next);
+    }
+    __syncthreads(where);
+    return out;
   }
-  return out;
 }
 
 // A coalesced group of any size: members combine in rank order (a full warp takes the butterfly).

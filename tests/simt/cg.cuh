@@ -223,3 +223,29 @@ __global__ void cg_partition_kernel(const int* in, int* out) {
                        1000000 * side.meta_group_size());
   out[3 * t + 2] = cg::reduce(same, v, cg::plus<int>());
 }
+
+// A tile of N > 32 threads (several warps): cg::reduce, ranks and sync. 2 words per thread.
+template <unsigned N>
+__global__ void cg_multi_warp_kernel(const int* in, int* out) {
+  __shared__ cg::block_tile_memory<1024> scratch;
+  const cg::thread_block block = cg::this_thread_block(scratch);
+  const auto tile = cg::tiled_partition<N>(block);
+  const unsigned t = block.thread_rank() + blockIdx.x * block.size();
+  out[2 * t] = cg::reduce(tile, in[t], cg::plus<int>());
+  tile.sync();
+  out[2 * t + 1] = static_cast<int>(tile.thread_rank() + 10000 * tile.meta_group_rank() +
+                                    1000000 * tile.meta_group_size());
+}
+
+// Shared memory exchanged between threads: mode 0 reads a neighbour in the warp with no sync,
+// 1 after tile.sync(), 2 reads the other warp after tile.sync() (not enough), 3 after block.sync().
+__global__ void cg_exchange_kernel(int* out, int mode) {
+  __shared__ int slots[64];
+  const cg::thread_block block = cg::this_thread_block();
+  const cg::thread_block_tile<32> tile = cg::tiled_partition<32>(block);
+  const unsigned t = block.thread_rank();
+  slots[t] = static_cast<int>(t) + 10;
+  if (mode == 1 || mode == 2) tile.sync();
+  if (mode == 3) block.sync();
+  out[t] = slots[mode >= 2 ? (t + 32) % 64 : t ^ 1u];
+}

@@ -24,4 +24,8 @@ LaunchStats partial_tile_min(const int* in, int* out, unsigned threads) {
   return launch(k::cg_partial_tile_min_kernel, 1, threads, 0, simt_test::check_mode(), in, out);
 }
 
+LaunchStats exchange(int* out, int mode) {
+  return launch(k::cg_exchange_kernel, 1, 64, 0, simt_test::check_mode(), out, mode);
+}
+
 }  // namespace simt_test::checked

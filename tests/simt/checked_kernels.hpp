@@ -9,5 +9,7 @@ namespace simt_test::checked {
 gpulab::simt::LaunchStats partial_shuffle(const int* in, int* out);
 // cg::reduce(tile32, v, cg::less<int>()) on one block of `threads`.
 gpulab::simt::LaunchStats partial_tile_min(const int* in, int* out, unsigned threads);
+// cg_exchange_kernel(out, mode) on one block of 64 threads.
+gpulab::simt::LaunchStats exchange(int* out, int mode);
 
 }  // namespace simt_test::checked

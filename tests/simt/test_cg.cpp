@@ -387,6 +387,7 @@ TEST_CASE("cg: a 32-wide tile in a partial block reads absent lanes as 0 outside
 
 TEST_CASE("cg: check mode reports a tile reduction that reads lanes with no thread",
           "[simt][cg][fault]") {
+  if (!gpulab::simt::check_supported()) return;  // a ThreadSanitizer build has no check mode
   DeviceArray<int> in(64, 1);
   DeviceArray<int> out(64);
   CHECK_NOTHROW(simt_test::checked::partial_tile_min(in.get(), out.get(), 64));
@@ -450,4 +451,60 @@ TEST_CASE("cg: labeled_partition and binary_partition of a tile", "[simt][cg]") 
       CHECK(out[3 * t + 2] == sum);
     }
   }
+}
+
+template <unsigned N>
+void check_multi_warp(std::mt19937_64& rng) {
+  for (const unsigned threads : {N, 96u, 256u, 1024u}) {
+    CAPTURE(N, threads);
+    constexpr unsigned kBlocks = 2;
+    const std::vector<int> host = random_ints(rng, threads * kBlocks);
+    DeviceArray<int> in(host);
+    DeviceArray<int> out(2 * threads * kBlocks);
+    launch(k::cg_multi_warp_kernel<N>, kBlocks, threads, 0, {}, in.get(), out.get());
+    for (unsigned b = 0; b < kBlocks; ++b) {
+      for (unsigned r = 0; r < threads; ++r) {
+        const unsigned t = b * threads + r;
+        const unsigned first = r / N * N;
+        int sum = 0;
+        for (unsigned u = first; u < std::min(first + N, threads); ++u)
+          sum += host[b * threads + u];
+        if (out[2 * t] != sum) {
+          INFO("thread " << t);
+          REQUIRE(out[2 * t] == sum);
+        }
+        CHECK(out[2 * t + 1] ==
+              static_cast<int>(r % N + 10000 * (r / N) + 1000000 * ((threads + N - 1) / N)));
+      }
+    }
+  }
+}
+
+TEST_CASE("cg: tiles of 64 to 1024 threads: cg::reduce, ranks, sync", "[simt][cg]") {
+  const std::uint64_t seed = simt_test::fresh_seed();
+  CAPTURE(seed);
+  std::mt19937_64 rng(seed);
+  check_multi_warp<64>(rng);
+  check_multi_warp<128>(rng);
+  check_multi_warp<256>(rng);
+  check_multi_warp<1024>(rng);
+}
+
+TEST_CASE("cg: tile.sync() orders shared memory within the tile, block.sync() across it",
+          "[simt][cg][race]") {
+  if (!gpulab::simt::check_supported()) return;  // a ThreadSanitizer build has no check mode
+  DeviceArray<int> out(64);
+  const auto races_of = [&](int mode) {
+    CAPTURE(mode);
+    const gpulab::simt::LaunchStats stats = simt_test::checked::exchange(out.get(), mode);
+    for (unsigned t = 0; t < 64; ++t) {
+      const unsigned src = mode >= 2 ? (t + 32) % 64 : t ^ 1u;
+      if (mode == 1 || mode == 3) CHECK(out[t] == static_cast<int>(src) + 10);
+    }
+    return stats.races_found;
+  };
+  CHECK(races_of(0) > 0);
+  CHECK(races_of(1) == 0);
+  CHECK(races_of(2) > 0);
+  CHECK(races_of(3) == 0);
 }

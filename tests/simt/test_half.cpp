@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "kernels/prelude.cuh"
@@ -317,4 +318,94 @@ TEST_CASE("half: __half2 lane by lane, shuffles and atomicAdd in a kernel", "[si
     CHECK(out[8 * t + 7] == f[2 * (t ^ 1u) + 1]);
   }
   CHECK(__half2float(total[0]) == static_cast<float>(kThreads));
+}
+
+TEST_CASE("half: rounding functions and reciprocals on every value", "[simt][half]") {
+  for (std::uint32_t h = 0; h < 0x10000; ++h) {
+    const __half x = __ushort_as_half(static_cast<unsigned short>(h));
+    if (is_nan_bits(static_cast<std::uint16_t>(h))) {
+      REQUIRE(__hisnan(hfloor(x)));
+      continue;
+    }
+    const double v = __half2float(x);
+    CAPTURE(h);
+    // Integral results of a half are halves: these are exact.
+    REQUIRE(bits(hfloor(x)) == reference_round(std::floor(v)));
+    REQUIRE(bits(hceil(x)) == reference_round(std::ceil(v)));
+    REQUIRE(bits(htrunc(x)) == reference_round(std::trunc(v)));
+    REQUIRE(bits(hrint(x)) == reference_round(std::nearbyint(v)));
+    // 1/x and 1/sqrt(x) in float, rounded once: within one unit of the last place of the exact.
+    const std::uint16_t rcp = bits(hrcp(x)), want_rcp = reference_round(1.0 / v);
+    REQUIRE((rcp == want_rcp || (rcp ^ want_rcp) == 1));
+    if (v > 0) {
+      const std::uint16_t rs = bits(hrsqrt(x)), want_rs = reference_round(1.0 / std::sqrt(v));
+      REQUIRE((rs == want_rs || rs + 1 == want_rs || rs == want_rs + 1));
+    }
+  }
+}
+
+TEST_CASE("half: the remaining conversions, __half2 helpers and operators", "[simt][half]") {
+  CHECK(__half2int_rn(__float2half(2.5f)) == 2);  // to even
+  CHECK(__half2int_rn(__float2half(3.5f)) == 4);
+  CHECK(__half2int_rd(__float2half(-2.5f)) == -3);
+  CHECK(__half2int_ru(__float2half(-2.5f)) == -2);
+  CHECK(__half2uint_rz(__float2half(7.75f)) == 7u);
+  CHECK(bits(__short2half_rn(-3)) == 0xc200);
+  CHECK(bits(__ll2half_rn(4097)) == 0x6c00);  // 4097 lies between 4096 and 4100: nearer 4096
+  CHECK(bits(__uint2half_rn(70000u)) == 0x7c00);
+  CHECK(__hisinf(__float2half(-1e9f)) == -1);
+  CHECK(__hisinf(__float2half(1e9f)) == 1);
+  CHECK(__hisinf(__float2half(1.0f)) == 0);
+
+  const __half2 a = __floats2half2_rn(1.5f, -4.0f), b = __floats2half2_rn(0.5f, 2.0f);
+  const auto pair = [](__half2 h) { return std::make_pair(__low2float(h), __high2float(h)); };
+  using P = std::pair<float, float>;
+  CHECK(pair(__hsub2(a, b)) == P(1.0f, -6.0f));
+  CHECK(pair(__h2div(a, b)) == P(3.0f, -2.0f));
+  CHECK(pair(__hneg2(a)) == P(-1.5f, 4.0f));
+  CHECK(pair(__habs2(a)) == P(1.5f, 4.0f));
+  CHECK(pair(__hmax2(a, b)) == P(1.5f, 2.0f));
+  CHECK(pair(__hmin2(a, b)) == P(0.5f, -4.0f));
+  CHECK(pair(h2sqrt(__floats2half2_rn(2.25f, 16.0f))) == P(1.5f, 4.0f));
+  CHECK(pair(__lows2half2(a, b)) == P(1.5f, 0.5f));
+  CHECK(pair(__highs2half2(a, b)) == P(-4.0f, 2.0f));
+  CHECK(pair(__lowhigh2highlow(a)) == P(-4.0f, 1.5f));
+  CHECK(pair(__half2half2(__float2half(3.0f))) == P(3.0f, 3.0f));
+  CHECK(pair(__float2half2_rn(0.25f)) == P(0.25f, 0.25f));
+  CHECK(pair(__float22half2_rn(float2{1.0f, 2.0f})) == P(1.0f, 2.0f));
+  CHECK(__half22float2(a).y == -4.0f);
+  CHECK(pair(a / b) == P(3.0f, -2.0f));
+  CHECK(pair(-a) == P(-1.5f, 4.0f));
+  __half2 c = a;
+  c += b;
+  c *= b;
+  c -= b;
+  c /= b;
+  CHECK(pair(c) == P(1.0f, -3.0f));  // ((a + b) * b - b) / b = a + b - 1
+  CHECK(c == __floats2half2_rn(1.0f, -3.0f));
+  CHECK(c != a);
+
+  __half h = __float2half(1.0f);
+  CHECK(__half2float(h++) == 1.0f);
+  CHECK(__half2float(++h) == 3.0f);
+  CHECK(__half2float(h--) == 3.0f);
+  CHECK(__half2float(--h) == 1.0f);
+  h += __float2half(0.5f);
+  h -= __float2half(0.25f);
+  h *= __float2half(4.0f);
+  h /= __float2half(2.0f);
+  CHECK(__half2float(h) == 2.5f);
+  CHECK(__half2float(+h) == 2.5f);
+  CHECK(bits(__hmax(__ushort_as_half(0x7e00), __ushort_as_half(0x7d00))) == 0x7fff);
+  CHECK(bits(__hmin(__ushort_as_half(0x7e00), __float2half(2.0f))) == 0x4000);
+  CHECK(__hne(__float2half(1.0f), __float2half(2.0f)));
+  CHECK_FALSE(__hne(__float2half(1.0f), __ushort_as_half(0x7e00)));  // ordered: false with NaN
+  CHECK(__half2float(hexp(__float2half(0.0f))) == 1.0f);
+  CHECK(__half2float(hlog(__float2half(1.0f))) == 0.0f);
+  CHECK(__half2float(hsin(__float2half(0.0f))) == 0.0f);
+  CHECK(__half2float(hcos(__float2half(0.0f))) == 1.0f);
+  CHECK(bits(__float2half_rz(-1e-10f)) == 0x8000);
+  constexpr __half kConst =
+      __float2half(0.5f);  // conversions are constexpr, as __half globals need
+  static_assert(__half_as_ushort(kConst) == 0x3800);
 }
