@@ -9,6 +9,8 @@
 #include "occupancy_sweep.hpp"
 #include "occupancy_sweep_body.cuh"
 
+#include "kernels/prelude.cuh"  // at global scope first, as every backend does (docs/simt.md)
+
 namespace course {
 #include "kernels/latency_probe.cuh"
 #include "kernels/twonorm_course.cuh"
