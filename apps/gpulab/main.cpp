@@ -19,6 +19,7 @@
 #include "commands/learn.hpp"
 #include "commands/occupancy.hpp"
 #include "commands/quiz.hpp"
+#include "commands/run.hpp"
 #include "commands/twonorm.hpp"
 #include "commands/vecadd.hpp"
 #include "commands/warp_hiding.hpp"
@@ -71,6 +72,7 @@ int main(int argc, char** argv) {
   // Lessons first, then the kernels in the order the course meets them, then the calculators.
   setup_learn(app, global);
   setup_quiz(app, global);
+  setup_run(app, global);
   setup_hello(app, global);
   setup_vecadd(app, global);
   setup_index_map(app, global);
@@ -93,6 +95,9 @@ int main(int argc, char** argv) {
                             ? std::string("gpulab --help")
                             : fmt::format("gpulab {} --help", app.get_subcommands()[0]->get_name());
     return fail(kExitUsage, fmt::format("{} (see '{}')", e.what(), where));
+  } catch (const ExitCode& e) {
+    std::fflush(stdout);
+    return e.code();
   } catch (const UsageError& e) {
     return fail(kExitUsage, e.what());
   } catch (const Error& e) {

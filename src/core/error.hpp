@@ -35,6 +35,18 @@ class CudaError : public RuntimeFailure {
   std::string error_name_;
 };
 
+// Not an error: a command that has said all it had to say and exits with this code (gpulab run
+// passes on the program's own exit code). main() returns it without a message.
+class ExitCode : public std::exception {
+ public:
+  explicit ExitCode(int code) : code_(code) {}
+  int code() const { return code_; }
+  const char* what() const noexcept override { return "exit"; }
+
+ private:
+  int code_;
+};
+
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;

@@ -52,4 +52,11 @@ void trap(const std::source_location& where) {
   r->trap(where);
 }
 
+void invalid_device_call(const char* what, const std::source_location& where) {
+  BlockRunner* r = tl_runner;
+  if (r == nullptr) outside_kernel(what);
+  tl_recording = nullptr;
+  r->invalid_call(what, where);
+}
+
 }  // namespace gpulab::simt::detail

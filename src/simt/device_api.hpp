@@ -63,6 +63,9 @@ int block_barrier(BlockOp op, int predicate, const std::source_location& where);
 std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int arg, int width,
                               const std::source_location& where);
 [[noreturn]] void trap(const std::source_location& where);
+// An invalid argument to a device-side library call (a tile size CUDA rejects at run time): a
+// KernelFault naming the calling thread, `what` and the call site.
+[[noreturn]] void invalid_device_call(const char* what, const std::source_location& where);
 
 __extension__ typedef __int128 int128;
 __extension__ typedef unsigned __int128 uint128;

@@ -15,6 +15,7 @@
 #include <unordered_set>
 
 #include "calc/launch_limits.hpp"
+#include "simt/memory_check.hpp"
 #include "simt/program_symbols.hpp"
 #include "simt/race_check.hpp"
 #include "simt/scheduler.hpp"
@@ -42,15 +43,6 @@ std::mutex& attributes_mutex() {
 }
 std::unordered_map<const void*, std::size_t>& max_dynamic_shared() {
   static std::unordered_map<const void*, std::size_t> m;
-  return m;
-}
-
-std::mutex& allocations_mutex() {
-  static std::mutex m;
-  return m;
-}
-std::map<std::uintptr_t, std::size_t>& allocations() {
-  static std::map<std::uintptr_t, std::size_t> m;
   return m;
 }
 
@@ -314,33 +306,15 @@ LaunchStats launch_erased(const ErasedKernel& kernel, dim3 grid, dim3 block,
 }  // namespace detail
 
 void* device_malloc(std::size_t bytes) {
-  if (bytes == 0) return nullptr;
-  const std::size_t rounded = (bytes + 255) / 256 * 256;
-  void* p = std::aligned_alloc(256, rounded);
-  if (p == nullptr) {
-    throw CudaError("cudaErrorMemoryAllocation", "out of memory: could not allocate " +
-                                                     std::to_string(bytes) +
-                                                     " bytes of (emulated) device memory");
-  }
-  std::lock_guard lock(detail::allocations_mutex());
-  detail::allocations()[reinterpret_cast<std::uintptr_t>(p)] = bytes;
-  return p;
+  return allocate(bytes, AllocationKind::device, {});
 }
 
 void device_free(void* p) noexcept {
   if (p == nullptr) return;
-  {
-    std::lock_guard lock(detail::allocations_mutex());
-    auto& all = detail::allocations();
-    const auto it = all.find(reinterpret_cast<std::uintptr_t>(p));
-    if (it == all.end()) {
-      std::fprintf(stderr,
-                   "gpulab: warning: device_free(%p): not a pointer device_malloc returned\n", p);
-      return;
-    }
-    all.erase(it);
+  if (!release(p, AllocationKind::device)) {
+    std::fprintf(stderr, "gpulab: warning: device_free(%p): not a pointer device_malloc returned\n",
+                 p);
   }
-  std::free(p);
 }
 
 bool check_supported() noexcept {

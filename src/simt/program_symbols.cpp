@@ -152,11 +152,15 @@ ProgramSymbols::ProgramSymbols() {
       tls_.push_back({s.st_value, s.st_size, short_symbol_name(demangle(name))});
     } else if (type == STT_FUNC && s.st_value != 0) {
       functions_.emplace_back(s.st_value, s.st_name);
+    } else if (type == STT_OBJECT && s.st_value != 0 && s.st_size > 0 && s.st_shndx != SHN_UNDEF) {
+      objects_.push_back({s.st_value, s.st_size, s.st_name});
     }
   }
   std::sort(tls_.begin(), tls_.end(),
             [](const TlsSymbol& a, const TlsSymbol& b) { return a.offset < b.offset; });
   std::sort(functions_.begin(), functions_.end());
+  std::sort(objects_.begin(), objects_.end(),
+            [](const Object& a, const Object& b) { return a.value < b.value; });
   loaded_ = true;
 }
 
@@ -193,6 +197,29 @@ const ProgramSymbols::TlsSymbol* ProgramSymbols::tls_symbol_at(std::uint64_t off
   if (it == tls_.begin()) return nullptr;
   --it;
   return offset < it->offset + it->size ? &*it : nullptr;
+}
+
+ProgramSymbols::ObjectSymbol ProgramSymbols::object(const Object& o) const {
+  return {static_cast<std::uintptr_t>(o.value + load_bias_), o.size,
+          short_symbol_name(demangle(strtab_.c_str() + o.name))};
+}
+
+std::optional<ProgramSymbols::ObjectSymbol> ProgramSymbols::object_at_or_below(
+    std::uintptr_t address) const {
+  const std::uint64_t value = address - load_bias_;
+  auto it = std::upper_bound(objects_.begin(), objects_.end(), value,
+                             [](std::uint64_t v, const Object& o) { return v < o.value; });
+  if (it == objects_.begin()) return std::nullopt;
+  return object(*--it);
+}
+
+std::optional<ProgramSymbols::ObjectSymbol> ProgramSymbols::object_above(
+    std::uintptr_t address) const {
+  const std::uint64_t value = address - load_bias_;
+  auto it = std::upper_bound(objects_.begin(), objects_.end(), value,
+                             [](std::uint64_t v, const Object& o) { return v < o.value; });
+  if (it == objects_.end()) return std::nullopt;
+  return object(*it);
 }
 
 }  // namespace gpulab::simt::detail

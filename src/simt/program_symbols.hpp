@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -31,6 +32,18 @@ class ProgramSymbols {
   // The TLS symbol that holds `offset`, or nullptr.
   const TlsSymbol* tls_symbol_at(std::uint64_t offset) const;
 
+  // A global or static variable of the program (a __device__ or __constant__ variable, for a
+  // kernel): its run-time address, size and demangled name.
+  struct ObjectSymbol {
+    std::uintptr_t address = 0;
+    std::uint64_t size = 0;
+    std::string name;
+  };
+  // The variable at or nearest below `address` (nullopt when there is none).
+  std::optional<ObjectSymbol> object_at_or_below(std::uintptr_t address) const;
+  // The variable nearest above `address`.
+  std::optional<ObjectSymbol> object_above(std::uintptr_t address) const;
+
  private:
   ProgramSymbols();
   std::string mangled_function_at(const void* code) const;
@@ -40,6 +53,12 @@ class ProgramSymbols {
   std::vector<TlsSymbol> tls_;                                      // sorted by offset
   std::vector<std::pair<std::string, std::uint64_t>> tls_mangled_;  // mangled name, size
   std::vector<std::pair<std::uint64_t, std::uint32_t>> functions_;  // address, name offset (sorted)
+  struct Object {
+    std::uint64_t value, size;
+    std::uint32_t name;
+  };
+  std::vector<Object> objects_;  // sorted by value
+  ObjectSymbol object(const Object& o) const;
   std::string strtab_;
   mutable std::mutex cache_mutex_;
   mutable std::unordered_map<const void*, std::size_t> shared_cache_;

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "simt/device_api.hpp"
+#include "simt/memory_check.hpp"
 #include "simt/program_symbols.hpp"
 
 // The storage of every extern __shared__ array (see GPULAB_SIMT_DYNAMIC_SHARED): one per OS thread.
@@ -31,6 +32,7 @@ RaceChecker::RaceChecker(const LaunchShape& shape, std::size_t max_reports)
   chunks_.resize((tls_end_ - tls_begin_ + kChunkBytes - 1) / kChunkBytes);
   vc_.assign(static_cast<std::size_t>(shape.warps) * 32 * 32, 0);
   vc_epoch_.assign(shape.warps, 0);
+  check_global_ = memory_checks_enabled();
 }
 
 RaceChecker::~RaceChecker() = default;
@@ -90,10 +92,33 @@ RaceChecker::Cell& RaceChecker::cell(std::uintptr_t address) {
   return chunk[off % kChunkBytes];
 }
 
-void RaceChecker::access(std::uintptr_t address, std::size_t size, bool write) {
-  if (address < tls_begin_ || address >= tls_end_) return;
-  // Any kernel reads threadIdx (thread-local, in this range): proof that it is instrumented.
+void RaceChecker::access_global(std::uintptr_t address, std::size_t size, bool write,
+                                std::uintptr_t pc, bool atomic) {
+  GlobalAccessContext context;
+  context.block_linear = block_linear_;
+  context.block = block_index_;
+  context.block_dim = shape_.block;
+  context.grid = shape_.grid;
+  context.thread = thread_;
+  context.epoch = epoch_;
+  if (runner_ != nullptr) {
+    const StackBounds stack = runner_->current_stack();
+    context.stack_begin = reinterpret_cast<std::uintptr_t>(stack.bottom);
+    context.stack_end = context.stack_begin + stack.size;
+  }
+  check_global(address, size, write, atomic, pc, context);
+}
+
+void RaceChecker::access(std::uintptr_t address, std::size_t size, bool write, std::uintptr_t pc,
+                         bool atomic) {
+  // Any access at all proves that the kernel was compiled with the instrumentation.
   instrumented_ = true;
+  if (address < tls_begin_ || address >= tls_end_) {
+    if (check_global_) access_global(address, size, write, pc, atomic);
+    return;
+  }
+  // Atomics do not race with each other; shared-memory atomics are not recorded.
+  if (atomic) return;
   const std::uint32_t t = thread_;
   if (address >= dyn_begin_ && address < dyn_end_) {
     const std::uintptr_t off = address - dyn_begin_;
@@ -102,31 +127,32 @@ void RaceChecker::access(std::uintptr_t address, std::size_t size, bool write) {
                           "thread " + std::to_string(t) + (write ? " wrote" : " read") +
                               " extern __shared__ memory at byte " + std::to_string(off) +
                               ", past the " + std::to_string(shape_.dynamic_shared_bytes) +
-                              " bytes of dynamic shared memory given at launch");
+                              " bytes of dynamic shared memory given at launch",
+                          pc);
       return;
     }
   }
   size = std::min<std::size_t>(size, tls_end_ - address);
   const std::uint32_t own_clock = clock_of(t, t & 31u);
-  const Access now{epoch_, own_clock, static_cast<std::uint16_t>(t)};
+  const Access now{epoch_, own_clock, static_cast<std::uint16_t>(t), pc};
   bool reported = false;
   for (std::size_t i = 0; i < size; ++i) {
     Cell& c = cell(address + i);
     if (write) {
       if (!reported && !ordered(c.write, t)) {
-        report(c.write, true, true, address, size);
+        report(c.write, true, true, address, size, pc);
         reported = true;
       }
       for (const Access* r : {&c.read1, &c.read2}) {
         if (!reported && !ordered(*r, t)) {
-          report(*r, false, true, address, size);
+          report(*r, false, true, address, size, pc);
           reported = true;
         }
       }
       c.write = now;
     } else {
       if (!reported && !ordered(c.write, t)) {
-        report(c.write, true, false, address, size);
+        report(c.write, true, false, address, size, pc);
         reported = true;
       }
       // Keep up to two readers of this interval, so that a later writer finds one that is not
@@ -142,8 +168,10 @@ void RaceChecker::access(std::uintptr_t address, std::size_t size, bool write) {
 }
 
 void RaceChecker::report(const Access& earlier, bool earlier_wrote, bool wrote,
-                         std::uintptr_t address, std::size_t size) {
+                         std::uintptr_t address, std::size_t size, std::uintptr_t pc) {
   Race race;
+  race.first_pc = earlier.pc;
+  race.second_pc = pc;
   race.block = block_index_;
   race.multi_dim_block = shape_.block.y > 1 || shape_.block.z > 1;
   const auto id = [&](std::uint32_t t) {

@@ -29,8 +29,10 @@ class RaceChecker {
   void set_thread(std::uint32_t t) { thread_ = t; }
   void set_runner(BlockRunner* runner) { runner_ = runner; }
 
-  // Called from the hooks for every access of instrumented code while a CUDA thread runs.
-  void access(std::uintptr_t address, std::size_t size, bool write);
+  // Called from the hooks for every access of instrumented code while a CUDA thread runs; `pc` is
+  // the code address of the access.
+  void access(std::uintptr_t address, std::size_t size, bool write, std::uintptr_t pc,
+              bool atomic = false);
   bool instrumented() const { return instrumented_; }
 
   std::vector<Race> take_races() { return std::move(races_); }
@@ -44,6 +46,7 @@ class RaceChecker {
     std::uint32_t epoch = 0;
     std::uint32_t clock = 0;  // the thread's own warp-sync clock when it accessed
     std::uint16_t thread = 0;
+    std::uintptr_t pc = 0;
   };
   struct Cell {
     Access write, read1, read2;
@@ -53,7 +56,9 @@ class RaceChecker {
   Cell& cell(std::uintptr_t address);
   bool ordered(const Access& earlier, std::uint32_t t) const;
   void report(const Access& earlier, bool earlier_wrote, bool wrote, std::uintptr_t address,
-              std::size_t size);
+              std::size_t size, std::uintptr_t pc);
+  void access_global(std::uintptr_t address, std::size_t size, bool write, std::uintptr_t pc,
+                     bool atomic);
   std::uint32_t clock_of(std::uint32_t t, std::uint32_t other_lane);
   void refresh_warp(std::uint32_t warp);
 
@@ -62,6 +67,7 @@ class RaceChecker {
   BlockRunner* runner_ = nullptr;
   std::uint32_t thread_ = 0;
   std::uint32_t epoch_ = 0;
+  bool check_global_ = false;  // global-memory checks on (memory_check.hpp)
   std::uint32_t block_first_epoch_ = 0;
   std::uint64_t block_linear_ = 0;
   uint3 block_index_{0, 0, 0};

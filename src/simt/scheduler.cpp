@@ -234,7 +234,7 @@ void BlockRunner::run(std::uint64_t linear_block, uint3 block_index) {
                             ": the kernel threw an exception of unknown type");
     }
   }
-  throw KernelFault(fault_kind_, fault_message_);
+  throw KernelFault(fault_kind_, fault_message_, fault_pc_);
 }
 
 // ---- Fibers ------------------------------------------------------------------------------------
@@ -430,13 +430,19 @@ void BlockRunner::fail_here(KernelFault::Kind kind, std::string message) {
   throw Unwind{};
 }
 
-void BlockRunner::note_fault(KernelFault::Kind kind, std::string message) {
+void BlockRunner::note_fault(KernelFault::Kind kind, std::string message, std::uintptr_t pc) {
+  if (!faulted_) fault_pc_ = pc;
   set_fault(kind, std::move(message));
 }
 
 void BlockRunner::trap(const std::source_location& where) {
   fail_here(KernelFault::Kind::trap,
             thread_name(current_) + " called __trap() at " + site_name(where));
+}
+
+void BlockRunner::invalid_call(const char* what, const std::source_location& where) {
+  fail_here(KernelFault::Kind::invalid_argument,
+            thread_name(current_) + " at " + site_name(where) + ": " + what);
 }
 
 std::string BlockRunner::describe_barrier_divergence() const {
@@ -619,7 +625,6 @@ std::uint32_t BlockRunner::lanes_started(std::uint32_t warp) const {
 void BlockRunner::invalid_collective(WarpOp op, unsigned mask, int width,
                                      const std::source_location& where) {
   const std::uint32_t t = current_;
-  const std::uint32_t w = t >> 5;
   const std::uint32_t lane = t & 31;
   const std::string call =
       std::string(warp_op_name(op)) + "(mask " + hex_mask(mask) + ") at " + site_name(where);
@@ -627,13 +632,6 @@ void BlockRunner::invalid_collective(WarpOp op, unsigned mask, int width,
     fail_here(KernelFault::Kind::invalid_argument,
               thread_name(t) + " (lane " + std::to_string(lane) + ") calls " + call +
                   ", whose mask leaves out the calling lane; every caller must be in the mask");
-  }
-  if ((mask & ~present_[w]) != 0) {
-    fail_here(KernelFault::Kind::invalid_argument,
-              thread_name(t) + " calls " + call + ", whose mask names lanes " +
-                  format_lanes(mask & ~present_[w], 0) + " of warp " + std::to_string(w) +
-                  ", which hold no thread (the block's last warp has " +
-                  std::to_string(std::popcount(present_[w])) + " threads)");
   }
   fail_here(KernelFault::Kind::invalid_argument, thread_name(t) + " calls " + call +
                                                      " with width " + std::to_string(width) +
@@ -648,11 +646,16 @@ std::uint64_t BlockRunner::warp_collective(WarpOp op, unsigned mask, std::uint64
   const std::uint32_t bit = 1u << lane;
   on_fibers_ = true;
 
+  // Lanes past the block's last thread are absent, not missing: a full mask in a partial last warp
+  // runs on a GPU (cooperative_groups' 32-wide tiles and NVIDIA's samples rely on it), so those
+  // lanes leave the mask. A lane that exists but exits or never arrives still deadlocks.
   if (op == WarpOp::activemask) {
     mask = present_[w];
-  } else if ((mask & bit) == 0 || (mask & ~present_[w]) != 0 ||
+  } else if ((mask & bit) == 0 ||
              (is_shuffle(op) && (width < 1 || width > 32 || (width & (width - 1)) != 0))) {
     invalid_collective(op, mask, width, where);
+  } else {
+    mask &= present_[w];
   }
   Wait& wt = wait_[t];
   wt.where = where;
@@ -690,6 +693,42 @@ bool BlockRunner::group_complete(std::uint32_t warp, std::uint32_t mask, std::ui
   return true;
 }
 
+// In check mode, a shuffle that reads a lane outside its mask is a fault: the value is undefined
+// (an H100 returned 0), so neither the GPU's answer nor the emulator's may be trusted.
+void BlockRunner::check_shuffle_sources(std::uint32_t warp, std::uint32_t mask) {
+  const std::uint32_t base = warp * 32;
+  std::uint32_t readers = 0;
+  std::uint32_t first_src = 0;
+  for (std::uint32_t m = mask; m != 0; m &= m - 1) {
+    const auto lane = static_cast<std::uint32_t>(std::countr_zero(m));
+    const Wait& me = wait_[base + lane];
+    const std::uint32_t src = shuffle_source(static_cast<WarpOp>(me.op), lane, me.arg, me.width);
+    if ((mask >> src & 1u) != 0) continue;
+    if (readers == 0) first_src = src;
+    readers |= 1u << lane;
+  }
+  if (readers == 0) return;
+  const auto lane = static_cast<std::uint32_t>(std::countr_zero(readers));
+  const Wait& me = wait_[base + lane];
+  std::string out = "warp " + std::to_string(warp) + ": lane " + std::to_string(lane) + " (" +
+                    thread_name(base + lane) + ") calls " +
+                    warp_op_name(static_cast<WarpOp>(me.op)) + " at " + site_name(me.where) +
+                    " and reads lane " + std::to_string(first_src);
+  if ((present_[warp] >> first_src & 1u) == 0) {
+    out += ", which holds no thread (the block's last warp has " +
+           std::to_string(std::popcount(present_[warp])) + " threads)";
+  } else {
+    out += ", which is outside the mask " + hex_mask(mask);
+  }
+  if (std::popcount(readers) > 1) {
+    out += "; lanes " + format_lanes(readers & ~(1u << lane), 0) + " read outside the mask too";
+  }
+  out +=
+      ". The value read is undefined on a GPU (an H100 returns 0): include the source lane in "
+      "the mask, or do not use the value";
+  fail_here(KernelFault::Kind::invalid_argument, std::move(out));
+}
+
 // Every lane of the mask has arrived: compute each lane's result from the values all of them hold
 // now, and let them go on (self continues without parking).
 void BlockRunner::complete_group(std::uint32_t warp, std::uint32_t mask, std::uint32_t self) {
@@ -697,6 +736,7 @@ void BlockRunner::complete_group(std::uint32_t warp, std::uint32_t mask, std::ui
   const auto first = static_cast<std::uint32_t>(std::countr_zero(mask));
   const auto op = static_cast<WarpOp>(wait_[base + first].op);
   const bool is_signed = wait_[base + first].arg != 0;
+  if (checker_ != nullptr && is_shuffle(op)) check_shuffle_sources(warp, mask);
 
   std::uint32_t votes = 0;
   for (std::uint32_t m = mask; m != 0; m &= m - 1) {
@@ -766,8 +806,9 @@ void BlockRunner::complete_group(std::uint32_t warp, std::uint32_t mask, std::ui
       case WarpOp::shfl_down:
       case WarpOp::shfl_xor: {
         const std::uint32_t src = shuffle_source(op, lane, me.arg, me.width);
-        // Reading a lane outside the mask is undefined on a GPU; the lane keeps its own value here.
-        r = (mask & (1u << src)) != 0 ? wait_[base + src].value : me.value;
+        // Reading a lane outside the mask (or one with no thread) is undefined; an H100 returned 0
+        // (CUDA 13), and check mode reports it (above).
+        r = (mask & (1u << src)) != 0 ? wait_[base + src].value : 0;
         break;
       }
       case WarpOp::ballot:

@@ -51,10 +51,13 @@ class BlockRunner {
   std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int arg, int width,
                                 const std::source_location& where);
   [[noreturn]] void trap(const std::source_location& where);
+  [[noreturn]] void invalid_call(const char* what, const std::source_location& where);
   // A fault found by the race checker: reported once the current thread yields.
-  void note_fault(KernelFault::Kind kind, std::string message);
+  void note_fault(KernelFault::Kind kind, std::string message, std::uintptr_t pc = 0);
 
   std::uint32_t current_thread() const { return current_; }
+  // The stack of the CUDA thread that runs now (its local variables live there).
+  StackBounds current_stack() const { return current_stack_; }
 
  private:
   // Why a parked thread waits.
@@ -89,6 +92,7 @@ class BlockRunner {
 
   bool group_complete(std::uint32_t warp, std::uint32_t mask, std::uint8_t op) const;
   void complete_group(std::uint32_t warp, std::uint32_t mask, std::uint32_t self);
+  void check_shuffle_sources(std::uint32_t warp, std::uint32_t mask);
   bool try_resolve_activemask(std::uint32_t warp, std::uint32_t self, bool* self_released);
   [[noreturn]] void fail_here(KernelFault::Kind kind, std::string message);
   [[noreturn, gnu::noinline, gnu::cold]] void invalid_collective(WarpOp op, unsigned mask,
@@ -119,6 +123,7 @@ class BlockRunner {
   bool faulted_ = false;
   KernelFault::Kind fault_kind_ = KernelFault::Kind::divergent_barrier;
   std::string fault_message_;
+  std::uintptr_t fault_pc_ = 0;  // the access that found it, when an access did
   std::exception_ptr exception_;
   std::uint32_t exception_thread_ = 0;
 

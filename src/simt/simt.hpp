@@ -54,7 +54,8 @@ struct Race {
   std::optional<std::uint64_t> index;  // element index (byte offset / access size) when aligned
   std::uint64_t byte_offset = 0;       // from the array's start, or from the region's when unknown
   unsigned access_bytes = 0;           // size of the second access
-  bool multi_dim_block = false;        // print thread coordinates too
+  std::uintptr_t first_pc = 0, second_pc = 0;  // code addresses of the two accesses
+  bool multi_dim_block = false;                // print thread coordinates too
 
   std::string describe() const;  // one line
 };
@@ -71,11 +72,15 @@ class KernelFault : public RuntimeFailure {
     kernel_exception,   // kernel code threw a C++ exception
     outside_kernel,     // a device intrinsic called outside a launch
   };
-  KernelFault(Kind kind, const std::string& message) : RuntimeFailure(message), kind_(kind) {}
+  KernelFault(Kind kind, const std::string& message, std::uintptr_t pc = 0)
+      : RuntimeFailure(message), kind_(kind), pc_(pc) {}
   Kind kind() const { return kind_; }
+  // The code address of the offending access, when an instrumented access found the fault.
+  std::uintptr_t pc() const { return pc_; }
 
  private:
   Kind kind_;
+  std::uintptr_t pc_ = 0;
 };
 
 struct LaunchStats {

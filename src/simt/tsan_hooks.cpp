@@ -15,9 +15,12 @@ std::atomic<unsigned> g_instrumented_units{0};
 
 namespace {
 
-inline void on_access(const volatile void* p, std::size_t size, bool write) {
+// `pc` is the hook's return address: the instrumented access itself, for FILE:LINE reports.
+inline void on_access(const volatile void* p, std::size_t size, bool write, void* pc,
+                      bool atomic = false) {
   if (RaceChecker* c = tl_recording; c != nullptr) {
-    c->access(reinterpret_cast<std::uintptr_t>(p), size, write);
+    c->access(reinterpret_cast<std::uintptr_t>(p), size, write,
+              reinterpret_cast<std::uintptr_t>(pc), atomic);
   }
 }
 
@@ -38,30 +41,30 @@ void __tsan_func_exit() {}
 void __tsan_ignore_thread_begin() {}
 void __tsan_ignore_thread_end() {}
 
-#define GPULAB_SIMT_TSAN_ACCESS(n)               \
-  void __tsan_read##n(void* p) {                 \
-    on_access(p, n, false);                      \
-  }                                              \
-  void __tsan_write##n(void* p) {                \
-    on_access(p, n, true);                       \
-  }                                              \
-  void __tsan_unaligned_read##n(const void* p) { \
-    on_access(p, n, false);                      \
-  }                                              \
-  void __tsan_unaligned_write##n(void* p) {      \
-    on_access(p, n, true);                       \
-  }                                              \
-  void __tsan_volatile_read##n(void* p) {        \
-    on_access(p, n, false);                      \
-  }                                              \
-  void __tsan_volatile_write##n(void* p) {       \
-    on_access(p, n, true);                       \
-  }                                              \
-  void __tsan_read##n##_pc(void* p, void*) {     \
-    on_access(p, n, false);                      \
-  }                                              \
-  void __tsan_write##n##_pc(void* p, void*) {    \
-    on_access(p, n, true);                       \
+#define GPULAB_SIMT_TSAN_ACCESS(n)                       \
+  void __tsan_read##n(void* p) {                         \
+    on_access(p, n, false, __builtin_return_address(0)); \
+  }                                                      \
+  void __tsan_write##n(void* p) {                        \
+    on_access(p, n, true, __builtin_return_address(0));  \
+  }                                                      \
+  void __tsan_unaligned_read##n(const void* p) {         \
+    on_access(p, n, false, __builtin_return_address(0)); \
+  }                                                      \
+  void __tsan_unaligned_write##n(void* p) {              \
+    on_access(p, n, true, __builtin_return_address(0));  \
+  }                                                      \
+  void __tsan_volatile_read##n(void* p) {                \
+    on_access(p, n, false, __builtin_return_address(0)); \
+  }                                                      \
+  void __tsan_volatile_write##n(void* p) {               \
+    on_access(p, n, true, __builtin_return_address(0));  \
+  }                                                      \
+  void __tsan_read##n##_pc(void* p, void*) {             \
+    on_access(p, n, false, __builtin_return_address(0)); \
+  }                                                      \
+  void __tsan_write##n##_pc(void* p, void*) {            \
+    on_access(p, n, true, __builtin_return_address(0));  \
   }
 
 GPULAB_SIMT_TSAN_ACCESS(1)
@@ -72,66 +75,78 @@ GPULAB_SIMT_TSAN_ACCESS(16)
 #undef GPULAB_SIMT_TSAN_ACCESS
 
 void __tsan_read_range(void* p, unsigned long size) {
-  on_access(p, size, false);
+  on_access(p, size, false, __builtin_return_address(0));
 }
 void __tsan_write_range(void* p, unsigned long size) {
-  on_access(p, size, true);
+  on_access(p, size, true, __builtin_return_address(0));
 }
 void __tsan_vptr_update(void**, void*) {}
 void __tsan_vptr_read(void**) {}
 
 void* __tsan_memcpy(void* d, const void* s, std::size_t n) {
-  on_access(s, n, false);
-  on_access(d, n, true);
+  on_access(s, n, false, __builtin_return_address(0));
+  on_access(d, n, true, __builtin_return_address(0));
   return __builtin_memcpy(d, s, n);
 }
 void* __tsan_memmove(void* d, const void* s, std::size_t n) {
-  on_access(s, n, false);
-  on_access(d, n, true);
+  on_access(s, n, false, __builtin_return_address(0));
+  on_access(d, n, true, __builtin_return_address(0));
   return __builtin_memmove(d, s, n);
 }
 void* __tsan_memset(void* d, int c, std::size_t n) {
-  on_access(d, n, true);
+  on_access(d, n, true, __builtin_return_address(0));
   return __builtin_memset(d, c, n);
 }
 
 // Atomics: done for real, always sequentially consistent (at least as strong as what was asked).
-// They are not recorded: atomics do not race with each other.
+// They are recorded as atomic: atomics do not race with each other, but do with plain accesses.
 #define GPULAB_SIMT_TSAN_ATOMIC(bits, T)                                                    \
   T __tsan_atomic##bits##_load(const volatile T* a, int) {                                  \
+    on_access(a, sizeof(T), false, __builtin_return_address(0), true);                      \
     return __atomic_load_n(a, __ATOMIC_SEQ_CST);                                            \
   }                                                                                         \
   void __tsan_atomic##bits##_store(volatile T* a, T v, int) {                               \
+    on_access(a, sizeof(T), true, __builtin_return_address(0), true);                       \
     __atomic_store_n(a, v, __ATOMIC_SEQ_CST);                                               \
   }                                                                                         \
   T __tsan_atomic##bits##_exchange(volatile T* a, T v, int) {                               \
+    on_access(a, sizeof(T), true, __builtin_return_address(0), true);                       \
     return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST);                                     \
   }                                                                                         \
   T __tsan_atomic##bits##_fetch_add(volatile T* a, T v, int) {                              \
+    on_access(a, sizeof(T), true, __builtin_return_address(0), true);                       \
     return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST);                                      \
   }                                                                                         \
   T __tsan_atomic##bits##_fetch_sub(volatile T* a, T v, int) {                              \
+    on_access(a, sizeof(T), true, __builtin_return_address(0), true);                       \
     return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST);                                      \
   }                                                                                         \
   T __tsan_atomic##bits##_fetch_and(volatile T* a, T v, int) {                              \
+    on_access(a, sizeof(T), true, __builtin_return_address(0), true);                       \
     return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST);                                      \
   }                                                                                         \
   T __tsan_atomic##bits##_fetch_or(volatile T* a, T v, int) {                               \
+    on_access(a, sizeof(T), true, __builtin_return_address(0), true);                       \
     return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST);                                       \
   }                                                                                         \
   T __tsan_atomic##bits##_fetch_xor(volatile T* a, T v, int) {                              \
+    on_access(a, sizeof(T), true, __builtin_return_address(0), true);                       \
     return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST);                                      \
   }                                                                                         \
   T __tsan_atomic##bits##_fetch_nand(volatile T* a, T v, int) {                             \
+    on_access(a, sizeof(T), true, __builtin_return_address(0), true);                       \
     return __atomic_fetch_nand(a, v, __ATOMIC_SEQ_CST);                                     \
   }                                                                                         \
   int __tsan_atomic##bits##_compare_exchange_strong(volatile T* a, T* c, T v, int, int) {   \
+    on_access(a, sizeof(T), true, __builtin_return_address(0), true);                       \
     return __atomic_compare_exchange_n(a, c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
   }                                                                                         \
   int __tsan_atomic##bits##_compare_exchange_weak(volatile T* a, T* c, T v, int, int) {     \
+    on_access(a, sizeof(T), true, __builtin_return_address(0), true);                       \
     return __atomic_compare_exchange_n(a, c, v, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);  \
   }                                                                                         \
   T __tsan_atomic##bits##_compare_exchange_val(volatile T* a, T c, T v, int, int) {         \
+    on_access(a, sizeof(T), true, __builtin_return_address(0), true);                       \
     __atomic_compare_exchange_n(a, &c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);       \
     return c;                                                                               \
   }

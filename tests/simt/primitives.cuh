@@ -117,5 +117,5 @@ __global__ void printf_kernel(int* out) {
 // Lanes 0-15 shuffle among themselves; lanes 8-15 name sources (16-23) outside the mask.
 __global__ void partial_shuffle_kernel(const int* in, int* out) {
   const unsigned t = threadIdx.x;
-  if (t % 32 < 16) out[t] = __shfl_down_sync(0x0000ffffu, in[t], 8);
+  if (t % 32 < 16) out[t] = __shfl_down_sync(0x0000ffffu, in[t], 8);  // site:partial-shuffle
 }

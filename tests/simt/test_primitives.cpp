@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "checked_kernels.hpp"
 #include "kernels/prelude.cuh"
 #include "simt/simt.hpp"
 #include "test_util.hpp"
@@ -154,8 +155,25 @@ TEST_CASE("a shuffle over a partial mask", "[simt][shuffle]") {
     } else if (lane < 8) {
       CHECK(out[t] == host[t + 8]);
     } else {
-      CHECK(out[t] == host[t]);  // source outside the mask: undefined on a GPU, own value here
+      CHECK(out[t] == 0);  // source outside the mask: undefined; 0, as an H100 returned
     }
+  }
+}
+
+TEST_CASE("check mode reports a shuffle that reads outside its mask", "[simt][shuffle]") {
+  DeviceArray<int> in(64, 7);
+  DeviceArray<int> out(64, -3);
+  try {
+    simt_test::checked::partial_shuffle(in.get(), out.get());
+    FAIL("no fault");
+  } catch (const gpulab::simt::KernelFault& f) {
+    CHECK(f.kind() == gpulab::simt::KernelFault::Kind::invalid_argument);
+    CHECK(std::string(f.what()) ==
+          "block (0,0,0): warp 0: lane 8 (thread 8) calls __shfl_down_sync at " +
+              simt_test::site("primitives.cuh", "partial-shuffle") +
+              " and reads lane 16, which is outside the mask 0x0000ffff; lanes 9-15 read outside "
+              "the mask too. The value read is undefined on a GPU (an H100 returns 0): include "
+              "the source lane in the mask, or do not use the value");
   }
 }
 

@@ -58,4 +58,11 @@ inline gpulab::simt::RunOptions workers(unsigned n) {
   return o;
 }
 
+// Check mode (RunOptions::check), for kernels compiled with gpulab_simt_instrument().
+inline gpulab::simt::RunOptions check_mode() {
+  gpulab::simt::RunOptions o;
+  o.check = true;
+  return o;
+}
+
 }  // namespace simt_test

@@ -1,0 +1,476 @@
+// The CUDA runtime API on gpulab's emulator: what `gpulab run` compiles a student's program
+// against.
+//
+// Types, constants and error codes carry CUDA 13's names and values; the functions are implemented
+// by gpulab's runtime (src/run/runtime/) on top of the SIMT emulator. Launches written
+// `kernel<<<grid, block, bytes, stream>>>(args)` reach gpulab::rt::launch through gpulab's rewrite.
+#pragma once
+
+#include <cstddef>
+#include <cstdio>
+#include <cstring>
+#include <source_location>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "simt/cuda_shim.hpp"
+
+// The include guards of CUDA's own headers: code that tests them (NVIDIA's samples' helper_cuda.h)
+// sees the runtime API as present.
+#define __CUDA_RUNTIME_H__
+#define __DRIVER_TYPES_H__
+#define __VECTOR_TYPES_H__
+#define __CUDA_RUNTIME_API_H__
+
+// ---- Types and constants (CUDA 13's names and values)
+
+enum cudaError {
+  cudaSuccess = 0,
+  cudaErrorInvalidValue = 1,
+  cudaErrorMemoryAllocation = 2,
+  cudaErrorInitializationError = 3,
+  cudaErrorCudartUnloading = 4,
+  cudaErrorInvalidConfiguration = 9,
+  cudaErrorInvalidPitchValue = 12,
+  cudaErrorInvalidSymbol = 13,
+  cudaErrorInvalidHostPointer = 16,
+  cudaErrorInvalidDevicePointer = 17,
+  cudaErrorInvalidMemcpyDirection = 21,
+  cudaErrorInsufficientDriver = 35,
+  cudaErrorInvalidDeviceFunction = 98,
+  cudaErrorNoDevice = 100,
+  cudaErrorInvalidDevice = 101,
+  cudaErrorInvalidResourceHandle = 400,
+  cudaErrorSymbolNotFound = 500,
+  cudaErrorNotReady = 600,
+  cudaErrorIllegalAddress = 700,
+  cudaErrorLaunchOutOfResources = 701,
+  cudaErrorLaunchTimeout = 702,
+  cudaErrorAssert = 710,
+  cudaErrorIllegalInstruction = 715,
+  cudaErrorMisalignedAddress = 716,
+  cudaErrorLaunchFailure = 719,
+  cudaErrorNotPermitted = 800,
+  cudaErrorNotSupported = 801,
+  cudaErrorUnknown = 999,
+};
+typedef enum cudaError cudaError_t;
+
+enum cudaMemcpyKind {
+  cudaMemcpyHostToHost = 0,
+  cudaMemcpyHostToDevice = 1,
+  cudaMemcpyDeviceToHost = 2,
+  cudaMemcpyDeviceToDevice = 3,
+  cudaMemcpyDefault = 4,
+};
+
+enum cudaFuncAttribute {
+  cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
+  cudaFuncAttributePreferredSharedMemoryCarveout = 9,
+};
+
+enum cudaFuncCache {
+  cudaFuncCachePreferNone = 0,
+  cudaFuncCachePreferShared = 1,
+  cudaFuncCachePreferL1 = 2,
+  cudaFuncCachePreferEqual = 3,
+};
+
+enum cudaSharedMemConfig {
+  cudaSharedMemBankSizeDefault = 0,
+  cudaSharedMemBankSizeFourByte = 1,
+  cudaSharedMemBankSizeEightByte = 2,
+};
+
+enum cudaLimit {
+  cudaLimitStackSize = 0x00,
+  cudaLimitPrintfFifoSize = 0x01,
+  cudaLimitMallocHeapSize = 0x02,
+};
+
+enum cudaDeviceAttr {
+  cudaDevAttrMaxThreadsPerBlock = 1,
+  cudaDevAttrMaxBlockDimX = 2,
+  cudaDevAttrMaxBlockDimY = 3,
+  cudaDevAttrMaxBlockDimZ = 4,
+  cudaDevAttrMaxGridDimX = 5,
+  cudaDevAttrMaxGridDimY = 6,
+  cudaDevAttrMaxGridDimZ = 7,
+  cudaDevAttrMaxSharedMemoryPerBlock = 8,
+  cudaDevAttrTotalConstantMemory = 9,
+  cudaDevAttrWarpSize = 10,
+  cudaDevAttrMaxRegistersPerBlock = 12,
+  cudaDevAttrClockRate = 13,
+  cudaDevAttrMultiProcessorCount = 16,
+  cudaDevAttrIntegrated = 18,
+  cudaDevAttrCanMapHostMemory = 19,
+  cudaDevAttrComputeMode = 20,
+  cudaDevAttrConcurrentKernels = 31,
+  cudaDevAttrMemoryClockRate = 36,
+  cudaDevAttrGlobalMemoryBusWidth = 37,
+  cudaDevAttrL2CacheSize = 38,
+  cudaDevAttrMaxThreadsPerMultiProcessor = 39,
+  cudaDevAttrAsyncEngineCount = 40,
+  cudaDevAttrUnifiedAddressing = 41,
+  cudaDevAttrComputeCapabilityMajor = 75,
+  cudaDevAttrComputeCapabilityMinor = 76,
+  cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
+  cudaDevAttrMaxRegistersPerMultiprocessor = 82,
+  cudaDevAttrManagedMemory = 83,
+  cudaDevAttrConcurrentManagedAccess = 89,
+  cudaDevAttrCooperativeLaunch = 95,
+  cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
+  cudaDevAttrMaxBlocksPerMultiprocessor = 106,
+};
+
+enum cudaComputeMode {
+  cudaComputeModeDefault = 0,
+  cudaComputeModeExclusive = 1,
+  cudaComputeModeProhibited = 2,
+  cudaComputeModeExclusiveProcess = 3,
+};
+
+#define cudaHostAllocDefault 0x00
+#define cudaHostAllocPortable 0x01
+#define cudaHostAllocMapped 0x02
+#define cudaHostAllocWriteCombined 0x04
+#define cudaHostRegisterDefault 0x00
+#define cudaStreamDefault 0x00
+#define cudaStreamNonBlocking 0x01
+#define cudaEventDefault 0x00
+#define cudaEventBlockingSync 0x01
+#define cudaEventDisableTiming 0x02
+#define cudaDeviceScheduleAuto 0x00
+#define cudaDeviceMapHost 0x08
+#define cudaMemAttachGlobal 0x01
+#define cudaMemAttachHost 0x02
+#define cudaCpuDeviceId (-1)
+
+struct CUstream_st;
+typedef struct CUstream_st* cudaStream_t;
+struct CUevent_st;
+typedef struct CUevent_st* cudaEvent_t;
+#define cudaStreamLegacy ((cudaStream_t)0x1)
+#define cudaStreamPerThread ((cudaStream_t)0x2)
+
+struct cudaUUID_st {
+  char bytes[16];
+};
+typedef struct cudaUUID_st cudaUUID_t;
+
+// The fields teaching programs and NVIDIA's samples read; values describe the emulator honestly
+// (see gpulab::rt::emulated_device_properties).
+struct cudaDeviceProp {
+  char name[256];
+  cudaUUID_t uuid;
+  size_t totalGlobalMem;
+  size_t sharedMemPerBlock;
+  int regsPerBlock;
+  int warpSize;
+  size_t memPitch;
+  int maxThreadsPerBlock;
+  int maxThreadsDim[3];
+  int maxGridSize[3];
+  size_t totalConstMem;
+  int major;
+  int minor;
+  size_t textureAlignment;
+  int multiProcessorCount;
+  int integrated;
+  int canMapHostMemory;
+  int concurrentKernels;
+  int ECCEnabled;
+  int pciBusID;
+  int pciDeviceID;
+  int pciDomainID;
+  int asyncEngineCount;
+  int unifiedAddressing;
+  int memoryBusWidth;
+  int l2CacheSize;
+  int maxThreadsPerMultiProcessor;
+  size_t sharedMemPerMultiprocessor;
+  int regsPerMultiprocessor;
+  int managedMemory;
+  int pageableMemoryAccess;
+  int concurrentManagedAccess;
+  int cooperativeLaunch;
+  size_t sharedMemPerBlockOptin;
+  int maxBlocksPerMultiProcessor;
+  size_t reservedSharedMemPerBlock;
+};
+
+struct cudaFuncAttributes {
+  size_t sharedSizeBytes;
+  size_t constSizeBytes;
+  size_t localSizeBytes;
+  int maxThreadsPerBlock;
+  int numRegs;
+  int ptxVersion;
+  int binaryVersion;
+  int cacheModeCA;
+  int maxDynamicSharedSizeBytes;
+  int preferredShmemCarveout;
+};
+
+enum cudaMemoryType {
+  cudaMemoryTypeUnregistered = 0,
+  cudaMemoryTypeHost = 1,
+  cudaMemoryTypeDevice = 2,
+  cudaMemoryTypeManaged = 3,
+};
+struct cudaPointerAttributes {
+  enum cudaMemoryType type;
+  int device;
+  void* devicePointer;
+  void* hostPointer;
+};
+
+// The version the emulator's API follows (CUDA 13.0).
+#define CUDART_VERSION 13000
+
+// ---- The runtime API
+
+cudaError_t cudaGetLastError(void);
+cudaError_t cudaPeekAtLastError(void);
+const char* cudaGetErrorString(cudaError_t error);
+const char* cudaGetErrorName(cudaError_t error);
+
+cudaError_t cudaGetDeviceCount(int* count);
+cudaError_t cudaGetDevice(int* device);
+cudaError_t cudaSetDevice(int device);
+cudaError_t cudaSetDeviceFlags(unsigned int flags);
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device);
+cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device);
+cudaError_t cudaDeviceSynchronize(void);
+cudaError_t cudaDeviceReset(void);
+cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value);
+cudaError_t cudaDeviceGetLimit(size_t* value, cudaLimit limit);
+cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache config);
+cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig config);
+cudaError_t cudaDriverGetVersion(int* version);
+cudaError_t cudaRuntimeGetVersion(int* version);
+cudaError_t cudaMemGetInfo(size_t* free, size_t* total);
+inline cudaError_t cudaProfilerStart(void) {
+  return cudaSuccess;  // no profiler on the emulator
+}
+inline cudaError_t cudaProfilerStop(void) {
+  return cudaSuccess;
+}
+
+cudaError_t cudaMalloc(void** ptr, size_t size,
+                       std::source_location where = std::source_location::current());
+cudaError_t cudaMallocManaged(void** ptr, size_t size, unsigned int flags = cudaMemAttachGlobal,
+                              std::source_location where = std::source_location::current());
+cudaError_t cudaMallocHost(void** ptr, size_t size,
+                           std::source_location where = std::source_location::current());
+cudaError_t cudaHostAlloc(void** ptr, size_t size, unsigned int flags,
+                          std::source_location where = std::source_location::current());
+cudaError_t cudaMallocPitch(void** ptr, size_t* pitch, size_t width, size_t height,
+                            std::source_location where = std::source_location::current());
+cudaError_t cudaFree(void* ptr);
+cudaError_t cudaFreeHost(void* ptr);
+cudaError_t cudaHostGetDevicePointer(void** device_ptr, void* host_ptr, unsigned int flags);
+cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const void* ptr);
+
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
+                       std::source_location where = std::source_location::current());
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
+                            cudaStream_t stream = 0,
+                            std::source_location where = std::source_location::current());
+cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                         size_t height, cudaMemcpyKind kind);
+cudaError_t cudaMemset(void* ptr, int value, size_t count);
+cudaError_t cudaMemsetAsync(void* ptr, int value, size_t count, cudaStream_t stream = 0);
+cudaError_t cudaMemPrefetchAsync(const void* ptr, size_t count, int device,
+                                 cudaStream_t stream = 0);
+
+cudaError_t cudaStreamCreate(cudaStream_t* stream);
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags);
+cudaError_t cudaStreamDestroy(cudaStream_t stream);
+cudaError_t cudaStreamSynchronize(cudaStream_t stream);
+cudaError_t cudaStreamQuery(cudaStream_t stream);
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags = 0);
+
+cudaError_t cudaEventCreate(cudaEvent_t* event);
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags);
+cudaError_t cudaEventDestroy(cudaEvent_t event);
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream = 0);
+cudaError_t cudaEventSynchronize(cudaEvent_t event);
+cudaError_t cudaEventQuery(cudaEvent_t event);
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end);
+
+// ---- What the templates and the rewritten launches call
+
+namespace gpulab::rt {
+
+struct LaunchSite {
+  const char* callee;  // the kernel as written before <<<
+  const char* file;
+  int line;
+};
+
+struct LaunchConfig {
+  dim3 grid, block;
+  size_t dynamic_shared_bytes = 0;
+  cudaStream_t stream = nullptr;
+};
+inline LaunchConfig config(dim3 grid, dim3 block, size_t dynamic_shared_bytes = 0,
+                           cudaStream_t stream = nullptr) {
+  return {grid, block, dynamic_shared_bytes, stream};
+}
+
+// The address of a kernel named without ambiguity (Tag only makes the rewrite's test dependent).
+template <class Tag, class F>
+requires std::is_function_v<F>
+const void* kernel_address(F* f) {
+  return reinterpret_cast<const void*>(f);
+}
+
+// Runs one launch: `run_thread(closure)` runs the kernel body for the current CUDA thread; the
+// closure (the kernel's arguments) lives at [closure, closure + closure_bytes).
+void launch_erased(const LaunchSite& site, const void* kernel, const LaunchConfig& config,
+                   void (*run_thread)(const void*), const void* closure, size_t closure_bytes);
+
+template <class Body>
+struct Launcher {
+  LaunchSite site;
+  const void* kernel;
+  Body body;
+  LaunchConfig config;
+
+  template <class... Args>
+  void operator()(Args&&... args) const {
+    // The arguments are evaluated once, on the host, and each CUDA thread gets its own copy of the
+    // parameters, as on a GPU.
+    struct Closure {
+      Body body;
+      std::tuple<std::decay_t<Args>...> args;
+    };
+    const Closure closure{body, {std::forward<Args>(args)...}};
+    launch_erased(
+        site, kernel, config,
+        [](const void* c) {
+          const auto& cl = *static_cast<const Closure*>(c);
+          std::apply(cl.body, cl.args);
+        },
+        &closure, sizeof closure);
+  }
+};
+
+template <class Body>
+Launcher<Body> launch(LaunchSite site, const void* kernel, Body body, LaunchConfig config) {
+  return {site, kernel, body, config};
+}
+
+cudaError_t memcpy_symbol(void* symbol, size_t symbol_bytes, void* host, size_t count,
+                          size_t offset, cudaMemcpyKind kind, bool to_symbol);
+cudaError_t func_set_attribute(const void* kernel, cudaFuncAttribute attribute, int value);
+cudaError_t func_get_attributes(cudaFuncAttributes* attributes, const void* kernel);
+cudaError_t occupancy_max_active_blocks(int* blocks, const void* kernel, int block_size,
+                                        size_t dynamic_shared_bytes);
+
+}  // namespace gpulab::rt
+
+// Kernel printf: buffered until the host synchronises, as on a GPU; host printf goes straight out.
+extern "C" int gpulab_rt_printf(const char* format, ...) __attribute__((format(printf, 1, 2)));
+namespace std {
+using ::gpulab_rt_printf;
+}
+
+// ---- Templates of the runtime API (the typed overloads CUDA's header gives C++ programs)
+
+template <class T>
+inline cudaError_t cudaMalloc(T** ptr, size_t size,
+                              std::source_location where = std::source_location::current()) {
+  return cudaMalloc(reinterpret_cast<void**>(ptr), size, where);
+}
+template <class T>
+inline cudaError_t cudaMallocManaged(T** ptr, size_t size, unsigned int flags = cudaMemAttachGlobal,
+                                     std::source_location where = std::source_location::current()) {
+  return cudaMallocManaged(reinterpret_cast<void**>(ptr), size, flags, where);
+}
+template <class T>
+inline cudaError_t cudaMallocHost(T** ptr, size_t size,
+                                  std::source_location where = std::source_location::current()) {
+  return cudaMallocHost(reinterpret_cast<void**>(ptr), size, where);
+}
+template <class T>
+inline cudaError_t cudaHostAlloc(T** ptr, size_t size, unsigned int flags,
+                                 std::source_location where = std::source_location::current()) {
+  return cudaHostAlloc(reinterpret_cast<void**>(ptr), size, flags, where);
+}
+template <class T>
+inline cudaError_t cudaMallocPitch(T** ptr, size_t* pitch, size_t width, size_t height,
+                                   std::source_location where = std::source_location::current()) {
+  return cudaMallocPitch(reinterpret_cast<void**>(ptr), pitch, width, height, where);
+}
+template <class T>
+inline cudaError_t cudaMemcpyToSymbol(const T& symbol, const void* src, size_t count,
+                                      size_t offset = 0,
+                                      cudaMemcpyKind kind = cudaMemcpyHostToDevice) {
+  return gpulab::rt::memcpy_symbol(const_cast<void*>(static_cast<const void*>(&symbol)), sizeof(T),
+                                   const_cast<void*>(src), count, offset, kind, true);
+}
+template <class T>
+inline cudaError_t cudaMemcpyFromSymbol(void* dst, const T& symbol, size_t count, size_t offset = 0,
+                                        cudaMemcpyKind kind = cudaMemcpyDeviceToHost) {
+  return gpulab::rt::memcpy_symbol(const_cast<void*>(static_cast<const void*>(&symbol)), sizeof(T),
+                                   dst, count, offset, kind, false);
+}
+template <class T>
+inline cudaError_t cudaMemcpyToSymbolAsync(const T& symbol, const void* src, size_t count,
+                                           size_t offset = 0,
+                                           cudaMemcpyKind kind = cudaMemcpyHostToDevice,
+                                           cudaStream_t = 0) {
+  return cudaMemcpyToSymbol(symbol, src, count, offset, kind);
+}
+template <class T>
+inline cudaError_t cudaGetSymbolAddress(void** ptr, const T& symbol) {
+  *ptr = const_cast<void*>(static_cast<const void*>(&symbol));
+  return cudaSuccess;
+}
+template <class T>
+inline cudaError_t cudaGetSymbolSize(size_t* size, const T&) {
+  *size = sizeof(T);
+  return cudaSuccess;
+}
+template <class... P>
+inline cudaError_t cudaFuncSetAttribute(void (*kernel)(P...), cudaFuncAttribute attribute,
+                                        int value) {
+  return gpulab::rt::func_set_attribute(reinterpret_cast<const void*>(kernel), attribute, value);
+}
+template <class... P>
+inline cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attributes, void (*kernel)(P...)) {
+  return gpulab::rt::func_get_attributes(attributes, reinterpret_cast<const void*>(kernel));
+}
+template <class... P>
+inline cudaError_t cudaFuncSetCacheConfig(void (*)(P...), cudaFuncCache) {
+  return cudaSuccess;
+}
+template <class... P>
+inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, void (*kernel)(P...),
+                                                                 int block_size,
+                                                                 size_t dynamic_shared_bytes) {
+  return gpulab::rt::occupancy_max_active_blocks(blocks, reinterpret_cast<const void*>(kernel),
+                                                 block_size, dynamic_shared_bytes);
+}
+
+// nvcc defines these while compiling a .cu file; the emulator states an H100 (sm_90), whose
+// launch limits it enforces. Unlike nvcc's device pass, host code sees __CUDA_ARCH__ too.
+#ifndef __CUDACC__
+#define __CUDACC__ 1
+#endif
+#ifndef __NVCC__
+#define __NVCC__ 1
+#endif
+#ifndef __CUDA_ARCH__
+#define __CUDA_ARCH__ 900
+#endif
+#ifndef __CUDACC_VER_MAJOR__
+#define __CUDACC_VER_MAJOR__ 13
+#define __CUDACC_VER_MINOR__ 0
+#endif
+
+// Kernel printf goes to the device's buffer (see gpulab_rt_printf); std::printf too.
+#define printf gpulab_rt_printf

@@ -1,0 +1,75 @@
+// A student's CUDA program: built (nvcc for a GPU, g++ against the emulator kit), cached by
+// content, run in a child process with a time limit, and what it left in its report read back.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/output.hpp"
+
+namespace gpulab::run {
+
+enum class Target { emulator, emulator_checked, gpu };
+
+struct BuildRequest {
+  std::filesystem::path source;  // absolute
+  Target target = Target::emulator;
+  std::string gpu_arch;                  // "sm_90" for Target::gpu
+  std::vector<std::string> extra_flags;  // -I, -D, ... passed to the compiler
+  bool use_cache = true;
+  Lang lang = Lang::en;
+};
+
+struct Build {
+  std::filesystem::path program;
+  std::string compiler;  // "g++ 12.2.0", "nvcc 13.0.88"
+  bool cached = false;
+  double compile_ms = 0;
+};
+
+// Builds the program or finds it in the cache. Throws UsageError for a missing file, RuntimeFailure
+// for a missing compiler or a compile error (the message then holds the compiler's diagnostics,
+// which point at the user's own file and lines).
+Build build_program(const BuildRequest& request);
+
+// Where gpulab run keeps compiled programs: $XDG_CACHE_HOME/gpulab/run or ~/.cache/gpulab/run.
+std::filesystem::path cache_dir();
+
+// The emulator kit (headers, libraries) next to this gpulab: <bin>/../lib/gpulab/run.
+std::optional<std::filesystem::path> kit_dir();
+
+struct Execution {
+  int exit_code = -1;
+  int signal = 0;
+  bool timed_out = false;
+  bool output_capped = false;
+  double run_ms = 0;
+  std::vector<nlohmann::json> report;  // the report's lines, in order
+};
+
+struct ExecRequest {
+  std::filesystem::path program;
+  std::vector<std::string> args;
+  bool check = false;
+  unsigned workers = 0;
+  std::optional<std::uint64_t> shuffle_seed;
+  std::chrono::milliseconds timeout{0};
+  std::size_t max_output_bytes = 0;
+};
+
+Execution execute(const ExecRequest& request);
+
+// FILE:LINE (and the function) of code addresses in `program`, via addr2line: the innermost frame
+// in a file that is not one of gpulab's own headers. Empty strings where unknown.
+// `source` is the user's file: lines of the rewritten copy the emulator compiled are mapped back.
+std::vector<std::string> source_lines(const std::filesystem::path& program,
+                                      const std::filesystem::path& source,
+                                      const std::vector<std::uint64_t>& addresses);
+
+}  // namespace gpulab::run

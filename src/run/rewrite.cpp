@@ -1,0 +1,360 @@
+// Rewriting CUDA source for the emulator (see rewrite.hpp).
+//
+// The rewrite is lexical: comments, string and character literals are skipped; everything else is
+// code. Three things change, all on the line where they stand, so that compile errors and reports
+// point at the user's own lines:
+//   callee<<<cfg>>>(args)         ->  ::gpulab::rt::launch(site, address, body, config(cfg))(args)
+//   extern __shared__ T name[];   ->  the same, bound to the block's dynamic shared memory
+//   unsupported features          ->  listed, so gpulab can name them before g++ sees them
+#include "run/rewrite.hpp"
+
+#include <array>
+#include <cctype>
+#include <optional>
+#include <string>
+
+namespace gpulab::run {
+
+namespace {
+
+// code[i] is true where source[i] is code (not a comment or a literal).
+std::vector<bool> code_mask(std::string_view s) {
+  std::vector<bool> code(s.size(), true);
+  std::size_t i = 0;
+  const auto mark = [&](std::size_t from, std::size_t to) {
+    for (std::size_t k = from; k < to && k < s.size(); ++k) code[k] = false;
+  };
+  while (i < s.size()) {
+    const char c = s[i];
+    if (c == '/' && i + 1 < s.size() && s[i + 1] == '/') {
+      std::size_t e = i;
+      // A line comment ends at a newline that is not escaped.
+      while (e < s.size() && !(s[e] == '\n' && (e == 0 || s[e - 1] != '\\'))) ++e;
+      mark(i, e);
+      i = e;
+    } else if (c == '/' && i + 1 < s.size() && s[i + 1] == '*') {
+      const std::size_t e = s.find("*/", i + 2);
+      const std::size_t end = e == std::string_view::npos ? s.size() : e + 2;
+      mark(i, end);
+      i = end;
+    } else if (c == 'R' && i + 1 < s.size() && s[i + 1] == '"' &&
+               (i == 0 ||
+                !(std::isalnum(static_cast<unsigned char>(s[i - 1])) || s[i - 1] == '_'))) {
+      // Raw string: R"delim( ... )delim"
+      const std::size_t open = s.find('(', i + 2);
+      if (open == std::string_view::npos) break;
+      std::string close(1, ')');
+      close.append(s.substr(i + 2, open - i - 2));
+      close.push_back('"');
+      const std::size_t e = s.find(close, open);
+      const std::size_t end = e == std::string_view::npos ? s.size() : e + close.size();
+      mark(i, end);
+      i = end;
+    } else if (c == '"' ||
+               (c == '\'' &&
+                !(i > 0 && std::isxdigit(static_cast<unsigned char>(s[i - 1])) &&
+                  i + 1 < s.size() && std::isxdigit(static_cast<unsigned char>(s[i + 1]))))) {
+      // A string or character literal (a ' between two digits is a digit separator: 1'000).
+      std::size_t e = i + 1;
+      while (e < s.size() && s[e] != c && s[e] != '\n') {
+        if (s[e] == '\\') ++e;
+        ++e;
+      }
+      mark(i, e + 1);
+      i = e + 1;
+    } else {
+      ++i;
+    }
+  }
+  return code;
+}
+
+bool ident_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+
+class Rewriter {
+ public:
+  Rewriter(std::string_view s, const std::string& path) : s_(s), code_(code_mask(s)), path_(path) {}
+
+  Rewritten run() {
+    Rewritten out;
+    out.text = "#line 1 \"" + escape(path_) + "\"\n";
+    std::size_t copied = 0;
+    std::size_t i = 0;
+    while (i < s_.size()) {
+      if (!code_[i]) {
+        ++i;
+        continue;
+      }
+      if (at(i, "<<<")) {
+        if (auto launch = parse_launch(i)) {
+          out.text.append(s_.substr(copied, launch->callee_begin - copied));
+          out.text += launch->replacement;
+          copied = launch->end;
+          i = launch->end;
+          ++out.launches;
+          continue;
+        }
+        i += 3;
+        continue;
+      }
+      if (ident_char(s_[i]) && (i == 0 || !ident_char(s_[i - 1]))) {
+        std::size_t e = i;
+        while (e < s_.size() && ident_char(s_[e])) ++e;
+        const std::string_view word = s_.substr(i, e - i);
+        if (word == "extern") {
+          if (const std::size_t at_semicolon = dynamic_shared_end(e); at_semicolon != 0) {
+            out.text.append(s_.substr(copied, at_semicolon - copied));
+            out.text += " __asm__(\"gpulab_simt_dynamic_shared\")";
+            copied = at_semicolon;
+          }
+        } else {
+          note_unsupported(word, i, out.unsupported);
+        }
+        i = e;
+        continue;
+      }
+      ++i;
+    }
+    out.text.append(s_.substr(copied));
+    return out;
+  }
+
+ private:
+  struct Launch {
+    std::size_t callee_begin = 0, end = 0;
+    std::string replacement;
+  };
+
+  bool at(std::size_t i, std::string_view what) const {
+    return s_.compare(i, what.size(), what) == 0;
+  }
+
+  int line_of(std::size_t pos) const {
+    int line = 1;
+    for (std::size_t k = 0; k < pos && k < s_.size(); ++k) line += s_[k] == '\n';
+    return line;
+  }
+
+  std::size_t skip_space_back(std::size_t i) const {  // i: one past; returns one past non-space
+    while (i > 0 && (std::isspace(static_cast<unsigned char>(s_[i - 1])) || !code_[i - 1])) --i;
+    return i;
+  }
+  std::size_t skip_space(std::size_t i) const {
+    while (i < s_.size() && (std::isspace(static_cast<unsigned char>(s_[i])) || !code_[i])) ++i;
+    return i;
+  }
+
+  // Position of the bracket that opens the one closing at s_[close] (scanning back), or npos.
+  std::size_t match_back(std::size_t close) const {
+    const char c = s_[close];
+    const char open = c == ')' ? '(' : c == ']' ? '[' : '<';
+    int depth = 0;
+    for (std::size_t k = close + 1; k-- > 0;) {
+      if (!code_[k]) continue;
+      if (s_[k] == c) ++depth;
+      if (s_[k] == open && --depth == 0) return k;
+      if (open == '<' && (s_[k] == ';' || s_[k] == '{' || s_[k] == '}')) break;
+    }
+    return std::string_view::npos;
+  }
+
+  // The expression that names the kernel, ending just before `end`: a (qualified) name with
+  // template arguments, a member access, or a parenthesised expression.
+  std::size_t callee_begin(std::size_t end) const {
+    std::size_t i = skip_space_back(end);
+    bool want_operand = true;
+    while (i > 0) {
+      const char c = s_[i - 1];
+      if (want_operand) {
+        if (c == '>' || c == ')' || c == ']') {
+          const std::size_t open = match_back(i - 1);
+          if (open == std::string_view::npos) return i;
+          i = skip_space_back(open);
+          // Template arguments or a subscript are followed back by a name; parentheses may stand
+          // alone.
+          if (c == ')' && (i == 0 || !ident_char(s_[i - 1]))) return open;
+          continue;
+        }
+        if (!ident_char(c)) return i;
+        while (i > 0 && ident_char(s_[i - 1])) --i;
+        want_operand = false;
+        continue;
+      }
+      const std::size_t before = skip_space_back(i);
+      if (before >= 2 &&
+          (s_.compare(before - 2, 2, "::") == 0 || s_.compare(before - 2, 2, "->") == 0)) {
+        i = skip_space_back(before - 2);
+        want_operand = true;
+      } else if (before >= 1 && s_[before - 1] == '.' &&
+                 !(before >= 2 && std::isdigit(static_cast<unsigned char>(s_[before - 2])))) {
+        i = skip_space_back(before - 1);
+        want_operand = true;
+      } else {
+        return i;
+      }
+    }
+    return i;
+  }
+
+  // After `open` (an opening bracket), the position of its closing bracket, or npos.
+  std::size_t match_forward(std::size_t open, char close_char) const {
+    const char o = s_[open];
+    int depth = 0;
+    for (std::size_t k = open; k < s_.size(); ++k) {
+      if (!code_[k]) continue;
+      if (s_[k] == o) ++depth;
+      if (s_[k] == close_char && --depth == 0) return k;
+    }
+    return std::string_view::npos;
+  }
+
+  std::optional<Launch> parse_launch(std::size_t chevrons) const {
+    // The configuration ends at the first `>>>` outside brackets.
+    std::size_t k = chevrons + 3;
+    int depth = 0;
+    std::size_t config_end = std::string_view::npos;
+    for (; k < s_.size(); ++k) {
+      if (!code_[k]) continue;
+      const char c = s_[k];
+      if (c == '(' || c == '[' || c == '{') ++depth;
+      if (c == ')' || c == ']' || c == '}') --depth;
+      if (depth < 0 || c == ';') return std::nullopt;
+      if (depth == 0 && at(k, ">>>")) {
+        config_end = k;
+        break;
+      }
+    }
+    if (config_end == std::string_view::npos) return std::nullopt;
+    const std::size_t paren = skip_space(config_end + 3);
+    if (paren >= s_.size() || s_[paren] != '(') return std::nullopt;
+    const std::size_t close = match_forward(paren, ')');
+    if (close == std::string_view::npos) return std::nullopt;
+    const std::size_t begin = callee_begin(chevrons);
+    if (begin >= chevrons) return std::nullopt;
+
+    std::string callee(s_.substr(begin, skip_space_back(chevrons) - begin));
+    int dropped_newlines = 0;
+    for (char& ch : callee) {
+      if (ch == '\n') {
+        ch = ' ';
+        ++dropped_newlines;
+      }
+    }
+    for (std::size_t p = skip_space_back(chevrons); p < chevrons; ++p)
+      dropped_newlines += s_[p] == '\n';
+    for (std::size_t p = config_end + 3; p < paren; ++p) dropped_newlines += s_[p] == '\n';
+    const std::string_view config = s_.substr(chevrons + 3, config_end - chevrons - 3);
+    const std::string_view args = s_.substr(paren + 1, close - paren - 1);
+    const bool no_args = skip_space(paren + 1) == close;
+
+    Launch launch;
+    launch.callee_begin = begin;
+    launch.end = close + 1;
+    std::string& r = launch.replacement;
+    r = "::gpulab::rt::launch(::gpulab::rt::LaunchSite{\"" + escape(callee) + "\", __FILE__, " +
+        std::to_string(line_of(begin)) + "}, ";
+    r += "[=](auto gpulab_tag_) -> const void* { if constexpr (requires { "
+         "::gpulab::rt::kernel_address<decltype(gpulab_tag_)>(" +
+         callee +
+         "); }) return "
+         "::gpulab::rt::kernel_address<decltype(gpulab_tag_)>(" +
+         callee + "); else return nullptr; }(0), ";
+    r += "[=](auto&... gpulab_args_) { " + callee + "(gpulab_args_...); }, ";
+    r += "::gpulab::rt::config(";
+    r.append(config);
+    r += "))(";
+    if (no_args) {
+      for (char ch : args) dropped_newlines += ch == '\n';
+    } else {
+      r.append(args);
+    }
+    r += ")";
+    r.append(static_cast<std::size_t>(dropped_newlines), '\n');
+    return launch;
+  }
+
+  // For `extern` at `after_word`: when it declares `extern __shared__ T name[]`, the position of
+  // the `;` that ends it (where the binding goes); 0 otherwise.
+  std::size_t dynamic_shared_end(std::size_t after_word) const {
+    const std::size_t w = skip_space(after_word);
+    if (!at(w, "__shared__") || (w + 10 < s_.size() && ident_char(s_[w + 10]))) return 0;
+    int depth = 0;
+    for (std::size_t k = w; k < s_.size(); ++k) {
+      if (!code_[k]) continue;
+      const char c = s_[k];
+      if (c == '(' || c == '[') ++depth;
+      if (c == ')' || c == ']') --depth;
+      if (c == '{' || c == '}' || c == '=') return 0;
+      if (c == ';' && depth == 0) {
+        const std::size_t last = skip_space_back(k);
+        return last > 0 && s_[last - 1] == ']' ? k : 0;
+      }
+    }
+    return 0;
+  }
+
+  void note_unsupported(std::string_view word, std::size_t pos,
+                        std::vector<Unsupported>& out) const {
+    struct Feature {
+      std::string_view prefix;
+      bool whole_word;
+      std::string_view name;
+    };
+    static constexpr std::array<Feature, 16> kFeatures{{
+        {"texture", true, "textures and surfaces"},
+        {"tex1D", false, "textures and surfaces"},
+        {"tex2D", false, "textures and surfaces"},
+        {"tex3D", false, "textures and surfaces"},
+        {"cudaCreateTextureObject", true, "textures and surfaces"},
+        {"cudaBindTexture", false, "textures and surfaces"},
+        {"surf1Dwrite", false, "textures and surfaces"},
+        {"surf2Dwrite", false, "textures and surfaces"},
+        {"cudaCreateSurfaceObject", true, "textures and surfaces"},
+        {"asm", true, "inline PTX assembly (asm)"},
+        {"__asm__", true, "inline PTX assembly (asm)"},
+        {"cudaGraph", false, "CUDA graphs"},
+        {"cudaStreamBeginCapture", true, "CUDA graphs (stream capture)"},
+        {"wmma", true, "tensor cores (wmma)"},
+        {"__cluster_dims__", true, "thread block clusters"},
+        {"cudaLaunchCooperativeKernel", true, "cooperative launches (grid-wide sync)"},
+    }};
+    for (const Feature& f : kFeatures) {
+      const bool match = f.whole_word ? word == f.prefix : word.starts_with(f.prefix);
+      if (!match) continue;
+      // `asm` inside a line that is a preprocessor directive (#include <asm/...>) is no code.
+      std::size_t line_start = pos;
+      while (line_start > 0 && s_[line_start - 1] != '\n') --line_start;
+      if (s_[skip_space_line(line_start)] == '#') return;
+      out.push_back({line_of(pos), std::string(f.name), std::string(word)});
+      return;
+    }
+  }
+
+  std::size_t skip_space_line(std::size_t i) const {
+    while (i < s_.size() && (s_[i] == ' ' || s_[i] == '\t')) ++i;
+    return i;
+  }
+
+  static std::string escape(std::string_view text) {
+    std::string out;
+    for (char c : text) {
+      if (c == '"' || c == '\\') out += '\\';
+      out += c;
+    }
+    return out;
+  }
+
+  std::string_view s_;
+  std::vector<bool> code_;
+  std::string path_;
+};
+
+}  // namespace
+
+Rewritten rewrite_for_emulator(std::string_view source, const std::string& path) {
+  return Rewriter(source, path).run();
+}
+
+}  // namespace gpulab::run

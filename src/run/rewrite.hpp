@@ -1,0 +1,28 @@
+// Turns a student's CUDA file into C++ that g++ compiles against the emulator: the launch syntax
+// `kernel<<<grid, block, bytes, stream>>>(args)` becomes a call into the emulated runtime, every
+// line keeps its number, and features the emulator cannot run are named before compiling.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpulab::run {
+
+// A feature found in the source that the emulator does not run (textures, inline PTX, ...).
+struct Unsupported {
+  int line = 0;         // 1-based, in the user's file
+  std::string feature;  // "textures and surfaces"
+  std::string token;    // what was seen: "tex2D"
+};
+
+struct Rewritten {
+  std::string text;  // starts with a #line directive naming the user's file
+  int launches = 0;  // <<<...>>> launches rewritten
+  std::vector<Unsupported> unsupported;
+};
+
+// `path` is the name compile errors and reports will show (the user's file, absolute).
+Rewritten rewrite_for_emulator(std::string_view source, const std::string& path);
+
+}  // namespace gpulab::run

@@ -1,0 +1,98 @@
+// Device memory of the emulator: the allocations (what cudaMalloc & co. returned, with the call
+// site) and, in check mode, what kernels do with global memory: out-of-bounds accesses, host memory
+// used from a kernel, reads of bytes never written, and races between threads on global memory.
+//
+// The accesses come from the same instrumented loads and stores as the shared-memory race check
+// (tsan_hooks.cpp -> RaceChecker), which hands every access outside shared memory to
+// check_global().
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "simt/simt.hpp"
+
+namespace gpulab::simt {
+
+enum class AllocationKind : std::uint8_t { device, managed, host_pinned };
+
+struct Allocation {
+  std::uintptr_t begin = 0;
+  std::size_t bytes = 0;
+  AllocationKind kind = AllocationKind::device;
+  std::string site;  // "vecadd.cu:23" (where it was allocated), or ""
+};
+
+// Allocates like cudaMalloc (256-byte aligned, uninitialized); throws CudaError
+// (cudaErrorMemoryAllocation) when the host is out of memory. 0 bytes gives nullptr.
+void* allocate(std::size_t bytes, AllocationKind kind, std::string site);
+// Frees an allocation of this kind; false when `p` is not the start of one (nothing is freed).
+bool release(void* p, AllocationKind kind);
+// The allocation that holds `p`, if any.
+std::optional<Allocation> find_allocation(const void* p);
+std::vector<Allocation> live_allocations();
+
+// Check mode for global memory. Turned on before the program allocates anything: from then on every
+// allocation keeps one "written" bit per byte.
+void enable_memory_checks();
+bool memory_checks_enabled();
+// Host-side writes (copies, memset) and copies between allocations keep the bits up to date.
+void mark_initialized(const void* p, std::size_t bytes);
+void copy_initialized(void* dst, const void* src, std::size_t bytes);
+// Bytes of [p, p + bytes) in allocations never written; *first: offset of the first one from p.
+std::size_t count_uninitialized(const void* p, std::size_t bytes, std::size_t* first);
+
+struct MemoryFinding {
+  enum class Kind : std::uint8_t {
+    out_of_bounds,       // past (or before) a cudaMalloc allocation or a __device__ variable
+    host_memory,         // memory that is no device memory: malloc, new, a host variable
+    uninitialized_read,  // device memory no one wrote
+    global_race,         // two threads, one writing, no ordering, same bytes of global memory
+  };
+  Kind kind = Kind::out_of_bounds;
+  uint3 block{0, 0, 0};
+  ThreadId thread;
+  bool write = false;
+  bool atomic = false;
+  unsigned bytes = 0;
+  std::uintptr_t pc = 0;  // code address of the access (FILE:LINE once symbolized)
+  std::uintptr_t address = 0;
+  // The memory it hit or missed: an allocation, or a __device__ variable.
+  std::string region;  // "allocation" or the variable's name
+  std::string region_site;
+  std::uint64_t region_bytes = 0;
+  std::int64_t offset = 0;  // from the region's start (negative: before it)
+  // global_race: the other access.
+  uint3 other_block{0, 0, 0};
+  ThreadId other_thread;
+  bool other_write = false;
+  std::uintptr_t other_pc = 0;
+  std::uint64_t hits = 1;  // accesses of this kind at this pc
+};
+
+namespace detail {
+
+struct GlobalAccessContext {
+  std::uint64_t block_linear = 0;
+  uint3 block{0, 0, 0};
+  dim3 block_dim, grid;
+  std::uint32_t thread = 0;
+  std::uint32_t epoch = 0;  // barrier interval of the block (the race checker's)
+  std::uintptr_t stack_begin = 0, stack_end = 0;  // the CUDA thread's own stack
+};
+
+// Called for every access outside shared memory while a checked launch runs.
+void check_global(std::uintptr_t address, std::size_t size, bool write, bool atomic,
+                  std::uintptr_t pc, const GlobalAccessContext& context);
+
+// A launch begins: the kernel's argument block (read by the emulator's own launch code, not by
+// the kernel) is not global memory; accesses of earlier launches are ordered before this one.
+void begin_checked_launch(std::uintptr_t arguments_begin, std::uintptr_t arguments_end);
+// The findings of the launch, one per (kind, code address), with hit counts.
+std::vector<MemoryFinding> end_checked_launch();
+
+}  // namespace detail
+}  // namespace gpulab::simt

@@ -1,0 +1,231 @@
+// gpulab run on the emulator: the course notes' programs and typical teaching programs run
+// unmodified with the expected output; every planted bug is found by --check at its line; bad input
+// gets a clear message.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include <unistd.h>
+
+#include "support/cli.hpp"
+#include "support/run.hpp"
+
+using namespace gpulab::test;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+const fs::path kCorpus = fs::path(GPULAB_SOURCE_DIR) / "tests" / "run_corpus";
+
+// A cache of its own, so that tests neither read nor fill the user's.
+std::string cache_env() {
+  static const fs::path dir = [] {
+    fs::path d = fs::temp_directory_path() / ("gpulab-run-test-" + std::to_string(::getpid()));
+    fs::remove_all(d);
+    fs::create_directories(d);
+    return d;
+  }();
+  return "XDG_CACHE_HOME=" + dir.string();
+}
+
+RunResult run_program(const std::vector<std::string>& args) {
+  std::vector<std::string> all = {"run", "--backend", "cpu"};
+  all.insert(all.end(), args.begin(), args.end());
+  return run_gpulab(all, {}, {cache_env()});
+}
+
+json report_of(const RunResult& r) {
+  CAPTURE(r.err);
+  return json::parse(r.err);
+}
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The `// expect: KIND` marks of a planted bug: kind -> line.
+std::vector<std::pair<std::string, int>> expected_findings(const fs::path& file) {
+  std::vector<std::pair<std::string, int>> out;
+  std::istringstream in(read(file));
+  std::string line;
+  int n = 0;
+  static const std::regex mark(R"(// expect: ([a-z_]+))");
+  while (std::getline(in, line)) {
+    ++n;
+    std::smatch m;
+    if (std::regex_search(line, m, mark)) out.emplace_back(m[1].str(), n);
+  }
+  return out;
+}
+
+std::vector<fs::path> corpus(const char* folder) {
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(kCorpus / folder)) {
+    if (e.path().extension() == ".cu") files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+}  // namespace
+
+TEST_CASE("run: correct programs give the expected output and no finding, with and without --check",
+          "[run]") {
+  for (const fs::path& file : corpus("ok")) {
+    for (const bool check : {false, true}) {
+      CAPTURE(file, check);
+      std::vector<std::string> args = {"--json", file.string()};
+      if (check) args.insert(args.begin(), "--check");
+      const RunResult r = run_program(args);
+      CHECK(r.exit_code == 0);
+      const json j = report_of(r);
+      CHECK(j["backend"] == "cpu-emulator");
+      CHECK(j["exit_code"] == 0);
+      CHECK(j["launches_total"].get<int>() >= 1);
+      CHECK(j["findings"].empty());
+      CHECK(j["check"] == check);
+      const fs::path expected = fs::path(file).replace_extension(".out");
+      REQUIRE(fs::exists(expected));
+      CHECK(r.out == read(expected));
+    }
+  }
+}
+
+TEST_CASE("run --check finds every planted bug once, at its line", "[run]") {
+  for (const fs::path& file : corpus("bugs")) {
+    CAPTURE(file);
+    const RunResult r = run_program({"--check", "--json", file.string()});
+    CHECK(r.exit_code == 1);
+    const json j = report_of(r);
+    CHECK(j["check_failures"].get<int>() >= 1);
+    const auto expected = expected_findings(file);
+    REQUIRE_FALSE(expected.empty());
+    for (const auto& [kind, line] : expected) {
+      CAPTURE(kind, line, j["findings"].dump(2));
+      const std::string where = file.filename().string() + ":" + std::to_string(line);
+      int found = 0;
+      for (const json& f : j["findings"]) {
+        if (f["kind"] == kind && f["where"] == where) ++found;
+      }
+      CHECK(found == 1);
+      // Nothing else is reported: a planted bug, not a wall of noise.
+      CHECK(j["findings"].size() == expected.size());
+    }
+  }
+}
+
+TEST_CASE("run explains a finding in words, in English and Chinese", "[run]") {
+  const std::string file = (kCorpus / "bugs" / "oob_global.cu").string();
+  RunResult r = run_program({"--check", file});
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.err, Catch::Contains("out of bounds  oob_global.cu:4"));
+  CHECK_THAT(r.err,
+             Catch::Contains("of the 4000-byte allocation made at oob_global.cu:10 at byte 4000"));
+  CHECK_THAT(r.err, Catch::Contains("if (i < n)"));
+  r = run_program({"--check", "--lang", "zh", file});
+  CHECK_THAT(r.err, Catch::Contains("越界"));
+  CHECK_THAT(r.err, Catch::Contains("oob_global.cu:4"));
+}
+
+TEST_CASE("run: lost printf without a wait, exit codes and arguments pass through", "[run]") {
+  const RunResult lost = run_program({"--json", (kCorpus / "bugs" / "no_sync.cu").string()});
+  CHECK(lost.out.empty());  // as on a GPU: the kernel's printf is never shown
+  const json j = report_of(lost);
+  CHECK(j["lost_printf_bytes"].get<int>() == 4 * 20);
+  CHECK(lost.exit_code == 0);  // without --check a finding does not change the exit code
+
+  const fs::path dir =
+      fs::temp_directory_path() / ("gpulab-run-args-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path prog = dir / "args.cu";
+  std::ofstream(prog) << "#include <cstdio>\n#include <cstdlib>\n"
+                         "__global__ void k(int* out, int v) { *out = v * 2; }\n"
+                         "int main(int argc, char** argv) {\n"
+                         "  int* d; int h = 0; cudaMalloc(&d, sizeof(int));\n"
+                         "  k<<<1, 1>>>(d, atoi(argv[1]));\n"
+                         "  cudaMemcpy(&h, d, sizeof(int), cudaMemcpyDeviceToHost);\n"
+                         "  printf(\"%s %d\\n\", argv[2], h); cudaFree(d);\n"
+                         "  return h == 42 ? 3 : 4;\n}\n";
+  const RunResult r = run_program({prog.string(), "--", "21", "answer"});
+  CHECK(r.out == "answer 42\n");
+  CHECK(r.exit_code == 3);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("run: a second run uses the cached build", "[run]") {
+  const std::string file = (kCorpus / "ok" / "notes_hello.cu").string();
+  run_program({"--json", file});
+  const RunResult r = run_program({"--json", file});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "hello world");
+  CHECK(report_of(r)["cached"] == true);
+  CHECK(report_of(run_program({"--json", "--no-cache", file}))["cached"] == false);
+}
+
+TEST_CASE("run: bad input, compile errors, crashes, hangs and floods", "[run]") {
+  check_usage_error({"run", "--backend", "cpu", "/no/such/file.cu"},
+                    "/no/such/file.cu: no such file");
+  check_usage_error({"run", "--backend", "cpu", "--timeout", "0", "x.cu"}, "--timeout 0");
+
+  const fs::path dir = fs::temp_directory_path() / ("gpulab-run-bad-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const auto write = [&](const char* name, const char* text) {
+    std::ofstream(dir / name) << text;
+    return (dir / name).string();
+  };
+
+  // A compile error names the user's file and line, not gpulab's generated code.
+  RunResult r = run_program({write(
+      "typo.cu", "__global__ void k() {}\nint main() {\n  k<<<1, 1>>>()\n  return 0;\n}\n")});
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.err, Catch::Contains("typo.cu:3"));
+  CHECK_THAT(r.err, Catch::Contains("could not compile"));
+
+  // A feature the emulator does not run is named before compiling.
+  r = run_program({write("tex.cu",
+                         "texture<float, 1> t;\n__global__ void k(float* o) { o[0] = tex1Dfetch(t, "
+                         "0); }\nint main() {}\n")});
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.err, Catch::Contains("tex.cu:1"));
+  CHECK_THAT(r.err, Catch::Contains("textures and surfaces"));
+
+  // A crash in a kernel says which kernel, block and thread.
+  r = run_program(
+      {"--json",
+       write("crash.cu",
+             "__global__ void k(int** p) { *p[threadIdx.x] = 1; }\nint main() {\n  int** p; "
+             "cudaMallocManaged(&p, 64 * sizeof(int*));\n  for (int i = 0; i < 64; ++i) p[i] = "
+             "(int*)16;\n  k<<<1, 64>>>(p);\n  cudaDeviceSynchronize();\n}\n")});
+  CHECK(r.exit_code == 1);
+  json j = report_of(r);
+  CHECK(j["signal"] == "SIGSEGV");
+  CHECK(j["crash"]["kernel"] == "k");
+  CHECK(j["crash"]["block"] == json::array({0, 0, 0}));
+
+  // A hang is stopped at --timeout.
+  r = run_program({"--json", "--timeout", "2",
+                   write("hang.cu",
+                         "__global__ void k(volatile int* f) { while (*f == 0) {} }\nint main() { "
+                         "int* f; cudaMalloc(&f, 4); cudaMemset(f, 0, 4); k<<<1, 1>>>(f); "
+                         "cudaDeviceSynchronize(); }\n")});
+  CHECK(r.exit_code == 1);
+  CHECK(report_of(r)["timed_out"] == true);
+
+  // A flood of output is stopped at --max-output.
+  r = run_program(
+      {"--json", "--max-output", "100000",
+       write("flood.cu",
+             "#include <cstdio>\nint main() { for (;;) printf(\"flood flood flood\\n\"); }\n")});
+  CHECK(r.exit_code == 1);
+  CHECK(report_of(r)["output_capped"] == true);
+  CHECK(r.out.size() == 100000);
+  fs::remove_all(dir);
+}

@@ -1,0 +1,52 @@
+// gpulab run on the GPU: the corpus's correct programs print under nvcc what they print on the
+// emulator (the .out files), and compute-sanitizer runs behind --backend gpu --check.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "support/run.hpp"
+
+using namespace gpulab::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kCorpus = fs::path(GPULAB_SOURCE_DIR) / "tests" / "run_corpus";
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+TEST_CASE("run --backend gpu: the corpus prints what the emulator prints", "[gpu][run]") {
+  for (const auto& e : fs::directory_iterator(kCorpus / "ok")) {
+    if (e.path().extension() != ".cu") continue;
+    CAPTURE(e.path());
+    const auto r = run_gpulab({"run", "--backend", "gpu", "--json", e.path().string()});
+    CAPTURE(r.err);
+    CHECK(r.exit_code == 0);
+    const auto j = nlohmann::json::parse(r.err);
+    CHECK(j["backend"] == "cuda");
+    CHECK(r.out == read(fs::path(e.path()).replace_extension(".out")));
+  }
+}
+
+TEST_CASE("run --backend gpu --check: compute-sanitizer's memcheck sees the planted overrun",
+          "[gpu][run]") {
+  const auto r = run_gpulab({"run", "--backend", "gpu", "--check", "--json",
+                             (kCorpus / "bugs" / "oob_global.cu").string()});
+  CAPTURE(r.err);
+  CHECK(r.exit_code == 1);
+  const auto j = nlohmann::json::parse(r.err);
+  REQUIRE(j.contains("compute_sanitizer"));
+  REQUIRE(j["compute_sanitizer"].size() == 4);
+  CHECK(j["compute_sanitizer"][0]["tool"] == "memcheck");
+  CHECK(j["compute_sanitizer"][0]["errors"].get<int>() > 0);
+}

@@ -1,0 +1,13 @@
+// Launchers, in check mode, for shuffle and cooperative-groups kernels built with instrumentation.
+#pragma once
+
+#include "simt/simt.hpp"
+
+namespace simt_test::checked {
+
+// __shfl_down_sync(0x0000ffff, v, 8) on one block of 64 threads: lanes 8-15 read lanes 16-23.
+gpulab::simt::LaunchStats partial_shuffle(const int* in, int* out);
+// cg::reduce(tile32, v, cg::less<int>()) on one block of `threads`.
+gpulab::simt::LaunchStats partial_tile_min(const int* in, int* out, unsigned threads);
+
+}  // namespace simt_test::checked
