@@ -365,7 +365,7 @@ std::vector<KernelResources> parse_resource_usage(std::string_view text) {
 std::map<std::string, std::uint64_t> elf_section_sizes(std::string_view elf) {
   std::map<std::string, std::uint64_t> sizes;
   auto u16 = [&](std::size_t at) -> std::uint64_t {
-    return at + 2 <= elf.size()
+    return at < elf.size() && elf.size() - at >= 2  // no overflow, whatever the file says
                ? static_cast<std::uint64_t>(static_cast<unsigned char>(elf[at])) |
                      static_cast<std::uint64_t>(static_cast<unsigned char>(elf[at + 1])) << 8
                : 0;
@@ -382,7 +382,10 @@ std::map<std::string, std::uint64_t> elf_section_sizes(std::string_view elf) {
   }
   const std::uint64_t shoff = u64(0x28), shentsize = u16(0x3A), shnum = u16(0x3C),
                       shstrndx = u16(0x3E);
-  if (shentsize < 64 || shstrndx >= shnum || shoff + shnum * shentsize > elf.size()) return sizes;
+  if (shentsize < 64 || shstrndx >= shnum || shoff > elf.size() ||
+      shnum * shentsize > elf.size() - shoff) {
+    return sizes;
+  }
   const std::uint64_t strtab = u64(shoff + shstrndx * shentsize + 0x18);
   for (std::uint64_t i = 0; i < shnum; ++i) {
     const std::uint64_t h = shoff + i * shentsize;

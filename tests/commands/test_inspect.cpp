@@ -82,4 +82,12 @@ TEST_CASE("elf_section_sizes reads a 64-bit ELF file's section table", "[inspect
   CHECK(elf_section_sizes("not an elf file at all, but long enough to have a header .......")
             .empty());
   CHECK(elf_section_sizes(elf.substr(0, 100)).empty());  // truncated: no section table
+  // A section table offset near 2^64 must not wrap around into the file.
+  std::string wild = elf;
+  for (int i = 0; i < 8; ++i) wild[0x28 + static_cast<std::size_t>(i)] = '\xff';
+  CHECK(elf_section_sizes(wild).empty());
+  // A name offset past the end is skipped, not read.
+  std::string far_name = elf;
+  for (int i = 0; i < 4; ++i) far_name[shoff + 128 + static_cast<std::size_t>(i)] = '\x7f';
+  CHECK(elf_section_sizes(far_name).count(".nv.shared.k") == 0);
 }

@@ -9,6 +9,8 @@
 #include "occupancy_sweep.hpp"
 #include "occupancy_sweep_body.cuh"
 
+#include "kernels/prelude.cuh"  // at global scope first, as every backend does (docs/simt.md)
+
 namespace course {
 #include "kernels/latency_probe.cuh"
 #include "kernels/twonorm_course.cuh"
@@ -39,7 +41,8 @@ OCC_MAXNREG(96)
 OCC_MAXNREG(168)
 OCC_MAXNREG(255)
 
-// Registers forced by __launch_bounds__(threads, min blocks per SM).
+// Registers forced by __launch_bounds__(threads, min blocks per SM), each valid on sm_75 too
+// (1024 threads and 16 blocks per SM).
 #define OCC_BOUNDS(T, B)                                         \
   __global__ void __launch_bounds__(T, B)                        \
       occ_bounds_##T##_##B(const float* in, float* out, int n) { \
@@ -48,9 +51,9 @@ OCC_MAXNREG(255)
 OCC_BOUNDS(1024, 1)
 OCC_BOUNDS(512, 2)
 OCC_BOUNDS(256, 4)
-OCC_BOUNDS(256, 6)
-OCC_BOUNDS(128, 12)
-OCC_BOUNDS(64, 20)
+OCC_BOUNDS(256, 3)
+OCC_BOUNDS(128, 8)
+OCC_BOUNDS(64, 16)
 
 // Static shared memory of BYTES, used so that the compiler keeps it.
 template <int BYTES, int N>
@@ -95,9 +98,9 @@ CudaOccupancySweep cuda_occupancy_sweep() {
       {"__launch_bounds__(1024, 1)", reinterpret_cast<const void*>(&occ_bounds_1024_1)},
       {"__launch_bounds__(512, 2)", reinterpret_cast<const void*>(&occ_bounds_512_2)},
       {"__launch_bounds__(256, 4)", reinterpret_cast<const void*>(&occ_bounds_256_4)},
-      {"__launch_bounds__(256, 6)", reinterpret_cast<const void*>(&occ_bounds_256_6)},
-      {"__launch_bounds__(128, 12)", reinterpret_cast<const void*>(&occ_bounds_128_12)},
-      {"__launch_bounds__(64, 20)", reinterpret_cast<const void*>(&occ_bounds_64_20)},
+      {"__launch_bounds__(256, 3)", reinterpret_cast<const void*>(&occ_bounds_256_3)},
+      {"__launch_bounds__(128, 8)", reinterpret_cast<const void*>(&occ_bounds_128_8)},
+      {"__launch_bounds__(64, 16)", reinterpret_cast<const void*>(&occ_bounds_64_16)},
       {"-maxrregcount=40", occupancy_maxrregcount_kernel()},
       {"shared 100 B", reinterpret_cast<const void*>(&occ_shared<100, 8>)},
       {"shared 4 KiB", reinterpret_cast<const void*>(&occ_shared<4096, 32>)},

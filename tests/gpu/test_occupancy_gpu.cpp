@@ -3,6 +3,7 @@
 // everywhere. Run on the device machine: build/gpu/bin/gpu_tests "[occupancy]".
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <set>
@@ -11,6 +12,7 @@
 
 #include "calc/gpu_specs.hpp"
 #include "calc/occupancy.hpp"
+#include "support/run.hpp"
 
 #if GPULAB_HAVE_CUDA
 #include "gpu/occupancy_sweep.hpp"
@@ -88,6 +90,21 @@ TEST_CASE("occupancy agrees with cudaOccupancyMaxActiveBlocksPerMultiprocessor",
       }
     }
   }
+}
+
+TEST_CASE("occupancy --device 0 takes this GPU's compute capability", "[gpu][occupancy]") {
+  const test::CudaOccupancySweep sweep = test::cuda_occupancy_sweep();
+  auto r = test::run_gpulab({"occupancy", "--device", "0", "--threads", "256", "--registers", "64",
+                             "--json", "--no-charts"});
+  CAPTURE(r.out, r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["source"] == "device");
+  CHECK(j["gpu"] == sweep.device);
+  CHECK(j["cc"] == fmt::format("{}.{}", sweep.cc_major, sweep.cc_minor));
+  auto bad = test::run_gpulab({"occupancy", "--device", "99", "--threads", "256"});
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("--device 99"));
 }
 
 #endif
