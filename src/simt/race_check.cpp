@@ -111,12 +111,12 @@ void RaceChecker::access_global(std::uintptr_t address, std::size_t size, bool w
 
 void RaceChecker::access(std::uintptr_t address, std::size_t size, bool write, std::uintptr_t pc,
                          bool atomic) {
-  // Any access at all proves that the kernel was compiled with the instrumentation.
-  instrumented_ = true;
   if (address < tls_begin_ || address >= tls_end_) {
     if (check_global_) access_global(address, size, write, pc, atomic);
     return;
   }
+  // Any kernel reads threadIdx (thread-local, in this range): proof that it is instrumented.
+  instrumented_ = true;
   // Atomics do not race with each other; shared-memory atomics are not recorded.
   if (atomic) return;
   const std::uint32_t t = thread_;

@@ -203,6 +203,7 @@ void BlockRunner::run(std::uint64_t linear_block, uint3 block_index) {
   on_fibers_ = false;
   aborting_ = false;
   faulted_ = false;
+  fault_pc_ = 0;
   exception_ = nullptr;
   std::fill(finished_.begin(), finished_.end(), 0u);
   std::fill(warp_wait_.begin(), warp_wait_.end(), 0u);

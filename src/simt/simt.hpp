@@ -31,6 +31,9 @@ struct RunOptions {
   std::optional<std::uint64_t> shuffle_seed;  // run blocks in a random order (default: index order)
   bool check = false;  // report shared-memory races (kernels compiled with instrumentation)
   std::size_t max_reports = 8;  // keep the first N races (one per distinct memory location)
+  // The caller built the kernels with the instrumentation itself (gpulab run --check): a kernel
+  // that reads no thread-local state (no threadIdx) is then not mistaken for an uninstrumented one.
+  bool assume_instrumented = false;
 };
 
 struct ThreadId {
