@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <iostream>
 #include <random>
@@ -68,11 +69,12 @@ void finish_global_options(GlobalOptions& g) {
 std::unique_ptr<Backend> open_backend(const GlobalOptions& g) {
   std::string notice;
   auto backend = make_backend(g.backend, g.emu, &notice);
-  if (!notice.empty()) fmt::print(stderr, "gpulab: {}\n", notice);
+  if (!notice.empty()) write_stderr(fmt::format("gpulab: {}\n", notice));
   return backend;
 }
 
 void emit(const GlobalOptions& g, const nlohmann::json& json, const std::string& text) {
+  errno = 0;  // so that a failed write's reason reaches flush_stdout()
   if (g.out.json) {
     std::string doc = json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
     std::fwrite(doc.data(), 1, doc.size(), stdout);
@@ -80,7 +82,7 @@ void emit(const GlobalOptions& g, const nlohmann::json& json, const std::string&
   } else {
     std::fwrite(text.data(), 1, text.size(), stdout);
   }
-  std::fflush(stdout);
+  flush_stdout();
 }
 
 void emit_sources(const GlobalOptions& g, std::string_view command,

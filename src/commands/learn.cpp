@@ -84,7 +84,7 @@ int run_demo(const std::vector<std::string>& demo, const GlobalOptions& g, bool 
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
-  std::fflush(stdout);
+  flush_stdout();  // a stdout that cannot be written stops the lesson before its first demo
   std::fflush(stderr);
   pid_t pid = 0;
   if (posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv.data(), environ) != 0) return -1;
