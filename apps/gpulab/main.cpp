@@ -90,6 +90,7 @@ int main(int argc, char** argv) {
   setup_warp_hiding(app, global);
   setup_amdahl(app, global);
   setup_device_info(app, global);
+  reject_empty_values(app);
 
   try {
     app.parse(argc, argv);

@@ -36,6 +36,18 @@ void add_global_options(CLI::App& app, GlobalOptions& g) {
       ->type_name("N");
 }
 
+void reject_empty_values(CLI::App& app) {
+  for (CLI::Option* opt : app.get_options()) {
+    if (opt->get_type_size_max() == 0 || !opt->nonpositional()) continue;  // flags, positionals
+    const std::string name = opt->get_name(false, true);
+    // Thrown from inside the parse, UsageError reaches main as any other bad value does.
+    opt->each([name](const std::string& value) {
+      if (value.empty()) bad_value(name, value, "empty; give a value or leave the option out");
+    });
+  }
+  for (CLI::App* sub : app.get_subcommands({})) reject_empty_values(*sub);
+}
+
 void finish_global_options(GlobalOptions& g) {
   const std::string b = parse_choice("--backend", g.backend_text, {"auto", "gpu", "cpu"});
   g.backend = b == "gpu"   ? BackendChoice::gpu

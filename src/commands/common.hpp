@@ -28,6 +28,9 @@ struct GlobalOptions {
 };
 
 void add_global_options(CLI::App& app, GlobalOptions& g);
+// Makes an empty value (`--seed ''`) a usage error for every option of `app` and its subcommands
+// that takes one, instead of the default it would silently stand for. Call after the last setup.
+void reject_empty_values(CLI::App& app);
 // Validates the typed global options; throws UsageError.
 void finish_global_options(GlobalOptions& g);
 

@@ -360,9 +360,16 @@ void setup_index_map(CLI::App& app, GlobalOptions& g) {
   CLI::App* sub = add_command(
       app, g, "index-map",
       "Every thread's block, thread, global index and warp, drawn and explained", [raw, &g] {
-        if (raw->source) return emit_sources(g, "index-map", {"index_map.cuh"});
-        if (raw->grid.empty() || raw->block.empty())
-          throw UsageError("index-map needs --grid G and --block B (X, XxY or XxYxZ)");
+        if (raw->grid.empty() || raw->block.empty()) {
+          if (!raw->source)
+            throw UsageError("index-map needs --grid G and --block B (X, XxY or XxYxZ)");
+          // --source without a launch: still check what was typed.
+          if (!raw->grid.empty()) parse_dim3("--grid", raw->grid);
+          if (!raw->block.empty()) parse_dim3("--block", raw->block);
+          if (!raw->find.empty()) parse_int("--find", raw->find, 0, INT64_MAX);
+          parse_show(raw->show);
+          return emit_sources(g, "index-map", {"index_map.cuh"});
+        }
         const Dim3 gd = parse_dim3("--grid", raw->grid);
         const Dim3 bd = parse_dim3("--block", raw->block);
         IndexMapOptions o;
@@ -395,6 +402,7 @@ void setup_index_map(CLI::App& app, GlobalOptions& g) {
                           overflows ? std::string("over 2^64") : group_thousands(total),
                           group_thousands(kRunUpTo)));
         }
+        if (raw->source) return emit_sources(g, "index-map", {"index_map.cuh"});
         // A pure calculator unless --run: no backend, so the CUDA driver is never loaded.
         std::unique_ptr<Backend> backend = o.run ? open_backend(g) : nullptr;
         IndexMapResult r = run_index_map(o, backend.get());

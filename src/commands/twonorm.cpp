@@ -265,22 +265,15 @@ void setup_twonorm(CLI::App& app, GlobalOptions& g) {
       "Two-norm distance of two matrices: the course kernel, a reduction, or the reduction ladder",
       [raw, &g] {
         const std::string k = parse_choice("--kernel", raw->kernel, {"course", "reduce", "all"});
-        if (raw->source) {
-          if (k == "all") {
-            return emit_sources(g, "twonorm",
-                                {"twonorm_course.cuh", "twonorm_ladder.cuh", "twonorm_reduce.cuh"});
-          }
-          return emit_sources(g, "twonorm",
-                              {k == "course" ? "twonorm_course.cuh" : "twonorm_reduce.cuh"});
-        }
-        if (raw->rows.empty() || raw->cols.empty())
+        // --source checks the other options too: a typo must not pass silently.
+        if ((raw->rows.empty() || raw->cols.empty()) && !raw->source)
           throw UsageError("twonorm needs --rows R and --cols C");
         TwoNormOptions o;
         o.kernel = k == "course"   ? TwoNormKernel::course
                    : k == "reduce" ? TwoNormKernel::reduce
                                    : TwoNormKernel::all;
-        o.rows = parse_int("--rows", raw->rows, 1, INT_MAX);
-        o.cols = parse_int("--cols", raw->cols, 1, INT_MAX);
+        o.rows = raw->rows.empty() ? 1 : parse_int("--rows", raw->rows, 1, INT_MAX);
+        o.cols = raw->cols.empty() ? 1 : parse_int("--cols", raw->cols, 1, INT_MAX);
         o.seed = pick_seed(raw->seed);
         if (o.rows > (std::int64_t{1} << 40) / o.cols) {
           throw UsageError(
@@ -302,6 +295,14 @@ void setup_twonorm(CLI::App& app, GlobalOptions& g) {
                 "--bench measures --kernel reduce or all; the course kernel alone is one block "
                 "(--kernel all times it beside the others)");
           o.bench_reps = reps;
+        }
+        if (raw->source) {
+          if (k == "all") {
+            return emit_sources(g, "twonorm",
+                                {"twonorm_course.cuh", "twonorm_ladder.cuh", "twonorm_reduce.cuh"});
+          }
+          return emit_sources(g, "twonorm",
+                              {k == "course" ? "twonorm_course.cuh" : "twonorm_reduce.cuh"});
         }
         auto backend = open_backend(g);
         if (o.kernel == TwoNormKernel::all) {

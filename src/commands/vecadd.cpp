@@ -291,11 +291,14 @@ void setup_vecadd(CLI::App& app, GlobalOptions& g) {
   auto raw = std::make_shared<Raw>();
   CLI::App* sub = add_command(
       app, g, "vecadd", "Integer vector add: grid size, indices, the guard, verified", [raw, &g] {
-        if (raw->source) return emit_sources(g, "vecadd", {"vecadd.cuh"});
-        if (raw->n.empty()) throw UsageError("vecadd needs --n N (how many elements)");
+        // --source checks the other options too: a typo must not pass silently.
+        if (raw->n.empty() && !raw->source)
+          throw UsageError("vecadd needs --n N (how many elements)");
         VecaddOptions o;
-        o.n = parse_int("--n", raw->n, 1, INT_MAX,
-                        "the kernel indexes elements with an int, as in the notes");
+        o.n = raw->n.empty()
+                  ? INT_MAX
+                  : parse_int("--n", raw->n, 1, INT_MAX,
+                              "the kernel indexes elements with an int, as in the notes");
         o.block = parse_int("--block", raw->block, 1,
                             static_cast<std::int64_t>(limits::kMaxThreadsPerBlock),
                             limits::kWhyThreadsPerBlock);
@@ -307,6 +310,7 @@ void setup_vecadd(CLI::App& app, GlobalOptions& g) {
         o.show = parse_show(raw->show);
         const int reps = parse_bench_reps(raw->bench);
         if (raw->bench.bench) o.bench_reps = reps;
+        if (raw->source) return emit_sources(g, "vecadd", {"vecadd.cuh"});
         auto backend = open_backend(g);
         VecaddResult r = run_vecadd(o, *backend);
         emit(g, vecadd_json(r), render_vecadd(r, g.out));

@@ -5,8 +5,12 @@
 
 #include <sys/wait.h>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "support/cli.hpp"
@@ -79,4 +83,89 @@ TEST_CASE("A stdout that cannot be written is exit 1 with one line on stderr",
                                                                        : "No space left"));
     }
   }
+}
+
+TEST_CASE("An empty value is a usage error, not the default", "[cli][reliability]") {
+  for (const auto& [args, option] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"--lang", "", "amdahl", "--p", "0.5"}, "--lang"},
+           {{"--emu-threads", "", "vecadd", "--n", "5"}, "--emu-threads"},
+           {{"--shuffle-blocks", "", "vecadd", "--n", "5"}, "--shuffle-blocks"},
+           {{"vecadd", "--n", "5", "--seed", ""}, "--seed"},
+           {{"vecadd", "--n", "5", "--find", ""}, "--find"},
+           {{"vecadd", "--n", "5", "--bench", "--reps", ""}, "--reps"},
+           {{"warp-hiding", "--steps", ""}, "--steps"},
+           {{"device-info", "--model", ""}, "--model"},
+           {{"device-info", "--device", ""}, "--device"},
+           {{"quiz", "--answers", "--seed", ""}, "--seed"}}) {
+    check_usage_error(args, option + " '': empty");
+  }
+}
+
+TEST_CASE("--source checks the other options first", "[cli][reliability]") {
+  check_usage_error({"vecadd", "--source", "--n", "abc"}, "--n abc: not a whole number");
+  check_usage_error({"vecadd", "--source", "--block", "2048"}, "--block 2048");
+  check_usage_error({"hello", "--source", "--blocks", "0"}, "--blocks 0");
+  check_usage_error({"index-map", "--source", "--grid", "0"}, "--grid 0");
+  check_usage_error({"index-map", "--source", "--grid", "2", "--block", "2", "--find", "9"},
+                    "--find 9");
+  check_usage_error({"twonorm", "--source", "--rows", "x"}, "--rows x");
+  check_usage_error({"twonorm", "--source", "--kernel", "fast"}, "--kernel fast");
+  // Alone, or with good values, it still prints the source.
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"vecadd", "--source"},
+                                               {"vecadd", "--source", "--n", "5"},
+                                               {"index-map", "--source"},
+                                               {"twonorm", "--source", "--kernel", "all"}}) {
+    CAPTURE(args);
+    auto r = run_gpulab(args);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("__global__"));
+  }
+}
+
+TEST_CASE("Numbers past 2^63 - 1 are told the real limit", "[cli][reliability]") {
+  const std::string big = "9223372036854775808";
+  check_usage_error({"vecadd", "--n", "5", "--seed", big}, "must be at most 9223372036854775807");
+  check_usage_error({"--shuffle-blocks", big, "vecadd", "--n", "5"},
+                    "must be at most 9223372036854775807");
+  check_usage_error({"vecadd", "--n", "5", "--find", big}, "must be between 0 and 4");
+  check_usage_error({"index-map", "--grid", "2", "--block", "2", "--find", big},
+                    "must be between 0 and 3");
+  check_usage_error({"amdahl", "--p", "0.5", "--n", big},
+                    "item " + big + " must be between 1 and 1000000000000");
+}
+
+TEST_CASE("learn: a progress file with wrong entries warns and keeps what is valid",
+          "[cli][reliability][learn]") {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("gpulab-reliability-" + std::to_string(getpid())) / "progress";
+  std::filesystem::create_directories(dir / "gpulab");
+  std::ofstream(dir / "gpulab" / "progress.json")
+      << R"({"lessons": {"04-amdahl": {"step": "abc"}, "05-school-model": null,
+             "01-computer-and-cpu": {"step": 99, "done": false},
+             "02-cpu-vs-gpu": {"step": 2, "done": false}}})";
+  const std::string env = "XDG_STATE_HOME=" + dir.string();
+  auto r = run_gpulab({"learn", "--json"}, "", {env});
+  CAPTURE(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json lessons = json::parse(r.out)["lessons"];
+  auto find = [&](const std::string& id) {
+    for (const auto& l : lessons)
+      if (l["id"] == id) return l;
+    FAIL("no lesson " << id);
+    return json();
+  };
+  CHECK(find("04-amdahl")["status"] == "new");
+  CHECK(find("05-school-model")["status"] == "new");
+  CHECK(find("01-computer-and-cpu")["status"] == "new");
+  CHECK(find("02-cpu-vs-gpu")["status"] == "in progress");
+  CHECK(find("02-cpu-vs-gpu")["step"] == 2);
+  const auto warnings = lines_of(r.err);
+  CHECK(warnings.size() == 3);
+  for (const auto& w : warnings) CHECK_THAT(w, Catch::StartsWith("gpulab: warning: "));
+  CHECK_THAT(r.err, Catch::Contains("\"step\": \"abc\" is not a step number"));
+  CHECK_THAT(r.err, Catch::Contains("step 100, past its 4 steps"));
+  auto text = run_gpulab({"learn"}, "", {env});
+  CHECK(text.exit_code == 0);
+  CHECK_THAT(text.out, Catch::Contains("in progress (3/4)"));
+  CHECK_THAT(text.out, !Catch::Contains("100/"));
 }
