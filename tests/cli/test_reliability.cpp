@@ -169,3 +169,19 @@ TEST_CASE("learn: a progress file with wrong entries warns and keeps what is val
   CHECK_THAT(text.out, Catch::Contains("in progress (3/4)"));
   CHECK_THAT(text.out, !Catch::Contains("100/"));
 }
+
+TEST_CASE("The emulator runs with the worker threads the system lets it start",
+          "[cli][reliability]") {
+  // 300 MB of address space holds gpulab and some, but not 64, thread stacks of 8 MiB.
+  const std::string limit = "ulimit -v 300000 && ";
+  if (sh(limit + "\"$GPULAB\" --version >/dev/null 2>&1").exit_code != 0) {
+    WARN("skipped: this build cannot start in 300 MB of address space (a sanitizer build)");
+    return;
+  }
+  auto r =
+      sh(limit + "\"$GPULAB\" --emu-threads 64 vecadd --n 100000 --backend cpu --show none 2>&1");
+  CAPTURE(r.out);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("Verified: all 100,000 elements"));
+  CHECK_THAT(r.out, !Catch::Contains("terminate"));
+}
