@@ -12,7 +12,9 @@
 #include <optional>
 
 #include "calc/quiz.hpp"
+#include "commands/quiz.hpp"
 #include "core/error.hpp"
+#include "core/input.hpp"
 #include "core/lesson.hpp"
 #include "core/parse.hpp"
 #include "core/state.hpp"
@@ -191,12 +193,12 @@ void save_step(const Lesson& lesson, std::size_t step, bool done) {
   for (const auto& m : saved.messages) write_stderr(fmt::format("gpulab: warning: {}\n", m));
 }
 
-// Reads one line; false at the end of input.
-bool read_line(std::string& line) {
+// Reads one line (capped: a pasted file is dropped, not held); false at the end of input.
+bool read_line(std::string& line, bool* too_long = nullptr) {
   std::fflush(stdout);
-  if (!std::getline(std::cin, line)) return false;
-  if (!line.empty() && line.back() == '\r') line.pop_back();
-  return true;
+  const LineRead read = read_line_capped(std::cin, line);
+  if (too_long != nullptr) *too_long = read == LineRead::too_long;
+  return read != LineRead::ended;
 }
 
 void print_step(const Lesson& lesson, std::size_t i, const Style& st) {
@@ -256,10 +258,17 @@ void walk_lesson(const Lesson& lesson, const GlobalOptions& g, const Style& st, 
       fmt::print(
           "\n  {} {}\n  {} ", st.bold("?"), step.question->text,
           st.dim(std::string(tr(l, "your answer (Enter skips) >", "你的答案（回车跳过）>"))));
-      if (!read_line(line)) return;
-      if (!line.empty()) {
+      bool too_long = false;
+      if (!read_line(line, &too_long)) return;
+      if (!line.empty() || too_long) {
         const calc::Question q = as_quiz_question(*step.question);
-        const calc::Grade gr = calc::grade(q, line);
+        calc::Grade gr;
+        if (too_long) {
+          gr.malformed = true;
+          gr.note = too_long_note(l);
+        } else {
+          gr = calc::grade(q, line);
+        }
         if (gr.correct) {
           fmt::print("  {}\n", st.good(std::string(tr(l, "Right.", "正确。"))));
         } else {
