@@ -64,7 +64,9 @@ TwoNormResult run_twonorm(const TwoNormOptions& o, Backend& backend) {
   r.kernel = o.kernel;
   r.seed = o.seed;
   const auto n = static_cast<std::size_t>(r.count);
-  require_memory(backend, 2 * n * sizeof(float), "twonorm");
+  require_memory(backend, fmt::format("twonorm --rows {} --cols {}", o.rows, o.cols),
+                 {{"a, b on the host", 2 * n * sizeof(float), false},
+                  {"a, b on the device", 2 * n * sizeof(float), true}});
 
   const TwoNormInputs in = make_twonorm_inputs(r.count, o.seed);
   r.reference = in.reference;
@@ -305,6 +307,11 @@ void setup_twonorm(CLI::App& app, GlobalOptions& g) {
                               {k == "course" ? "twonorm_course.cuh" : "twonorm_reduce.cuh"});
         }
         auto backend = open_backend(g);
+        // Elements per second per CPU thread, measured on the emulator (Release build).
+        refuse_long_emulator_run(
+            *backend, g.emu, static_cast<double>(o.rows * o.cols),
+            o.kernel == TwoNormKernel::all ? 4e5 : 2.5e7,
+            fmt::format("twonorm --kernel {} --rows {} --cols {}", k, o.rows, o.cols));
         if (o.kernel == TwoNormKernel::all) {
           const LadderResult r = run_twonorm_ladder(o, *backend);
           emit(g, twonorm_ladder_json(r), render_twonorm_ladder(r, g.out));

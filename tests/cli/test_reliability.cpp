@@ -202,3 +202,37 @@ TEST_CASE("quiz: a huge answer line is not read whole; control bytes are not ech
   CHECK(j.out.size() < 20000);
   CHECK(json::parse(j.out)["answered"] == 2);
 }
+
+TEST_CASE("Memory is counted buffer by buffer and refused before anything is allocated",
+          "[cli][reliability]") {
+  struct Case {
+    std::vector<std::string> args;
+    std::vector<std::string> says;
+  };
+  for (const Case& c : {Case{{"vecadd", "--n", "2147483647", "--show", "all"},
+                             {"vecadd --n 2147483647 needs", "a, b, c on the host 24 GiB",
+                              "a, b, c on the device 24 GiB", "(--show all)"}},
+                        Case{{"twonorm", "--rows", "2147483647", "--cols", "100"},
+                             {"a, b on the host 1.56 TiB", "a, b on the device 1.56 TiB"}}}) {
+    // Many emulator threads, so that the run is not refused for its length first.
+    std::vector<std::string> args = {"--backend", "cpu", "--emu-threads", "256"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    CAPTURE(args);
+    auto r = run_gpulab(args);
+    CAPTURE(r.err);
+    CHECK(r.exit_code == 1);
+    CHECK(r.out.empty());
+    CHECK(lines_of(r.err).size() == 1);
+    CHECK_THAT(r.err, Catch::Contains("host memory") && Catch::Contains("nothing was allocated"));
+    for (const auto& s : c.says) CHECK_THAT(r.err, Catch::Contains(s));
+  }
+}
+
+TEST_CASE("An emulator run of an hour is refused with the estimate", "[cli][reliability]") {
+  auto r = run_gpulab({"--backend", "cpu", "--emu-threads", "1", "twonorm", "--kernel", "all",
+                       "--rows", "2147483647", "--cols", "1"});
+  CAPTURE(r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(lines_of(r.err).size() == 1);
+  CHECK_THAT(r.err, Catch::Contains("would run for about 45 minutes or more on the emulator"));
+}
