@@ -46,6 +46,14 @@ ShellResult sh(const std::string& script) {
   return r;
 }
 
+// Whether gpulab starts at all under `limit` (a sanitizer build needs terabytes of address space,
+// so tests of address-space limits skip themselves there).
+bool starts_within(const std::string& limit) {
+  if (sh(limit + "\"$GPULAB\" --version >/dev/null 2>&1").exit_code == 0) return true;
+  WARN("skipped: this build cannot start under '" << limit << "' (a sanitizer build)");
+  return false;
+}
+
 }  // namespace
 
 TEST_CASE("A stderr that cannot be written never aborts gpulab", "[cli][reliability]") {
@@ -174,10 +182,7 @@ TEST_CASE("The emulator runs with the worker threads the system lets it start",
           "[cli][reliability]") {
   // 300 MB of address space holds gpulab and some, but not 64, thread stacks of 8 MiB.
   const std::string limit = "ulimit -v 300000 && ";
-  if (sh(limit + "\"$GPULAB\" --version >/dev/null 2>&1").exit_code != 0) {
-    WARN("skipped: this build cannot start in 300 MB of address space (a sanitizer build)");
-    return;
-  }
+  if (!starts_within(limit)) return;
   auto r =
       sh(limit + "\"$GPULAB\" --emu-threads 64 vecadd --n 100000 --backend cpu --show none 2>&1");
   CAPTURE(r.out);
@@ -235,4 +240,23 @@ TEST_CASE("An emulator run of an hour is refused with the estimate", "[cli][reli
   CHECK(r.exit_code == 1);
   CHECK(lines_of(r.err).size() == 1);
   CHECK_THAT(r.err, Catch::Contains("would run for about 45 minutes or more on the emulator"));
+}
+
+TEST_CASE("index-map --show all streams its rows: a million rows in little memory",
+          "[cli][reliability][index-map]") {
+  // 600 MB of address space: the whole table held as cells took 1.3 GB.
+  const std::string limit = "ulimit -v 600000 && ";
+  if (!starts_within(limit)) return;
+  auto r =
+      sh(limit + "\"$GPULAB\" index-map --grid 1024 --block 1024 --show all | grep -c '^ *[0-9]'");
+  CHECK(r.exit_code == 0);
+  CHECK(std::stoul(r.out) >= 1024u * 1024u);
+  // The streamed table is aligned as a Table: every row as wide as the header, 2-D coordinates
+  // left-aligned.
+  auto t = run_gpulab({"index-map", "--grid", "3x2", "--block", "4x5", "--show", "all"});
+  REQUIRE(t.exit_code == 0);
+  const auto lines = lines_of(t.out);
+  CHECK(lines.at(4) == "  global  blockIdx  threadIdx  block#  thread#  warp");
+  CHECK(lines.at(5) == "       0  (0,0)     (0,0)           0        0     0");
+  CHECK(lines.at(124) == "     119  (2,1)     (3,4)           5       19     0");
 }
