@@ -4,10 +4,13 @@
 #include <fmt/ranges.h>
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
 #include <cstdio>
 #include <new>
 #include <optional>
+#include <sstream>
 #include <string_view>
+#include <system_error>
 #include <vector>
 
 #include "commands/amdahl.hpp"
@@ -24,14 +27,24 @@
 #include "commands/vecadd.hpp"
 #include "commands/warp_hiding.hpp"
 #include "core/error.hpp"
+#include "core/output.hpp"
 #include "core/version.hpp"
 
 namespace {
 
+using namespace gpulab;
+
 int fail(int code, const std::string& message) {
   std::fflush(stdout);
-  fmt::print(stderr, "gpulab: error: {}\n", message);
+  write_stderr(fmt::format("gpulab: error: {}\n", message));  // never throws: stderr may be full
   return code;
+}
+
+// Output that never arrived is a failure, as in coreutils: `gpulab amdahl --p 0.5 >/dev/full`.
+int finish(int code, int write_errno = 0) {
+  const std::string failure = stdout_failure(write_errno);
+  if (failure.empty() || code != kExitOk) return code;
+  return fail(kExitFailure, failure);
 }
 
 // "gpulab frobnicate": CLI11 only says a subcommand is required; name the word and the commands.
@@ -57,6 +70,7 @@ std::optional<std::string> unknown_command(CLI::App& app, int argc, char** argv)
 
 int main(int argc, char** argv) {
   using namespace gpulab;
+  protect_standard_streams();
   CLI::App app{
       "gpulab: learn how GPUs work by running real CUDA kernels and explaining every number",
       "gpulab"};
@@ -82,11 +96,16 @@ int main(int argc, char** argv) {
   setup_inspect(app, global);
   setup_amdahl(app, global);
   setup_device_info(app, global);
+  reject_empty_values(app);
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {  // --help, --version
-    return app.exit(e);
+    std::ostringstream text;         // written here, so that a failed write is seen with its reason
+    const int code = app.exit(e, text, text);
+    errno = 0;
+    std::fwrite(text.str().data(), 1, text.str().size(), stdout);
+    return finish(code, errno);
   } catch (const CLI::ParseError& e) {
     if (app.get_subcommands().empty()) {
       if (auto unknown = unknown_command(app, argc, argv)) return fail(kExitUsage, *unknown);
@@ -102,10 +121,15 @@ int main(int argc, char** argv) {
     return fail(kExitUsage, e.what());
   } catch (const Error& e) {
     return fail(kExitFailure, e.what());
+  } catch (const std::system_error& e) {  // fmt::print or iostream: a write that failed
+    if (!stdout_failure().empty()) {
+      return fail(kExitFailure, "cannot write to standard output: " + e.code().message());
+    }
+    return fail(kExitFailure, fmt::format("unexpected failure: {}", e.what()));
   } catch (const std::bad_alloc&) {
     return fail(kExitFailure, "out of host memory");
   } catch (const std::exception& e) {
     return fail(kExitFailure, fmt::format("unexpected failure: {}", e.what()));
   }
-  return kExitOk;
+  return finish(kExitOk);
 }

@@ -14,6 +14,7 @@
 #include "calc/launch_limits.hpp"
 #include "calc/occupancy.hpp"
 #include "calc/warp_hiding.hpp"
+#include "core/input.hpp"
 
 namespace gpulab::calc {
 namespace {
@@ -426,7 +427,7 @@ Grade grade(const Question& q, std::string_view given) {
       double v = 0;
       if (!read_number(s, v)) {
         gr.malformed = true;
-        gr.note = fmt::format("'{}' is not a number", s);
+        gr.note = fmt::format("'{}' is not a number", printable(s));
         return gr;
       }
       if (q.kind == AnswerKind::integer) {
@@ -451,7 +452,8 @@ Grade grade(const Question& q, std::string_view given) {
           double v = 0;
           if (!read_number(part, v)) {
             gr.malformed = true;
-            gr.note = fmt::format("'{}' is not a list of {} whole numbers", s, q.values.size());
+            gr.note = fmt::format("'{}' is not a list of {} whole numbers", printable(s),
+                                  q.values.size());
             return gr;
           }
           parts.push_back(v);
@@ -460,8 +462,8 @@ Grade grade(const Question& q, std::string_view given) {
       }
       if (parts.size() != q.values.size()) {
         gr.malformed = true;
-        gr.note =
-            fmt::format("'{}' has {} numbers; the answer has {}", s, parts.size(), q.values.size());
+        gr.note = fmt::format("'{}' has {} numbers; the answer has {}", printable(s), parts.size(),
+                              q.values.size());
         return gr;
       }
       gr.correct = parts == q.values;
@@ -474,7 +476,7 @@ Grade grade(const Question& q, std::string_view given) {
       if (w == "n" || w == "no" || w == "否") w = "no";
       if (w != "yes" && w != "no") {
         gr.malformed = true;
-        gr.note = fmt::format("'{}' is neither yes nor no", s);
+        gr.note = fmt::format("'{}' is neither yes nor no", printable(s));
         return gr;
       }
       gr.correct = w == q.word;

@@ -3,9 +3,12 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <random>
+#include <thread>
 
 #include "core/embedded.hpp"
 #include "core/error.hpp"
@@ -33,6 +36,18 @@ void add_global_options(CLI::App& app, GlobalOptions& g) {
   app.add_option("--emu-threads", g.workers_text,
                  "Emulator: CPU threads that run blocks in parallel (default: one per core)")
       ->type_name("N");
+}
+
+void reject_empty_values(CLI::App& app) {
+  for (CLI::Option* opt : app.get_options()) {
+    if (opt->get_type_size_max() == 0 || !opt->nonpositional()) continue;  // flags, positionals
+    const std::string name = opt->get_name(false, true);
+    // Thrown from inside the parse, UsageError reaches main as any other bad value does.
+    opt->each([name](const std::string& value) {
+      if (value.empty()) bad_value(name, value, "empty; give a value or leave the option out");
+    });
+  }
+  for (CLI::App* sub : app.get_subcommands({})) reject_empty_values(*sub);
 }
 
 void finish_global_options(GlobalOptions& g) {
@@ -68,11 +83,12 @@ void finish_global_options(GlobalOptions& g) {
 std::unique_ptr<Backend> open_backend(const GlobalOptions& g) {
   std::string notice;
   auto backend = make_backend(g.backend, g.emu, &notice);
-  if (!notice.empty()) fmt::print(stderr, "gpulab: {}\n", notice);
+  if (!notice.empty()) write_stderr(fmt::format("gpulab: {}\n", notice));
   return backend;
 }
 
 void emit(const GlobalOptions& g, const nlohmann::json& json, const std::string& text) {
+  errno = 0;  // so that a failed write's reason reaches flush_stdout()
   if (g.out.json) {
     std::string doc = json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
     std::fwrite(doc.data(), 1, doc.size(), stdout);
@@ -80,7 +96,7 @@ void emit(const GlobalOptions& g, const nlohmann::json& json, const std::string&
   } else {
     std::fwrite(text.data(), 1, text.size(), stdout);
   }
-  std::fflush(stdout);
+  flush_stdout();
 }
 
 void emit_sources(const GlobalOptions& g, std::string_view command,
@@ -152,6 +168,57 @@ void require_memory(const Backend& backend, std::size_t bytes, std::string_view 
                                      backend.kind() == BackendKind::cuda ? "GPU" : "host",
                                      format_bytes(static_cast<double>(free_bytes))));
   }
+}
+
+void refuse_long_emulator_run(const Backend& backend, const EmulatorSettings& emu, double elements,
+                              double per_thread_rate, std::string_view what) {
+  if (backend.kind() != BackendKind::emulator) return;
+  const unsigned threads = emu.workers != 0 ? emu.workers : std::thread::hardware_concurrency();
+  const double seconds = elements / (2 * per_thread_rate * std::max(1u, threads));
+  constexpr double kLongest = 600;
+  if (seconds <= kLongest) return;
+  throw RuntimeFailure(
+      fmt::format("{} would run for about {:.0f} minutes or more on the emulator ({} elements at "
+                  "about {} per second on {} CPU thread{}); ask for fewer elements, or run it "
+                  "on a GPU",
+                  what, seconds / 60, group_thousands(static_cast<std::uint64_t>(elements)),
+                  group_thousands(static_cast<std::uint64_t>(2 * per_thread_rate * threads)),
+                  threads, threads == 1 ? "" : "s"));
+}
+
+std::size_t host_available_memory() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  std::size_t kib = 0;
+  std::string unit;
+  while (meminfo >> key >> kib >> unit) {
+    if (key == "MemAvailable:") return kib * 1024;
+  }
+  return SIZE_MAX;
+}
+
+void require_memory(const Backend& backend, std::string_view what,
+                    const std::vector<MemoryItem>& items) {
+  const bool gpu = backend.kind() == BackendKind::cuda;
+  auto check = [&](bool device_side, std::size_t free_bytes, std::string_view where) {
+    std::size_t total = 0;
+    std::vector<std::string> parts;
+    for (const auto& item : items) {
+      if (gpu && item.on_device != device_side) continue;
+      total += item.bytes;
+      parts.push_back(
+          fmt::format("{} {}", item.what, format_bytes(static_cast<double>(item.bytes))));
+    }
+    if (total <= free_bytes) return;
+    throw RuntimeFailure(
+        fmt::format("{} needs {} of {} memory ({}{}), but only {} is available; "
+                    "nothing was allocated",
+                    what, format_bytes(static_cast<double>(total)), where, fmt::join(parts, " + "),
+                    gpu ? "" : "; the emulator's device memory is host memory",
+                    format_bytes(static_cast<double>(free_bytes))));
+  };
+  if (gpu) check(true, backend.free_memory(), "GPU");
+  check(false, host_available_memory(), "host");
 }
 
 }  // namespace gpulab

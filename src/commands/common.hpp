@@ -28,6 +28,9 @@ struct GlobalOptions {
 };
 
 void add_global_options(CLI::App& app, GlobalOptions& g);
+// Makes an empty value (`--seed ''`) a usage error for every option of `app` and its subcommands
+// that takes one, instead of the default it would silently stand for. Call after the last setup.
+void reject_empty_values(CLI::App& app);
 // Validates the typed global options; throws UsageError.
 void finish_global_options(GlobalOptions& g);
 
@@ -74,5 +77,25 @@ ShowMode parse_show(const std::string& raw);
 
 // Throws RuntimeFailure when `bytes` more device memory than `backend` has free are needed.
 void require_memory(const Backend& backend, std::size_t bytes, std::string_view what);
+
+// One buffer (or table) a run will hold, for the estimate checked before any is allocated.
+struct MemoryItem {
+  std::string what;  // "a, b, c on the host"
+  std::size_t bytes = 0;
+  bool on_device = false;
+};
+// Every buffer of a run, checked at once before the first is allocated: the device ones against
+// the GPU's free memory, the host ones against the host's available memory. On the emulator the
+// "device" is host memory too, so all of them must fit there. Throws RuntimeFailure naming the
+// total, each item and what is free.
+void require_memory(const Backend& backend, std::string_view what,
+                    const std::vector<MemoryItem>& items);
+// Refuses (RuntimeFailure, with the estimate) an emulator run of `elements` that would take more
+// than ten minutes at `per_thread_rate` elements per second per worker thread (measured on this
+// build, and counted twice as fast, so that a faster machine is never refused wrongly).
+void refuse_long_emulator_run(const Backend& backend, const EmulatorSettings& emu, double elements,
+                              double per_thread_rate, std::string_view what);
+// The host memory the kernel would give gpulab without swapping (MemAvailable), or SIZE_MAX.
+std::size_t host_available_memory();
 
 }  // namespace gpulab

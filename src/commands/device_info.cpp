@@ -884,18 +884,25 @@ DeviceInfoResult run_device_info(const DeviceInfoOptions& o) {
     }
     return r;
   }
-  r.requested_device = o.device;
   const GpuProbe probe = probe_gpu();
   r.gpu_usable = probe.usable;
   r.device_count = probe.device_count;
   r.reason = probe.reason;
+  // Asking for a GPU that is not there is a runtime failure, as for every kernel command
+  // (docs/reliability.md): the command line is right, this machine lacks the device.
+  if (!probe.usable && (o.gpu_asked || o.device)) {
+    throw RuntimeFailure(
+        fmt::format("{}: no GPU is usable: {}",
+                    o.device ? fmt::format("--device {}", *o.device) : std::string("--backend gpu"),
+                    probe.reason));
+  }
   if (!probe.usable) return r;
 #if GPULAB_HAVE_CUDA
   if (o.device && *o.device >= probe.device_count) {
-    bad_value("--device", std::to_string(*o.device),
-              fmt::format("no such device: this machine has {} CUDA device{}, numbered 0 to {}",
-                          probe.device_count, probe.device_count == 1 ? "" : "s",
-                          probe.device_count - 1));
+    throw RuntimeFailure(fmt::format(
+        "--device {}: no such device: this machine has {} CUDA device{}, numbered 0 "
+        "to {}",
+        *o.device, probe.device_count, probe.device_count == 1 ? "" : "s", probe.device_count - 1));
   }
   r.versions = cuda::query_versions();
   for (int i = 0; i < probe.device_count; ++i) {
@@ -915,11 +922,6 @@ std::string render_device_info(const DeviceInfoResult& r, const OutputOptions& o
   if (!r.gpu_usable) {
     s += st.heading(std::string(tr(l, "No usable CUDA GPU", "没有可用的 CUDA GPU"))) + "\n";
     s += wrap(F(l, "Why: {}.", "原因：{}。", r.reason), 96, "  ");
-    if (r.requested_device) {
-      s += wrap(F(l, "(--device {} could not be checked: there is no device to number.)",
-                  "（无法检查 --device {}：没有可编号的设备。）", *r.requested_device),
-                96, "  ");
-    }
     s += wrap(F(l,
                 "gpulab can still show a GPU's spec sheet from its table, explained the same way "
                 "(classrooms, desks, podiums): gpulab device-info --model h100. Known models: {}.",
@@ -997,6 +999,7 @@ void setup_device_info(CLI::App& app, GlobalOptions& g) {
               parse_int("--device", raw->device, 0, INT64_MAX, "CUDA numbers devices from 0");
         }
         o.model = raw->model;
+        o.gpu_asked = g.backend == BackendChoice::gpu;
         DeviceInfoResult r = run_device_info(o);
         emit(g, device_info_json(r), render_device_info(r, g.out));
       });

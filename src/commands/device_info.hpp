@@ -19,11 +19,11 @@ namespace gpulab {
 struct DeviceInfoOptions {
   std::optional<std::int64_t> device;  // --device K: only this device
   std::string model;                   // --model NAME: a spec sheet, no GPU asked
+  bool gpu_asked = false;              // --backend gpu: a GPU must be there (exit 1 if not)
 };
 
 struct DeviceInfoResult {
   const calc::GpuModel* model = nullptr;  // set with --model; then nothing below is
-  std::optional<std::int64_t> requested_device;
   bool gpu_usable = false;
   int device_count = 0;
   std::string reason;  // why no GPU is usable (empty when one is)

@@ -138,7 +138,6 @@ void setup_hello(CLI::App& app, GlobalOptions& g) {
   auto raw = std::make_shared<Raw>();
   CLI::App* sub = add_command(
       app, g, "hello", "Every GPU thread prints hello with its block and thread", [raw, &g] {
-        if (raw->source) return emit_sources(g, "hello", {"hello.cuh"});
         HelloOptions o;
         o.blocks = parse_int("--blocks", raw->blocks, 1, kMaxLines);
         o.threads = parse_int("--threads", raw->threads, 1,
@@ -151,6 +150,7 @@ void setup_hello(CLI::App& app, GlobalOptions& g) {
                           "buffer on the GPU, and that many lines teach nothing more)",
                           o.blocks, o.threads, o.blocks * o.threads, kMaxLines));
         }
+        if (raw->source) return emit_sources(g, "hello", {"hello.cuh"});
         auto backend = open_backend(g);
         HelloResult r = run_hello(o, *backend);
         emit(g, hello_json(r), render_hello(r, g.out));

@@ -4,6 +4,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstdio>
+#include <functional>
 #include <memory>
 #include <set>
 
@@ -220,9 +224,57 @@ std::string formulas(const IndexMapResult& r, const Style& st, Lang l) {
   return s;
 }
 
+// The full table of --show all, written a chunk of rows at a time: a million rows would take
+// over a gigabyte as a Table of cells, for 56 MB of text. Aligned exactly as Table aligns it.
+void stream_table(const IndexMapResult& r, const Style& st,
+                  const std::function<void(std::string_view)>& write) {
+  using Cells = std::array<std::string, 6>;
+  const Cells header = {"global", "blockIdx", "threadIdx", "block#", "thread#", "warp"};
+  auto cells = [&](const calc::ThreadPlace& p) {
+    return Cells{std::to_string(p.global),        coord(p.block, r.rank),
+                 coord(p.thread, r.rank),         std::to_string(p.block_linear),
+                 std::to_string(p.thread_linear), std::to_string(p.warp)};
+  };
+  // Coordinates are numbers in 1-D and "(x,y)" otherwise: right- or left-aligned as Table does.
+  const std::array<bool, 6> numeric = {true, r.rank <= 1, r.rank <= 1, true, true, true};
+  std::array<std::size_t, 6> width{};
+  for (std::size_t c = 0; c < 6; ++c) width[c] = display_width(header[c]);
+  for (const auto& p : r.table) {
+    const Cells row = cells(p);
+    for (std::size_t c = 0; c < 6; ++c) width[c] = std::max(width[c], row[c].size());
+  }
+  auto line = [&](const Cells& row) {
+    std::string out = "  ";
+    for (std::size_t c = 0; c < 6; ++c) {
+      out += numeric[c] ? pad_left(row[c], width[c]) : pad_right(row[c], width[c]);
+      if (c + 1 < 6) out += "  ";
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    return out;
+  };
+  std::string chunk = st.bold(line(header)) + "\n";
+  for (const auto& p : r.table) {
+    const std::string l = line(cells(p));
+    chunk += r.found && p.global == r.found->global ? st.accent(l) : l;
+    chunk += '\n';
+    if (chunk.size() >= (1u << 16)) {
+      write(chunk);
+      chunk.clear();
+    }
+  }
+  write(chunk);
+}
+
 }  // namespace
 
 std::string render_index_map(const IndexMapResult& r, const OutputOptions& out) {
+  std::string text;
+  render_index_map_to(r, out, [&](std::string_view piece) { text += piece; });
+  return text;
+}
+
+void render_index_map_to(const IndexMapResult& r, const OutputOptions& out,
+                         const std::function<void(std::string_view)>& write) {
   Style st(color_enabled(out.color));
   const Lang l = out.lang;
   std::string s;
@@ -248,7 +300,12 @@ std::string render_index_map(const IndexMapResult& r, const OutputOptions& out) 
                             tr(l, "; the last has {} idle lanes", "；最后一个有 {} 个空闲通道"))),
                         r.launch.idle_lanes_per_block)
           : std::string());
-  if (!r.table.empty()) {
+  if (!r.table.empty() && !r.elided && r.table.size() > kFullTableUpTo) {
+    write(s);
+    s.clear();
+    stream_table(r, st, write);
+    s += "\n";
+  } else if (!r.table.empty()) {
     Table t({"global", "blockIdx", "threadIdx", "block#", "thread#", "warp"});
     long highlight = -1;
     std::uint64_t previous = UINT64_MAX;
@@ -307,7 +364,7 @@ std::string render_index_map(const IndexMapResult& r, const OutputOptions& out) 
     }
     s += emulator_notes(run.run, st, l);
   }
-  return s;
+  write(s);
 }
 
 nlohmann::json index_map_json(const IndexMapResult& r) {
@@ -360,9 +417,16 @@ void setup_index_map(CLI::App& app, GlobalOptions& g) {
   CLI::App* sub = add_command(
       app, g, "index-map",
       "Every thread's block, thread, global index and warp, drawn and explained", [raw, &g] {
-        if (raw->source) return emit_sources(g, "index-map", {"index_map.cuh"});
-        if (raw->grid.empty() || raw->block.empty())
-          throw UsageError("index-map needs --grid G and --block B (X, XxY or XxYxZ)");
+        if (raw->grid.empty() || raw->block.empty()) {
+          if (!raw->source)
+            throw UsageError("index-map needs --grid G and --block B (X, XxY or XxYxZ)");
+          // --source without a launch: still check what was typed.
+          if (!raw->grid.empty()) parse_dim3("--grid", raw->grid);
+          if (!raw->block.empty()) parse_dim3("--block", raw->block);
+          if (!raw->find.empty()) parse_int("--find", raw->find, 0, INT64_MAX);
+          parse_show(raw->show);
+          return emit_sources(g, "index-map", {"index_map.cuh"});
+        }
         const Dim3 gd = parse_dim3("--grid", raw->grid);
         const Dim3 bd = parse_dim3("--block", raw->block);
         IndexMapOptions o;
@@ -395,10 +459,19 @@ void setup_index_map(CLI::App& app, GlobalOptions& g) {
                           overflows ? std::string("over 2^64") : group_thousands(total),
                           group_thousands(kRunUpTo)));
         }
+        if (raw->source) return emit_sources(g, "index-map", {"index_map.cuh"});
         // A pure calculator unless --run: no backend, so the CUDA driver is never loaded.
         std::unique_ptr<Backend> backend = o.run ? open_backend(g) : nullptr;
         IndexMapResult r = run_index_map(o, backend.get());
-        emit(g, index_map_json(r), render_index_map(r, g.out));
+        if (g.out.json) {
+          emit(g, index_map_json(r), "");
+        } else {
+          errno = 0;  // so that a failed write's reason reaches flush_stdout()
+          render_index_map_to(r, g.out, [](std::string_view piece) {
+            std::fwrite(piece.data(), 1, piece.size(), stdout);
+          });
+          flush_stdout();
+        }
         if (r.run && r.run->mismatches > 0)
           throw RuntimeFailure("index-map --run: the kernel's indices differ from the table");
       });

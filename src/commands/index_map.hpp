@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,6 +50,10 @@ struct IndexMapResult {
 
 IndexMapResult run_index_map(const IndexMapOptions& o, Backend* backend);
 std::string render_index_map(const IndexMapResult& r, const OutputOptions& out);
+// The same text in pieces, in order, to `write`: --show all's table a chunk of rows at a time, so
+// that its million rows are never held whole.
+void render_index_map_to(const IndexMapResult& r, const OutputOptions& out,
+                         const std::function<void(std::string_view)>& write);
 nlohmann::json index_map_json(const IndexMapResult& r);
 void setup_index_map(CLI::App& app, GlobalOptions& g);
 

@@ -9,9 +9,12 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "calc/quiz.hpp"
+#include "commands/quiz.hpp"
 #include "core/error.hpp"
+#include "core/input.hpp"
 #include "core/lesson.hpp"
 #include "core/parse.hpp"
 #include "core/state.hpp"
@@ -84,7 +87,7 @@ int run_demo(const std::vector<std::string>& demo, const GlobalOptions& g, bool 
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
-  std::fflush(stdout);
+  flush_stdout();  // a stdout that cannot be written stops the lesson before its first demo
   std::fflush(stderr);
   pid_t pid = 0;
   if (posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv.data(), environ) != 0) return -1;
@@ -129,37 +132,54 @@ calc::Question as_quiz_question(const LessonQuestion& lq) {
   return q;
 }
 
-std::string status_of(const nlohmann::json& progress, const Lesson& l, Lang lang) {
-  if (!progress.contains("lessons") || !progress["lessons"].contains(l.id)) {
-    return std::string(tr(lang, "new", "未开始"));
+// The saved progress, its problems said on stderr (once per command): a damaged file is never a
+// reason to stop learning.
+SavedProgress load_and_warn() {
+  SavedProgress p = load_progress();
+  for (const auto& problem : p.problems)
+    write_stderr(fmt::format("gpulab: warning: {}\n", problem));
+  return p;
+}
+
+// A lesson's saved progress, when it has any that fits the lesson (a step past its end is not).
+std::optional<LessonProgress> progress_of(const SavedProgress& progress, const Lesson& l) {
+  auto it = progress.lessons.find(l.id);
+  if (it == progress.lessons.end()) return std::nullopt;
+  if (it->second.step >= l.steps.size()) {
+    write_stderr(fmt::format(
+        "gpulab: warning: saved progress of lesson {} is at step {}, past its {} steps; ignored\n",
+        l.id, it->second.step + 1, l.steps.size()));
+    return std::nullopt;
   }
-  const auto& p = progress["lessons"][l.id];
-  if (p.value("done", false)) return std::string(tr(lang, "done", "已完成"));
+  return it->second;
+}
+
+std::string status_of(const std::optional<LessonProgress>& p, const Lesson& l, Lang lang) {
+  if (!p) return std::string(tr(lang, "new", "未开始"));
+  if (p->done) return std::string(tr(lang, "done", "已完成"));
   return fmt::format(fmt::runtime(std::string(tr(lang, "in progress ({}/{})", "学习中（{}/{}）"))),
-                     p.value("step", 0) + 1, l.steps.size());
+                     p->step + 1, l.steps.size());
 }
 
 void list_lessons(const GlobalOptions& g, const std::vector<Lesson>& lessons) {
-  const nlohmann::json progress = load_progress();
+  const SavedProgress progress = load_and_warn();
   const Lang l = g.out.lang;
   Style st(color_enabled(g.out.color));
   nlohmann::json arr = nlohmann::json::array();
   Table t({"#", std::string(tr(l, "lesson", "课程")), std::string(tr(l, "steps", "步骤")),
            std::string(tr(l, "status", "状态"))});
   for (const auto& lesson : lessons) {
-    const std::string status = status_of(progress, lesson, l);
+    const std::optional<LessonProgress> p = progress_of(progress, lesson);
+    const std::string status = status_of(p, lesson, l);
     t.add_row({lesson.id.substr(0, lesson.id.find('-')), lesson.title,
                std::to_string(lesson.steps.size()), status});
-    nlohmann::json p = progress.contains("lessons") && progress["lessons"].contains(lesson.id)
-                           ? progress["lessons"][lesson.id]
-                           : nlohmann::json::object();
     arr.push_back({{"id", lesson.id},
                    {"title", lesson.title},
                    {"steps", lesson.steps.size()},
-                   {"status", p.value("done", false) ? "done"
-                              : p.contains("step")   ? "in progress"
-                                                     : "new"},
-                   {"step", p.value("step", 0)}});
+                   {"status", !p        ? "new"
+                              : p->done ? "done"
+                                        : "in progress"},
+                   {"step", p ? p->step : 0}});
   }
   std::string text =
       st.heading(std::string(tr(l, "gpulab lessons", "gpulab 课程"))) + "\n" + t.render(st) + "\n" +
@@ -169,22 +189,16 @@ void list_lessons(const GlobalOptions& g, const std::vector<Lesson>& lessons) {
 }
 
 void save_step(const Lesson& lesson, std::size_t step, bool done) {
-  nlohmann::json progress = load_progress();
-  if (!progress.contains("lessons") || !progress["lessons"].is_object())
-    progress["lessons"] = nlohmann::json::object();
-  progress["lessons"][lesson.id] = {{"step", step}, {"done", done}};
-  if (!save_progress(progress)) {
-    fmt::print(stderr,
-               "gpulab: warning: could not save your progress (set HOME or XDG_STATE_HOME)\n");
-  }
+  const SaveOutcome saved = save_lesson_progress(lesson.id, {step, done});
+  for (const auto& m : saved.messages) write_stderr(fmt::format("gpulab: warning: {}\n", m));
 }
 
-// Reads one line; false at the end of input.
-bool read_line(std::string& line) {
+// Reads one line (capped: a pasted file is dropped, not held); false at the end of input.
+bool read_line(std::string& line, bool* too_long = nullptr) {
   std::fflush(stdout);
-  if (!std::getline(std::cin, line)) return false;
-  if (!line.empty() && line.back() == '\r') line.pop_back();
-  return true;
+  const LineRead read = read_line_capped(std::cin, line);
+  if (too_long != nullptr) *too_long = read == LineRead::too_long;
+  return read != LineRead::ended;
 }
 
 void print_step(const Lesson& lesson, std::size_t i, const Style& st) {
@@ -221,11 +235,11 @@ void print_lesson(const Lesson& lesson, const GlobalOptions& g, const Style& st)
 void walk_lesson(const Lesson& lesson, const GlobalOptions& g, const Style& st, bool restart) {
   const Lang l = g.out.lang;
   std::size_t i = 0;
-  const nlohmann::json progress = load_progress();
-  if (!restart && progress.contains("lessons") && progress["lessons"].contains(lesson.id)) {
-    const auto& p = progress["lessons"][lesson.id];
-    if (!p.value("done", false)) {
-      i = std::min<std::size_t>(p.value("step", std::size_t{0}), lesson.steps.size() - 1);
+  // The problems of a damaged file are said by the first save, just below, which sets it aside.
+  const std::optional<LessonProgress> p = progress_of(load_progress(), lesson);
+  if (!restart && p) {
+    if (!p->done) {
+      i = p->step;
       if (i > 0) {
         fmt::print("{}\n", st.dim(fmt::format(fmt::runtime(std::string(tr(
                                                   l, "(resuming at step {}; --restart starts over)",
@@ -244,10 +258,17 @@ void walk_lesson(const Lesson& lesson, const GlobalOptions& g, const Style& st, 
       fmt::print(
           "\n  {} {}\n  {} ", st.bold("?"), step.question->text,
           st.dim(std::string(tr(l, "your answer (Enter skips) >", "你的答案（回车跳过）>"))));
-      if (!read_line(line)) return;
-      if (!line.empty()) {
+      bool too_long = false;
+      if (!read_line(line, &too_long)) return;
+      if (!line.empty() || too_long) {
         const calc::Question q = as_quiz_question(*step.question);
-        const calc::Grade gr = calc::grade(q, line);
+        calc::Grade gr;
+        if (too_long) {
+          gr.malformed = true;
+          gr.note = too_long_note(l);
+        } else {
+          gr = calc::grade(q, line);
+        }
         if (gr.correct) {
           fmt::print("  {}\n", st.good(std::string(tr(l, "Right.", "正确。"))));
         } else {

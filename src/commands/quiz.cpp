@@ -8,9 +8,16 @@
 #include <memory>
 
 #include "core/error.hpp"
+#include "core/input.hpp"
 #include "core/parse.hpp"
 
 namespace gpulab {
+
+std::string too_long_note(Lang lang) {
+  return fmt::format(fmt::runtime(std::string(tr(lang, "Longer than {} bytes, so not read",
+                                                 "超过 {} 字节的答案不予读取"))),
+                     kMaxAnswerBytes);
+}
 
 QuizResult run_quiz(const QuizOptions& o, Lang lang, std::istream& in, bool echo, const Style& st) {
   QuizResult r;
@@ -27,7 +34,8 @@ QuizResult run_quiz(const QuizOptions& o, Lang lang, std::istream& in, bool echo
     say(fmt::format("\n{} {}\n{} ", st.bold(fmt::format("{}/{}", i + 1, r.questions.size())),
                     q.prompt, st.dim(">")));
     std::string line;
-    if (!std::getline(in, line)) {
+    const LineRead read = read_line_capped(in, line);
+    if (read == LineRead::ended) {
       r.input_ended = true;
       say("\n");
       break;
@@ -35,7 +43,12 @@ QuizResult run_quiz(const QuizOptions& o, Lang lang, std::istream& in, bool echo
     QuizAnswer a;
     a.given = line;
     a.answered = true;
-    a.grade = calc::grade(q, line);
+    if (read == LineRead::too_long) {
+      a.grade.malformed = true;
+      a.grade.note = too_long_note(lang);
+    } else {
+      a.grade = calc::grade(q, line);
+    }
     if (a.grade.correct) {
       ++r.score;
       say(st.good(std::string(tr(lang, "Right.", "正确。"))) + "\n");

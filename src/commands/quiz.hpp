@@ -36,6 +36,9 @@ struct QuizResult {
 
 // Asks every question, reading one answer per line from `in`. A quiz is a dialogue, so with `echo`
 // it prints each prompt and verdict on stdout as it goes (off for --json, which prints at the end).
+// The verdict's note on an answer line longer than kMaxAnswerBytes (never read whole, never
+// echoed).
+std::string too_long_note(Lang lang);
 QuizResult run_quiz(const QuizOptions& o, Lang lang, std::istream& in, bool echo, const Style& st);
 nlohmann::json quiz_key_json(const QuizOptions& o, const std::vector<calc::Question>& qs);
 void setup_quiz(CLI::App& app, GlobalOptions& g);

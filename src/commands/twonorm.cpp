@@ -64,7 +64,9 @@ TwoNormResult run_twonorm(const TwoNormOptions& o, Backend& backend) {
   r.kernel = o.kernel;
   r.seed = o.seed;
   const auto n = static_cast<std::size_t>(r.count);
-  require_memory(backend, 2 * n * sizeof(float), "twonorm");
+  require_memory(backend, fmt::format("twonorm --rows {} --cols {}", o.rows, o.cols),
+                 {{"a, b on the host", 2 * n * sizeof(float), false},
+                  {"a, b on the device", 2 * n * sizeof(float), true}});
 
   const TwoNormInputs in = make_twonorm_inputs(r.count, o.seed);
   r.reference = in.reference;
@@ -265,22 +267,15 @@ void setup_twonorm(CLI::App& app, GlobalOptions& g) {
       "Two-norm distance of two matrices: the course kernel, a reduction, or the reduction ladder",
       [raw, &g] {
         const std::string k = parse_choice("--kernel", raw->kernel, {"course", "reduce", "all"});
-        if (raw->source) {
-          if (k == "all") {
-            return emit_sources(g, "twonorm",
-                                {"twonorm_course.cuh", "twonorm_ladder.cuh", "twonorm_reduce.cuh"});
-          }
-          return emit_sources(g, "twonorm",
-                              {k == "course" ? "twonorm_course.cuh" : "twonorm_reduce.cuh"});
-        }
-        if (raw->rows.empty() || raw->cols.empty())
+        // --source checks the other options too: a typo must not pass silently.
+        if ((raw->rows.empty() || raw->cols.empty()) && !raw->source)
           throw UsageError("twonorm needs --rows R and --cols C");
         TwoNormOptions o;
         o.kernel = k == "course"   ? TwoNormKernel::course
                    : k == "reduce" ? TwoNormKernel::reduce
                                    : TwoNormKernel::all;
-        o.rows = parse_int("--rows", raw->rows, 1, INT_MAX);
-        o.cols = parse_int("--cols", raw->cols, 1, INT_MAX);
+        o.rows = raw->rows.empty() ? 1 : parse_int("--rows", raw->rows, 1, INT_MAX);
+        o.cols = raw->cols.empty() ? 1 : parse_int("--cols", raw->cols, 1, INT_MAX);
         o.seed = pick_seed(raw->seed);
         if (o.rows > (std::int64_t{1} << 40) / o.cols) {
           throw UsageError(
@@ -303,7 +298,20 @@ void setup_twonorm(CLI::App& app, GlobalOptions& g) {
                 "(--kernel all times it beside the others)");
           o.bench_reps = reps;
         }
+        if (raw->source) {
+          if (k == "all") {
+            return emit_sources(g, "twonorm",
+                                {"twonorm_course.cuh", "twonorm_ladder.cuh", "twonorm_reduce.cuh"});
+          }
+          return emit_sources(g, "twonorm",
+                              {k == "course" ? "twonorm_course.cuh" : "twonorm_reduce.cuh"});
+        }
         auto backend = open_backend(g);
+        // Elements per second per CPU thread, measured on the emulator (Release build).
+        refuse_long_emulator_run(
+            *backend, g.emu, static_cast<double>(o.rows * o.cols),
+            o.kernel == TwoNormKernel::all ? 4e5 : 2.5e7,
+            fmt::format("twonorm --kernel {} --rows {} --cols {}", k, o.rows, o.cols));
         if (o.kernel == TwoNormKernel::all) {
           const LadderResult r = run_twonorm_ladder(o, *backend);
           emit(g, twonorm_ladder_json(r), render_twonorm_ladder(r, g.out));

@@ -63,8 +63,10 @@ LadderResult run_twonorm_ladder(const TwoNormOptions& o, Backend& backend) {
   r.seed = o.seed;
   const auto n = static_cast<std::size_t>(r.count);
   const auto count = static_cast<std::uint64_t>(r.count);
-  require_memory(backend, 2 * n * sizeof(float) + calc::blocks_for(count, kReduceBlock) * 8,
-                 "twonorm --kernel all");
+  require_memory(backend, fmt::format("twonorm --kernel all --rows {} --cols {}", o.rows, o.cols),
+                 {{"a, b on the host", 2 * n * sizeof(float), false},
+                  {"a, b and the partial sums on the device",
+                   2 * n * sizeof(float) + calc::blocks_for(count, kReduceBlock) * 8, true}});
   const TwoNormInputs in = make_twonorm_inputs(r.count, o.seed);
   r.reference = in.reference;
 

@@ -1,9 +1,15 @@
 // Global output options and styling (see output.hpp).
 #include "core/output.hpp"
 
+#include <fcntl.h>   // open, fcntl
 #include <unistd.h>  // isatty
 
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>  // std::getenv
+#include <cstring>  // std::strerror
+
+#include "core/error.hpp"
 
 namespace gpulab {
 
@@ -25,6 +31,56 @@ bool color_enabled(ColorMode mode) {
   const char* term = std::getenv("TERM");
   if (term != nullptr && std::string_view(term) == "dumb") return false;
   return isatty(STDOUT_FILENO) == 1;
+}
+
+void protect_standard_streams() noexcept {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    // stdin opened write-only, stdout and stderr read-only: any use of them fails, as it would
+    // have on the closed descriptor.
+    int opened = ::open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY);
+    if (opened >= 0 && opened != fd) {
+      dup2(opened, fd);
+      ::close(opened);
+    }
+  }
+}
+
+void write_stderr(std::string_view text) noexcept {
+  std::fwrite(text.data(), 1, text.size(), stderr);
+  std::fflush(stderr);
+  std::clearerr(stderr);
+}
+
+namespace {
+
+int stdout_errno = 0;  // the first failure's reason: stdio forgets it once the buffer is dropped
+
+// `write_errno`: errno as a write just before left it (0 when unknown).
+std::string check_stdout(int write_errno) {
+  errno = 0;
+  const bool flush_failed = std::fflush(stdout) != 0;
+  if (!flush_failed && std::ferror(stdout) == 0) return {};
+  if (stdout_errno == 0) stdout_errno = flush_failed ? errno : write_errno;
+  if (stdout_errno == 0) {
+    // The write failed inside fmt or iostream; a closed or read-only descriptor explains itself.
+    const int flags = fcntl(STDOUT_FILENO, F_GETFL);
+    if (flags == -1 || (flags & O_ACCMODE) == O_RDONLY) stdout_errno = EBADF;
+  }
+  std::string message = "cannot write to standard output";
+  if (stdout_errno != 0) message += std::string(": ") + std::strerror(stdout_errno);
+  return message;
+}
+
+}  // namespace
+
+std::string stdout_failure(int write_errno) {
+  return check_stdout(write_errno);
+}
+
+void flush_stdout() {
+  std::string failure = check_stdout(errno);
+  if (!failure.empty()) throw RuntimeFailure(failure);
 }
 
 std::string Style::wrap(std::string_view codes, std::string_view s) const {

@@ -21,6 +21,22 @@ Lang lang_from_environment();
 // Colour only when asked for, or (auto) when stdout is a terminal and NO_COLOR is unset or empty.
 bool color_enabled(ColorMode mode);
 
+// Standard streams that were closed at start-up (`>&-`) are reopened on /dev/null in the direction
+// that fails, so that a file gpulab opens later can never take their number and receive its output,
+// and a write to a closed stdout still fails (and is reported) instead of vanishing.
+void protect_standard_streams() noexcept;
+
+// Writes to stderr and never throws: a notice or an error must not abort gpulab when stderr is
+// full or closed (`2>/dev/full`, `2>&-`); there is nowhere left to say so anyway.
+void write_stderr(std::string_view text) noexcept;
+
+// Flushes stdout; throws RuntimeFailure "cannot write to standard output: <reason>" when that or
+// any earlier write to it failed. Set errno to 0 before the writes it checks, to get their reason.
+void flush_stdout();
+// Flushes stdout; "cannot write to standard output[: <reason>]" when that or any earlier write to
+// it failed, else empty. `write_errno`: errno as the last write left it, when it is known.
+std::string stdout_failure(int write_errno = 0);
+
 // Picks the text of the current language.
 inline std::string_view tr(Lang lang, std::string_view en, std::string_view zh) {
   return lang == Lang::zh ? zh : en;

@@ -27,6 +27,11 @@ std::int64_t parse_int(std::string_view option, std::string_view text, std::int6
   if (text.empty() || first == last || ec == std::errc::invalid_argument || ptr != last) {
     bad_value(option, text, "not a whole number");
   }
+  if (ec == std::errc::result_out_of_range && max == INT64_MAX && text.front() != '-') {
+    bad_value(option, text,
+              fmt::format("must be at most {} (2^63 - 1, the largest 64-bit signed integer)", max),
+              why);
+  }
   if (ec == std::errc::result_out_of_range || value < min || value > max) {
     if (max == INT64_MAX) bad_value(option, text, fmt::format("must be at least {}", min), why);
     bad_value(option, text, fmt::format("must be between {} and {}", min, max), why);
@@ -94,7 +99,9 @@ std::vector<std::int64_t> parse_int_list(std::string_view option, std::string_vi
       // Re-parse for the message, naming the item inside the list.
       std::int64_t v = 0;
       auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
-      if (ec != std::errc{} || ptr != part.data() + part.size()) {
+      const bool digits = ec == std::errc::result_out_of_range && !part.empty() &&
+                          part.find_first_not_of("+-0123456789") == std::string_view::npos;
+      if (!digits && (ec != std::errc{} || ptr != part.data() + part.size())) {
         bad_value(option, text, fmt::format("item '{}' is not a whole number", part));
       }
       bad_value(option, text, fmt::format("item {} must be between {} and {}", part, min, max),

@@ -2,13 +2,122 @@
 #include "core/state.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>  // flock
 #include <unistd.h>
 
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
 namespace gpulab {
+namespace {
+
+// A step number nobody needs more than: a lesson has a handful of steps.
+constexpr std::uint64_t kMaxStep = 10'000;
+
+// The valid entries of a file's text, and a line for each problem (the whole file, or an entry).
+SavedProgress parse_progress(const std::string& text, const std::string& where) {
+  SavedProgress p;
+  auto& problems = p.problems;
+  const auto j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded()) {
+    problems.push_back(fmt::format("{}: {}", where,
+                                   text.empty() ? "the file is empty"
+                                                : "the file is not JSON "
+                                                  "(damaged or truncated)"));
+    return p;
+  }
+  if (!j.is_object() || (j.contains("lessons") && !j["lessons"].is_object())) {
+    problems.push_back(
+        fmt::format("{}: not gpulab progress (expected {{\"lessons\": {{...}}}})", where));
+    return p;
+  }
+  if (!j.contains("lessons")) return p;
+  for (const auto& [id, entry] : j["lessons"].items()) {
+    auto bad = [&](std::string_view why) {
+      problems.push_back(
+          fmt::format("{}: lesson {}: {}; that lesson starts afresh", where, id, why));
+    };
+    if (!entry.is_object()) {
+      bad(fmt::format("{} is not a step and done flag", entry.dump()));
+      continue;
+    }
+    LessonProgress lp;
+    if (entry.contains("step")) {
+      const auto& s = entry["step"];
+      // Only whole numbers in range: 1e30 or -3 would become a nonsense (or undefined) step.
+      if (!s.is_number_integer() ||
+          (s.is_number_unsigned()
+               ? s.get<std::uint64_t>() > kMaxStep
+               : s.get<std::int64_t>() < 0 ||
+                     s.get<std::int64_t>() > static_cast<std::int64_t>(kMaxStep))) {
+        bad(fmt::format("\"step\": {} is not a step number (0 to {})", s.dump(), kMaxStep));
+        continue;
+      }
+      lp.step = s.get<std::size_t>();
+    }
+    if (entry.contains("done")) {
+      if (!entry["done"].is_boolean()) {
+        bad(fmt::format("\"done\": {} is neither true nor false", entry["done"].dump()));
+        continue;
+      }
+      lp.done = entry["done"].get<bool>();
+    }
+    p.lessons[id] = lp;
+  }
+  return p;
+}
+
+// The whole file, or nothing when it does not exist; `error` says why it could not be read.
+std::optional<std::string> read_file(const std::filesystem::path& path, std::string& error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    if (errno != ENOENT) error = std::strerror(errno);
+    return std::nullopt;
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+nlohmann::json to_json(const SavedProgress& p) {
+  nlohmann::json lessons = nlohmann::json::object();
+  for (const auto& [id, lp] : p.lessons) lessons[id] = {{"step", lp.step}, {"done", lp.done}};
+  return {{"lessons", lessons}};
+}
+
+// Writes `text` to `path` through a temporary file, fsync and rename; "" or the reason.
+std::string write_atomically(const std::filesystem::path& path, const std::string& text) {
+  const std::string tmp = path.string() + ".tmp." + std::to_string(getpid());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return std::strerror(errno);
+  bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  int err = ok ? 0 : (errno != 0 ? errno : EIO);
+  if (::fsync(fd) != 0 && err == 0) err = errno;
+  if (::close(fd) != 0 && err == 0) err = errno;
+  if (err == 0 && std::rename(tmp.c_str(), path.c_str()) != 0) err = errno;
+  if (err != 0) {
+    ::unlink(tmp.c_str());
+    return std::strerror(err);
+  }
+  return {};
+}
+
+// The first free name progress.json.bad-1, -2, ...
+std::filesystem::path aside_name(const std::filesystem::path& path) {
+  for (int i = 1;; ++i) {
+    std::filesystem::path candidate = path.string() + ".bad-" + std::to_string(i);
+    std::error_code ec;
+    if (!std::filesystem::exists(candidate, ec)) return candidate;
+  }
+}
+
+}  // namespace
 
 std::optional<std::filesystem::path> progress_path() {
   const char* xdg = std::getenv("XDG_STATE_HOME");
@@ -20,35 +129,72 @@ std::optional<std::filesystem::path> progress_path() {
   return std::nullopt;
 }
 
-nlohmann::json load_progress() {
+SavedProgress load_progress() {
   auto path = progress_path();
-  if (!path) return nlohmann::json::object();
-  std::ifstream in(*path);
-  if (!in) return nlohmann::json::object();
-  std::stringstream ss;
-  ss << in.rdbuf();
-  auto j = nlohmann::json::parse(ss.str(), nullptr, false);
-  return j.is_object() ? j : nlohmann::json::object();
+  if (!path) return {};
+  std::string error;
+  auto text = read_file(*path, error);
+  if (!text) {
+    SavedProgress p;
+    if (!error.empty())
+      p.problems.push_back(fmt::format("{}: cannot read: {}", path->string(), error));
+    return p;
+  }
+  return parse_progress(*text, path->string());
 }
 
-bool save_progress(const nlohmann::json& progress) {
+SaveOutcome save_lesson_progress(const std::string& lesson_id, LessonProgress progress) {
+  SaveOutcome out;
   auto path = progress_path();
-  if (!path) return false;
+  if (!path) {
+    out.messages.push_back(
+        "could not save your progress: neither XDG_STATE_HOME (an absolute path) nor HOME is set");
+    return out;
+  }
+  auto fail = [&](const std::filesystem::path& what, const std::string& why) {
+    out.messages.push_back(
+        fmt::format("could not save your progress to {}: {}", what.string(), why));
+    return out;
+  };
   std::error_code ec;
   std::filesystem::create_directories(path->parent_path(), ec);
-  if (ec) return false;
-  const std::string tmp = path->string() + ".tmp." + std::to_string(getpid());
-  const std::string text = progress.dump(2) + "\n";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return false;
-  bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  ok = ::fsync(fd) == 0 && ok;
-  ok = ::close(fd) == 0 && ok;
-  if (!ok || std::rename(tmp.c_str(), path->c_str()) != 0) {
-    ::unlink(tmp.c_str());
-    return false;
+  if (ec) return fail(path->parent_path(), ec.message());
+
+  // One writer at a time: the lock file, never replaced, is what every gpulab locks.
+  const std::string lock_path = path->string() + ".lock";
+  int lock = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock < 0) return fail(lock_path, std::strerror(errno));
+  while (::flock(lock, LOCK_EX) != 0) {
+    if (errno != EINTR) {
+      const int err = errno;
+      ::close(lock);
+      return fail(lock_path, std::strerror(err));
+    }
   }
-  return true;
+  struct Unlock {
+    int fd;
+    ~Unlock() { ::close(fd); }  // closing releases the lock
+  } unlock{lock};
+
+  // Re-read under the lock: what another gpulab saved a moment ago is kept.
+  std::string error;
+  auto text = read_file(*path, error);
+  if (!text && !error.empty()) return fail(*path, "cannot read it: " + error);
+  SavedProgress current;
+  if (text) current = parse_progress(*text, path->string());
+  out.messages = current.problems;
+  if (!current.problems.empty()) {
+    // Nothing is lost: the file as it was goes aside before the valid part is written back.
+    const std::filesystem::path aside = aside_name(*path);
+    const std::string why = write_atomically(aside, *text);
+    if (!why.empty()) return fail(aside, "cannot keep the damaged file aside: " + why);
+    out.messages.push_back(fmt::format("kept the file as it was in {}", aside.string()));
+  }
+  current.lessons[lesson_id] = progress;
+  const std::string why = write_atomically(*path, to_json(current).dump(2) + "\n");
+  if (!why.empty()) return fail(*path, why);
+  out.saved = true;
+  return out;
 }
 
 }  // namespace gpulab

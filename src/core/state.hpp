@@ -1,11 +1,14 @@
 // The student's progress through the lessons: a small JSON file under the XDG state directory,
-// written atomically (temporary file, fsync, rename) so that a kill never leaves half a file.
+// written atomically (temporary file, fsync, rename) under a lock, so that a kill never leaves half
+// a file and two lessons learnt at once never lose each other's progress.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
+#include <cstddef>
 #include <filesystem>
+#include <map>
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace gpulab {
 
@@ -13,9 +16,31 @@ namespace gpulab {
 // when neither variable is set.
 std::optional<std::filesystem::path> progress_path();
 
-// The saved progress ({} when there is none or it cannot be read).
-nlohmann::json load_progress();
-// Saves atomically; returns false (and leaves the old file) when it cannot.
-bool save_progress(const nlohmann::json& progress);
+struct LessonProgress {
+  std::size_t step = 0;  // the step to resume at, counting from 0
+  bool done = false;
+};
+
+struct SavedProgress {
+  std::map<std::string, LessonProgress> lessons;  // by lesson id; only the entries that are valid
+  // One line per problem found ("<path>: ..."): a file that is not progress, an entry that is not
+  // a lesson's progress. Empty when the file is missing or wholly valid.
+  std::vector<std::string> problems;
+};
+
+// Reads and validates the progress file. Never changes it: a bad file is set aside only when
+// progress is next saved.
+SavedProgress load_progress();
+
+// Records one lesson's progress: under a lock, re-reads the file, changes only this lesson's
+// entry and writes the result atomically, so that other lessons' progress (even saved a moment
+// ago by another gpulab) is kept. A file with problems is first kept aside as progress.json.bad-N
+// (whole, as it was) and only its valid entries carry on. Returns the problems found and, when
+// the save itself failed, a last line naming the path and the reason.
+struct SaveOutcome {
+  bool saved = false;
+  std::vector<std::string> messages;
+};
+SaveOutcome save_lesson_progress(const std::string& lesson_id, LessonProgress progress);
 
 }  // namespace gpulab

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
@@ -268,7 +269,16 @@ LaunchStats launch_erased(const ErasedKernel& kernel, dim3 grid, dim3 block,
 
   std::vector<std::thread> threads;
   threads.reserve(workers - 1);
-  for (unsigned w = 1; w < workers; ++w) threads.emplace_back(work, w);
+  for (unsigned w = 1; w < workers; ++w) {
+    try {
+      threads.emplace_back(work, w);
+    } catch (const std::system_error&) {
+      // The system refused another thread (ulimit -u, ulimit -v): blocks are handed out one at a
+      // time, so the workers that did start run them all, only more slowly.
+      break;
+    }
+  }
+  stats.workers = static_cast<unsigned>(threads.size()) + 1;
   work(0);
   for (auto& t : threads) t.join();
 

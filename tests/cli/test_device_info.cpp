@@ -119,8 +119,19 @@ TEST_CASE("device-info on this machine: devices, or why there are none", "[cli][
     CHECK(says(r.out, "No usable CUDA GPU"));
     CHECK(says(r.out, j["reason"].get<std::string>()));
     CHECK(says(r.out, "--model"));
-    auto with_device = run_gpulab({"device-info", "--device", "0"});
-    CHECK(with_device.exit_code == 0);
-    CHECK(says(with_device.out, "--device 0 could not be checked"));
+    // Asking for a GPU that is not there: exit 1, one line, as --backend gpu vecadd does.
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"device-info", "--device", "0"},
+          {"device-info", "--device", "5"},
+          {"--backend", "gpu", "device-info"},
+          {"--backend", "gpu", "vecadd", "--n", "10"},
+          {"--backend", "gpu", "hello"}}) {
+      CAPTURE(args);
+      auto asked = run_gpulab(args);
+      CHECK(asked.exit_code == 1);
+      CHECK(asked.out.empty());
+      CHECK(lines_of(asked.err).size() == 1);
+      CHECK_THAT(asked.err, Catch::Contains("no GPU is usable: " + j["reason"].get<std::string>()));
+    }
   }
 }

@@ -1,0 +1,27 @@
+// Reading what a user types (quiz and lesson answers): lines of bounded length, and text shown
+// back without the control and escape bytes that would drive the terminal.
+#pragma once
+
+#include <cstddef>
+#include <iosfwd>
+#include <string>
+#include <string_view>
+
+namespace gpulab {
+
+// Longer than any answer gpulab asks for, short enough that a pasted file costs nothing.
+inline constexpr std::size_t kMaxAnswerBytes = 1024;
+
+enum class LineRead { ok, too_long, ended };
+
+// Reads one line without its '\n' (and '\r'). A line longer than `max_bytes` is read to its end
+// and dropped (`line` empty, too_long): it is never held whole. `ended` at the end of the input
+// with nothing read.
+LineRead read_line_capped(std::istream& in, std::string& line,
+                          std::size_t max_bytes = kMaxAnswerBytes);
+
+// `text` safe to print: control bytes and DEL become \xNN (so ESC cannot recolour or move the
+// terminal), and text longer than `max_bytes` is cut at a character boundary and ends in "...".
+std::string printable(std::string_view text, std::size_t max_bytes = 80);
+
+}  // namespace gpulab

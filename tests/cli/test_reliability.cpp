@@ -1,0 +1,262 @@
+// CLI tests of gpulab's reliability promises (docs/reliability.md): streams that cannot be
+// written, empty and huge option values, resource limits, and the "no such GPU" rule.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <sys/wait.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "support/cli.hpp"
+#include "support/run.hpp"
+
+using gpulab::test::check_usage_error;
+using gpulab::test::lines_of;
+using gpulab::test::run_gpulab;
+using nlohmann::json;
+
+namespace {
+
+struct ShellResult {
+  int exit_code = -1;
+  std::string out;  // the script's stdout (a script redirects what it wants to see into it)
+};
+
+// Runs `script` with /bin/sh, $GPULAB naming the binary: for redirections (>/dev/full, 2>&-) and
+// limits (ulimit) that run_gpulab cannot set up.
+ShellResult sh(const std::string& script) {
+  setenv("GPULAB", GPULAB_BINARY, 1);
+  unsetenv("LANG");
+  unsetenv("LC_ALL");
+  unsetenv("LC_MESSAGES");
+  ShellResult r;
+  FILE* p = popen(script.c_str(), "r");
+  REQUIRE(p != nullptr);
+  char buf[4096];
+  std::size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int status = pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+// Whether gpulab starts at all under `limit` (a sanitizer build needs terabytes of address space,
+// so tests of address-space limits skip themselves there).
+bool starts_within(const std::string& limit) {
+  if (sh(limit + "\"$GPULAB\" --version >/dev/null 2>&1").exit_code == 0) return true;
+  WARN("skipped: this build cannot start under '" << limit << "' (a sanitizer build)");
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("A stderr that cannot be written never aborts gpulab", "[cli][reliability]") {
+  struct Case {
+    std::string args;
+    int code;
+  };
+  for (const Case& c : {Case{"amdahl --p 2", 2}, Case{"frobnicate", 2}, Case{"amdahl --p 0.5", 0},
+                        Case{"--backend auto vecadd --n 10", 0}, Case{"hello --blocks 1", 0}}) {
+    for (const char* redirect : {"2>/dev/full", "2>&-"}) {
+      CAPTURE(c.args, redirect);
+      auto r = sh("\"$GPULAB\" " + c.args + " >/dev/null " + redirect);
+      CHECK(r.exit_code == c.code);
+    }
+  }
+  // The notice about the emulator did not stop the run: its output is whole.
+  auto r = sh("\"$GPULAB\" --backend auto vecadd --n 10 2>/dev/full");
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("Verified: all 10 elements"));
+}
+
+TEST_CASE("A stdout that cannot be written is exit 1 with one line on stderr",
+          "[cli][reliability]") {
+  for (const char* args :
+       {"amdahl --p 0.5", "amdahl --p 0.5 --json", "--version", "--help", "vecadd --help",
+        "hello --backend cpu", "learn", "learn 04 --no-pause", "quiz --answers --seed 1",
+        "index-map --grid 4 --block 8", "vecadd --n 10 --backend cpu --source"}) {
+    for (const char* redirect : {">/dev/full", ">&-"}) {
+      CAPTURE(args, redirect);
+      auto r = sh(std::string("\"$GPULAB\" ") + args + " 2>&1 " + redirect + " </dev/null");
+      CHECK(r.exit_code == 1);
+      REQUIRE(lines_of(r.out).size() == 1);
+      CHECK_THAT(r.out, Catch::StartsWith("gpulab: error: cannot write to standard output"));
+      CHECK_THAT(r.out, Catch::Contains(std::string(redirect) == ">&-" ? "Bad file descriptor"
+                                                                       : "No space left"));
+    }
+  }
+}
+
+TEST_CASE("An empty value is a usage error, not the default", "[cli][reliability]") {
+  for (const auto& [args, option] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"--lang", "", "amdahl", "--p", "0.5"}, "--lang"},
+           {{"--emu-threads", "", "vecadd", "--n", "5"}, "--emu-threads"},
+           {{"--shuffle-blocks", "", "vecadd", "--n", "5"}, "--shuffle-blocks"},
+           {{"vecadd", "--n", "5", "--seed", ""}, "--seed"},
+           {{"vecadd", "--n", "5", "--find", ""}, "--find"},
+           {{"vecadd", "--n", "5", "--bench", "--reps", ""}, "--reps"},
+           {{"warp-hiding", "--steps", ""}, "--steps"},
+           {{"device-info", "--model", ""}, "--model"},
+           {{"device-info", "--device", ""}, "--device"},
+           {{"quiz", "--answers", "--seed", ""}, "--seed"}}) {
+    check_usage_error(args, option + " '': empty");
+  }
+}
+
+TEST_CASE("--source checks the other options first", "[cli][reliability]") {
+  check_usage_error({"vecadd", "--source", "--n", "abc"}, "--n abc: not a whole number");
+  check_usage_error({"vecadd", "--source", "--block", "2048"}, "--block 2048");
+  check_usage_error({"hello", "--source", "--blocks", "0"}, "--blocks 0");
+  check_usage_error({"index-map", "--source", "--grid", "0"}, "--grid 0");
+  check_usage_error({"index-map", "--source", "--grid", "2", "--block", "2", "--find", "9"},
+                    "--find 9");
+  check_usage_error({"twonorm", "--source", "--rows", "x"}, "--rows x");
+  check_usage_error({"twonorm", "--source", "--kernel", "fast"}, "--kernel fast");
+  // Alone, or with good values, it still prints the source.
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"vecadd", "--source"},
+                                               {"vecadd", "--source", "--n", "5"},
+                                               {"index-map", "--source"},
+                                               {"twonorm", "--source", "--kernel", "all"}}) {
+    CAPTURE(args);
+    auto r = run_gpulab(args);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("__global__"));
+  }
+}
+
+TEST_CASE("Numbers past 2^63 - 1 are told the real limit", "[cli][reliability]") {
+  const std::string big = "9223372036854775808";
+  check_usage_error({"vecadd", "--n", "5", "--seed", big}, "must be at most 9223372036854775807");
+  check_usage_error({"--shuffle-blocks", big, "vecadd", "--n", "5"},
+                    "must be at most 9223372036854775807");
+  check_usage_error({"vecadd", "--n", "5", "--find", big}, "must be between 0 and 4");
+  check_usage_error({"index-map", "--grid", "2", "--block", "2", "--find", big},
+                    "must be between 0 and 3");
+  check_usage_error({"amdahl", "--p", "0.5", "--n", big},
+                    "item " + big + " must be between 1 and 1000000000000");
+}
+
+TEST_CASE("learn: a progress file with wrong entries warns and keeps what is valid",
+          "[cli][reliability][learn]") {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("gpulab-reliability-" + std::to_string(getpid())) / "progress";
+  std::filesystem::create_directories(dir / "gpulab");
+  std::ofstream(dir / "gpulab" / "progress.json")
+      << R"({"lessons": {"04-amdahl": {"step": "abc"}, "05-school-model": null,
+             "01-computer-and-cpu": {"step": 99, "done": false},
+             "02-cpu-vs-gpu": {"step": 2, "done": false}}})";
+  const std::string env = "XDG_STATE_HOME=" + dir.string();
+  auto r = run_gpulab({"learn", "--json"}, "", {env});
+  CAPTURE(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json lessons = json::parse(r.out)["lessons"];
+  auto find = [&](const std::string& id) {
+    for (const auto& l : lessons)
+      if (l["id"] == id) return l;
+    FAIL("no lesson " << id);
+    return json();
+  };
+  CHECK(find("04-amdahl")["status"] == "new");
+  CHECK(find("05-school-model")["status"] == "new");
+  CHECK(find("01-computer-and-cpu")["status"] == "new");
+  CHECK(find("02-cpu-vs-gpu")["status"] == "in progress");
+  CHECK(find("02-cpu-vs-gpu")["step"] == 2);
+  const auto warnings = lines_of(r.err);
+  CHECK(warnings.size() == 3);
+  for (const auto& w : warnings) CHECK_THAT(w, Catch::StartsWith("gpulab: warning: "));
+  CHECK_THAT(r.err, Catch::Contains("\"step\": \"abc\" is not a step number"));
+  CHECK_THAT(r.err, Catch::Contains("step 100, past its 4 steps"));
+  auto text = run_gpulab({"learn"}, "", {env});
+  CHECK(text.exit_code == 0);
+  CHECK_THAT(text.out, Catch::Contains("in progress (3/4)"));
+  CHECK_THAT(text.out, !Catch::Contains("100/"));
+}
+
+TEST_CASE("The emulator runs with the worker threads the system lets it start",
+          "[cli][reliability]") {
+  // 300 MB of address space holds gpulab and some, but not 64, thread stacks of 8 MiB.
+  const std::string limit = "ulimit -v 300000 && ";
+  if (!starts_within(limit)) return;
+  auto r =
+      sh(limit + "\"$GPULAB\" --emu-threads 64 vecadd --n 100000 --backend cpu --show none 2>&1");
+  CAPTURE(r.out);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("Verified: all 100,000 elements"));
+  CHECK_THAT(r.out, !Catch::Contains("terminate"));
+}
+
+TEST_CASE("quiz: a huge answer line is not read whole; control bytes are not echoed raw",
+          "[cli][reliability][quiz]") {
+  const std::string huge(5'000'000, '1');
+  auto r = run_gpulab({"quiz", "--count", "3", "--seed", "1"},
+                      "\x1b[31mred\x1b[0m\n" + huge + "\n4.98\n");
+  CAPTURE(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.size() < 4000);
+  CHECK(r.out.find('\x1b') == std::string::npos);
+  CHECK_THAT(r.out, Catch::Contains("'\\x1b[31mred\\x1b[0m' is not a number"));
+  CHECK_THAT(r.out, Catch::Contains("Longer than 1024 bytes, so not read"));
+  auto j = run_gpulab({"quiz", "--count", "2", "--seed", "1", "--json"}, huge + "\nyes\n");
+  REQUIRE(j.exit_code == 0);
+  CHECK(j.out.size() < 20000);
+  CHECK(json::parse(j.out)["answered"] == 2);
+}
+
+TEST_CASE("Memory is counted buffer by buffer and refused before anything is allocated",
+          "[cli][reliability]") {
+  struct Case {
+    std::vector<std::string> args;
+    std::vector<std::string> says;
+  };
+  for (const Case& c : {Case{{"vecadd", "--n", "2147483647", "--show", "all"},
+                             {"vecadd --n 2147483647 needs", "a, b, c on the host 24 GiB",
+                              "a, b, c on the device 24 GiB", "(--show all)"}},
+                        Case{{"twonorm", "--rows", "2147483647", "--cols", "100"},
+                             {"a, b on the host 1.56 TiB", "a, b on the device 1.56 TiB"}}}) {
+    // Many emulator threads, so that the run is not refused for its length first.
+    std::vector<std::string> args = {"--backend", "cpu", "--emu-threads", "256"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    CAPTURE(args);
+    auto r = run_gpulab(args);
+    CAPTURE(r.err);
+    CHECK(r.exit_code == 1);
+    CHECK(r.out.empty());
+    CHECK(lines_of(r.err).size() == 1);
+    CHECK_THAT(r.err, Catch::Contains("host memory") && Catch::Contains("nothing was allocated"));
+    for (const auto& s : c.says) CHECK_THAT(r.err, Catch::Contains(s));
+  }
+}
+
+TEST_CASE("An emulator run of an hour is refused with the estimate", "[cli][reliability]") {
+  auto r = run_gpulab({"--backend", "cpu", "--emu-threads", "1", "twonorm", "--kernel", "all",
+                       "--rows", "2147483647", "--cols", "1"});
+  CAPTURE(r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(lines_of(r.err).size() == 1);
+  CHECK_THAT(r.err, Catch::Contains("would run for about 45 minutes or more on the emulator"));
+}
+
+TEST_CASE("index-map --show all streams its rows: a million rows in little memory",
+          "[cli][reliability][index-map]") {
+  // 600 MB of address space: the whole table held as cells took 1.3 GB.
+  const std::string limit = "ulimit -v 600000 && ";
+  if (!starts_within(limit)) return;
+  auto r =
+      sh(limit + "\"$GPULAB\" index-map --grid 1024 --block 1024 --show all | grep -c '^ *[0-9]'");
+  CHECK(r.exit_code == 0);
+  CHECK(std::stoul(r.out) >= 1024u * 1024u);
+  // The streamed table is aligned as a Table: every row as wide as the header, 2-D coordinates
+  // left-aligned.
+  auto t = run_gpulab({"index-map", "--grid", "3x2", "--block", "4x5", "--show", "all"});
+  REQUIRE(t.exit_code == 0);
+  const auto lines = lines_of(t.out);
+  CHECK(lines.at(4) == "  global  blockIdx  threadIdx  block#  thread#  warp");
+  CHECK(lines.at(5) == "       0  (0,0)     (0,0)           0        0     0");
+  CHECK(lines.at(124) == "     119  (2,1)     (3,4)           5       19     0");
+}
