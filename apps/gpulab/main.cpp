@@ -116,7 +116,7 @@ int main(int argc, char** argv) {
     return fail(kExitUsage, fmt::format("{} (see '{}')", e.what(), where));
   } catch (const ExitCode& e) {
     std::fflush(stdout);
-    return e.code();
+    return finish(e.code());
   } catch (const UsageError& e) {
     return fail(kExitUsage, e.what());
   } catch (const Error& e) {

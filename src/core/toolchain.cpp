@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <cstdlib>
 #include <regex>
 #include <vector>
@@ -93,7 +94,8 @@ std::optional<Tool> find_cxx() {
   for (const std::string& name : candidates) {
     const auto path = find_program(name);
     if (!path) continue;
-    Tool tool{name, *path, ""};
+    // $CXX may be a path (/opt/gcc/bin/g++): the tool's name is its last part.
+    Tool tool{std::filesystem::path(name).filename().string(), *path, ""};
     const ProcessResult r =
         run_capture({*path, "-dumpfullversion", "-dumpversion"}, std::chrono::seconds(20));
     if (r.ok()) tool.version = first_match(r.out, R"(([0-9][0-9.]*))");
