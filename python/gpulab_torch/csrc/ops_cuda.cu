@@ -31,8 +31,9 @@ constexpr int kBlock = 256;
 // A kernel gets raw pointers, so everything a pointer cannot say is checked here: a host tensor
 // would be an illegal address on the GPU, another dtype would be reinterpreted as float, a
 // strided view would be read in the wrong order.
-// "[4, 3]": sizes and strides spelled out by hand. Streaming an IntArrayRef into c10::str from
-// nvcc-compiled code crashed inside the error path on the H100 machine (PyTorch 2.11, CUDA 13).
+// "[4, 3]": sizes and strides spelled out by hand, and numbers through std::to_string: streaming an
+// IntArrayRef or an int64_t into c10::str from nvcc-compiled code crashed inside the error path on
+// the H100 machine (PyTorch 2.11, CUDA 13); strings and devices streamed fine.
 std::string dims_of(at::IntArrayRef a) {
   std::string s = "[";
   for (std::size_t i = 0; i < a.size(); ++i) {
@@ -141,14 +142,15 @@ at::Tensor linear_gelu(const at::Tensor& x, const at::Tensor& weight, const at::
   check_input("linear_gelu", "bias", bias);
   check_same_device("linear_gelu", "weight", weight, "x", x);
   check_same_device("linear_gelu", "bias", bias, "x", x);
-  TORCH_CHECK(x.dim() == 2, "gpulab::linear_gelu: x has ", x.dim(),
+  TORCH_CHECK(x.dim() == 2, "gpulab::linear_gelu: x has ", std::to_string(x.dim()),
               " dimensions; it must be (rows, in_features)");
   TORCH_CHECK(weight.dim() == 2 && weight.size(1) == x.size(1),
               "gpulab::linear_gelu: weight has sizes ", dims_of(weight.sizes()),
-              "; it must be (out_features, in_features = ", x.size(1), "), nn.Linear's layout");
+              "; it must be (out_features, in_features = ", std::to_string(x.size(1)),
+              "), nn.Linear's layout");
   TORCH_CHECK(bias.dim() == 1 && bias.size(0) == weight.size(0),
               "gpulab::linear_gelu: bias has sizes ", dims_of(bias.sizes()),
-              "; it must be (out_features = ", weight.size(0), ")");
+              "; it must be (out_features = ", std::to_string(weight.size(0)), ")");
   // The notes' kernel indexes with int: every index it forms must fit.
   constexpr std::int64_t kIntMax = std::numeric_limits<int>::max();
   TORCH_CHECK(
