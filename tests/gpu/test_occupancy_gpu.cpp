@@ -32,7 +32,10 @@ TEST_CASE("occupancy agrees with cudaOccupancyMaxActiveBlocksPerMultiprocessor",
   std::string mismatches;
   for (const auto& s : sweep.samples) {
     if (s.threads > s.max_threads) {
-      // The kernel's launch bound (or its registers) forbid this block size: CUDA says so.
+      // The kernel's launch bound (or its registers) forbid this block size; such a launch fails.
+      // Measured on an H100 (CUDA 13.0): cudaOccupancyMaxActiveBlocksPerMultiprocessor does not
+      // say so: it returned a non-zero count for 1,610 of 3,066 such configurations. They are
+      // left out of the comparison.
       ++beyond_bounds;
       if (s.cuda_error != 0 || s.cuda_blocks == 0) ++beyond_bounds_zero;
       continue;
@@ -73,7 +76,7 @@ TEST_CASE("occupancy agrees with cudaOccupancyMaxActiveBlocksPerMultiprocessor",
   CHECK(registers_seen.size() >= 15);
   CHECK(static_seen.size() >= 8);
   CHECK(blocks_seen.size() >= 10);
-  CHECK(beyond_bounds_zero == beyond_bounds);
+  CHECK(beyond_bounds > 0);  // the sweep reached block sizes past launch bounds
 
   // CUDA reports a kernel's static shared memory as declared, without the driver's per-block
   // reserve (which the cubin's .nv.shared section includes on sm_90): the figure nvcc
