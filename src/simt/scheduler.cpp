@@ -695,7 +695,8 @@ bool BlockRunner::group_complete(std::uint32_t warp, std::uint32_t mask, std::ui
 }
 
 // In check mode, a shuffle that reads a lane outside its mask is a fault: the value is undefined
-// (an H100 returned 0), so neither the GPU's answer nor the emulator's may be trusted.
+// (an H100 returned 0 in one test and the source lane's value in another), so neither the GPU's
+// answer nor the emulator's may be trusted.
 void BlockRunner::check_shuffle_sources(std::uint32_t warp, std::uint32_t mask) {
   const std::uint32_t base = warp * 32;
   std::uint32_t readers = 0;
@@ -725,7 +726,8 @@ void BlockRunner::check_shuffle_sources(std::uint32_t warp, std::uint32_t mask) 
     out += "; lanes " + format_lanes(readers & ~(1u << lane), 0) + " read outside the mask too";
   }
   out +=
-      ". The value read is undefined on a GPU (an H100 returns 0): include the source lane in "
+      ". The value read is undefined on a GPU (an H100 gave 0 or the source lane's value): include "
+      "the source lane in "
       "the mask, or do not use the value";
   fail_here(KernelFault::Kind::invalid_argument, std::move(out));
 }
@@ -808,6 +810,7 @@ void BlockRunner::complete_group(std::uint32_t warp, std::uint32_t mask, std::ui
       case WarpOp::shfl_xor: {
         const std::uint32_t src = shuffle_source(op, lane, me.arg, me.width);
         // Reading a lane outside the mask (or one with no thread) is undefined; an H100 returned 0
+        // for a lane with no thread and the source lane's value for a lane outside a tile's mask
         // (CUDA 13), and check mode reports it (above).
         r = (mask & (1u << src)) != 0 ? wait_[base + src].value : 0;
         break;

@@ -173,7 +173,8 @@ TEST_CASE("check mode reports a shuffle that reads outside its mask", "[simt][sh
           "block (0,0,0): warp 0: lane 8 (thread 8) calls __shfl_down_sync at " +
               simt_test::site("primitives.cuh", "partial-shuffle") +
               " and reads lane 16, which is outside the mask 0x0000ffff; lanes 9-15 read outside "
-              "the mask too. The value read is undefined on a GPU (an H100 returns 0): include "
+              "the mask too. The value read is undefined on a GPU (an H100 gave 0 or the source "
+              "lane's value): include "
               "the source lane in the mask, or do not use the value");
   }
 }
