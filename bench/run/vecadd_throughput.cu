@@ -1,6 +1,6 @@
-// gpulab run's emulator throughput: the same int vector add as `gpulab vecadd` (kernels/vecadd.cuh),
-// as a student would write it, timed with CUDA events (CPU time on the emulator); median of 7.
-// Compare: gpulab vecadd --n 16777216 --block 256 --backend cpu --bench
+// gpulab run's emulator throughput: the same int vector add as `gpulab vecadd`
+// (kernels/vecadd.cuh), as a student would write it, timed with CUDA events (CPU time on the
+// emulator); median of 7. Compare: gpulab vecadd --n 16777216 --block 256 --backend cpu --bench
 #include <algorithm>
 #include <cstdio>
 #include <vector>
@@ -38,6 +38,8 @@ int main() {
   for (int i = 0; i < n; ++i) wrong += h[i] != 2 * (i % 1000);
   printf("vector_add, %d ints, blocks of %d: median %.3f ms (%.2f ns per thread), %d wrong\n", n,
          block, ms[reps / 2], ms[reps / 2] * 1e6 / n, wrong);
-  cudaFree(a); cudaFree(b); cudaFree(c);
+  cudaFree(a);
+  cudaFree(b);
+  cudaFree(c);
   return wrong == 0 ? 0 : 1;
 }

@@ -33,7 +33,7 @@ struct ProcessResult {
   bool output_capped = false;  // stopped by us after max_output_bytes
   std::size_t output_bytes = 0;
   char last_stdout_byte = '\n';  // the last byte the program wrote to stdout ('\n' if none)
-  std::string out, err;  // captured (capture mode only)
+  std::string out, err;          // captured (capture mode only)
   double wall_ms = 0;
 
   bool ok() const {

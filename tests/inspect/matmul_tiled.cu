@@ -1,7 +1,7 @@
 // A tiled matrix multiply: each block stages TILE x TILE tiles of A and B in shared memory, every
 // thread accumulates one element of C with fused multiply-adds.
-#include <cstdio>
 #include <cuda_runtime.h>
+#include <cstdio>
 
 #define TILE 16
 

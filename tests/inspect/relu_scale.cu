@@ -1,6 +1,6 @@
 // The course notes' fused ReLU + scale: out = max(in, 0) * alpha, one thread per element.
-#include <cstdio>
 #include <cuda_runtime.h>
+#include <cstdio>
 
 __global__ void fused_relu_scale_kernel(const float* in, float* out, int n, float alpha) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -1,8 +1,8 @@
 // The course notes' two-norm kernel: the squared differences in a 16 KiB shared buffer, summed by
 // rows, then by one thread.
+#include <cuda_runtime.h>
 #include <cmath>
 #include <cstdio>
-#include <cuda_runtime.h>
 
 __global__ void two_norm_kernel(const float* a, const float* b, float* c, int n, int m) {
   __shared__ float a_minus_b[64 * 64];

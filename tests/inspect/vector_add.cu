@@ -1,6 +1,6 @@
 // The course notes' vector add: one thread per element, guarded by i < n.
-#include <cstdio>
 #include <cuda_runtime.h>
+#include <cstdio>
 
 __global__ void vector_add(const int* a, const int* b, int* c, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -1,11 +1,11 @@
 // The CUDA implementations of gpulab's PyTorch operators: every input checked, then gpulab's own
 // kernel headers (src/kernels, the ones the CLI runs) launched on PyTorch's current stream.
-#include <string>
 #include <ATen/ATen.h>
 #include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAException.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <torch/library.h>
+#include <string>
 
 #include <algorithm>
 #include <cstdint>

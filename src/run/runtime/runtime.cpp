@@ -447,7 +447,8 @@ void launch_erased(const LaunchSite& site, const void* kernel, const LaunchConfi
     if (st.races_found > st.races.size())
       line["races_not_listed"] = st.races_found - st.races.size();
   } catch (const simt::KernelFault& f) {
-    // A GPU reports a fault in a kernel (a trap, an illegal access) as an unspecified launch failure.
+    // A GPU reports a fault in a kernel (a trap, an illegal access) as an unspecified launch
+    // failure.
     error = cudaErrorLaunchFailure;
     line["fault"] = f.what();
     json finding = {{"event", "finding"},
