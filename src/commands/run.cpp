@@ -347,14 +347,25 @@ std::string describe(const RunFinding& f, Lang l) {
         fmt::runtime(std::string(tr(
             l,
             "race on global memory ({} at byte {}): {} {} at {}, then {} {} with nothing "
-            "ordering the two{}. Blocks of one launch are never ordered: use atomics, or "
-            "split the work into two kernels.",
+            "ordering the two{}. {}",
             "全局内存上的竞争（{0}，第 {1} 字节）：{2} 在 {4} {3}，随后 {5} {6}，两者之间没有任何"
-            "同步{7}。同一次启动中的线程块之间没有先后顺序：请使用原子操作，或拆成两个核函数。"))),
+            "同步{7}。{8}"))),
         region_text(x, l), x.value("offset", std::int64_t{0}),
         who(x, "other_block", "other_thread", l),
         other_write ? tr(l, "wrote", "写入") : tr(l, "read", "读取"),
-        f.other_where.empty() ? "?" : f.other_where, who(x, "block", "thread", l), did, times);
+        f.other_where.empty() ? "?" : f.other_where, who(x, "block", "thread", l), did, times,
+        x.value("other_block", json()) == x.value("block", json())
+            ? std::string(
+                  tr(l,
+                     "Threads of one block are ordered only by __syncthreads(): put one "
+                     "between the two accesses, or let one thread do the work.",
+                     "同一线程块内的线程只靠 __syncthreads() 排定先后：在两次访问之间加一个，"
+                     "或只让一个线程做这件事。"))
+            : std::string(
+                  tr(l,
+                     "Blocks of one launch are never ordered: use atomics, or split the "
+                     "work into two kernels.",
+                     "同一次启动中的线程块之间没有先后顺序：请使用原子操作，或拆成两个核函数。")));
   }
   if (k == "shared_race") {
     return std::string(tr(l, "race on shared memory: ", "共享内存上的竞争：")) +
@@ -511,6 +522,15 @@ std::string render_run(const RunResult& r, const OutputOptions& out) {
     }
   } else if (r.backend != "cuda") {
     s += std::string(tr(l, "  No kernel was launched.", "  没有启动任何核函数。")) + "\n";
+  }
+  if (r.backend == "cuda") {
+    s += std::string(tr(
+             l,
+             "  Kernels ran on the GPU as nvcc built them; gpulab lists launches, threads, "
+             "warps and barriers only on its emulator (--backend cpu).",
+             "  核函数按 nvcc 的编译结果在 GPU 上运行；启动、线程、线程束和屏障的统计只有 gpulab "
+             "的模拟器才列出（--backend cpu）。")) +
+         "\n";
   }
   if (r.dropped_printf_bytes > 0) {
     s += "  " +
