@@ -36,20 +36,30 @@ std::unique_ptr<Backend> make_emulator_backend(const EmulatorSettings& emu) {
   return emu.check ? emulator_checked_backend::make(emu) : emulator_backend::make(emu);
 }
 
-std::unique_ptr<Backend> make_backend(BackendChoice choice, const EmulatorSettings& emu,
-                                      std::string* notice) {
-  if (choice == BackendChoice::cpu) return make_emulator_backend(emu);
-  GpuProbe probe = probe_gpu();
-#if GPULAB_HAVE_CUDA
-  if (probe.usable) return make_cuda_backend(0);
-#endif
+bool gpu_chosen(BackendChoice choice, std::string* notice, Lang lang) {
+  if (choice == BackendChoice::cpu) return false;
+  const GpuProbe probe = probe_gpu();
+  if (probe.usable) return true;
   if (choice == BackendChoice::gpu) {
     throw RuntimeFailure(fmt::format("--backend gpu: no GPU is usable: {}", probe.reason));
   }
   if (notice != nullptr) {
     *notice = fmt::format(
-        "no GPU is usable ({}); running on gpulab's CPU emulator of the SIMT model", probe.reason);
+        fmt::runtime(std::string(
+            tr(lang, "no GPU is usable ({}); running on gpulab's CPU emulator of the SIMT model",
+               "没有可用的 GPU（{}）；在 gpulab 的 SIMT 模型 CPU 模拟器上运行"))),
+        probe.reason);
   }
+  return false;
+}
+
+std::unique_ptr<Backend> make_backend(BackendChoice choice, const EmulatorSettings& emu,
+                                      std::string* notice, Lang lang) {
+#if GPULAB_HAVE_CUDA
+  if (gpu_chosen(choice, notice, lang)) return make_cuda_backend(0);
+#else
+  gpu_chosen(choice, notice, lang);  // throws for --backend gpu; says why there is no GPU
+#endif
   return make_emulator_backend(emu);
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "calc/launch_limits.hpp"
+#include "core/output.hpp"
 
 namespace gpulab {
 
@@ -126,10 +127,14 @@ struct GpuProbe {
 };
 GpuProbe probe_gpu();
 
-// The backend that --backend asks for. With `automatic` and no usable GPU, it returns the
-// emulator and sets `notice` to one line saying so and why. `gpu` without a usable GPU throws.
+// Whether --backend means the GPU: true when `choice` is not `cpu` and a GPU is usable. With
+// `automatic` and no usable GPU it returns false and sets `notice` to one line saying so and why;
+// `gpu` without a usable GPU throws RuntimeFailure.
+bool gpu_chosen(BackendChoice choice, std::string* notice, Lang lang = Lang::en);
+
+// The backend that --backend asks for (gpu_chosen decides).
 std::unique_ptr<Backend> make_backend(BackendChoice choice, const EmulatorSettings& emu,
-                                      std::string* notice);
+                                      std::string* notice, Lang lang = Lang::en);
 
 std::unique_ptr<Backend> make_emulator_backend(const EmulatorSettings& emu);
 #if GPULAB_HAVE_CUDA

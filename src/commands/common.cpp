@@ -82,7 +82,7 @@ void finish_global_options(GlobalOptions& g) {
 
 std::unique_ptr<Backend> open_backend(const GlobalOptions& g) {
   std::string notice;
-  auto backend = make_backend(g.backend, g.emu, &notice);
+  auto backend = make_backend(g.backend, g.emu, &notice, g.out.lang);
   if (!notice.empty()) write_stderr(fmt::format("gpulab: {}\n", notice));
   return backend;
 }

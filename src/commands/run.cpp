@@ -691,24 +691,10 @@ void setup_run(CLI::App& app, GlobalOptions& g) {
         bad_value("--arch", raw->arch, "expected sm_XY, e.g. sm_90");
       o.gpu_arch = raw->arch;
     }
-    if (g.backend == BackendChoice::cpu || (check && !gpu_asked)) {
-      o.gpu = false;
-    } else {
-      const GpuProbe probe = probe_gpu();
-      if (probe.usable) {
-        o.gpu = true;
-      } else if (g.backend == BackendChoice::gpu) {
-        throw RuntimeFailure(fmt::format("--backend gpu: no GPU is usable: {}", probe.reason));
-      } else if (!g.out.json) {
-        fmt::print(
-            stderr, "gpulab: {}\n",
-            fmt::format(
-                fmt::runtime(std::string(
-                    tr(g.out.lang,
-                       "no GPU is usable ({}); running on gpulab's CPU emulator of the SIMT model",
-                       "没有可用的 GPU（{}）；在 gpulab 的 SIMT 模型 CPU 模拟器上运行"))),
-                probe.reason));
-      }
+    if (!(check && !gpu_asked)) {
+      std::string notice;
+      o.gpu = gpu_chosen(g.backend, &notice, g.out.lang);
+      if (!notice.empty() && !g.out.json) write_stderr(fmt::format("gpulab: {}\n", notice));
     }
     if (o.shuffle_seed && o.gpu) {
       throw UsageError(
