@@ -6,9 +6,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <fstream>
 #include <sstream>
 
+#include <cxxabi.h>
 #include <fmt/format.h>
 
 #include "core/error.hpp"
@@ -213,6 +215,16 @@ fs::path cache_dir() {
   return fs::temp_directory_path() / fmt::format("gpulab-run-{}", ::getuid());
 }
 
+// nvcc's flags for a program with the launch log: host debug lines name each launch's kernel and
+// line; the launch entry point is wrapped by the log (src/run/gpu/launch_log.cpp).
+constexpr std::array<const char*, 7> kLaunchLogFlags = {"-g",
+                                                        "-Xcompiler",
+                                                        "-fno-optimize-sibling-calls",
+                                                        "-Xlinker",
+                                                        "--wrap=__cudaLaunchKernel",
+                                                        "-Xlinker",
+                                                        "--wrap=__cudaLaunchKernel_ptsz"};
+
 Build build_program(const BuildRequest& r) {
   const Lang lang = r.lang;
   if (!fs::exists(r.source)) {
@@ -230,9 +242,17 @@ Build build_program(const BuildRequest& r) {
   Build build;
   std::optional<toolchain::Tool> compiler;
   Kit kit;
+  std::optional<fs::path> launch_log;  // --backend gpu: the report's launch list (if built)
   if (r.target == Target::gpu) {
     compiler = toolchain::find_nvcc();
     if (!compiler) throw RuntimeFailure(toolchain::missing_message("nvcc", lang));
+    if (const auto dir = kit_dir(); dir && fs::exists(*dir / "lib/libgpulab_launch_log.a")) {
+      launch_log = *dir / "lib/libgpulab_launch_log.a";
+      Hasher h;
+      h.add(file_stamp(*launch_log));
+      for (const char* f : kLaunchLogFlags) h.add(f);
+      kit.id = h.hex();
+    }
   } else {
     compiler = toolchain::find_cxx();
     if (!compiler) throw RuntimeFailure(toolchain::missing_message("g++", lang));
@@ -298,6 +318,13 @@ Build build_program(const BuildRequest& r) {
     argv.insert(argv.end(), r.extra_flags.begin(), r.extra_flags.end());
     argv.insert(argv.end(),
                 {"-MD", "-MF", depfile.string(), "-o", out.string(), r.source.string()});
+    if (launch_log) {
+      // Device code is compiled as before.
+      // No sibling calls in host code, so that a function that ends with its launch keeps its
+      // frame (launch_two_norm(...) { kernel<<<1, 512>>>(...); }).
+      argv.insert(argv.end(), kLaunchLogFlags.begin(), kLaunchLogFlags.end());
+      argv.push_back(launch_log->string());
+    }
     const ProcessResult p = run_capture(argv, kCompileLimit);
     if (!p.ok()) compile_failed(p);
   } else {
@@ -446,6 +473,93 @@ std::vector<std::string> source_lines(const fs::path& program, const fs::path& s
     }
     out[index] = l;
     found = true;
+  }
+  return out;
+}
+
+namespace {
+
+// "fill<3>" from "fill<3>", "fill<3>(int*)" or "void fill<3>(int*)": the name without its
+// parameters and return type.
+std::string bare_function_name(std::string name) {
+  int depth = 0;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    if (name[i] == '<') ++depth;
+    if (name[i] == '>') --depth;
+    if (name[i] == '(' && depth == 0 && i > 0) {
+      name.resize(i);
+      break;
+    }
+  }
+  depth = 0;
+  for (std::size_t i = name.size(); i-- > 0;) {
+    if (name[i] == '>') ++depth;
+    if (name[i] == '<') --depth;
+    if (name[i] == ' ' && depth == 0) {
+      name.erase(0, i + 1);
+      break;
+    }
+  }
+  return name;
+}
+
+}  // namespace
+
+std::vector<GpuLaunchSite> gpu_launch_sites(const fs::path& program,
+                                            const std::vector<std::vector<std::uint64_t>>& frames) {
+  std::vector<GpuLaunchSite> out(frames.size());
+  const auto addr2line = toolchain::find_program("addr2line");
+  if (!addr2line || frames.empty()) return out;
+  std::vector<std::string> argv = {*addr2line, "-e", program.string(), "-a", "-f", "-C", "-i"};
+  for (const auto& stack : frames) {
+    for (std::uint64_t a : stack) argv.push_back(fmt::format("{:#x}", a > 0 ? a - 1 : a));
+    argv.push_back("0x0");  // marks the end of one launch's frames
+  }
+  const ProcessResult p = run_capture(argv, std::chrono::seconds(30));
+  if (!p.ok()) return out;
+  // For each address "0x...", then pairs of lines (function, file:line), innermost first. nvcc's
+  // device stub, __device_stub__<mangled kernel>, names the kernel; the launch is the first frame
+  // after it in the user's code that is not the kernel's host stub (which nvcc places at the
+  // kernel's own line). The runtime's headers and nvcc's generated files are not the user's code.
+  const auto users = [](const std::string& where) {
+    return where.rfind("??", 0) != 0 && where.find("/tmpxft_") == std::string::npos &&
+           where.find(".stub.c") == std::string::npos && where.find("/crt/") == std::string::npos &&
+           where.find("/targets/") == std::string::npos &&
+           where.find("/usr/include/") == std::string::npos;
+  };
+  constexpr std::string_view kStub = "__device_stub__";
+  std::istringstream lines(p.out);
+  std::string l, function;
+  std::size_t launch = 0;
+  bool pending_function = false;
+  while (std::getline(lines, l) && launch < out.size()) {
+    if (l.rfind("0x", 0) == 0) {
+      if (l.find_first_not_of("0x") == std::string::npos) ++launch;  // the end marker
+      pending_function = false;
+      continue;
+    }
+    if (!pending_function) {
+      function = l;
+      pending_function = true;
+      continue;
+    }
+    pending_function = false;
+    std::string where = l;
+    if (const auto disc = where.find(" (discriminator"); disc != std::string::npos) {
+      where.resize(disc);
+    }
+    GpuLaunchSite& site = out[launch];
+    if (function.rfind(kStub, 0) == 0 && site.kernel.empty()) {
+      std::string mangled = "_" + bare_function_name(function.substr(kStub.size()));
+      int status = 0;
+      char* demangled = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
+      site.kernel = bare_function_name(status == 0 && demangled ? demangled : mangled);
+      std::free(demangled);
+      continue;
+    }
+    if (site.kernel.empty() || !site.site.empty() || !users(where)) continue;
+    if (bare_function_name(function) == site.kernel) continue;  // the kernel's host stub
+    site.site = where;
   }
   return out;
 }
