@@ -15,8 +15,10 @@
 
 #include "commands/amdahl.hpp"
 #include "commands/common.hpp"
+#include "commands/complete.hpp"
 #include "commands/device_info.hpp"
 #include "commands/hello.hpp"
+#include "commands/help.hpp"
 #include "commands/index_map.hpp"
 #include "commands/inspect.hpp"
 #include "commands/learn.hpp"
@@ -24,6 +26,7 @@
 #include "commands/quiz.hpp"
 #include "commands/run.hpp"
 #include "commands/twonorm.hpp"
+#include "commands/usage_error.hpp"
 #include "commands/vecadd.hpp"
 #include "commands/warp_hiding.hpp"
 #include "core/error.hpp"
@@ -47,41 +50,34 @@ int finish(int code, int write_errno = 0) {
   return fail(kExitFailure, failure);
 }
 
-// "gpulab frobnicate": CLI11 only says a subcommand is required; name the word and the commands.
-std::optional<std::string> unknown_command(CLI::App& app, int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    std::string_view a = argv[i];
-    if (a.starts_with("-")) {
-      // Global options that take a value in the next word.
-      if (a == "--backend" || a == "--color" || a == "--lang" || a == "--shuffle-blocks" ||
-          a == "--emu-threads") {
-        ++i;
-      }
-      continue;
-    }
-    std::vector<std::string> names;
-    for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
-    return fmt::format("unknown command '{}'; the commands are: {}", a, fmt::join(names, ", "));
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace gpulab;
   protect_standard_streams();
-  CLI::App app{
-      "gpulab: learn how GPUs work by running real CUDA kernels and explaining every number",
-      "gpulab"};
-  app.set_version_flag("--version", std::string(version_text()));
+  // The help is written in the user's language, so the language is known before the parse.
+  GlobalOptions global;
+  global.out.lang = prescan_lang(argc, argv);
+  const Lang lang = global.out.lang;
+  CLI::App app{std::string(tr(lang,
+                              "gpulab: learn how GPUs work by running real CUDA kernels and "
+                              "explaining every number",
+                              "gpulab：运行真实的 CUDA 内核、解释每一个数字，学习 GPU 如何工作")),
+               "gpulab"};
+  install_help_formatter(app, lang);  // before the commands: they inherit it
+  app.set_version_flag("-v,--version", std::string(version_text()),
+                       std::string(tr(lang, "Print gpulab's version and backends, and exit",
+                                      "显示 gpulab 的版本和后端后退出")));
   app.fallthrough();  // global options work after the subcommand too: gpulab vecadd --json
   app.require_subcommand(1);
   app.footer(
-      "Exit codes: 0 success, 1 runtime failure, 2 usage error.\n"
-      "Run 'gpulab <command> --help' for a command's options.");
+      std::string(tr(lang,
+                     "Exit codes: 0 success, 1 runtime failure, 2 usage error.\n"
+                     "Run 'gpulab help COMMAND' (or 'gpulab COMMAND --help') for a "
+                     "command's options.",
+                     "退出码：0 成功，1 运行时失败，2 用法错误。\n"
+                     "运行 'gpulab help 命令'（或 'gpulab 命令 --help'）查看该命令的选项。")));
 
-  GlobalOptions global;
   add_global_options(app, global);
   // Lessons first, then the kernels in the order the course meets them, then the calculators.
   setup_learn(app, global);
@@ -96,7 +92,26 @@ int main(int argc, char** argv) {
   setup_inspect(app, global);
   setup_amdahl(app, global);
   setup_device_info(app, global);
+  setup_help(app, global);
+  localize_groups(app, lang);
   reject_empty_values(app);
+
+  // Hidden: the bash completion and the man page ask the binary itself.
+  const std::string_view first = argc > 1 ? argv[1] : "";
+  if (first == "__complete") {
+    std::string text;
+    for (const auto& c : completions(app, std::vector<std::string>(argv + 2, argv + argc)))
+      text += c + "\n";
+    errno = 0;
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return finish(kExitOk, errno);
+  }
+  if (first == "__man") {
+    const std::string text = man_page(app, lang);
+    errno = 0;
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return finish(kExitOk, errno);
+  }
 
   try {
     app.parse(argc, argv);
@@ -107,13 +122,7 @@ int main(int argc, char** argv) {
     std::fwrite(text.str().data(), 1, text.str().size(), stdout);
     return finish(code, errno);
   } catch (const CLI::ParseError& e) {
-    if (app.get_subcommands().empty()) {
-      if (auto unknown = unknown_command(app, argc, argv)) return fail(kExitUsage, *unknown);
-    }
-    std::string where = app.get_subcommands().empty()
-                            ? std::string("gpulab --help")
-                            : fmt::format("gpulab {} --help", app.get_subcommands()[0]->get_name());
-    return fail(kExitUsage, fmt::format("{} (see '{}')", e.what(), where));
+    return fail(kExitUsage, explain_parse_error(app, e, argc, argv, lang));
   } catch (const ExitCode& e) {
     std::fflush(stdout);
     return finish(e.code());

@@ -140,7 +140,9 @@ void setup_amdahl(CLI::App& app, GlobalOptions& g) {
   };
   auto raw = std::make_shared<Raw>();
   CLI::App* sub = add_command(
-      app, g, "amdahl", "Amdahl's law: speedup against processors, its limit, Gustafson",
+      app, g, "amdahl",
+      help_tr(g, "Amdahl's law: speedup against processors, its limit, Gustafson",
+              "阿姆达尔定律：加速比与处理器数的关系、它的上限、古斯塔夫森定律"),
       [raw, &g] {
         AmdahlOptions o;
         o.p = parse_real("--p", raw->p, 0.0, 1.0, "P is the parallel fraction of the run time");
@@ -148,11 +150,14 @@ void setup_amdahl(CLI::App& app, GlobalOptions& g) {
         AmdahlResult r = run_amdahl(o);
         emit(g, amdahl_json(r), render_amdahl(r, g.out));
       });
-  sub->add_option("--p", raw->p, "Parallel fraction P of the run time, 0 to 1 (e.g. 0.95)")
+  sub->add_option("--p", raw->p,
+                  help_tr(g, "Parallel fraction P of the run time, 0 to 1 (e.g. 0.95)",
+                          "运行时间中可并行部分的比例 P，0 到 1（例如 0.95）"))
       ->required()
       ->type_name("P");
   sub->add_option("--n", raw->n,
-                  "Processor counts, comma-separated (default 10,100,1000,10000,100000)")
+                  help_tr(g, "Processor counts, comma-separated (default 10,100,1000,10000,100000)",
+                          "处理器数，用逗号分隔（默认 10,100,1000,10000,100000）"))
       ->type_name("N1,N2,...");
 }
 

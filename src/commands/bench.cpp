@@ -29,11 +29,16 @@ double median(std::vector<double> v) {
   return v.size() % 2 == 1 ? v[m] : (v[m - 1] + v[m]) / 2;
 }
 
-void add_bench_options(CLI::App* sub, BenchRaw& raw) {
+void add_bench_options(CLI::App* sub, BenchRaw& raw, Lang lang) {
   sub->add_flag("--bench", raw.bench,
-                "Benchmark: median kernel time over --reps launches, effective bandwidth, and the "
-                "fraction of a device-to-device copy's bandwidth");
-  sub->add_option("--reps", raw.reps, "Launches --bench times, 1 to 1000 (default 20)")
+                std::string(tr(lang,
+                               "Benchmark: median kernel time over --reps launches, effective "
+                               "bandwidth, and the fraction of a device-to-device copy's bandwidth",
+                               "基准测试：--reps 次启动的内核时间中位数、有效带宽，以及占设备内"
+                               "拷贝带宽的比例")));
+  sub->add_option("--reps", raw.reps,
+                  std::string(tr(lang, "Launches --bench times, 1 to 1000 (default 20)",
+                                 "--bench 计时的启动次数，1 到 1000（默认 20）")))
       ->type_name("R");
 }
 

@@ -24,7 +24,7 @@ struct BenchRaw {
   bool bench = false;
   std::string reps;
 };
-void add_bench_options(CLI::App* sub, BenchRaw& raw);
+void add_bench_options(CLI::App* sub, BenchRaw& raw, Lang lang);
 // --reps as typed (default 20), 1..1000; throws UsageError naming --reps. Also when --reps comes
 // without --bench.
 int parse_bench_reps(const BenchRaw& raw);

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 #include <random>
+#include <set>
 #include <thread>
 
 #include "core/embedded.hpp"
@@ -18,24 +19,54 @@
 namespace gpulab {
 
 void add_global_options(CLI::App& app, GlobalOptions& g) {
-  app.add_flag("--json", g.out.json, "Print the result as one JSON document on stdout");
+  auto say = [&g](std::string_view en, std::string_view zh) { return help_tr(g, en, zh); };
+  app.add_flag("--json", g.out.json,
+               say("Print the result as one JSON document on stdout",
+                   "把结果作为一个 JSON 文档输出到标准输出"));
   app.add_option("--backend", g.backend_text,
-                 "Where kernels run: auto (the GPU if usable, else the emulator), gpu, cpu")
+                 say("Where kernels run: auto (the GPU if usable, else the emulator), gpu, cpu",
+                     "内核在哪里运行：auto（有可用的 GPU 就用 GPU，否则用模拟器）、gpu、cpu"))
       ->type_name("auto|gpu|cpu");
   app.add_option("--color", g.color_text,
-                 "Colour: auto (only on a terminal, never with NO_COLOR set), always, never")
+                 say("Colour: auto (only on a terminal, never with NO_COLOR set), always, never",
+                     "颜色：auto（只在终端上，设置了 NO_COLOR 时不用）、always、never"))
       ->type_name("auto|always|never");
-  app.add_option("--lang", g.lang_text, "Language of explanations: en or zh (default: from LANG)")
+  app.add_option("--lang", g.lang_text,
+                 say("Language of explanations and help: en or zh (default: from LANG)",
+                     "说明和帮助的语言：en 或 zh（默认取自 LANG）"))
       ->type_name("en|zh");
-  app.add_option(
-         "--shuffle-blocks", g.shuffle_text,
-         "Emulator: run blocks in a random order drawn from SEED (correct kernels don't care)")
+  app.add_option("--shuffle-blocks", g.shuffle_text,
+                 say("Emulator: run blocks in a random order drawn from SEED (correct kernels "
+                     "don't care)",
+                     "模拟器：按由 SEED 决定的随机顺序运行线程块（正确的内核不受影响）"))
       ->type_name("SEED");
   app.add_flag("--check", g.emu.check,
-               "Emulator: report races on shared memory (two threads, one address, no barrier)");
+               say("Emulator: report races on shared memory (two threads, one address, no "
+                   "barrier)",
+                   "模拟器：报告共享内存上的竞争（两个线程、同一地址、中间没有屏障）"));
   app.add_option("--emu-threads", g.workers_text,
-                 "Emulator: CPU threads that run blocks in parallel (default: one per core)")
+                 say("Emulator: CPU threads that run blocks in parallel (default: one per core)",
+                     "模拟器：并行运行线程块的 CPU 线程数（默认每个核心一个）"))
       ->type_name("N");
+}
+
+namespace {
+
+// Options a command checks itself (see needed()); filled once while the commands are set up.
+std::set<const CLI::Option*>& needed_options() {
+  static std::set<const CLI::Option*> options;
+  return options;
+}
+
+}  // namespace
+
+CLI::Option* needed(CLI::Option* opt) {
+  needed_options().insert(opt);
+  return opt;
+}
+
+bool is_needed(const CLI::Option* opt) {
+  return needed_options().contains(opt);
 }
 
 void reject_empty_values(CLI::App& app) {

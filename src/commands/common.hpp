@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "backend/backend.hpp"
+#include "commands/complete.hpp"  // set_completer, for the setup functions
 #include "core/output.hpp"
 
 namespace gpulab {
@@ -28,6 +29,15 @@ struct GlobalOptions {
 };
 
 void add_global_options(CLI::App& app, GlobalOptions& g);
+// Marks an option that a command needs although the parser cannot require it (the command checks
+// it, e.g. because --source works without it): its help shows it as required. Returns `opt`.
+CLI::Option* needed(CLI::Option* opt);
+bool is_needed(const CLI::Option* opt);
+// Help text (a description, a footer) in the language of the help: g.out.lang, which main sets
+// from argv and the environment before the commands are set up. English and Chinese side by side.
+inline std::string help_tr(const GlobalOptions& g, std::string_view en, std::string_view zh) {
+  return std::string(tr(g.out.lang, en, zh));
+}
 // Makes an empty value (`--seed ''`) a usage error for every option of `app` and its subcommands
 // that takes one, instead of the default it would silently stand for. Call after the last setup.
 void reject_empty_values(CLI::App& app);

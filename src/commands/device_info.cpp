@@ -985,8 +985,11 @@ void setup_device_info(CLI::App& app, GlobalOptions& g) {
   auto raw = std::make_shared<Raw>();
   CLI::App* sub = add_command(
       app, g, "device-info",
-      "Everything deviceQuery reports about each CUDA device, or a GPU's spec sheet (--model), "
-      "explained",
+      help_tr(g,
+              "Everything deviceQuery reports about each CUDA device, or a GPU's spec sheet "
+              "(--model), explained",
+              "deviceQuery 报告的每个 CUDA 设备的全部信息，或某款 GPU 的规格表（--model），"
+              "逐项解释"),
       [raw, &g] {
         DeviceInfoOptions o;
         if (!raw->device.empty() && !raw->model.empty()) {
@@ -1003,11 +1006,16 @@ void setup_device_info(CLI::App& app, GlobalOptions& g) {
         DeviceInfoResult r = run_device_info(o);
         emit(g, device_info_json(r), render_device_info(r, g.out));
       });
-  sub->add_option("--device", raw->device, "Show only CUDA device K (default: every device)")
+  sub->add_option("--device", raw->device,
+                  help_tr(g, "Show only CUDA device K (default: every device)",
+                          "只显示 CUDA 设备 K（默认：全部设备）"))
       ->type_name("K");
   sub->add_option("--model", raw->model,
-                  "Show a GPU's spec sheet from gpulab's table instead: g80, t4, rtx2080, "
-                  "rtx3090, rtx4090, a100, h100, h100-pcie")
+                  help_tr(g,
+                          "Show a GPU's spec sheet from gpulab's table instead: g80, t4, rtx2080, "
+                          "rtx3090, rtx4090, a100, h100, h100-pcie",
+                          "改为显示 gpulab 表中某款 GPU 的规格表：g80、t4、rtx2080、rtx3090、"
+                          "rtx4090、a100、h100、h100-pcie"))
       ->type_name("NAME");
 }
 

@@ -132,23 +132,38 @@ nlohmann::json hello_json(const HelloResult& r) {
 
 void setup_hello(CLI::App& app, GlobalOptions& g) {
   struct Raw {
-    std::string blocks = "1", threads = "1";
+    std::string grid, block, blocks, threads;  // --blocks, --threads: hello's first names
     bool source = false;
   };
   auto raw = std::make_shared<Raw>();
   CLI::App* sub = add_command(
-      app, g, "hello", "Every GPU thread prints hello with its block and thread", [raw, &g] {
+      app, g, "hello",
+      help_tr(g, "Every thread of a kernel prints hello with its block and thread",
+              "内核的每个线程都打印 hello，以及它的线程块号和线程号"),
+      [raw, &g] {
+        // The name as typed, so that an error names what the user wrote.
+        auto typed = [](const std::string& value, std::string_view name, const std::string& old,
+                        std::string_view old_name) -> std::pair<std::string_view, std::string> {
+          if (!value.empty() && !old.empty()) {
+            throw UsageError(fmt::format("{} {} {} {}: {} is the old name of {}; give one of them",
+                                         name, value, old_name, old, old_name, name));
+          }
+          if (!old.empty()) return {old_name, old};
+          return {name, value.empty() ? std::string("1") : value};
+        };
+        const auto [grid_name, grid] = typed(raw->grid, "--grid", raw->blocks, "--blocks");
+        const auto [block_name, block] = typed(raw->block, "--block", raw->threads, "--threads");
         HelloOptions o;
-        o.blocks = parse_int("--blocks", raw->blocks, 1, kMaxLines);
-        o.threads = parse_int("--threads", raw->threads, 1,
-                              static_cast<std::int64_t>(limits::kMaxThreadsPerBlock),
-                              limits::kWhyThreadsPerBlock);
+        o.blocks = parse_int(grid_name, grid, 1, kMaxLines);
+        o.threads =
+            parse_int(block_name, block, 1, static_cast<std::int64_t>(limits::kMaxThreadsPerBlock),
+                      limits::kWhyThreadsPerBlock);
         if (o.blocks * o.threads > kMaxLines) {
-          throw UsageError(
-              fmt::format("--blocks {} --threads {}: {} lines is more than {} (kernel printf goes "
-                          "through a 1 MiB "
-                          "buffer on the GPU, and that many lines teach nothing more)",
-                          o.blocks, o.threads, o.blocks * o.threads, kMaxLines));
+          throw UsageError(fmt::format(
+              "{} {} {} {}: {} lines is more than {} (kernel printf goes "
+              "through a 1 MiB "
+              "buffer on the GPU, and that many lines teach nothing more)",
+              grid_name, o.blocks, block_name, o.threads, o.blocks * o.threads, kMaxLines));
         }
         if (raw->source) return emit_sources(g, "hello", {"hello.cuh"});
         auto backend = open_backend(g);
@@ -157,11 +172,21 @@ void setup_hello(CLI::App& app, GlobalOptions& g) {
         if (!r.complete)
           throw RuntimeFailure("hello: not every thread's line came back exactly once");
       });
-  sub->add_option("--blocks", raw->blocks, "Blocks in the grid (default 1)")->type_name("B");
-  sub->add_option("--threads", raw->threads, "Threads per block, 1 to 1024 (default 1)")
-      ->type_name("T");
+  // --grid and --block as in index-map and vecadd (CUDA's gridDim and blockDim). hello's first
+  // names, --blocks and --threads, keep working: hidden options, named in the help text.
+  sub->add_option("--grid", raw->grid,
+                  help_tr(g, "Blocks in the grid (default 1; also --blocks)",
+                          "网格中的线程块数（默认 1；也可写 --blocks）"))
+      ->type_name("G");
+  sub->add_option("--block", raw->block,
+                  help_tr(g, "Threads per block, 1 to 1024 (default 1; also --threads)",
+                          "每个线程块的线程数，1 到 1024（默认 1；也可写 --threads）"))
+      ->type_name("B");
+  sub->add_option("--blocks", raw->blocks)->group("");
+  sub->add_option("--threads", raw->threads)->group("");
   sub->add_flag("--source", raw->source,
-                "Print the CUDA source of the kernel instead of running it");
+                help_tr(g, "Print the CUDA source of the kernel instead of running it",
+                        "打印内核的 CUDA 源码，而不运行它"));
 }
 
 }  // namespace gpulab

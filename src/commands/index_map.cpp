@@ -416,7 +416,9 @@ void setup_index_map(CLI::App& app, GlobalOptions& g) {
   auto raw = std::make_shared<Raw>();
   CLI::App* sub = add_command(
       app, g, "index-map",
-      "Every thread's block, thread, global index and warp, drawn and explained", [raw, &g] {
+      help_tr(g, "Every thread's block, thread, global index and warp, drawn and explained",
+              "每个线程的线程块、线程号、全局索引和线程束，画出来并逐一解释"),
+      [raw, &g] {
         if (raw->grid.empty() || raw->block.empty()) {
           if (!raw->source)
             throw UsageError("index-map needs --grid G and --block B (X, XxY or XxYxZ)");
@@ -475,17 +477,30 @@ void setup_index_map(CLI::App& app, GlobalOptions& g) {
         if (r.run && r.run->mismatches > 0)
           throw RuntimeFailure("index-map --run: the kernel's indices differ from the table");
       });
-  sub->add_option("--grid", raw->grid, "Blocks in the grid: X, XxY or XxYxZ (e.g. 2x3)")
-      ->type_name("G");
-  sub->add_option("--block", raw->block, "Threads per block: X, XxY or XxYxZ (e.g. 3x4)")
-      ->type_name("B");
-  sub->add_option("--find", raw->find, "Which block and thread handle element I")->type_name("I");
+  needed(sub->add_option("--grid", raw->grid,
+                         help_tr(g, "Blocks in the grid: X, XxY or XxYxZ (e.g. 2x3 or 2,3)",
+                                 "网格中的线程块：X、XxY 或 XxYxZ（例如 2x3 或 2,3）"))
+             ->type_name("G"));
+  needed(sub->add_option("--block", raw->block,
+                         help_tr(g, "Threads per block: X, XxY or XxYxZ (e.g. 3x4 or 3,4)",
+                                 "每个线程块的线程：X、XxY 或 XxYxZ（例如 3x4 或 3,4）"))
+             ->type_name("B"));
+  sub->add_option(
+         "--find", raw->find,
+         help_tr(g, "Which block and thread handle element I", "元素 I 由哪个线程块的哪个线程处理"))
+      ->type_name("I");
   sub->add_flag("--run", raw->run,
-                "Launch a real kernel in which every thread writes its indices, and compare");
-  sub->add_option("--show", raw->show, "Table rows: auto (all up to 64), all, none")
+                help_tr(g,
+                        "Launch a real kernel in which every thread writes its indices, and "
+                        "compare",
+                        "启动一个真实的内核，让每个线程写下自己的索引，再与表格比对"));
+  sub->add_option("--show", raw->show,
+                  help_tr(g, "Table rows: auto (all up to 64), all, none",
+                          "表格行数：auto（不超过 64 行时全部显示）、all、none"))
       ->type_name("auto|all|none");
   sub->add_flag("--source", raw->source,
-                "Print the CUDA source of the --run kernel instead of running it");
+                help_tr(g, "Print the CUDA source of the --run kernel instead of running it",
+                        "打印 --run 所用内核的 CUDA 源码，而不运行它"));
 }
 
 }  // namespace gpulab

@@ -686,8 +686,11 @@ void setup_inspect(CLI::App& app, GlobalOptions& g) {
   auto raw = std::make_shared<Raw>();
   CLI::App* sub = add_command(
       app, g, "inspect",
-      "Compile FILE.cu with nvcc: each kernel's registers, shared, local and constant memory, "
-      "the occupancy that follows, and its PTX or SASS beside the source",
+      help_tr(g,
+              "Compile FILE.cu with nvcc: each kernel's registers, shared, local and constant "
+              "memory, the occupancy that follows, and its PTX or SASS beside the source",
+              "用 nvcc 编译 FILE.cu：每个内核的寄存器、共享内存、局部内存和常量内存，由此得出的"
+              "占用率，以及与源码对照的 PTX 或 SASS"),
       [raw, &g] {
         InspectOptions o;
         if (raw->file.empty()) throw UsageError("inspect needs a file: gpulab inspect FILE.cu");
@@ -725,20 +728,31 @@ void setup_inspect(CLI::App& app, GlobalOptions& g) {
         InspectResult r = run_inspect(o, g.out.lang);
         emit(g, inspect_json(r), render_inspect(r, g.out));
       });
-  sub->add_option("FILE", raw->file, "A CUDA source file (the same files gpulab run takes)")
-      ->type_name("FILE.cu");
-  sub->add_option("--kernel", raw->kernel, "Only this kernel (its name, e.g. vector_add)")
+  needed(sub->add_option("FILE", raw->file,
+                         help_tr(g, "A CUDA source file (the same files gpulab run takes)",
+                                 "一个 CUDA 源文件（与 gpulab run 接受的文件相同）"))
+             ->type_name("FILE.cu"));
+  sub->add_option("--kernel", raw->kernel,
+                  help_tr(g, "Only this kernel (its name, e.g. vector_add)",
+                          "只看这个内核（写它的名字，例如 vector_add）"))
       ->type_name("NAME");
-  sub->add_flag("--ptx", raw->ptx, "Show the PTX with the source lines interleaved");
+  sub->add_flag(
+      "--ptx", raw->ptx,
+      help_tr(g, "Show the PTX with the source lines interleaved", "显示 PTX，并穿插对应的源码行"));
   sub->add_flag("--sass", raw->sass,
-                "Show the SASS (needs nvdisasm or cuobjdump from the CUDA toolkit)");
-  sub->add_option("--arch", raw->arch, "Compile for this GPU (default sm_75, nvcc's own)")
+                help_tr(g, "Show the SASS (needs nvdisasm or cuobjdump from the CUDA toolkit)",
+                        "显示 SASS（需要 CUDA 工具包中的 nvdisasm 或 cuobjdump）"));
+  sub->add_option("--arch", raw->arch,
+                  help_tr(g, "Compile for this GPU (default sm_75, nvcc's own)",
+                          "为这种 GPU 编译（默认 sm_75，即 nvcc 自己的默认值）"))
       ->type_name("sm_XY");
-  sub->add_option("--threads", raw->threads, "Block size for the occupancy (default 256)")
+  sub->add_option("--threads", raw->threads,
+                  help_tr(g, "Block size for the occupancy (default 256)",
+                          "计算占用率所用的线程块大小（默认 256）"))
       ->type_name("T");
   sub->add_option("--dynamic-shared", raw->dynamic,
-                  "Dynamic shared memory per block, for the "
-                  "occupancy: bytes, or 12K")
+                  help_tr(g, "Dynamic shared memory per block, for the occupancy: bytes, or 12K",
+                          "每个线程块的动态共享内存，用于计算占用率：字节数，或 12K"))
       ->type_name("BYTES");
 }
 

@@ -312,45 +312,64 @@ void setup_learn(CLI::App& app, GlobalOptions& g) {
     bool no_pause = false, restart = false;
   };
   auto raw = std::make_shared<Raw>();
-  CLI::App* sub = add_command(
-      app, g, "learn", "The course as lessons: explanation, live demo, check question", [raw, &g] {
-        const std::vector<Lesson> lessons = load_lessons(lang_code(g.out.lang));
-        if (lessons.empty()) throw RuntimeFailure("this gpulab has no lessons built in");
-        if (raw->lesson.empty()) return list_lessons(g, lessons);
-        const Lesson* lesson = find_lesson(lessons, raw->lesson);
-        if (lesson == nullptr) {
-          std::vector<std::string> ids;
-          for (const auto& l : lessons) ids.push_back(l.id);
-          bad_value("learn", raw->lesson,
-                    fmt::format("no such lesson; there are {}", fmt::join(ids, ", ")));
-        }
-        if (g.out.json) {
-          nlohmann::json steps = nlohmann::json::array();
-          for (const auto& s : lesson->steps) {
-            nlohmann::json j = {{"text", s.text}, {"demo", s.demo}};
-            if (s.question)
-              j["question"] = {{"text", s.question->text},
-                               {"answer", s.question->answer},
-                               {"explain", s.question->explain}};
-            steps.push_back(j);
-          }
-          return emit(g,
-                      {{"command", "learn"},
-                       {"id", lesson->id},
-                       {"title", lesson->title},
-                       {"steps", steps}},
-                      "");
-        }
-        Style st(color_enabled(g.out.color));
-        if (raw->no_pause || isatty(STDIN_FILENO) != 1) return print_lesson(*lesson, g, st);
-        walk_lesson(*lesson, g, st, raw->restart);
-      });
-  sub->add_option("lesson", raw->lesson,
-                  "Lesson number or name (e.g. 04 or amdahl); none lists them all")
-      ->type_name("LESSON");
-  sub->add_flag("--no-pause", raw->no_pause,
-                "Print the whole lesson without stopping (a handout or projector script)");
-  sub->add_flag("--restart", raw->restart, "Start the lesson from its first step");
+  CLI::App* sub =
+      add_command(app, g, "learn",
+                  help_tr(g, "The course as lessons: explanation, live demo, check question",
+                          "以课程形式学习：讲解、现场演示、检查题"),
+                  [raw, &g] {
+                    const std::vector<Lesson> lessons = load_lessons(lang_code(g.out.lang));
+                    if (lessons.empty())
+                      throw RuntimeFailure("this gpulab has no lessons built in");
+                    if (raw->lesson.empty()) return list_lessons(g, lessons);
+                    const Lesson* lesson = find_lesson(lessons, raw->lesson);
+                    if (lesson == nullptr) {
+                      std::vector<std::string> ids;
+                      for (const auto& l : lessons) ids.push_back(l.id);
+                      bad_value("learn", raw->lesson,
+                                fmt::format("no such lesson; there are {}", fmt::join(ids, ", ")));
+                    }
+                    if (g.out.json) {
+                      nlohmann::json steps = nlohmann::json::array();
+                      for (const auto& s : lesson->steps) {
+                        nlohmann::json j = {{"text", s.text}, {"demo", s.demo}};
+                        if (s.question)
+                          j["question"] = {{"text", s.question->text},
+                                           {"answer", s.question->answer},
+                                           {"explain", s.question->explain}};
+                        steps.push_back(j);
+                      }
+                      return emit(g,
+                                  {{"command", "learn"},
+                                   {"id", lesson->id},
+                                   {"title", lesson->title},
+                                   {"steps", steps}},
+                                  "");
+                    }
+                    Style st(color_enabled(g.out.color));
+                    if (raw->no_pause || isatty(STDIN_FILENO) != 1)
+                      return print_lesson(*lesson, g, st);
+                    walk_lesson(*lesson, g, st, raw->restart);
+                  });
+  CLI::Option* lesson =
+      sub->add_option("lesson", raw->lesson,
+                      help_tr(g, "Lesson number or name (e.g. 04 or amdahl); none lists them all",
+                              "课程编号或名称（例如 04 或 amdahl）；不写则列出全部课程"))
+          ->type_name("LESSON");
+  set_completer(lesson, [&g] {
+    std::vector<std::string> names;
+    for (const Lesson& l : load_lessons(lang_code(g.out.lang))) {
+      names.push_back(l.id);
+      if (auto dash = l.id.find('-'); dash != std::string::npos)
+        names.push_back(l.id.substr(dash + 1));
+    }
+    return names;
+  });
+  sub->add_flag(
+      "--no-pause", raw->no_pause,
+      help_tr(g, "Print the whole lesson without stopping (a handout or projector script)",
+              "不停顿地打印整节课（用作讲义或投影稿）"));
+  sub->add_flag("--restart", raw->restart,
+                help_tr(g, "Start the lesson from its first step", "从第一步重新开始这节课"));
 }
 
 }  // namespace gpulab

@@ -507,8 +507,11 @@ void setup_occupancy(CLI::App& app, GlobalOptions& g) {
   auto raw = std::make_shared<Raw>();
   CLI::App* sub = add_command(
       app, g, "occupancy",
-      "Blocks and warps an SM holds for a kernel: limits by warps, blocks, registers and shared "
-      "memory, every formula shown, charts",
+      help_tr(g,
+              "Blocks and warps an SM holds for a kernel: limits by warps, blocks, registers and "
+              "shared memory, every formula shown, charts",
+              "一个 SM 能为某内核容纳多少线程块和线程束：线程束、线程块、寄存器和共享内存各自的"
+              "限制，列出每个公式，并附图表"),
       [raw, &g] {
         OccupancyOptions o;
         o.target = resolve_occupancy_target(raw->cc, raw->model, raw->device);
@@ -552,24 +555,42 @@ void setup_occupancy(CLI::App& app, GlobalOptions& g) {
         OccupancyResult r = run_occupancy(o);
         emit(g, occupancy_json(r), render_occupancy(r, g.out));
       });
-  sub->add_option("--threads", raw->threads, "Threads per block")->type_name("T");
+  needed(sub->add_option("--threads", raw->threads,
+                         help_tr(g, "Threads per block", "每个线程块的线程数"))
+             ->type_name("T"));
   sub->add_option("--registers", raw->registers,
-                  "Registers per thread (nvcc --resource-usage or gpulab inspect tells)")
+                  help_tr(g, "Registers per thread (nvcc --resource-usage or gpulab inspect tells)",
+                          "每个线程的寄存器数（nvcc --resource-usage 或 gpulab inspect 会告诉你）"))
       ->type_name("R");
-  sub->add_option("--shared", raw->shared, "Static shared memory per block: bytes, or 12K")
+  sub->add_option("--shared", raw->shared,
+                  help_tr(g, "Static shared memory per block: bytes, or 12K",
+                          "每个线程块的静态共享内存：字节数，或 12K"))
       ->type_name("BYTES");
   sub->add_option("--dynamic-shared", raw->dynamic,
-                  "Dynamic shared memory per block (the third <<<>>> argument): bytes, or 12K")
+                  help_tr(g,
+                          "Dynamic shared memory per block (the third <<<>>> argument): bytes, "
+                          "or 12K",
+                          "每个线程块的动态共享内存（<<<>>> 的第三个参数）：字节数，或 12K"))
       ->type_name("BYTES");
   sub->add_option("--carveout", raw->carveout,
-                  "Preferred shared-memory carve-out, percent (cudaFuncAttributePreferredShared"
-                  "MemoryCarveout; default: the largest)")
+                  help_tr(g,
+                          "Preferred shared-memory carve-out, percent (cudaFuncAttributePreferred"
+                          "SharedMemoryCarveout; default: the largest)",
+                          "首选的共享内存划分比例，百分数（cudaFuncAttributePreferredShared"
+                          "MemoryCarveout；默认：最大）"))
       ->type_name("PCT");
-  sub->add_option("--cc", raw->cc, "Compute capability, e.g. 9.0 or 1.0")->type_name("X.Y");
-  sub->add_option("--model", raw->model, "A GPU from gpulab's spec sheets, e.g. h100, t4, g80")
+  sub->add_option("--cc", raw->cc,
+                  help_tr(g, "Compute capability, e.g. 9.0 or 1.0", "计算能力，例如 9.0 或 1.0"))
+      ->type_name("X.Y");
+  sub->add_option("--model", raw->model,
+                  help_tr(g, "A GPU from gpulab's spec sheets, e.g. h100, t4, g80",
+                          "gpulab 规格表中的一款 GPU，例如 h100、t4、g80"))
       ->type_name("NAME");
-  sub->add_option("--device", raw->device, "This machine's CUDA device N")->type_name("N");
-  sub->add_flag("--no-charts", raw->no_charts, "Leave out the three charts");
+  sub->add_option("--device", raw->device,
+                  help_tr(g, "This machine's CUDA device N", "本机的 CUDA 设备 N"))
+      ->type_name("N");
+  sub->add_flag("--no-charts", raw->no_charts,
+                help_tr(g, "Leave out the three charts", "不画那三张图表"));
 }
 
 }  // namespace gpulab

@@ -83,7 +83,9 @@ void setup_quiz(CLI::App& app, GlobalOptions& g) {
   };
   auto raw = std::make_shared<Raw>();
   CLI::App* sub = add_command(
-      app, g, "quiz", "Exercises from gpulab's calculators, graded with worked solutions",
+      app, g, "quiz",
+      help_tr(g, "Exercises from gpulab's calculators, graded with worked solutions",
+              "由 gpulab 的计算器出题，批改并给出详细解答"),
       [raw, &g] {
         QuizOptions o;
         std::vector<std::string> topics = calc::quiz_topics();
@@ -142,16 +144,23 @@ void setup_quiz(CLI::App& app, GlobalOptions& g) {
         fmt::print("\nScore: {}/{}\n", r.score, total);
         std::fflush(stdout);
       });
-  sub->add_option(
-         "--topic", raw->topic,
-         "all (default) or one of: " + fmt::format("{}", fmt::join(calc::quiz_topics(), ", ")))
+  sub->add_option("--topic", raw->topic,
+                  help_tr(g, "all (default) or one of: ", "all（默认）或以下之一：") +
+                      fmt::format("{}", fmt::join(calc::quiz_topics(), ", ")))
       ->type_name("T");
-  sub->add_option("--count", raw->count, "Number of questions, 1 to 100 (default 10)")
+  sub->add_option(
+         "--count", raw->count,
+         help_tr(g, "Number of questions, 1 to 100 (default 10)", "题目数量，1 到 100（默认 10）"))
       ->type_name("N");
   sub->add_option("--seed", raw->seed,
-                  "Seed: the same seed gives the same quiz (default: a fresh one, printed)")
+                  help_tr(g,
+                          "Seed: the same seed gives the same quiz (default: a fresh one, "
+                          "printed)",
+                          "种子：相同的种子出相同的题（默认：新取一个，并打印出来）"))
       ->type_name("S");
-  sub->add_flag("--answers", raw->answers, "Print the teacher's answer key instead of asking");
+  sub->add_flag(
+      "--answers", raw->answers,
+      help_tr(g, "Print the teacher's answer key instead of asking", "打印教师用的答案，而不提问"));
 }
 
 }  // namespace gpulab

@@ -703,8 +703,10 @@ void setup_run(CLI::App& app, GlobalOptions& g) {
   auto raw = std::make_shared<Raw>();
   CLI::App* sub = app.add_subcommand(
       "run",
-      "Run your own CUDA program (FILE.cu) on the GPU or on the emulator; --check finds the "
-      "bugs a GPU hides");
+      help_tr(g,
+              "Run your own CUDA program (FILE.cu) on the GPU or on the emulator; --check finds "
+              "the bugs a GPU hides",
+              "在 GPU 或模拟器上运行你自己的 CUDA 程序（FILE.cu）；--check 能找出 GPU 掩盖的错误"));
   sub->callback([raw, &g] {
     // --check means the emulator's checks unless --backend gpu asks for compute-sanitizer.
     const bool check = g.emu.check;
@@ -767,26 +769,44 @@ void setup_run(CLI::App& app, GlobalOptions& g) {
     if (check_failures(r) > 0) throw ExitCode(kExitFailure);
     if (r.exit_code != 0) throw ExitCode(r.exit_code);
   });
-  sub->add_option("file", raw->file, "The CUDA program (.cu) to build and run")
+  sub->add_option(
+         "file", raw->file,
+         help_tr(g, "The CUDA program (.cu) to build and run", "要编译并运行的 CUDA 程序（.cu）"))
       ->required()
       ->type_name("FILE.cu");
-  sub->add_option("args", raw->args, "Arguments for the program (after --)")->type_name("ARGS");
-  sub->add_option("-I,--include", raw->includes, "Add a folder to the compiler's include path")
+  sub->add_option(
+         "args", raw->args,
+         help_tr(g, "Arguments for the program (after --)", "传给程序的参数（写在 -- 之后）"))
+      ->type_name("ARGS");
+  sub->add_option("-I,--include", raw->includes,
+                  help_tr(g, "Add a folder to the compiler's include path",
+                          "把一个文件夹加入编译器的头文件搜索路径"))
       ->type_name("DIR");
-  sub->add_option("-D,--define", raw->defines, "Define a preprocessor macro (NAME or NAME=VALUE)")
+  sub->add_option("-D,--define", raw->defines,
+                  help_tr(g, "Define a preprocessor macro (NAME or NAME=VALUE)",
+                          "定义一个预处理宏（NAME 或 NAME=VALUE）"))
       ->type_name("NAME[=VALUE]");
   sub->add_option("--timeout", raw->timeout,
-                  "Stop the program after this many seconds (default 120)")
+                  help_tr(g, "Stop the program after this many seconds (default 120)",
+                          "程序运行超过这么多秒就停止它（默认 120）"))
       ->type_name("SECONDS");
-  sub->add_option("--max-output", raw->max_output,
-                  "Stop the program once it has printed this many bytes (default 64 MiB)")
+  sub->add_option(
+         "--max-output", raw->max_output,
+         help_tr(g, "Stop the program once it has printed this many bytes (default 64 MiB)",
+                 "程序输出达到这么多字节就停止它（默认 64 MiB）"))
       ->type_name("BYTES");
-  sub->add_option("--arch", raw->arch, "GPU architecture for nvcc (default: the GPU's own)")
+  sub->add_option("--arch", raw->arch,
+                  help_tr(g, "GPU architecture for nvcc (default: the GPU's own)",
+                          "nvcc 的 GPU 架构（默认：本机 GPU 自己的）"))
       ->type_name("sm_XY");
-  sub->add_option("--report", raw->report,
-                  "Write the report (text, or JSON with --json) to FILE instead of stderr")
+  sub->add_option(
+         "--report", raw->report,
+         help_tr(g, "Write the report (text, or JSON with --json) to FILE instead of stderr",
+                 "把报告（文本，或加 --json 时为 JSON）写入 FILE，而不是标准错误"))
       ->type_name("FILE");
-  sub->add_flag("--no-cache", raw->no_cache, "Compile again even if a cached build exists");
+  sub->add_flag("--no-cache", raw->no_cache,
+                help_tr(g, "Compile again even if a cached build exists",
+                        "即使已有缓存的编译结果也重新编译"));
 }
 
 }  // namespace gpulab

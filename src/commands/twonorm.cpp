@@ -264,7 +264,10 @@ void setup_twonorm(CLI::App& app, GlobalOptions& g) {
   auto raw = std::make_shared<Raw>();
   CLI::App* sub = add_command(
       app, g, "twonorm",
-      "Two-norm distance of two matrices: the course kernel, a reduction, or the reduction ladder",
+      help_tr(g,
+              "Two-norm distance of two matrices: the course kernel, a reduction, or the "
+              "reduction ladder",
+              "两个矩阵的二范数距离：课程里的内核、一个归约内核，或逐级优化的归约阶梯"),
       [raw, &g] {
         const std::string k = parse_choice("--kernel", raw->kernel, {"course", "reduce", "all"});
         // --source checks the other options too: a typo must not pass silently.
@@ -324,17 +327,26 @@ void setup_twonorm(CLI::App& app, GlobalOptions& g) {
         if (!r.verified)
           throw RuntimeFailure("twonorm: the result does not match the host reference");
       });
-  sub->add_option("--rows", raw->rows, "Rows of the matrices")->type_name("R");
-  sub->add_option("--cols", raw->cols, "Columns of the matrices")->type_name("C");
+  needed(sub->add_option("--rows", raw->rows, help_tr(g, "Rows of the matrices", "矩阵的行数"))
+             ->type_name("R"));
+  needed(sub->add_option("--cols", raw->cols, help_tr(g, "Columns of the matrices", "矩阵的列数"))
+             ->type_name("C"));
   sub->add_option("--kernel", raw->kernel,
-                  "course (the notes' one-block kernel, at most 4096 elements), reduce (any "
-                  "size; default), or all (the reduction ladder: course, then five classic steps)")
+                  help_tr(g,
+                          "course (the notes' one-block kernel, at most 4096 elements), reduce "
+                          "(any size; default), or all (the reduction ladder: course, then five "
+                          "classic steps)",
+                          "course（讲义中只用一个线程块的内核，最多 4096 个元素）、reduce（任意"
+                          "大小；默认）或 all（归约阶梯：先 course，再五个经典步骤）"))
       ->type_name("course|reduce|all");
-  sub->add_option("--seed", raw->seed, "Seed of the random inputs (default: a fresh one, printed)")
+  sub->add_option("--seed", raw->seed,
+                  help_tr(g, "Seed of the random inputs (default: a fresh one, printed)",
+                          "随机输入的种子（默认：新取一个，并打印出来）"))
       ->type_name("S");
-  add_bench_options(sub, raw->bench);
+  add_bench_options(sub, raw->bench, g.out.lang);
   sub->add_flag("--source", raw->source,
-                "Print the CUDA source of the kernel instead of running it");
+                help_tr(g, "Print the CUDA source of the kernel instead of running it",
+                        "打印内核的 CUDA 源码，而不运行它"));
 }
 
 }  // namespace gpulab

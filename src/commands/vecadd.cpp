@@ -298,7 +298,10 @@ void setup_vecadd(CLI::App& app, GlobalOptions& g) {
   };
   auto raw = std::make_shared<Raw>();
   CLI::App* sub = add_command(
-      app, g, "vecadd", "Integer vector add: grid size, indices, the guard, verified", [raw, &g] {
+      app, g, "vecadd",
+      help_tr(g, "Integer vector add: grid size, indices, the guard, verified",
+              "整数向量加法：网格大小、索引、边界检查，并核对结果"),
+      [raw, &g] {
         // --source checks the other options too: a typo must not pass silently.
         if (raw->n.empty() && !raw->source)
           throw UsageError("vecadd needs --n N (how many elements)");
@@ -325,18 +328,30 @@ void setup_vecadd(CLI::App& app, GlobalOptions& g) {
         if (!r.verified)
           throw RuntimeFailure("vecadd: the result does not match the host reference");
       });
-  sub->add_option("--n", raw->n, "Number of elements, 1 to 2147483647")->type_name("N");
-  sub->add_option("--block", raw->block, "Threads per block, 1 to 1024 (default 256)")
+  needed(sub->add_option(
+                "--n", raw->n,
+                help_tr(g, "Number of elements, 1 to 2147483647", "元素个数，1 到 2147483647"))
+             ->type_name("N"));
+  sub->add_option("--block", raw->block,
+                  help_tr(g, "Threads per block, 1 to 1024 (default 256)",
+                          "每个线程块的线程数，1 到 1024（默认 256）"))
       ->type_name("B");
-  sub->add_option("--seed", raw->seed, "Seed of the random inputs (default: a fresh one, printed)")
+  sub->add_option("--seed", raw->seed,
+                  help_tr(g, "Seed of the random inputs (default: a fresh one, printed)",
+                          "随机输入的种子（默认：新取一个，并打印出来）"))
       ->type_name("S");
-  sub->add_option("--find", raw->find, "Element to explain (default 21, the notes' example)")
+  sub->add_option("--find", raw->find,
+                  help_tr(g, "Element to explain (default 21, the notes' example)",
+                          "要解释的元素（默认 21，即讲义中的例子）"))
       ->type_name("I");
-  sub->add_option("--show", raw->show, "Table rows: auto (all up to 64), all, none")
+  sub->add_option("--show", raw->show,
+                  help_tr(g, "Table rows: auto (all up to 64), all, none",
+                          "表格行数：auto（不超过 64 行时全部显示）、all、none"))
       ->type_name("auto|all|none");
-  add_bench_options(sub, raw->bench);
+  add_bench_options(sub, raw->bench, g.out.lang);
   sub->add_flag("--source", raw->source,
-                "Print the CUDA source of the kernel instead of running it");
+                help_tr(g, "Print the CUDA source of the kernel instead of running it",
+                        "打印内核的 CUDA 源码，而不运行它"));
 }
 
 }  // namespace gpulab

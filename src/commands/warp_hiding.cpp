@@ -182,7 +182,11 @@ void setup_warp_hiding(CLI::App& app, GlobalOptions& g) {
   auto raw = std::make_shared<Raw>();
   CLI::App* sub = add_command(
       app, g, "warp-hiding",
-      "Warps needed to hide a memory latency; warps resident on an SM; or --measure it on the GPU",
+      help_tr(
+          g,
+          "Warps needed to hide a memory latency; warps resident on an SM; or --measure it "
+          "on the GPU",
+          "隐藏一次访存延迟需要多少线程束；一个 SM 上驻留多少线程束；或用 --measure 在 GPU 上实测"),
       [raw, &g] {
         if (raw->measure) {
           const std::pair<const char*, const std::string*> calculator_only[] = {
@@ -265,26 +269,43 @@ void setup_warp_hiding(CLI::App& app, GlobalOptions& g) {
         WarpHidingResult r = run_warp_hiding(o);
         emit(g, warp_hiding_json(r), render_warp_hiding(r, g.out));
       });
-  sub->add_option("--latency", raw->latency, "Cycles one global-memory access takes (e.g. 200)")
+  sub->add_option("--latency", raw->latency,
+                  help_tr(g, "Cycles one global-memory access takes (e.g. 200)",
+                          "一次全局内存访问所需的周期数（例如 200）"))
       ->type_name("L");
   sub->add_option("--ops", raw->ops,
-                  "Independent arithmetic operations per warp per access (e.g. 4)")
+                  help_tr(g, "Independent arithmetic operations per warp per access (e.g. 4)",
+                          "每个线程束每次访存对应的独立算术操作数（例如 4）"))
       ->type_name("K");
-  sub->add_option("--cycles-per-op", raw->cycles, "Cycles each operation takes (e.g. 4)")
+  sub->add_option(
+         "--cycles-per-op", raw->cycles,
+         help_tr(g, "Cycles each operation takes (e.g. 4)", "每个操作所需的周期数（例如 4）"))
       ->type_name("C");
-  sub->add_option("--blocks-per-sm", raw->blocks, "Blocks assigned to one SM (e.g. 3)")
+  sub->add_option(
+         "--blocks-per-sm", raw->blocks,
+         help_tr(g, "Blocks assigned to one SM (e.g. 3)", "分配到一个 SM 的线程块数（例如 3）"))
       ->type_name("B");
-  sub->add_option("--threads-per-block", raw->threads, "Threads in each block (e.g. 256)")
+  sub->add_option("--threads-per-block", raw->threads,
+                  help_tr(g, "Threads in each block (e.g. 256)", "每个线程块的线程数（例如 256）"))
       ->type_name("T");
-  sub->add_flag("--measure", raw->measure,
-                "Measure it: a memory-latency-bound kernel with 1, 2, 4, ... warps per SM, "
-                "throughput against warps, beside the calculator (--ops K sets the work, default "
-                "128)");
-  sub->add_option("--steps", raw->steps, "--measure: loads per warp (default 1000 on a GPU)")
+  sub->add_flag(
+      "--measure", raw->measure,
+      help_tr(g,
+              "Measure it: a memory-latency-bound kernel with 1, 2, 4, ... warps per "
+              "SM, throughput against warps, beside the calculator (--ops K sets the "
+              "work, default 128)",
+              "实测：一个受访存延迟限制的内核，每个 SM 依次放 1、2、4……个线程束，"
+              "画出吞吐量与线程束数的关系，并与计算器对照（--ops K 设定工作量，默认 128）"));
+  sub->add_option("--steps", raw->steps,
+                  help_tr(g, "--measure: loads per warp (default 1000 on a GPU)",
+                          "--measure：每个线程束的访存次数（在 GPU 上默认 1000）"))
       ->type_name("S");
-  sub->add_option("--seed", raw->seed, "--measure: seed of the random chain")->type_name("S");
+  sub->add_option("--seed", raw->seed,
+                  help_tr(g, "--measure: seed of the random chain", "--measure：随机链的种子"))
+      ->type_name("S");
   sub->add_option("--model", raw->model,
-                  "Check the SM's limits on this GPU's spec sheet (e.g. G80)")
+                  help_tr(g, "Check the SM's limits on this GPU's spec sheet (e.g. G80)",
+                          "按这款 GPU 的规格表检查 SM 的限制（例如 G80）"))
       ->type_name("NAME");
 }
 

@@ -64,7 +64,8 @@ Dim3 parse_dim3(std::string_view option, std::string_view text) {
   std::size_t start = 0;
   int n = 0;
   while (true) {
-    std::size_t x = text.find_first_of("xX", start);
+    // 2x3 as in the notes, or 2,3 as in dim3(2, 3).
+    std::size_t x = text.find_first_of("xX,", start);
     std::string_view part = text.substr(start, x == std::string_view::npos ? x : x - start);
     if (n == 3) bad_value(option, text, "has more than 3 dimensions; write X, XxY or XxYxZ");
     std::uint64_t v = 0;

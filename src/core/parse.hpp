@@ -24,7 +24,7 @@ std::int64_t parse_int(std::string_view option, std::string_view text, std::int6
 // Finite real numbers in [min, max].
 double parse_real(std::string_view option, std::string_view text, double min, double max,
                   std::string_view why = {});
-// "X", "XxY" or "XxYxZ", each component >= 1.
+// "X", "XxY" or "XxYxZ" (or "X,Y,Z", as dim3(X, Y, Z) is written), each component >= 1.
 Dim3 parse_dim3(std::string_view option, std::string_view text);
 // Comma-separated whole numbers, each in [min, max].
 std::vector<std::int64_t> parse_int_list(std::string_view option, std::string_view text,

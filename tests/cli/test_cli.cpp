@@ -27,7 +27,7 @@ TEST_CASE("--version and --help", "[cli]") {
 }
 
 TEST_CASE("No subcommand, an unknown one, or an unknown option is a usage error", "[cli]") {
-  check_usage_error({}, "subcommand");
+  check_usage_error({}, "no command given");
   check_usage_error({"frobnicate"}, "frobnicate");
   check_usage_error({"amdahl", "--p", "0.5", "--bogus"}, "--bogus");
 }

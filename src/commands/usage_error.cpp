@@ -1,0 +1,224 @@
+// One line for a command line the parser refused (see usage_error.hpp).
+#include "commands/usage_error.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <optional>
+#include <set>
+#include <string_view>
+#include <vector>
+
+#include "commands/help.hpp"
+#include "core/suggest.hpp"
+
+namespace gpulab {
+
+namespace {
+
+// fmt with a format string chosen at run time (the English or the Chinese one).
+template <class... Args>
+std::string say(Lang lang, std::string_view en, std::string_view zh, Args&&... args) {
+  return fmt::format(fmt::runtime(tr(lang, en, zh)), std::forward<Args>(args)...);
+}
+
+std::string help_hint(Lang lang, const CLI::App* command) {
+  return command == nullptr
+             ? say(lang, " (see 'gpulab help')", "（见 'gpulab help'）")
+             : say(lang, " (see 'gpulab help {}')", "（见 'gpulab help {}'）", command->get_name());
+}
+
+// Every spelling of every option of `app`: "--json", "-I", "--include".
+std::vector<std::string> option_spellings(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::Option* opt : app.get_options({})) {
+    if (opt->get_group().empty()) continue;  // hidden
+    for (const auto& l : opt->get_lnames()) names.push_back("--" + l);
+    for (const auto& s : opt->get_snames()) names.push_back("-" + s);
+  }
+  return names;
+}
+
+bool takes_value(const CLI::Option* opt) {
+  return opt->get_expected_max() > 0;
+}
+
+// The values CLI11 takes for a switch written --json=VALUE.
+bool switch_value(std::string_view v) {
+  for (std::string_view ok : {"true", "false", "yes", "no", "on", "off", "1", "0"}) {
+    if (v == ok) return true;
+  }
+  return false;
+}
+
+std::string value_name(const CLI::Option* opt) {
+  return opt->get_type_name().empty() ? std::string("VALUE") : opt->get_type_name();
+}
+
+std::string unknown_option(const CLI::App& app, const CLI::App* command, const std::string& typed,
+                           Lang lang) {
+  std::vector<std::string> names = option_spellings(app);
+  if (command != nullptr) {
+    const auto own = option_spellings(*command);
+    names.insert(names.begin(), own.begin(), own.end());
+  }
+  const std::string where =
+      command == nullptr ? std::string() : say(lang, " for {}", "（{} 命令）", command->get_name());
+  // -p for --p: one dash too few.
+  if (!typed.starts_with("--") && typed.size() > 1) {
+    const std::string two = "-" + typed;
+    for (const auto& n : names) {
+      if (n == two) {
+        return say(lang, "unknown option '{}'{}; did you mean {}? (long options take two dashes)",
+                   "未知选项 '{}'{}；你是想输入 {} 吗？（长选项要写两个短横线）", typed, where,
+                   two);
+      }
+    }
+  }
+  if (auto guess = closest_name(typed, names)) {
+    return say(lang, "unknown option '{}'{}; did you mean {}?",
+               "未知选项 '{}'{}；你是想输入 {} 吗？", typed, where, *guess) +
+           help_hint(lang, command);
+  }
+  // An option of a command, typed before the command.
+  if (command == nullptr) {
+    for (const CLI::App* sub : visible_commands(app)) {
+      if (find_option(*sub, typed) != nullptr) {
+        return say(
+            lang,
+            "unknown option '{}' before the command; {} is an option of {}: write it after the "
+            "command (gpulab {} {} ...)",
+            "命令之前的选项 '{}' 无法识别；{} 是 {} 命令的选项：请写在命令之后（gpulab {} {} ...）",
+            typed, typed, sub->get_name(), sub->get_name(), typed);
+      }
+    }
+  }
+  return say(lang, "unknown option '{}'{}", "未知选项 '{}'{}", typed, where) +
+         help_hint(lang, command);
+}
+
+std::string unknown_command(const CLI::App& app, const std::string& typed, Lang lang) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : visible_commands(app)) names.push_back(sub->get_name());
+  if (auto guess = closest_name(typed, names)) {
+    return say(lang, "unknown command '{}'; did you mean {}?", "未知命令 '{}'；你是想输入 {} 吗？",
+               typed, *guess) +
+           help_hint(lang, nullptr);
+  }
+  return say(lang, "unknown command '{}'; the commands are: {}", "未知命令 '{}'；现有命令：{}",
+             typed, fmt::join(names, ", "));
+}
+
+// How many words the positionals of `command` take; SIZE_MAX when one of them takes any number.
+std::size_t positional_capacity(const CLI::App& command) {
+  std::size_t n = 0;
+  for (const CLI::Option* opt : command.get_options({})) {
+    if (!opt->get_positional()) continue;
+    const int max = opt->get_items_expected_max();
+    if (max >= CLI::detail::expected_max_vector_size) return SIZE_MAX;
+    n += static_cast<std::size_t>(max);
+  }
+  return n;
+}
+
+// Walks argv as gpulab reads it and returns the first thing wrong with it, if it finds one.
+std::optional<std::string> scan(const CLI::App& app, int argc, const char* const* argv, Lang lang,
+                                const CLI::App*& command, std::set<const CLI::Option*>& seen) {
+  std::size_t positionals = 0;
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word == "--") break;  // the rest belongs to the program (gpulab run FILE -- ARGS)
+    const bool looks_like_option = word.size() > 1 && word.front() == '-' &&
+                                   !(word[1] >= '0' && word[1] <= '9') && word[1] != '.';
+    if (looks_like_option) {
+      const std::size_t eq = word.find('=');
+      std::string name = word.substr(0, eq);
+      bool attached = eq != std::string::npos;
+      // -DNAME, -Iinclude: a short option with its value attached.
+      if (!name.starts_with("--") && name.size() > 2) {
+        name = name.substr(0, 2);
+        attached = true;
+      }
+      const CLI::Option* opt = command != nullptr ? find_option(*command, name) : nullptr;
+      if (opt == nullptr) opt = find_option(app, name);
+      if (opt == nullptr) return unknown_option(app, command, word.substr(0, eq), lang);
+      seen.insert(opt);
+      if (!takes_value(opt)) {
+        if (attached &&
+            !switch_value(std::string_view(word).substr(std::min(eq + 1, word.size())))) {
+          return say(lang, "{}: {} is a switch and takes no value; write {} alone",
+                     "{}：{} 是开关，不带值；只写 {} 即可", word, name, name);
+        }
+        continue;
+      }
+      if (attached) continue;
+      if (i + 1 >= argc) {
+        return say(lang, "{} needs a value ({}) after it", "{} 后面需要一个值（{}）", name,
+                   value_name(opt));
+      }
+      const std::string value = argv[++i];
+      if (command == nullptr && find_command(app, value) != nullptr) {
+        return say(
+            lang,
+            "{} {}: {} takes {}, and '{}' is a command; give the value first, then the "
+            "command (e.g. gpulab {} {} {})",
+            "{} {}：{} 的值应为 {}，而 '{}' 是命令；请先写值，再写命令（例如 gpulab {} {} {}）",
+            name, value, name, value_name(opt), value, name,
+            value_name(opt).substr(0, value_name(opt).find('|')), value);
+      }
+      continue;
+    }
+    if (command == nullptr) {
+      command = find_command(app, word);
+      if (command == nullptr) return unknown_command(app, word, lang);
+      continue;
+    }
+    if (positionals < positional_capacity(*command)) {
+      ++positionals;
+      continue;
+    }
+    if (const CLI::App* second = find_command(app, word)) {
+      return say(lang, "one command at a time: '{}' and then '{}'",
+                 "一次只能运行一个命令：'{}' 之后又有 '{}'", command->get_name(),
+                 second->get_name());
+    }
+    std::vector<std::string> takes;
+    for (const CLI::Option* opt : command->get_options({})) {
+      if (opt->get_positional()) takes.push_back(opt->get_type_name());
+    }
+    if (takes.empty()) {
+      return say(lang, "unexpected argument '{}' for {}: it takes options only",
+                 "{1} 命令不接受参数 '{0}'：它只接受选项", word, command->get_name());
+    }
+    return say(lang, "unexpected argument '{}' for {}: it takes one {}",
+               "{1} 命令多了参数 '{0}'：它只接受一个 {2}", word, command->get_name(),
+               fmt::join(takes, " "));
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string explain_parse_error(const CLI::App& app, const CLI::ParseError& e, int argc,
+                                const char* const* argv, Lang lang) {
+  const CLI::App* command = nullptr;
+  std::set<const CLI::Option*> seen;
+  if (auto problem = scan(app, argc, argv, lang, command, seen)) return *problem;
+  if (command == nullptr) {
+    return say(lang, "no command given; try gpulab help, or gpulab learn to start the course",
+               "没有给出命令；试试 gpulab help，或者用 gpulab learn 开始课程");
+  }
+  for (const CLI::Option* opt : command->get_options({})) {
+    if (!opt->get_required() || seen.contains(opt)) continue;
+    if (opt->get_positional()) {
+      if (opt->count() > 0) continue;
+      return say(lang, "{} needs {}: {}", "{} 命令需要 {}：{}", command->get_name(),
+                 value_name(opt), opt->get_description());
+    }
+    return say(lang, "{} needs {} {}: {}", "{} 命令需要 {} {}：{}", command->get_name(),
+               opt->get_name(false, true), value_name(opt), opt->get_description());
+  }
+  return say(lang, "{}", "{}", e.what()) + help_hint(lang, command);
+}
+
+}  // namespace gpulab

@@ -1,0 +1,17 @@
+// One line for a command line the parser refused: what the user typed and what was expected,
+// with "did you mean" for a misspelt command or option, instead of the parser's own wording.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "core/output.hpp"
+
+namespace gpulab {
+
+// The message (without "gpulab: error: ") for `e`, thrown while `app` parsed argv.
+std::string explain_parse_error(const CLI::App& app, const CLI::ParseError& e, int argc,
+                                const char* const* argv, Lang lang);
+
+}  // namespace gpulab
