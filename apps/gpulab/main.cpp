@@ -74,7 +74,10 @@ int main(int argc, char** argv) {
   CLI::App app{
       "gpulab: learn how GPUs work by running real CUDA kernels and explaining every number",
       "gpulab"};
-  app.set_version_flag("--version", std::string(version_text()));
+  app.set_version_flag("--version", [] {  // probes the GPU only when --version is asked for
+    const GpuProbe probe = probe_gpu();
+    return version_text(probe.usable, probe.reason.en);
+  });
   app.fallthrough();  // global options work after the subcommand too: gpulab vecadd --json
   app.require_subcommand(1);
   app.footer(
@@ -118,9 +121,9 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
     return finish(e.code());
   } catch (const UsageError& e) {
-    return fail(kExitUsage, e.what());
+    return fail(kExitUsage, e.message(message_lang(global)));
   } catch (const Error& e) {
-    return fail(kExitFailure, e.what());
+    return fail(kExitFailure, e.message(message_lang(global)));
   } catch (const std::system_error& e) {  // fmt::print or iostream: a write that failed
     if (!stdout_failure().empty()) {
       return fail(kExitFailure, "cannot write to standard output: " + e.code().message());
