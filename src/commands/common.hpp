@@ -10,6 +10,7 @@
 
 #include "backend/backend.hpp"
 #include "commands/complete.hpp"  // set_completer, for the setup functions
+#include "core/i18n.hpp"
 #include "core/output.hpp"
 
 namespace gpulab {
@@ -43,6 +44,9 @@ inline std::string help_tr(const GlobalOptions& g, std::string_view en, std::str
 void reject_empty_values(CLI::App& app);
 // Validates the typed global options; throws UsageError.
 void finish_global_options(GlobalOptions& g);
+// The language of an error message: --lang as typed when it is en or zh (an error may come before
+// the options were validated), else the environment's.
+Lang message_lang(const GlobalOptions& g);
 
 // The backend --backend asks for; says on stderr, in one line, when it falls back to the emulator.
 std::unique_ptr<Backend> open_backend(const GlobalOptions& g);
@@ -90,7 +94,7 @@ void require_memory(const Backend& backend, std::size_t bytes, std::string_view 
 
 // One buffer (or table) a run will hold, for the estimate checked before any is allocated.
 struct MemoryItem {
-  std::string what;  // "a, b, c on the host"
+  Text what;  // "a, b, c on the host"
   std::size_t bytes = 0;
   bool on_device = false;
 };

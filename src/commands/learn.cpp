@@ -318,15 +318,19 @@ void setup_learn(CLI::App& app, GlobalOptions& g) {
                           "以课程形式学习：讲解、现场演示、检查题"),
                   [raw, &g] {
                     const std::vector<Lesson> lessons = load_lessons(lang_code(g.out.lang));
-                    if (lessons.empty())
-                      throw RuntimeFailure("this gpulab has no lessons built in");
+                    if (lessons.empty()) {
+                      throw RuntimeFailure("this gpulab has no lessons built in",
+                                           "这个 gpulab 没有内置课程");
+                    }
                     if (raw->lesson.empty()) return list_lessons(g, lessons);
                     const Lesson* lesson = find_lesson(lessons, raw->lesson);
                     if (lesson == nullptr) {
                       std::vector<std::string> ids;
                       for (const auto& l : lessons) ids.push_back(l.id);
+                      const std::string list = fmt::format("{}", fmt::join(ids, ", "));
                       bad_value("learn", raw->lesson,
-                                fmt::format("no such lesson; there are {}", fmt::join(ids, ", ")));
+                                both("no such lesson; there are {}", "没有这一课；现有的课程：{}",
+                                     list));
                     }
                     if (g.out.json) {
                       nlohmann::json steps = nlohmann::json::array();

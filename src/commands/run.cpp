@@ -718,8 +718,8 @@ void setup_run(CLI::App& app, GlobalOptions& g) {
     o.args = raw->args;
     o.check = check;
     o.lang = g.out.lang;
-    o.timeout =
-        std::chrono::milliseconds(parse_int("--timeout", raw->timeout, 1, 86400, "seconds") * 1000);
+    o.timeout = std::chrono::milliseconds(
+        parse_int("--timeout", raw->timeout, 1, 86400, {"seconds", "秒"}) * 1000);
     o.max_output_bytes =
         static_cast<std::size_t>(parse_int("--max-output", raw->max_output, 1024, INT64_MAX));
     o.use_cache = !raw->no_cache;
@@ -728,14 +728,14 @@ void setup_run(CLI::App& app, GlobalOptions& g) {
     for (const auto& d : raw->includes) o.compiler_flags.push_back("-I" + d);
     for (const auto& d : raw->defines) {
       if (d.empty() || d.front() == '=') {
-        bad_value("-D", d, "expected NAME or NAME=VALUE");
+        bad_value("-D", d, {"expected NAME or NAME=VALUE", "应为 NAME 或 NAME=VALUE"});
       }
       o.compiler_flags.push_back("-D" + d);
     }
     if (!raw->arch.empty()) {
       static const std::regex arch(R"(sm_[0-9]{2,3}[a-z]?)");
       if (!std::regex_match(raw->arch, arch))
-        bad_value("--arch", raw->arch, "expected sm_XY, e.g. sm_90");
+        bad_value("--arch", raw->arch, {"expected sm_XY, e.g. sm_90", "应为 sm_XY，例如 sm_90"});
       o.gpu_arch = raw->arch;
     }
     if (!(check && !gpu_asked)) {
@@ -745,7 +745,8 @@ void setup_run(CLI::App& app, GlobalOptions& g) {
     }
     if (o.shuffle_seed && o.gpu) {
       throw UsageError(
-          "--shuffle-blocks needs --backend cpu: only gpulab's emulator can shuffle blocks");
+          "--shuffle-blocks needs --backend cpu: only gpulab's emulator can shuffle blocks",
+          "--shuffle-blocks 需要 --backend cpu：只有 gpulab 的模拟器能打乱线程块的顺序");
     }
     RunResult r = run_program(o);
     const std::string report =
@@ -760,7 +761,8 @@ void setup_run(CLI::App& app, GlobalOptions& g) {
       std::FILE* f = std::fopen(raw->report.c_str(), "w");
       if (f == nullptr || std::fwrite(report.data(), 1, report.size(), f) != report.size() ||
           std::fclose(f) != 0) {
-        throw RuntimeFailure(fmt::format("--report {}: cannot write the report", raw->report));
+        throw RuntimeFailure(
+            both("--report {}: cannot write the report", "--report {}：无法写入报告", raw->report));
       }
     }
     if (r.timed_out || r.output_capped || r.signal != 0) {

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/i18n_format.hpp"
 #include "core/process.hpp"
 #include "core/toolchain.hpp"
 #include "run/rewrite.hpp"
@@ -129,12 +130,12 @@ struct Kit {
 Kit load_kit(Lang lang) {
   const auto dir = kit_dir();
   if (!dir) {
-    throw RuntimeFailure(std::string(
+    throw RuntimeFailure(chosen(std::string(
         tr(lang,
            "the emulator kit of gpulab run (lib/gpulab/run next to the gpulab binary) is missing: "
            "reinstall gpulab (cmake --install) or run it from its build folder",
            "缺少 gpulab run 的模拟器套件（gpulab 可执行文件旁的 lib/gpulab/run）：请重新安装 "
-           "gpulab（cmake --install），或在它的构建目录中运行")));
+           "gpulab（cmake --install），或在它的构建目录中运行"))));
   }
   Kit kit;
   kit.dir = *dir;
@@ -228,14 +229,10 @@ constexpr std::array<const char*, 7> kLaunchLogFlags = {"-g",
 Build build_program(const BuildRequest& r) {
   const Lang lang = r.lang;
   if (!fs::exists(r.source)) {
-    throw UsageError(
-        fmt::format(fmt::runtime(std::string(tr(lang, "{}: no such file", "{}：文件不存在"))),
-                    r.source.string()));
+    throw UsageError(both("{}: no such file", "{}：文件不存在", r.source.string()));
   }
   if (!fs::is_regular_file(r.source)) {
-    throw UsageError(fmt::format(
-        fmt::runtime(std::string(tr(lang, "{}: not a regular file", "{}：不是普通文件"))),
-        r.source.string()));
+    throw UsageError(both("{}: not a regular file", "{}：不是普通文件", r.source.string()));
   }
   const std::string source = read_file(r.source);
 
@@ -245,7 +242,7 @@ Build build_program(const BuildRequest& r) {
   std::optional<fs::path> launch_log;  // --backend gpu: the report's launch list (if built)
   if (r.target == Target::gpu) {
     compiler = toolchain::find_nvcc();
-    if (!compiler) throw RuntimeFailure(toolchain::missing_message("nvcc", lang));
+    if (!compiler) throw RuntimeFailure(chosen(toolchain::missing_message("nvcc", lang)));
     if (const auto dir = kit_dir(); dir && fs::exists(*dir / "lib/libgpulab_launch_log.a")) {
       launch_log = *dir / "lib/libgpulab_launch_log.a";
       Hasher h;
@@ -255,7 +252,7 @@ Build build_program(const BuildRequest& r) {
     }
   } else {
     compiler = toolchain::find_cxx();
-    if (!compiler) throw RuntimeFailure(toolchain::missing_message("g++", lang));
+    if (!compiler) throw RuntimeFailure(chosen(toolchain::missing_message("g++", lang)));
     kit = load_kit(lang);
   }
   build.compiler = compiler->name + (compiler->version.empty() ? "" : " " + compiler->version);
@@ -283,12 +280,13 @@ Build build_program(const BuildRequest& r) {
   std::error_code ec;
   fs::create_directories(cache_dir(), ec);
   if (ec) {
-    throw RuntimeFailure(
-        fmt::format("cannot create the cache folder {}: {}", cache_dir().string(), ec.message()));
+    throw RuntimeFailure(both("cannot create the cache folder {}: {}", "无法创建缓存目录 {}：{}",
+                              cache_dir().string(), ec.message()));
   }
   std::string work_template = (cache_dir() / "build-XXXXXX").string();
   if (::mkdtemp(work_template.data()) == nullptr) {
-    throw RuntimeFailure(fmt::format("cannot create a build folder in {}", cache_dir().string()));
+    throw RuntimeFailure(both("cannot create a build folder in {}", "无法在 {} 中创建构建目录",
+                              cache_dir().string()));
   }
   const fs::path work = work_template;
   struct Cleanup {
@@ -305,10 +303,12 @@ Build build_program(const BuildRequest& r) {
   const std::string source_dir = r.source.parent_path().string();
   auto compile_failed = [&](const ProcessResult& p) {
     std::string diagnostics = p.err.empty() ? p.out : p.err;
-    if (p.timed_out) diagnostics += "[the compiler ran past its time limit]\n";
-    throw RuntimeFailure(fmt::format(
-        fmt::runtime(std::string(tr(lang, "{} could not compile {}:\n{}", "{} 无法编译 {}：\n{}"))),
-        compiler->name, r.source.string(), first_lines(diagnostics, 40)));
+    if (p.timed_out) {
+      diagnostics +=
+          tr(lang, "[the compiler ran past its time limit]\n", "[编译器超过了时间限制]\n");
+    }
+    throw RuntimeFailure(both("{} could not compile {}:\n{}", "{} 无法编译 {}：\n{}",
+                              compiler->name, r.source.string(), first_lines(diagnostics, 40)));
   };
   constexpr auto kCompileLimit = std::chrono::minutes(5);
 
@@ -330,7 +330,7 @@ Build build_program(const BuildRequest& r) {
   } else {
     const Rewritten rewritten = rewrite_for_emulator(source, r.source.string());
     if (!rewritten.unsupported.empty()) {
-      throw RuntimeFailure(unsupported_message(rewritten.unsupported, r.source, lang));
+      throw RuntimeFailure(chosen(unsupported_message(rewritten.unsupported, r.source, lang)));
     }
     const fs::path cpp = work / "main.cpp";
     std::ofstream(cpp, std::ios::binary) << rewritten.text;
@@ -379,8 +379,8 @@ Build build_program(const BuildRequest& r) {
   if (ec) {
     // Another gpulab got there first, or the cache is not writable: run from the build folder.
     if (!fs::exists(program)) {
-      throw RuntimeFailure(
-          fmt::format("cannot store the program in {}: {}", entry.string(), ec.message()));
+      throw RuntimeFailure(both("cannot store the program in {}: {}", "无法把程序存入 {}：{}",
+                                entry.string(), ec.message()));
     }
   } else {
     cleanup.dir.clear();
@@ -394,7 +394,10 @@ Execution execute(const ExecRequest& r) {
   fs::create_directories(cache_dir(), ec);
   std::string report_template = (cache_dir() / "report-XXXXXX").string();
   const int fd = ::mkstemp(report_template.data());
-  if (fd < 0) throw RuntimeFailure("cannot create the report file in " + cache_dir().string());
+  if (fd < 0) {
+    throw RuntimeFailure(both("cannot create the report file in {}", "无法在 {} 中创建报告文件",
+                              cache_dir().string()));
+  }
   ::close(fd);
   const fs::path report = report_template;
 
@@ -412,7 +415,8 @@ Execution execute(const ExecRequest& r) {
   Execution e;
   if (!p.started) {
     fs::remove(report, ec);
-    throw RuntimeFailure(fmt::format("cannot start {}: {}", r.program.string(), p.start_error));
+    throw RuntimeFailure(
+        both("cannot start {}: {}", "无法启动 {}：{}", r.program.string(), p.start_error));
   }
   e.exit_code = p.exit_code;
   e.signal = p.signal;
