@@ -35,6 +35,12 @@ std::string t(Lang l, std::string_view en, std::string_view zh) {
   return std::string(tr(l, en, zh));
 }
 
+// "1,048,576": large numbers in prompts and solutions are read at a glance.
+std::string grouped(std::int64_t v) {
+  return v < 0 ? "-" + group_thousands(static_cast<unsigned long long>(-v))
+               : group_thousands(static_cast<unsigned long long>(v));
+}
+
 std::string fmt_real(double v) {
   std::string s = fmt::format("{:.2f}", v);
   return s;
@@ -45,7 +51,9 @@ Question integer_q(std::string prompt, std::int64_t value, std::string solution)
   q.prompt = std::move(prompt);
   q.kind = AnswerKind::integer;
   q.values = {static_cast<double>(value)};
-  q.answer = std::to_string(value);
+  // Grouped as the student may type it back ("12,582,912"): grade() reads either form.
+  q.answer = value >= 10'000 ? group_thousands(static_cast<unsigned long long>(value))
+                             : std::to_string(value);
   q.solution = std::move(solution);
   return q;
 }
@@ -95,8 +103,9 @@ Question blocks_needed_q(Gen& g, Lang l) {
           fmt::runtime(t(
               l, "A vector of {} elements, one thread each, {} threads per block. How many blocks?",
               "向量有 {} 个元素，每个线程处理一个，每块 {} 个线程。需要多少个线程块？")),
-          n, b),
-      blocks, fmt::format("(N + B - 1) / B = ({} + {} - 1) / {} = {}", n, b, b, blocks));
+          grouped(n), b),
+      blocks,
+      fmt::format("(N + B - 1) / B = ({} + {} - 1) / {} = {}", grouped(n), b, b, grouped(blocks)));
 }
 
 Question find_1d_q(Gen& g, Lang l) {
@@ -277,11 +286,11 @@ Question bytes_moved_q(Gen& g, Lang l) {
                   "vecadd on {} int elements (4 bytes each): how many bytes must move through "
                   "device memory at the least?",
                   "对 {} 个 int 元素（每个 4 字节）做 vecadd：至少要经过显存搬运多少字节？")),
-            n),
+            grouped(n)),
         3 * n * 4,
         fmt::format(fmt::runtime(t(l, "read a and b, write c: 3 x {} x 4 = {}",
                                    "读 a 和 b、写 c：3 x {} x 4 = {}")),
-                    n, 3 * n * 4));
+                    grouped(n), grouped(3 * n * 4)));
   }
   return integer_q(
       fmt::format(
@@ -290,11 +299,11 @@ Question bytes_moved_q(Gen& g, Lang l) {
                          "many bytes must "
                          "it read from device memory at the least?",
                          "两个各 {} 个元素的 float 矩阵求二范数距离：至少要从显存读取多少字节？")),
-          n),
+          grouped(n)),
       2 * n * 4,
       fmt::format(fmt::runtime(t(l, "read a and b once: 2 x {} x 4 = {}",
                                  "a 和 b 各读一次：2 x {} x 4 = {}")),
-                  n, 2 * n * 4));
+                  grouped(n), grouped(2 * n * 4)));
 }
 
 Question idle_lanes_q(Gen& g, Lang l) {

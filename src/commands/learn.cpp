@@ -269,6 +269,7 @@ void print_demo(const LessonStep& step, const GlobalOptions& g, const Style& st,
   if (step.demo.empty()) return;
   const std::string cmd = fmt::format("gpulab {}", fmt::join(step.demo, " "));
   fmt::print("\n  {}\n", st.code("$ " + cmd));
+  flush_stdout();  // a stdout that cannot be written stops the lesson before its first demo
   const std::string out = run_demo(step.demo, g, st.enabled());
   std::vector<std::string_view> lines;
   for (std::size_t start = 0; start < out.size();) {

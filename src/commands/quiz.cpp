@@ -79,7 +79,7 @@ QuizResult run_quiz(const QuizOptions& o, Lang lang, std::istream& in, std::FILE
       ++r.score;
       say(st.good(std::string(tr(lang, "Right.", "正确。"))) + "\n");
     } else {
-      say(st.bad(std::string(tr(lang, "Wrong.", "错误。"))) + " " +
+      say(st.bad(std::string(tr(lang, "Wrong.", "错误。"))) + (lang == Lang::zh ? "" : " ") +
           fmt::format(fmt::runtime(std::string(tr(lang, "The answer is {}: {}", "答案是 {}：{}"))),
                       q.answer, q.solution) +
           "\n");

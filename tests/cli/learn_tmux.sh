@@ -8,10 +8,10 @@ gpulab=$1
 command -v tmux >/dev/null || { echo "FAIL: tmux is not installed (scripts/install-deps.sh installs it)"; exit 1; }
 work=$(mktemp -d)
 session="gpulab-test-$$"
-trap 'tmux kill-session -t "$session" 2>/dev/null || true; rm -rf "$work"' EXIT
+trap 'tmux -L "$session" kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
 export XDG_STATE_HOME="$work/state"
 
-screen() { tmux capture-pane -p -S - -t "$session"; }  # the whole scrollback
+screen() { tmux -L "$session" capture-pane -p -S - -t "$session"; }  # the whole scrollback
 # Waits until the text $1 has appeared at least $2 times (at most 30 s).
 wait_for() {
   local want=${2:-1}
@@ -29,12 +29,12 @@ start() {
   local envs=()
   while [ "$1" != "--" ]; do envs+=("$1"); shift; done
   shift
-  tmux kill-session -t "$session" 2>/dev/null || true
-  tmux new-session -d -s "$session" -x 150 -y 60 \
+  tmux -L "$session" kill-session -t "$session" 2>/dev/null || true
+  tmux -L "$session" new-session -d -s "$session" -x 150 -y 60 \
     "env XDG_STATE_HOME='$XDG_STATE_HOME' ${envs[*]} '$gpulab' $* --color never --backend cpu; echo GPULAB-EXITED-\$?; sleep 60"
-  tmux set-option -t "$session" history-limit 20000 >/dev/null
+  tmux -L "$session" set-option -t "$session" history-limit 20000 >/dev/null
 }
-send() { tmux send-keys -t "$session" "$@"; }
+send() { tmux -L "$session" send-keys -t "$session" "$@"; }
 
 start -- learn 04 --lang en
 wait_for "[1/5] Amdahl's law"
