@@ -227,6 +227,26 @@ Question amdahl_limit_q(Gen& g, Lang l) {
   return q;
 }
 
+// check_launch's reason in Chinese, checked in the same order (its own text is English).
+std::string launch_problem_zh(const Shape& grid, const Shape& block) {
+  using namespace limits;
+  if (block.volume() > kMaxThreadsPerBlock) {
+    return fmt::format("{}x{}x{} = {} 个线程，超过每个线程块 {} 个线程的上限", block.x, block.y,
+                       block.z, block.volume(), kMaxThreadsPerBlock);
+  }
+  const char axis[] = {'x', 'y', 'z'};
+  const std::uint64_t b[] = {block.x, block.y, block.z},
+                      bmax[] = {kMaxBlockX, kMaxBlockY, kMaxBlockZ};
+  const std::uint64_t gd[] = {grid.x, grid.y, grid.z}, gmax[] = {kMaxGridX, kMaxGridY, kMaxGridZ};
+  for (int i = 0; i < 3; ++i)
+    if (b[i] > bmax[i])
+      return fmt::format("线程块的 {} 维 = {}，超过上限 {}", axis[i], b[i], bmax[i]);
+  for (int i = 0; i < 3; ++i)
+    if (gd[i] > gmax[i])
+      return fmt::format("网格的 {} 维 = {}，超过上限 {}", axis[i], gd[i], gmax[i]);
+  return "维度为 0";  // the generator never makes one
+}
+
 Question launch_legal_q(Gen& g, Lang l) {
   Shape block, grid{1, 1, 1};
   switch (pick(g, 0, 5)) {
@@ -253,7 +273,8 @@ Question launch_legal_q(Gen& g, Lang l) {
       block = {16, 16, static_cast<std::uint64_t>(choose<std::int64_t>(g, {2, 4, 5}))};
       break;
   }
-  const auto problem = limits::check_launch(grid, block);
+  auto problem = limits::check_launch(grid, block);
+  if (problem && l == Lang::zh) problem = launch_problem_zh(grid, block);
   Question q;
   q.prompt = fmt::format(
       fmt::runtime(t(l,
@@ -315,8 +336,10 @@ Question idle_lanes_q(Gen& g, Lang l) {
                       "一个线程块有 {} 个线程。它最后一个线程束有多少个通道没有线程？")),
                   tpb),
       w.idle_lanes_per_block,
-      fmt::format("ceil({} / 32) = {} warps = {} lanes; {} - {} = {}", tpb, w.warps_per_block,
-                  w.warps_per_block * 32, w.warps_per_block * 32, tpb, w.idle_lanes_per_block));
+      fmt::format(fmt::runtime(t(l, "ceil({} / 32) = {} warps = {} lanes; {} - {} = {}",
+                                 "ceil({} / 32) = {} 个线程束 = {} 个通道；{} - {} = {}")),
+                  tpb, w.warps_per_block, w.warps_per_block * 32, w.warps_per_block * 32, tpb,
+                  w.idle_lanes_per_block));
 }
 
 // Occupancy on an H100 (compute capability 9.0), with the facts the answer needs in the prompt.

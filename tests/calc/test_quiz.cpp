@@ -201,7 +201,7 @@ TEST_CASE("Every generated question's answer matches an independent computation"
   CAPTURE(seed);
   for (const auto& topic : quiz_topics()) {
     if (topic == "launch-legal") continue;  // checked below against the limits themselves
-    for (const auto& q : make_quiz(topic, 60, seed, Lang::en)) {
+    for (const auto& q : make_quiz(topic, 200, seed, Lang::en)) {
       if (q.kind == AnswerKind::word) {
         CAPTURE(topic, q.prompt, q.answer);
         CHECK(q.word == expected_word(q));
@@ -307,8 +307,18 @@ TEST_CASE("Quiz prompts and solutions come in Chinese too", "[calc][quiz]") {
   for (const auto& q : make_quiz("all", int(quiz_topics().size()) * 3, 11, Lang::zh)) {
     CAPTURE(q.topic, q.prompt, q.solution);
     // Every prompt holds Chinese text: a byte of a 3-byte UTF-8 character.
-    CHECK(std::any_of(q.prompt.begin(), q.prompt.end(),
-                      [](char c) { return (static_cast<unsigned char>(c) & 0xF0) == 0xE0; }));
+    auto chinese = [](const std::string& s) {
+      return std::any_of(s.begin(), s.end(),
+                         [](char c) { return (static_cast<unsigned char>(c) & 0xF0) == 0xE0; });
+    };
+    CHECK(chinese(q.prompt));
+    // The English solutions' words do not appear in the Chinese ones (formulas may).
+    for (const char* word :
+         {"warp", "block ", "thread ", "read ", "write", "check", "rem ", "yes:", "no:", "lane",
+          "bytes", "element", "lesson", "every", "only", "the "}) {
+      CAPTURE(word);
+      CHECK(q.solution.find(word) == std::string::npos);
+    }
   }
 }
 
