@@ -174,10 +174,10 @@ std::size_t question_count(const Lesson& lesson) {
 
 std::string status_of(const std::optional<LessonProgress>& p, const Lesson& l, Lang lang) {
   if (!p) return std::string(tr(lang, "new", "未开始"));
-  if (p->done && question_count(l) > 0) {
+  if (p->done && p->right && question_count(l) > 0) {
     return fmt::format(
         fmt::runtime(std::string(tr(lang, "done, {}/{} right", "已完成，答对 {}/{}"))),
-        p->right.size(), question_count(l));
+        p->right->size(), question_count(l));
   }
   if (p->done) return std::string(tr(lang, "done", "已完成"));
   return fmt::format(fmt::runtime(std::string(tr(lang, "in progress ({}/{})", "学习中（{}/{}）"))),
@@ -204,7 +204,7 @@ void list_lessons(const GlobalOptions& g, const std::vector<Lesson>& lessons) {
                                         : "in progress"},
                    {"step", p ? p->step : 0},
                    {"questions", question_count(lesson)},
-                   {"right", p ? p->right.size() : 0}});
+                   {"right", p && p->right ? nlohmann::json(p->right->size()) : nlohmann::json()}});
   }
   std::string text =
       st.heading(std::string(tr(l, "gpulab lessons", "gpulab 课程"))) + "\n" + t.render(st) + "\n" +
@@ -424,7 +424,7 @@ void walk_lesson(const Lesson& lesson, const std::vector<Lesson>& lessons, const
   const std::optional<LessonProgress> p = progress_of(load_progress(), lesson);
   if (!restart && p && !p->done) {
     i = p->step;
-    right = p->right;
+    right = p->right.value_or(std::vector<std::size_t>{});
     if (i > 0) {
       fmt::print("{}\n",
                  st.dim(fmt::format(

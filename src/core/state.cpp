@@ -80,9 +80,11 @@ SavedProgress parse_progress(const std::string& text, const std::string& where) 
                         kMaxStep));
         continue;
       }
-      for (const auto& x : r) lp.right.push_back(x.get<std::size_t>());
-      std::sort(lp.right.begin(), lp.right.end());
-      lp.right.erase(std::unique(lp.right.begin(), lp.right.end()), lp.right.end());
+      std::vector<std::size_t> steps;
+      for (const auto& x : r) steps.push_back(x.get<std::size_t>());
+      std::sort(steps.begin(), steps.end());
+      steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
+      lp.right = std::move(steps);
     }
     p.lessons[id] = lp;
   }
@@ -105,7 +107,7 @@ nlohmann::json to_json(const SavedProgress& p) {
   nlohmann::json lessons = nlohmann::json::object();
   for (const auto& [id, lp] : p.lessons) {
     lessons[id] = {{"step", lp.step}, {"done", lp.done}};
-    if (!lp.right.empty()) lessons[id]["right"] = lp.right;
+    if (lp.right) lessons[id]["right"] = *lp.right;
   }
   return {{"lessons", lessons}};
 }

@@ -20,8 +20,8 @@ struct LessonProgress {
   std::size_t step = 0;  // the step to resume at, counting from 0
   bool done = false;
   // The steps whose question was answered right, counting from 0, ascending: the lesson's score
-  // survives a pause and a resume.
-  std::vector<std::size_t> right;
+  // survives a pause and a resume. Nothing for progress saved before scores were kept.
+  std::optional<std::vector<std::size_t>> right;
 };
 
 struct SavedProgress {

@@ -137,7 +137,7 @@ TEST_CASE("Progress: a save that fails names the path and the reason", "[state]"
 
 TEST_CASE("Progress: the steps answered right are saved, read back and validated", "[state]") {
   const fs::path path = fresh_state("right");
-  REQUIRE(save_lesson_progress("04-amdahl", {4, true, {0, 3, 4}}).saved);
+  REQUIRE(save_lesson_progress("04-amdahl", {4, true, std::vector<std::size_t>{0, 3, 4}}).saved);
   const SavedProgress p = load_progress();
   CHECK(p.problems.empty());
   CHECK(p.lessons.at("04-amdahl").right == std::vector<std::size_t>{0, 3, 4});
@@ -151,4 +151,7 @@ TEST_CASE("Progress: the steps answered right are saved, read back and validated
   CHECK(q.lessons.count("02-b") == 0);
   CHECK(q.lessons.count("03-c") == 0);
   CHECK(q.problems.size() == 2);
+  // Progress saved before scores were kept has none (not a score of 0).
+  write(path, R"({"lessons": {"05-x": {"step": 3, "done": true}}})");
+  CHECK_FALSE(load_progress().lessons.at("05-x").right);
 }
