@@ -201,9 +201,9 @@ TEST_CASE("quiz: a student id as seed, topics by group, results a teacher can co
   auto r1 = run_gpulab({"quiz", "--seed", "ada", "--count", "3", "--results", file}, right);
   CHECK(r1.exit_code == 0);
   CHECK_THAT(r1.out, Catch::Contains("Result added to"));
-  auto r2 = run_gpulab(
-      {"quiz", "--seed", "bob", "--count", "3", "--topic", "amdahl", "--results", file},
-      "0\n0\n0\n");
+  auto r2 =
+      run_gpulab({"quiz", "--seed", "bob", "--count", "3", "--topic", "amdahl", "--results", file},
+                 "0\n0\n0\n");
   CHECK(r2.exit_code == 0);
   std::ifstream in(file);
   std::vector<json> lines;
@@ -229,7 +229,8 @@ TEST_CASE("quiz: bad values", "[cli][quiz]") {
   for (auto args : {std::vector<std::string>{"quiz", "--count", "0"},
                     {"quiz", "--count", "101"},
                     {"quiz", "--topic", "cooking"},
-                    {"quiz", "--topic", "amdahl,cooking"}}) {
+                    {"quiz", "--topic", "amdahl,cooking"},
+                    {"quiz", "--seed", ""}}) {
     CAPTURE(args);
     auto r = run_gpulab(args);
     CHECK(r.exit_code == 2);
