@@ -340,8 +340,7 @@ void print_lesson(const Lesson& lesson, const GlobalOptions& g, const Style& st,
       if (!step.demo.empty() && !answers) {
         fmt::print("\n  {}\n    {}\n",
                    st.code(fmt::format("$ gpulab {}", fmt::join(step.demo, " "))),
-                   st.dim(std::string(tr(l, "(run it after answering: it shows the answer)",
-                                         "（答完后运行它：输出里有答案）"))));
+                   st.dim(std::string(tr(l, "(run it after answering)", "（答完后再运行）"))));
       } else {
         print_demo(step, g, st, 0);
       }
