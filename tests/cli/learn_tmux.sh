@@ -92,7 +92,7 @@ wait_for "[Enter] next" 2
 send Enter
 wait_for "[5/5] Amdahl's law"
 wait_for "your answer" 3
-send "90.99x" Enter
+send "83.47x" Enter
 wait_for "Right." 2
 wait_for "[Enter] next" 3
 send Enter

@@ -299,10 +299,10 @@ TEST_CASE("The giveaway check finds answers in text", "[learn]") {
   CHECK_FALSE(shows_answer("no and yes", "no"));
 }
 
-// No check question is answered on the screen before it is asked: neither by its step's text nor
-// by a demo shown before it, in either language. Where the question stands is read from the
-// teacher's copy (which shows every demo's output, run through the real binary): whatever of the
-// step comes before "Question k:" is what the student has seen. The exceptions say why.
+// No check question is answered on the screen before it is asked: not by its step's text, nor by
+// a demo, nor by anything shown since the previous question (the demo after it, steps between),
+// in either language. Where each question stands is read from the teacher's copy, which shows
+// every demo's output run through the real binary. The exceptions say why.
 TEST_CASE("No lesson gives a question's answer away before asking it", "[cli][learn]") {
   struct Allowed {
     const char* lesson;
@@ -312,6 +312,18 @@ TEST_CASE("No lesson gives a question's answer away before asking it", "[cli][le
   const std::vector<Allowed> allowed = {
       {"08-memory-hierarchy", 3,
        "the 4 is the register file's 4 sub-partitions, a fact the question needs, not its answer"},
+      {"08-memory-hierarchy", 6,
+       "the 4s of the occupancy demo before are blocks and sub-partitions; the question counts "
+       "constant-memory requests"},
+      {"06-logical-structure", 3,
+       "the demo before lists every index 0-71 of a 3x2 grid; the question asks the warps of a "
+       "200-thread block"},
+      {"10-hello-world", 2,
+       "the hello demo before prints thread numbers 0-3; the question counts the warps of "
+       "<<<3, 32>>>"},
+      {"11-vector-add", 2,
+       "the demo before lists elements 0-31 with the right formula; 18 is the wrong formula's "
+       "index for block 3, thread 6, which no line shows"},
   };
   const std::string state = "XDG_STATE_HOME=" + temp_dir() + "/giveaway";
   json list = run_json({"learn", "--json"});
@@ -327,6 +339,7 @@ TEST_CASE("No lesson gives a question's answer away before asking it", "[cli][le
       REQUIRE(copy.exit_code == 0);
       const std::size_t n = lesson["steps"].size();
       int number = 0;
+      std::size_t previous_answer_end = std::string::npos;
       for (std::size_t s = 0; s < n; ++s) {
         const json& step = lesson["steps"][s];
         if (!step.contains("question")) continue;
@@ -338,16 +351,20 @@ TEST_CASE("No lesson gives a question's answer away before asking it", "[cli][le
         head += "/";
         head += std::to_string(n);
         head += "] ";
-        // From the line after the heading: the heading's own "[3/4]" is no answer.
-        const std::size_t from = copy.out.find('\n', copy.out.find(head + title));
         REQUIRE(copy.out.find(head + title) != std::string::npos);
         std::string ask = lang == std::string("en") ? "Question " : "问题 ";
         ask += std::to_string(number);
         ask += lang == std::string("en") ? ":" : "：";
-        const std::size_t to = copy.out.find(ask, from);
+        const std::size_t to = copy.out.find(ask, copy.out.find(head + title));
         REQUIRE(to != std::string::npos);
-        const std::string seen =
-            step["text"].get<std::string>() + "\n" + copy.out.substr(from, to - from);
+        // Still on the screen: everything since the previous question's answer line (the demo
+        // that followed it, steps in between), less the step headings ("[3/4]" is no answer).
+        std::size_t from = 0;
+        if (previous_answer_end != std::string::npos) from = previous_answer_end;
+        std::string seen = step["text"].get<std::string>() + "\n";
+        for (const auto& line : lines_of(copy.out.substr(from, to - from)))
+          if (!std::regex_search(line, std::regex(R"(^\[\d+/\d+\] )"))) seen += line + "\n";
+        previous_answer_end = copy.out.find('\n', copy.out.find('\n', to) + 1);
         const std::string answer = step["question"]["answer"];
         const bool excused = std::any_of(allowed.begin(), allowed.end(), [&](const Allowed& a) {
           return a.lesson == id && a.step == s;
