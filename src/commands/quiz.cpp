@@ -215,6 +215,8 @@ void setup_quiz(CLI::App& app, GlobalOptions& g) {
         o.results = raw->results;
         const Lang lang = g.out.lang;
         Style st(color_enabled(g.out.color));
+        if (o.answers && !o.results.empty())
+          bad_value("--results", o.results, "not with --answers: the key asks no questions");
         if (o.answers) {
           auto qs = calc::make_quiz(o.topic, o.count, o.seed, lang);
           std::string text =

@@ -223,6 +223,7 @@ TEST_CASE("quiz: a student id as seed, topics by group, results a teacher can co
   CHECK(lines[1]["seed_text"] == "bob");
   CHECK(lines[1]["given"] == 3);
   check_usage_error({"quiz", "--results", "/nonexistent-dir/r.jsonl"}, "--results");
+  check_usage_error({"quiz", "--answers", "--results", file}, "not with --answers");
 }
 
 TEST_CASE("quiz: bad values", "[cli][quiz]") {
