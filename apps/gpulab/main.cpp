@@ -16,6 +16,7 @@
 #include "commands/amdahl.hpp"
 #include "commands/common.hpp"
 #include "commands/device_info.hpp"
+#include "commands/exercise.hpp"
 #include "commands/hello.hpp"
 #include "commands/index_map.hpp"
 #include "commands/inspect.hpp"
@@ -87,6 +88,7 @@ int main(int argc, char** argv) {
   setup_learn(app, global);
   setup_quiz(app, global);
   setup_run(app, global);
+  setup_exercise(app, global);
   setup_hello(app, global);
   setup_vecadd(app, global);
   setup_index_map(app, global);
