@@ -128,9 +128,16 @@ void read_events(CheckResult& c) {
   }
 }
 
-std::string short_where(const std::string& where, const std::string& student) {
+// "/home/ana/09-shared.cu:20" -> "09-shared.cu:20"; the generated program's name (which run
+// already shortened) is the student's file too: its lines come first and keep their numbers.
+std::string short_where(const std::string& where, const std::string& student,
+                        const std::string& program) {
   const std::string dir = fs::path(student).parent_path().string() + "/";
   if (where.rfind(dir, 0) == 0) return where.substr(dir.size());
+  const std::string generated = fs::path(program).filename().string() + ":";
+  if (where.rfind(generated, 0) == 0) {
+    return fs::path(student).filename().string() + ":" + where.substr(generated.size());
+  }
   return where;
 }
 
@@ -152,11 +159,7 @@ void diagnose(CheckResult& c) {
           at + zh +
               " 下标超出末尾的线程什么都不应该做：缺少边界检查（guard），或下标读过了数组末尾。");
     } else if (f.kind == "shared_race") {
-      add("missing_syncthreads",
-          at + en +
-              " Missing __syncthreads(): a thread read shared memory another thread had "
-              "not finished writing.",
-          at + zh + " 缺少 __syncthreads()：一个线程读取了另一个线程尚未写完的共享内存。");
+      add("missing_syncthreads", at + en, at + zh);
     } else if (f.kind == "global_race") {
       add("race", at + en, at + zh);
     } else if (f.kind == "kernel_fault" &&
@@ -208,7 +211,8 @@ void diagnose(CheckResult& c) {
                  fmt::format("{} 从未被写入{}：没有线程在那里存值。是否每个元素都有线程负责"
                              "（网格大小、边界检查、处理剩余元素的循环）？",
                              cell, in_test_zh));
-      } else if (r.contains("value_of")) {
+      } else if (r.contains("value_of") && c.findings.empty()) {
+        // (With a race or an overrun found, a value that looks like a neighbour's is its symptom.)
         const auto j = r["value_of"].get<std::uint64_t>();
         add_once(
             "wrong_index",
@@ -289,11 +293,13 @@ void diagnose(CheckResult& c) {
 
 std::string program_source(const Exercise& e, const std::string& student_text,
                            const std::string& student_path) {
-  std::string s = line_directive("gpulab_exercise_harness.cuh");
-  s += harness_library();
-  s += "\n" + line_directive(student_path) + student_text;
+  // The student's file first: where GCC's debug lines name the generated file instead of the
+  // #line one, the numbers are still the student's (see short_where).
+  std::string s = line_directive(student_path) + student_text;
   if (!student_text.empty() && student_text.back() != '\n') s += "\n";
-  s += line_directive(e.id + "_harness.cu") + e.harness;
+  s += line_directive("gpulab_exercise_harness.cuh");
+  s += harness_library();
+  s += "\n" + line_directive(e.id + "_harness.cu") + e.harness;
   return s;
 }
 
@@ -344,8 +350,13 @@ CheckResult check_file(const CheckOptions& o) {
   }
   read_events(c);
   for (RunFinding f : c.run.findings) {
-    f.where = short_where(f.where, c.file);
-    f.other_where = short_where(f.other_where, c.file);
+    f.where = short_where(f.where, c.file, c.run.file);
+    f.other_where = short_where(f.other_where, c.file, c.run.file);
+    for (const char* key : {"site", "launch_site", "region_site", "allocation_site"}) {
+      if (f.facts.contains(key) && f.facts[key].is_string()) {
+        f.facts[key] = short_where(f.facts[key].get<std::string>(), c.file, c.run.file);
+      }
+    }
     c.findings.push_back(std::move(f));
   }
   diagnose(c);

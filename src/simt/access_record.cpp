@@ -133,8 +133,8 @@ void record_access(std::uintptr_t address, std::size_t size, bool write, bool at
   a.thread = thread_index(thread, s.block);
   a.write = write;
   a.shared = shared;
-  if (shared) a.array = shared_array;
-  s.record.accesses.push_back(std::move(a));
+  a.array = shared_array;  // a symbol's name: lives as long as the program
+  s.record.accesses.push_back(a);
 }
 
 }  // namespace detail

@@ -26,7 +26,7 @@ struct RecordedAccess {
   uint3 block{0, 0, 0}, thread{0, 0, 0};
   bool write = false;
   bool shared = false;
-  std::string array;  // shared: the __shared__ array ("extern" for dynamic shared memory)
+  const char* array = nullptr;  // shared: the __shared__ array ("extern": dynamic shared memory)
 };
 
 // What one launch did, as counted per thread.
