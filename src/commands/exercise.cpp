@@ -131,7 +131,8 @@ std::string render_exercise_check(const exercise::CheckResult& c, const OutputOp
           : fmt::format(fmt::runtime(std::string(tr(l, "compiled in {:.1f} s", "编译 {:.1f} 秒"))),
                         c.run.compile_ms / 1000.0));
   for (const exercise::TestOutcome& t : c.tests) {
-    s += fmt::format("  {} {}", t.pass ? st.good("ok  ") : st.bad("FAIL"),
+    s += fmt::format("  {} {}",
+                     t.pass ? st.good(tr(l, "ok  ", "通过")) : st.bad(tr(l, "FAIL", "失败")),
                      fmt::format(fmt::runtime(std::string(tr(l, "test {}", "测试 {}"))), t.name));
     std::string measured;
     for (const auto& r : t.rules) {

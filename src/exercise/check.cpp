@@ -344,6 +344,10 @@ CheckResult check_file(const CheckOptions& o) {
     c.built = true;
   } catch (const RuntimeFailure& e) {
     c.build_error = e.what();
+    // "g++ could not compile <the generated program>": the student knows their own file.
+    for (std::size_t at; (at = c.build_error.find(program.string())) != std::string::npos;) {
+      c.build_error.replace(at, program.string().size(), c.file);
+    }
     c.passed = false;
     c.diagnoses.push_back({"build", {c.build_error, c.build_error}});
     return c;
