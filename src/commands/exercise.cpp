@@ -286,7 +286,10 @@ void setup_exercise(CLI::App& app, GlobalOptions& g) {
     const Exercise& e = find_or_throw(start->id, l);
     const fs::path dir = start->dir;
     if (!fs::is_directory(dir)) {
-      bad_value("--dir", start->dir, "not an existing folder");
+      throw UsageError(fmt::format(
+          fmt::runtime(
+              std::string(tr(l, "--dir {}: not an existing folder", "--dir {}：文件夹不存在"))),
+          start->dir));
     }
     const fs::path file =
         fs::absolute(dir / fmt::format("{:02}-{}.cu", e.number, e.id)).lexically_normal();
@@ -294,7 +297,10 @@ void setup_exercise(CLI::App& app, GlobalOptions& g) {
     if (!existed || start->force) {
       std::ofstream out(file, std::ios::binary);
       out << exercise::starter_file(e, l);
-      if (!out) throw RuntimeFailure("cannot write " + file.string());
+      if (!out) {
+        throw RuntimeFailure(fmt::format(
+            fmt::runtime(std::string(tr(l, "cannot write {}", "无法写入 {}"))), file.string()));
+      }
     }
     const std::string text = fmt::format(
         fmt::runtime(
@@ -348,8 +354,9 @@ void setup_exercise(CLI::App& app, GlobalOptions& g) {
           o.gpu = gpu_chosen(g.backend, &notice, g.out.lang);
         }
         if (o.draw && o.gpu) {
-          throw UsageError(
-              "--draw needs the emulator (--backend cpu): only it records each access");
+          throw UsageError(std::string(tr(
+              g.out.lang, "--draw needs the emulator (--backend cpu): only it records each access",
+              "--draw 需要模拟器（--backend cpu）：只有它能记录每次访问")));
         }
         const exercise::CheckResult r = exercise::check_file(o);
         std::string text = render_exercise_check(r, g.out);
@@ -382,10 +389,16 @@ void setup_exercise(CLI::App& app, GlobalOptions& g) {
       add_command(*sub, g, "hint", "A hint for an exercise (hint ID 2: the next one)", [hint, &g] {
         const Lang l = g.out.lang;
         const Exercise& e = find_or_throw(hint->id, l);
-        if (e.hints.empty()) throw RuntimeFailure("exercise " + e.id + " has no hints");
-        const auto n = static_cast<std::size_t>(parse_int("level", hint->level, 1,
-                                                          static_cast<std::int64_t>(e.hints.size()),
-                                                          "hints of this exercise"));
+        // Every exercise has hints (a test holds it); N is checked against their count.
+        const auto count = static_cast<std::int64_t>(e.hints.size());
+        const std::int64_t n64 = parse_int("N", hint->level, 1, INT64_MAX);
+        if (n64 > count) {
+          throw UsageError(
+              fmt::format(fmt::runtime(std::string(tr(l, "hint {}: exercise {} has {} hints",
+                                                      "hint {}：练习 {} 只有 {} 条提示"))),
+                          n64, e.id, count));
+        }
+        const auto n = static_cast<std::size_t>(n64);
         std::string text =
             fmt::format(fmt::runtime(std::string(tr(l, "Hint {} of {} for {}. {}:\n  {}\n",
                                                     "{2}. {3} 的提示 {0}/{1}：\n  {4}\n"))),
