@@ -185,12 +185,17 @@ std::string emulator_notes(const KernelRun& run, const Style& style, Lang lang) 
   if (!run.emulator) return {};
   const EmulatorStats& e = *run.emulator;
   std::string out;
-  out += fmt::format(
-      "  {} {}\n", style.dim(std::string(tr(lang, "emulator:", "模拟器："))),
+  // No space after the full-width colon in Chinese.
+  out +=
+      "  " + style.dim(std::string(tr(lang, "emulator: ", "模拟器："))) +
       fmt::format(fmt::runtime(std::string(tr(lang, "{} barrier crossings; {} blocks needed fibers",
                                               "跨越 {} 次屏障；{} 个线程块用到了纤程"))),
-                  e.barriers_crossed, e.blocks_on_fibers));
-  for (const auto& race : e.races) out += "  " + style.bad("race: ") + race + "\n";
+                  group_thousands(e.barriers_crossed), group_thousands(e.blocks_on_fibers)) +
+      "\n";
+  // The race reports themselves are the emulator's, in English (see KernelFault).
+  for (const auto& race : e.races) {
+    out += "  " + style.bad(std::string(tr(lang, "race: ", "竞争（英文报告）："))) + race + "\n";
+  }
   return out;
 }
 
