@@ -11,6 +11,7 @@
 #include <set>
 #include <thread>
 
+#include "calc/gpu_specs.hpp"
 #include "core/embedded.hpp"
 #include "core/error.hpp"
 #include "core/parse.hpp"
@@ -79,6 +80,12 @@ void reject_empty_values(CLI::App& app) {
     });
   }
   for (CLI::App* sub : app.get_subcommands({})) reject_empty_values(*sub);
+}
+
+std::vector<std::string> gpu_model_names() {
+  std::vector<std::string> names;
+  for (const auto& m : calc::gpu_models()) names.emplace_back(m.aliases.front());
+  return names;
 }
 
 void finish_global_options(GlobalOptions& g) {

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "backend/backend.hpp"
 #include "commands/complete.hpp"  // set_completer, for the setup functions
@@ -41,6 +42,8 @@ inline std::string help_tr(const GlobalOptions& g, std::string_view en, std::str
 // Makes an empty value (`--seed ''`) a usage error for every option of `app` and its subcommands
 // that takes one, instead of the default it would silently stand for. Call after the last setup.
 void reject_empty_values(CLI::App& app);
+// The names --model takes (each spec sheet's first name: g80, t4, ...), for its completion.
+std::vector<std::string> gpu_model_names();
 // Validates the typed global options; throws UsageError.
 void finish_global_options(GlobalOptions& g);
 

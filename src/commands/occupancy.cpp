@@ -582,10 +582,11 @@ void setup_occupancy(CLI::App& app, GlobalOptions& g) {
   sub->add_option("--cc", raw->cc,
                   help_tr(g, "Compute capability, e.g. 9.0 or 1.0", "计算能力，例如 9.0 或 1.0"))
       ->type_name("X.Y");
-  sub->add_option("--model", raw->model,
-                  help_tr(g, "A GPU from gpulab's spec sheets, e.g. h100, t4, g80",
-                          "gpulab 规格表中的一款 GPU，例如 h100、t4、g80"))
-      ->type_name("NAME");
+  set_completer(sub->add_option("--model", raw->model,
+                                help_tr(g, "A GPU from gpulab's spec sheets, e.g. h100, t4, g80",
+                                        "gpulab 规格表中的一款 GPU，例如 h100、t4、g80"))
+                    ->type_name("NAME"),
+                gpu_model_names);
   sub->add_option("--device", raw->device,
                   help_tr(g, "This machine's CUDA device N", "本机的 CUDA 设备 N"))
       ->type_name("N");

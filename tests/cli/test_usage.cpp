@@ -289,6 +289,11 @@ TEST_CASE("Completion asks the binary: commands, options, values, lessons",
   CHECK(words({"vecadd", "--show", "a"}) == std::vector<std::string>{"auto", "all"});
   CHECK(words({"help", "w"}) == std::vector<std::string>{"warp-hiding"});
   CHECK(words({"run", ""}) == std::vector<std::string>{"@file"});
+  for (const char* cmd : {"occupancy", "device-info", "warp-hiding"}) {
+    const auto models = words({cmd, "--model", ""});
+    CHECK(contains(models, "h100"));
+    CHECK(contains(models, "g80"));
+  }
   const auto lessons = words({"learn", ""});
   CHECK(contains(lessons, "04-amdahl"));
   CHECK(contains(lessons, "amdahl"));
