@@ -501,7 +501,7 @@ nlohmann::json occupancy_json(const OccupancyResult& r) {
 
 void setup_occupancy(CLI::App& app, GlobalOptions& g) {
   struct Raw {
-    std::string threads, registers, shared, dynamic, carveout, cc, model, device;
+    std::string block, threads, registers, shared, dynamic, carveout, cc, model, device;
     bool no_charts = false;
   };
   auto raw = std::make_shared<Raw>();
@@ -517,10 +517,12 @@ void setup_occupancy(CLI::App& app, GlobalOptions& g) {
         o.target = resolve_occupancy_target(raw->cc, raw->model, raw->device);
         const calc::ArchInfo& a = o.target.arch;
         const std::string on = fmt::format("on compute capability {}.{}", a.major, a.minor);
-        if (raw->threads.empty())
-          throw UsageError("occupancy needs --threads T (threads per block)");
+        const auto [block_name, block] =
+            renamed_option("--block", raw->block, "--threads", raw->threads);
+        if (block.empty())
+          throw UsageError("occupancy needs --block B (threads per block; also --threads B)");
         o.in.threads =
-            static_cast<int>(parse_int("--threads", raw->threads, 1, a.max_threads_per_block,
+            static_cast<int>(parse_int(block_name, block, 1, a.max_threads_per_block,
                                        fmt::format("the most threads a block may have {}", on)));
         if (!raw->registers.empty()) {
           const int max_regs = a.max_registers_per_thread > 0 ? a.max_registers_per_thread : 124;
@@ -555,9 +557,11 @@ void setup_occupancy(CLI::App& app, GlobalOptions& g) {
         OccupancyResult r = run_occupancy(o);
         emit(g, occupancy_json(r), render_occupancy(r, g.out));
       });
-  needed(sub->add_option("--threads", raw->threads,
-                         help_tr(g, "Threads per block", "每个线程块的线程数"))
-             ->type_name("T"));
+  needed(sub->add_option("--block", raw->block,
+                         help_tr(g, "Threads per block (also --threads)",
+                                 "每个线程块的线程数（也可写 --threads）"))
+             ->type_name("B"));
+  sub->add_option("--threads", raw->threads)->group("");  // the first name, still taken
   sub->add_option("--registers", raw->registers,
                   help_tr(g, "Registers per thread (nvcc --resource-usage or gpulab inspect tells)",
                           "每个线程的寄存器数（nvcc --resource-usage 或 gpulab inspect 会告诉你）"))

@@ -195,6 +195,15 @@ TEST_CASE("hello takes --grid/--block as the other kernels do; --blocks/--thread
   check_usage_error({"hello", "--block", "1025"}, "--block 1025");
   check_usage_error({"hello", "--grid", "2", "--blocks", "3"},
                     "--blocks is the old name of --grid");
+  // occupancy and inspect: --block too, their --threads kept.
+  json ob = run_json({"occupancy", "--block", "256", "--cc", "9.0", "--no-charts", "--json"});
+  json ot = run_json({"occupancy", "--threads", "256", "--cc", "9.0", "--no-charts", "--json"});
+  CHECK(ob == ot);
+  check_usage_error({"occupancy", "--block", "1025", "--cc", "9.0"}, "--block 1025");
+  check_usage_error({"occupancy", "--cc", "9.0"}, "occupancy needs --block B");
+  check_usage_error({"occupancy", "--block", "256", "--threads", "256", "--cc", "9.0"},
+                    "--threads is the old name of --block");
+  CHECK_THAT(run_gpulab({"occupancy", "--help"}).out, Catch::Contains("--block B (required)"));
   auto h = run_gpulab({"hello", "--help"}, "", {"COLUMNS=100"});
   CHECK_THAT(h.out, Catch::Contains("also --blocks"));
   CHECK_THAT(h.out, Catch::Contains("also --threads"));
