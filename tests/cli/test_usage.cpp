@@ -250,6 +250,8 @@ TEST_CASE("Zh: every help string has its translation", "[cli][usage][zh]") {
     CHECK(has_letters(d));
     CHECK_FALSE(has_cjk(d));
   }
+  CHECK_THAT(en.out, Catch::Contains("gpulab \\- learn how GPUs work"));
+  CHECK_THAT(zh.out, Catch::Contains("gpulab \\- 运行真实的"));
   // Each command, in each language.
   for (const auto& cmd : kCommands) {
     CAPTURE(cmd);
