@@ -11,6 +11,7 @@
 #include <set>
 #include <thread>
 
+#include "calc/gpu_specs.hpp"
 #include "core/embedded.hpp"
 #include "core/error.hpp"
 #include "core/parse.hpp"
@@ -83,6 +84,26 @@ void reject_empty_values(CLI::App& app) {
     });
   }
   for (CLI::App* sub : app.get_subcommands({})) reject_empty_values(*sub);
+}
+
+TypedOption renamed_option(std::string_view name, const std::string& value,
+                           std::string_view old_name, const std::string& old_value,
+                           const std::string& fallback) {
+  if (!value.empty() && !old_value.empty()) {
+    // Concatenated: fmt::format of these string_views trips GCC 12's -Wrestrict at -O3.
+    const std::string n(name), o(old_name);
+    const std::string typed = n + " " + value + " " + o + " " + old_value;
+    throw UsageError(typed + ": " + o + " is the old name of " + n + "; give one of them",
+                     typed + "：" + o + " 是 " + n + " 的旧名字；只写其中一个");
+  }
+  if (!old_value.empty()) return {std::string(old_name), old_value};
+  return {std::string(name), value.empty() ? fallback : value};
+}
+
+std::vector<std::string> gpu_model_names() {
+  std::vector<std::string> names;
+  for (const auto& m : calc::gpu_models()) names.emplace_back(m.aliases.front());
+  return names;
 }
 
 void finish_global_options(GlobalOptions& g) {

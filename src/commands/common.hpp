@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "backend/backend.hpp"
 #include "commands/complete.hpp"  // set_completer, for the setup functions
@@ -42,6 +43,20 @@ inline std::string help_tr(const GlobalOptions& g, std::string_view en, std::str
 // Makes an empty value (`--seed ''`) a usage error for every option of `app` and its subcommands
 // that takes one, instead of the default it would silently stand for. Call after the last setup.
 void reject_empty_values(CLI::App& app);
+// One vocabulary for launch shapes in every command: --grid (blocks in the grid) and --block
+// (threads per block), as CUDA's gridDim and blockDim. An older name (hello --blocks, --threads)
+// keeps working as a hidden option bound to `old_value`; this returns the name the user typed and
+// its value, `fallback` when neither was given. Both given: UsageError.
+struct TypedOption {
+  std::string name;
+  std::string value;
+};
+TypedOption renamed_option(std::string_view name, const std::string& value,
+                           std::string_view old_name, const std::string& old_value,
+                           const std::string& fallback = {});
+
+// The names --model takes (each spec sheet's first name: g80, t4, ...), for its completion.
+std::vector<std::string> gpu_model_names();
 // Validates the typed global options; throws UsageError.
 void finish_global_options(GlobalOptions& g);
 // The language of an error message: --lang as typed when it is en or zh (an error may come before

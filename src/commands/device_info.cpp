@@ -1017,13 +1017,16 @@ void setup_device_info(CLI::App& app, GlobalOptions& g) {
                   help_tr(g, "Show only CUDA device K (default: every device)",
                           "只显示 CUDA 设备 K（默认：全部设备）"))
       ->type_name("K");
-  sub->add_option("--model", raw->model,
-                  help_tr(g,
-                          "Show a GPU's spec sheet from gpulab's table instead: g80, t4, rtx2080, "
-                          "rtx3090, rtx4090, a100, h100, h100-pcie",
-                          "改为显示 gpulab 表中某款 GPU 的规格表：g80、t4、rtx2080、rtx3090、"
-                          "rtx4090、a100、h100、h100-pcie"))
-      ->type_name("NAME");
+  set_completer(
+      sub->add_option(
+             "--model", raw->model,
+             help_tr(g,
+                     "Show a GPU's spec sheet from gpulab's table instead: g80, t4, rtx2080, "
+                     "rtx3090, rtx4090, a100, h100, h100-pcie",
+                     "改为显示 gpulab 表中某款 GPU 的规格表：g80、t4、rtx2080、rtx3090、"
+                     "rtx4090、a100、h100、h100-pcie"))
+          ->type_name("NAME"),
+      gpu_model_names);
 }
 
 }  // namespace gpulab

@@ -149,19 +149,11 @@ void setup_hello(CLI::App& app, GlobalOptions& g) {
       help_tr(g, "Every thread of a kernel prints hello with its block and thread",
               "内核的每个线程都打印 hello，以及它的线程块号和线程号"),
       [raw, &g] {
-        // The name as typed, so that an error names what the user wrote.
-        auto typed = [](const std::string& value, std::string_view name, const std::string& old,
-                        std::string_view old_name) -> std::pair<std::string_view, std::string> {
-          if (!value.empty() && !old.empty()) {
-            throw UsageError(both("{0} {1} {2} {3}: {2} is the old name of {0}; give one of them",
-                                  "{0} {1} {2} {3}：{2} 是 {0} 的旧名字；只写其中一个",
-                                  name, value, old_name, old));
-          }
-          if (!old.empty()) return {old_name, old};
-          return {name, value.empty() ? std::string("1") : value};
-        };
-        const auto [grid_name, grid] = typed(raw->grid, "--grid", raw->blocks, "--blocks");
-        const auto [block_name, block] = typed(raw->block, "--block", raw->threads, "--threads");
+        // The names as typed, so that an error names what the user wrote.
+        const auto [grid_name, grid] =
+            renamed_option("--grid", raw->grid, "--blocks", raw->blocks, "1");
+        const auto [block_name, block] =
+            renamed_option("--block", raw->block, "--threads", raw->threads, "1");
         HelloOptions o;
         o.blocks = parse_int(grid_name, grid, 1, kMaxLines);
         o.threads =

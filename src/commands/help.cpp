@@ -277,7 +277,9 @@ std::string man_page(const CLI::App& app, Lang lang) {
                      tr(lang, "User Commands", "用户命令"));
   out += fmt::format(".SH {}\n", tr(lang, "NAME", "名称"));
   std::string description = app.get_description();
-  if (description.starts_with("gpulab: ")) description = description.substr(8);
+  for (std::string_view prefix : {"gpulab: ", "gpulab："}) {
+    if (description.starts_with(prefix)) description = description.substr(prefix.size());
+  }
   out += "gpulab \\- " + roff_escape(description) + "\n";
   out += fmt::format(".SH {}\n", tr(lang, "SYNOPSIS", "概要"));
   out += fmt::format(".B gpulab\n[\\fI{}\\fR] \\fI{}\\fR [\\fI{}\\fR]\n",

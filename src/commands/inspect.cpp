@@ -682,7 +682,7 @@ nlohmann::json inspect_json(const InspectResult& r) {
 
 void setup_inspect(CLI::App& app, GlobalOptions& g) {
   struct Raw {
-    std::string file, kernel, arch, threads, dynamic;
+    std::string file, kernel, arch, block, threads, dynamic;
     bool ptx = false, sass = false;
   };
   auto raw = std::make_shared<Raw>();
@@ -720,9 +720,11 @@ void setup_inspect(CLI::App& app, GlobalOptions& g) {
           }
         }
         const calc::ArchInfo a = *calc::arch_info(o.arch / 10, o.arch % 10);
-        if (!raw->threads.empty()) {
+        const auto [block_name, block] =
+            renamed_option("--block", raw->block, "--threads", raw->threads);
+        if (!block.empty()) {
           o.threads =
-              static_cast<int>(parse_int("--threads", raw->threads, 1, a.max_threads_per_block,
+              static_cast<int>(parse_int(block_name, block, 1, a.max_threads_per_block,
                                          both("the most threads a block may have on sm_{}",
                                               "sm_{} 上一个线程块最多的线程数", o.arch)));
         }
@@ -755,10 +757,11 @@ void setup_inspect(CLI::App& app, GlobalOptions& g) {
                   help_tr(g, "Compile for this GPU (default sm_75, nvcc's own)",
                           "为这种 GPU 编译（默认 sm_75，即 nvcc 自己的默认值）"))
       ->type_name("sm_XY");
-  sub->add_option("--threads", raw->threads,
-                  help_tr(g, "Block size for the occupancy (default 256)",
-                          "计算占用率所用的线程块大小（默认 256）"))
-      ->type_name("T");
+  sub->add_option("--block", raw->block,
+                  help_tr(g, "Threads per block, for the occupancy (default 256; also --threads)",
+                          "计算占用率所用的每块线程数（默认 256；也可写 --threads）"))
+      ->type_name("B");
+  sub->add_option("--threads", raw->threads)->group("");  // the first name, still taken
   sub->add_option("--dynamic-shared", raw->dynamic,
                   help_tr(g, "Dynamic shared memory per block, for the occupancy: bytes, or 12K",
                           "每个线程块的动态共享内存，用于计算占用率：字节数，或 12K"))

@@ -522,7 +522,7 @@ nlohmann::json occupancy_json(const OccupancyResult& r) {
 
 void setup_occupancy(CLI::App& app, GlobalOptions& g) {
   struct Raw {
-    std::string threads, registers, shared, dynamic, carveout, cc, model, device;
+    std::string block, threads, registers, shared, dynamic, carveout, cc, model, device;
     bool no_charts = false;
   };
   auto raw = std::make_shared<Raw>();
@@ -538,12 +538,14 @@ void setup_occupancy(CLI::App& app, GlobalOptions& g) {
         o.target = resolve_occupancy_target(raw->cc, raw->model, raw->device);
         const calc::ArchInfo& a = o.target.arch;
         const Text on = both("on compute capability {}.{}", "计算能力 {}.{} 上", a.major, a.minor);
-        if (raw->threads.empty()) {
-          throw UsageError("occupancy needs --threads T (threads per block)",
-                           "occupancy 需要 --threads T（每个线程块的线程数）");
+        const auto [block_name, block] =
+            renamed_option("--block", raw->block, "--threads", raw->threads);
+        if (block.empty()) {
+          throw UsageError("occupancy needs --block B (threads per block; also --threads B)",
+                           "occupancy 需要 --block B（每个线程块的线程数；也可写 --threads B）");
         }
         o.in.threads =
-            static_cast<int>(parse_int("--threads", raw->threads, 1, a.max_threads_per_block,
+            static_cast<int>(parse_int(block_name, block, 1, a.max_threads_per_block,
                                        both("the most threads a block may have {0}",
                                             "{1}一个线程块最多的线程数", on.en, on.zh)));
         if (!raw->registers.empty()) {
@@ -585,9 +587,11 @@ void setup_occupancy(CLI::App& app, GlobalOptions& g) {
         OccupancyResult r = run_occupancy(o);
         emit(g, occupancy_json(r), render_occupancy(r, g.out));
       });
-  needed(sub->add_option("--threads", raw->threads,
-                         help_tr(g, "Threads per block", "每个线程块的线程数"))
-             ->type_name("T"));
+  needed(sub->add_option("--block", raw->block,
+                         help_tr(g, "Threads per block (also --threads)",
+                                 "每个线程块的线程数（也可写 --threads）"))
+             ->type_name("B"));
+  sub->add_option("--threads", raw->threads)->group("");  // the first name, still taken
   sub->add_option("--registers", raw->registers,
                   help_tr(g, "Registers per thread (nvcc --resource-usage or gpulab inspect tells)",
                           "每个线程的寄存器数（nvcc --resource-usage 或 gpulab inspect 会告诉你）"))
@@ -612,10 +616,11 @@ void setup_occupancy(CLI::App& app, GlobalOptions& g) {
   sub->add_option("--cc", raw->cc,
                   help_tr(g, "Compute capability, e.g. 9.0 or 1.0", "计算能力，例如 9.0 或 1.0"))
       ->type_name("X.Y");
-  sub->add_option("--model", raw->model,
-                  help_tr(g, "A GPU from gpulab's spec sheets, e.g. h100, t4, g80",
-                          "gpulab 规格表中的一款 GPU，例如 h100、t4、g80"))
-      ->type_name("NAME");
+  set_completer(sub->add_option("--model", raw->model,
+                                help_tr(g, "A GPU from gpulab's spec sheets, e.g. h100, t4, g80",
+                                        "gpulab 规格表中的一款 GPU，例如 h100、t4、g80"))
+                    ->type_name("NAME"),
+                gpu_model_names);
   sub->add_option("--device", raw->device,
                   help_tr(g, "This machine's CUDA device N", "本机的 CUDA 设备 N"))
       ->type_name("N");

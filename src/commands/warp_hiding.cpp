@@ -319,10 +319,12 @@ void setup_warp_hiding(CLI::App& app, GlobalOptions& g) {
   sub->add_option("--seed", raw->seed,
                   help_tr(g, "--measure: seed of the random chain", "--measure：随机链的种子"))
       ->type_name("S");
-  sub->add_option("--model", raw->model,
-                  help_tr(g, "Check the SM's limits on this GPU's spec sheet (e.g. G80)",
-                          "按这款 GPU 的规格表检查 SM 的限制（例如 G80）"))
-      ->type_name("NAME");
+  set_completer(
+      sub->add_option("--model", raw->model,
+                      help_tr(g, "Check the SM's limits on this GPU's spec sheet (e.g. G80)",
+                              "按这款 GPU 的规格表检查 SM 的限制（例如 G80）"))
+          ->type_name("NAME"),
+      gpu_model_names);
 }
 
 }  // namespace gpulab

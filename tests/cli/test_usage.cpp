@@ -195,6 +195,15 @@ TEST_CASE("hello takes --grid/--block as the other kernels do; --blocks/--thread
   check_usage_error({"hello", "--block", "1025"}, "--block 1025");
   check_usage_error({"hello", "--grid", "2", "--blocks", "3"},
                     "--blocks is the old name of --grid");
+  // occupancy and inspect: --block too, their --threads kept.
+  json ob = run_json({"occupancy", "--block", "256", "--cc", "9.0", "--no-charts", "--json"});
+  json ot = run_json({"occupancy", "--threads", "256", "--cc", "9.0", "--no-charts", "--json"});
+  CHECK(ob == ot);
+  check_usage_error({"occupancy", "--block", "1025", "--cc", "9.0"}, "--block 1025");
+  check_usage_error({"occupancy", "--cc", "9.0"}, "occupancy needs --block B");
+  check_usage_error({"occupancy", "--block", "256", "--threads", "256", "--cc", "9.0"},
+                    "--threads is the old name of --block");
+  CHECK_THAT(run_gpulab({"occupancy", "--help"}).out, Catch::Contains("--block B (required)"));
   auto h = run_gpulab({"hello", "--help"}, "", {"COLUMNS=100"});
   CHECK_THAT(h.out, Catch::Contains("also --blocks"));
   CHECK_THAT(h.out, Catch::Contains("also --threads"));
@@ -241,6 +250,8 @@ TEST_CASE("Zh: every help string has its translation", "[cli][usage][zh]") {
     CHECK(has_letters(d));
     CHECK_FALSE(has_cjk(d));
   }
+  CHECK_THAT(en.out, Catch::Contains("gpulab \\- learn how GPUs work"));
+  CHECK_THAT(zh.out, Catch::Contains("gpulab \\- 运行真实的"));
   // Each command, in each language.
   for (const auto& cmd : kCommands) {
     CAPTURE(cmd);
@@ -289,6 +300,11 @@ TEST_CASE("Completion asks the binary: commands, options, values, lessons",
   CHECK(words({"vecadd", "--show", "a"}) == std::vector<std::string>{"auto", "all"});
   CHECK(words({"help", "w"}) == std::vector<std::string>{"warp-hiding"});
   CHECK(words({"run", ""}) == std::vector<std::string>{"@file"});
+  for (const char* cmd : {"occupancy", "device-info", "warp-hiding"}) {
+    const auto models = words({cmd, "--model", ""});
+    CHECK(contains(models, "h100"));
+    CHECK(contains(models, "g80"));
+  }
   const auto lessons = words({"learn", ""});
   CHECK(contains(lessons, "04-amdahl"));
   CHECK(contains(lessons, "amdahl"));
