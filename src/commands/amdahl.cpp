@@ -40,7 +40,7 @@ std::string frac(double v) {
 }  // namespace
 
 std::string render_amdahl(const AmdahlResult& r, const OutputOptions& out) {
-  Style st(color_enabled(out.color));
+  const Style st = style_for(out);
   const Lang l = out.lang;
   const double serial = 1.0 - r.p;
   std::string s;

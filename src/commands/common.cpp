@@ -12,6 +12,7 @@
 
 #include "core/embedded.hpp"
 #include "core/error.hpp"
+#include "core/layout.hpp"
 #include "core/parse.hpp"
 #include "core/text.hpp"
 
@@ -94,7 +95,9 @@ void emit(const GlobalOptions& g, const nlohmann::json& json, const std::string&
     std::fwrite(doc.data(), 1, doc.size(), stdout);
     std::fputc('\n', stdout);
   } else {
-    std::fwrite(text.data(), 1, text.size(), stdout);
+    // Every command's explained text goes through here: laid out for the terminal's width.
+    const std::string laid_out = lay_out(text, output_width(), g.out.lang);
+    std::fwrite(laid_out.data(), 1, laid_out.size(), stdout);
   }
   flush_stdout();
 }
@@ -103,7 +106,7 @@ void emit_sources(const GlobalOptions& g, std::string_view command,
                   std::initializer_list<std::string_view> files) {
   nlohmann::json sources = nlohmann::json::array();
   std::string text;
-  Style style(color_enabled(g.out.color));
+  const Style style = style_for(g.out);
   for (std::string_view f : files) {
     auto data = embedded::find(embedded::kernel_sources(), f);
     if (!data) throw RuntimeFailure(fmt::format("kernel source {} is missing from this build", f));

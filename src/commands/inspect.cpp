@@ -530,7 +530,7 @@ std::string render_notes(const std::vector<InstructionNote>& notes, const Style&
 }  // namespace
 
 std::string render_inspect(const InspectResult& r, const OutputOptions& out) {
-  Style st(color_enabled(out.color));
+  const Style st = style_for(out);
   const Lang l = out.lang;
   std::string s;
   s += st.dim("$ " + fmt::format("{}", fmt::join(r.nvcc_command, " "))) + "\n";

@@ -6,6 +6,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -15,6 +17,7 @@
 #include "commands/quiz.hpp"
 #include "core/error.hpp"
 #include "core/input.hpp"
+#include "core/layout.hpp"
 #include "core/lesson.hpp"
 #include "core/parse.hpp"
 #include "core/state.hpp"
@@ -57,23 +60,11 @@ std::string style_text(std::string_view text, const Style& st) {
   return out;
 }
 
-std::string indent(const std::string& text, std::string_view by) {
-  std::string out;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t nl = text.find('\n', start);
-    if (nl == std::string::npos) nl = text.size();
-    std::string_view line(text.data() + start, nl - start);
-    if (!line.empty()) out += by;
-    out += line;
-    out += '\n';
-    start = nl + 1;
-  }
-  return out;
-}
+constexpr std::size_t kDemoIndent = 4;  // a demo's output, under the lesson's text
 
-// Runs a demo: this very binary with the lesson's arguments, its output going straight to ours.
-int run_demo(const std::vector<std::string>& demo, const GlobalOptions& g, bool color) {
+// Runs a demo: this very binary with the lesson's arguments, its output indented into ours.
+int run_demo(const std::vector<std::string>& demo, const GlobalOptions& g, const Style& st) {
+  const bool color = st.enabled();
   std::vector<std::string> args = {"/proc/self/exe"};
   args.insert(args.end(), demo.begin(), demo.end());
   args.push_back("--lang");
@@ -90,7 +81,50 @@ int run_demo(const std::vector<std::string>& demo, const GlobalOptions& g, bool 
   flush_stdout();  // a stdout that cannot be written stops the lesson before its first demo
   std::fflush(stderr);
   pid_t pid = 0;
-  if (posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv.data(), environ) != 0) return -1;
+  // The demo's output goes through a pipe and is indented under its command line; the demo lays
+  // itself out for the columns that leave (COLUMNS, which it reads first).
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (!std::string_view(*e).starts_with("COLUMNS=")) env.emplace_back(*e);
+  }
+  env.push_back(
+      fmt::format("COLUMNS={}", std::max(st.width(), kMinWidth + kDemoIndent) - kDemoIndent));
+  std::vector<char*> envp;
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  int fds[2];
+  if (pipe(fds) != 0) return -1;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addclose(&actions, fds[0]);
+  posix_spawn_file_actions_addclose(&actions, fds[1]);
+  const int spawned =
+      posix_spawn(&pid, "/proc/self/exe", &actions, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  close(fds[1]);
+  if (spawned != 0) {
+    close(fds[0]);
+    return -1;
+  }
+  const std::string pad(kDemoIndent, ' ');
+  bool line_start = true;
+  char buffer[4096];
+  for (ssize_t n; (n = read(fds[0], buffer, sizeof buffer)) != 0;) {
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    std::string out;
+    for (ssize_t k = 0; k < n; ++k) {
+      if (line_start && buffer[k] != '\n') out += pad;
+      out += buffer[k];
+      line_start = buffer[k] == '\n';
+    }
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    std::fflush(stdout);
+  }
+  close(fds[0]);
   int status = 0;
   waitpid(pid, &status, 0);
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -164,7 +198,7 @@ std::string status_of(const std::optional<LessonProgress>& p, const Lesson& l, L
 void list_lessons(const GlobalOptions& g, const std::vector<Lesson>& lessons) {
   const SavedProgress progress = load_and_warn();
   const Lang l = g.out.lang;
-  Style st(color_enabled(g.out.color));
+  const Style st = style_for(g.out);
   nlohmann::json arr = nlohmann::json::array();
   Table t({"#", std::string(tr(l, "lesson", "课程")), std::string(tr(l, "steps", "步骤")),
            std::string(tr(l, "status", "状态"))});
@@ -205,15 +239,20 @@ void print_step(const Lesson& lesson, std::size_t i, const Style& st) {
   fmt::print("\n{}\n",
              st.heading(fmt::format("[{}/{}] {}", i + 1, lesson.steps.size(), lesson.title)));
   const auto& step = lesson.steps[i];
-  if (!step.text.empty()) fmt::print("{}", indent(style_text(step.text, st), "  "));
+  if (!step.text.empty()) fmt::print("{}", lay_out_lesson(style_text(step.text, st), st, 2));
 }
 
 void print_demo(const LessonStep& step, const GlobalOptions& g, const Style& st) {
   if (step.demo.empty()) return;
   std::string cmd = "gpulab";
   for (const auto& a : step.demo) cmd += " " + a;
-  fmt::print("\n  {}\n", st.code("$ " + cmd));
-  run_demo(step.demo, g, st.enabled());
+  // Too long for the terminal: continued with " \" as a shell would take it.
+  std::string shown = wrap_text("$ " + cmd, st.width() - 2, 6, 2);
+  for (std::size_t nl = shown.find('\n'); nl != std::string::npos; nl = shown.find('\n', nl + 3)) {
+    shown.insert(nl, " \\");
+  }
+  fmt::print("\n  {}\n", st.code(shown));
+  run_demo(step.demo, g, st);
 }
 
 // The whole lesson without stopping: a handout, or a script for the projector.
@@ -223,10 +262,13 @@ void print_lesson(const Lesson& lesson, const GlobalOptions& g, const Style& st)
     print_step(lesson, i, st);
     print_demo(lesson.steps[i], g, st);
     if (const auto& q = lesson.steps[i].question) {
-      fmt::print("\n  {} {}\n", st.bold(std::string(tr(l, "Question:", "问题："))), q->text);
-      fmt::print("  {} {}", st.bold(std::string(tr(l, "Answer:", "答案："))), q->answer);
-      if (!q->explain.empty()) fmt::print("  ({})", q->explain);
-      fmt::print("\n");
+      print_laid_out(
+          fmt::format("\n  {} {}\n", st.bold(std::string(tr(l, "Question:", "问题："))), q->text),
+          l);
+      std::string answer =
+          fmt::format("  {} {}", st.bold(std::string(tr(l, "Answer:", "答案："))), q->answer);
+      if (!q->explain.empty()) answer += fmt::format(" ({})", q->explain);
+      print_laid_out(answer + "\n", l);
     }
   }
   std::fflush(stdout);
@@ -255,9 +297,11 @@ void walk_lesson(const Lesson& lesson, const GlobalOptions& g, const Style& st, 
     print_demo(step, g, st);
     std::string line;
     if (step.question) {
-      fmt::print(
-          "\n  {} {}\n  {} ", st.bold("?"), step.question->text,
-          st.dim(std::string(tr(l, "your answer (Enter skips) >", "你的答案（回车跳过）>"))));
+      print_laid_out(
+          fmt::format(
+              "\n  {} {}\n  {} ", st.bold("?"), step.question->text,
+              st.dim(std::string(tr(l, "your answer (Enter skips) >", "你的答案（回车跳过）>")))),
+          l);
       bool too_long = false;
       if (!read_line(line, &too_long)) return;
       if (!line.empty() || too_long) {
@@ -280,9 +324,11 @@ void walk_lesson(const Lesson& lesson, const GlobalOptions& g, const Style& st, 
                                 q.answer));
         }
       }
-      fmt::print("  {} {} {}\n", st.dim(std::string(tr(l, "Answer:", "答案："))),
-                 step.question->answer,
-                 step.question->explain.empty() ? "" : "(" + step.question->explain + ")");
+      print_laid_out(
+          fmt::format("  {} {} {}\n", st.dim(std::string(tr(l, "Answer:", "答案："))),
+                      step.question->answer,
+                      step.question->explain.empty() ? "" : "(" + step.question->explain + ")"),
+          l);
     }
     fmt::print("\n  {} ", st.dim(std::string(tr(l, "[Enter] next   b back   q quit >",
                                                 "[回车] 下一步   b 上一步   q 退出 >"))));
@@ -341,7 +387,7 @@ void setup_learn(CLI::App& app, GlobalOptions& g) {
                        {"steps", steps}},
                       "");
         }
-        Style st(color_enabled(g.out.color));
+        const Style st = style_for(g.out);
         if (raw->no_pause || isatty(STDIN_FILENO) != 1) return print_lesson(*lesson, g, st);
         walk_lesson(*lesson, g, st, raw->restart);
       });

@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "core/input.hpp"
+#include "core/layout.hpp"
 #include "core/parse.hpp"
 
 namespace gpulab {
@@ -25,7 +26,7 @@ QuizResult run_quiz(const QuizOptions& o, Lang lang, std::istream& in, bool echo
   r.questions = calc::make_quiz(o.topic, o.count, o.seed, lang);
   auto say = [&](const std::string& s) {
     if (echo) {
-      std::fwrite(s.data(), 1, s.size(), stdout);
+      print_laid_out(s, lang);
       std::fflush(stdout);
     }
   };
@@ -93,7 +94,7 @@ void setup_quiz(CLI::App& app, GlobalOptions& g) {
         o.seed = pick_seed(raw->seed);
         o.answers = raw->answers;
         const Lang lang = g.out.lang;
-        Style st(color_enabled(g.out.color));
+        const Style st = style_for(g.out);
         if (o.answers) {
           auto qs = calc::make_quiz(o.topic, o.count, o.seed, lang);
           std::string text =
