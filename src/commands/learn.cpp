@@ -63,7 +63,10 @@ std::string style_text(std::string_view text, const Style& st) {
 constexpr std::size_t kDemoIndent = 4;  // a demo's output, under the lesson's text
 
 // Runs a demo: this very binary with the lesson's arguments, its output indented into ours.
-int run_demo(const std::vector<std::string>& demo, const GlobalOptions& g, const Style& st) {
+// `max_lines` (0: no limit) keeps a long output on one screen: its head and tail, and a line
+// saying how many lines were left out between them.
+int run_demo(const std::vector<std::string>& demo, const GlobalOptions& g, const Style& st,
+             std::size_t max_lines) {
   const bool color = st.enabled();
   std::vector<std::string> args = {"/proc/self/exe"};
   args.insert(args.end(), demo.begin(), demo.end());
@@ -109,6 +112,7 @@ int run_demo(const std::vector<std::string>& demo, const GlobalOptions& g, const
   }
   const std::string pad(kDemoIndent, ' ');
   bool line_start = true;
+  std::string held;  // the whole output, when it may have to be shortened
   char buffer[4096];
   for (ssize_t n; (n = read(fds[0], buffer, sizeof buffer)) != 0;) {
     if (n < 0) {
@@ -121,10 +125,46 @@ int run_demo(const std::vector<std::string>& demo, const GlobalOptions& g, const
       out += buffer[k];
       line_start = buffer[k] == '\n';
     }
+    if (max_lines > 0) {
+      held += out;
+      continue;
+    }
     std::fwrite(out.data(), 1, out.size(), stdout);
     std::fflush(stdout);
   }
   close(fds[0]);
+  if (max_lines > 0) {
+    std::vector<std::string_view> lines;
+    for (std::size_t start = 0; start < held.size();) {
+      const std::size_t end = std::min(held.find('\n', start), held.size());
+      lines.emplace_back(held.data() + start, end + 1 - start - (end == held.size() ? 1 : 0));
+      start = end + 1;
+    }
+    constexpr std::size_t kTail = 4;  // the verdict ("Verified: ...") usually comes last
+    const std::string note = wrap_text(
+        fmt::format(fmt::runtime(std::string(
+                        tr(g.out.lang,
+                           "... {} lines left out to keep this on the screen; the command above "
+                           "shows them all",
+                           "……为了留在一屏之内省略了 {} 行；运行上面的命令可看到全部"))),
+                    lines.size()),
+        st.width(), kDemoIndent + 4, kDemoIndent);
+    const std::size_t note_lines = 1 + std::count(note.begin(), note.end(), '\n');
+    if (lines.size() > max_lines && max_lines > kTail + note_lines + 1) {
+      const std::size_t head = max_lines - kTail - note_lines;
+      const std::size_t left_out = lines.size() - head - kTail;
+      std::string shown;
+      for (std::size_t k = 0; k < head; ++k) shown += lines[k];
+      // The count is of lines left out, known only now: same digits or fewer than lines.size().
+      std::string text = note;
+      const std::string all = std::to_string(lines.size());
+      text.replace(text.find(all), all.size(), std::to_string(left_out));
+      shown += pad + st.dim(text) + "\n";
+      for (std::size_t k = lines.size() - kTail; k < lines.size(); ++k) shown += lines[k];
+      held = shown;
+    }
+    std::fwrite(held.data(), 1, held.size(), stdout);
+  }
   int status = 0;
   waitpid(pid, &status, 0);
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -242,7 +282,8 @@ void print_step(const Lesson& lesson, std::size_t i, const Style& st) {
   if (!step.text.empty()) fmt::print("{}", lay_out_lesson(style_text(step.text, st), st, 2));
 }
 
-void print_demo(const LessonStep& step, const GlobalOptions& g, const Style& st) {
+void print_demo(const LessonStep& step, const GlobalOptions& g, const Style& st,
+                std::size_t max_lines = 0) {
   if (step.demo.empty()) return;
   std::string cmd = "gpulab";
   for (const auto& a : step.demo) cmd += " " + a;
@@ -252,7 +293,14 @@ void print_demo(const LessonStep& step, const GlobalOptions& g, const Style& st)
     shown.insert(nl, " \\");
   }
   fmt::print("\n  {}\n", st.code(shown));
-  run_demo(step.demo, g, st);
+  run_demo(step.demo, g, st, max_lines);
+}
+
+// The lines a demo may take while walking a lesson: on a 30-row projector, the step's heading,
+// its question and the prompts stay on the screen with the demo's output.
+std::size_t demo_lines() {
+  const std::size_t rows = terminal_rows();
+  return rows == 0 ? 0 : std::max<std::size_t>(rows > 12 ? rows - 12 : 0, 10);
 }
 
 // The whole lesson without stopping: a handout, or a script for the projector.
@@ -294,7 +342,7 @@ void walk_lesson(const Lesson& lesson, const GlobalOptions& g, const Style& st, 
     save_step(lesson, i, false);
     print_step(lesson, i, st);
     const LessonStep& step = lesson.steps[i];
-    print_demo(step, g, st);
+    print_demo(step, g, st, demo_lines());
     std::string line;
     if (step.question) {
       print_laid_out(

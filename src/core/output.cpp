@@ -49,6 +49,21 @@ std::size_t output_width(int fd) {
   return width;
 }
 
+std::size_t terminal_rows(int fd) {
+  const int saved = errno;
+  std::size_t rows = 0;
+  winsize ws{};
+  if (isatty(fd) == 1 && ioctl(fd, TIOCGWINSZ, &ws) == 0) rows = ws.ws_row;
+  const char* lines = std::getenv("LINES");
+  if (lines != nullptr && *lines != '\0') {
+    char* end = nullptr;
+    const long long n = std::strtoll(lines, &end, 10);
+    if (*end == '\0' && n > 0 && n < 10000) rows = static_cast<std::size_t>(n);
+  }
+  errno = saved;
+  return rows;
+}
+
 bool color_enabled(ColorMode mode) {
   if (mode == ColorMode::always) return true;
   if (mode == ColorMode::never) return false;

@@ -32,6 +32,10 @@ std::size_t output_width(int fd = 1);
 // (0 when `fd` is no terminal).
 std::size_t choose_width(const char* columns, std::size_t terminal_columns);
 
+// Rows of the terminal on `fd`: LINES when it holds a whole number, else the terminal's, else 0
+// (not a terminal: no screen to keep things on).
+std::size_t terminal_rows(int fd = 1);
+
 // Colour only when asked for, or (auto) when stdout is a terminal and NO_COLOR is unset or empty.
 bool color_enabled(ColorMode mode);
 
