@@ -110,13 +110,17 @@ bool is_preformatted(std::string_view line) {
   return false;
 }
 
-// Whether `next` goes on the sentence `prev` started (the renderer broke it for a wide terminal).
+// Whether `next` goes on the sentence `prev` started (the renderer broke it for a wide terminal):
+// `prev` ends inside a sentence (in , ; ( ， 、 ；), or `next` starts in lower case after a word or
+// after a line as long as a renderer's (a lower-case line after a short one that ends in a number
+// is the next step of a derivation: "... in units of 256: 1,024" / "the register file ...").
 bool continues(std::string_view prev, std::string_view next) {
-  const char32_t n = first_char(next);
-  if (n >= U'a' && n <= U'z') return true;
-  const char32_t p = last_char(prev);
-  return p == U',' || p == U';' || p == U'(' || p == U'，' || p == U'、' || p == U'；' ||
-         p == U'（';
+  const char32_t p = last_char(prev), n = first_char(next);
+  if (p == U',' || p == U';' || p == U'(' || p == U'，' || p == U'、' || p == U'；' || p == U'（') {
+    return true;
+  }
+  const bool word = (p >= U'a' && p <= U'z') || (p >= U'A' && p <= U'Z');
+  return n >= U'a' && n <= U'z' && (word || display_width(prev) >= 80);
 }
 
 bool fullwidth_punctuation(char32_t cp) {
@@ -133,9 +137,9 @@ std::string_view joiner(std::string_view prev, std::string_view next) {
   return " ";
 }
 
-// The indent continuation lines get: the marker's, unless that leaves less than half the line.
+// The indent continuation lines get: the marker's, unless that leaves less than 20 columns.
 std::size_t hanging_indent(std::size_t wanted, std::size_t width) {
-  return std::min(wanted, width / 2);
+  return wanted + 20 <= width ? wanted : std::min(wanted, width / 2);
 }
 
 // A "label  value" row too wide: the value, when it is prose, wraps under itself.

@@ -106,6 +106,22 @@ TEST_CASE("A paragraph broken for a wide terminal is joined and wrapped again", 
   CHECK(out.find("never\n  faster,") == std::string::npos);
 }
 
+TEST_CASE("The steps of a derivation stay on lines of their own", "[core][layout]") {
+  const std::string text =
+      "    32 registers x 32 threads = 1,024 per warp, in units of 256: 1,024\n"
+      "    the register file (65,536) is split into 4 sub-partitions of 16,384, one per warp\n"
+      "    scheduler: 16,384 / 1,024 = 16 warps each\n";
+  const std::string out = lay_out(text, 60, Lang::en);
+  CAPTURE(out);
+  CHECK(widest(out) <= 60);
+  CHECK(words(out) == words(text));
+  bool own_line = false;
+  for (const auto& l : lines(out)) own_line = own_line || l.starts_with("    the register file");
+  CHECK(own_line);
+  // "scheduler:" ends the sentence "the register file ... one per warp" started.
+  CHECK(out.find("warp\n    scheduler:") == std::string::npos);
+}
+
 TEST_CASE("Prose never runs past 100 columns, however wide the terminal", "[core][layout]") {
   std::string text = "  ";
   for (int i = 0; i < 40; ++i) text += "word ";
