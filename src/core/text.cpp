@@ -179,10 +179,26 @@ std::string Table::render(const Style& style, std::size_t indent, long highlight
     return w;
   };
   while (shown > 1 && total(shown) > style.width()) --shown;
+  // Unless the one column too many is the last and holds words ("what it is"): it wraps in its
+  // place when the others leave it 20 columns, else on the lines below its row.
+  const bool below = total(cols - 1) + 2 + 20 > style.width();
+  const std::size_t last_at = below ? indent + 4 : total(cols - 1) + 2;
+  const bool wrap_last =
+      shown + 1 == cols && cols > 1 && !numeric[cols - 1] && last_at + 20 <= style.width();
+  if (wrap_last) shown = cols;
   auto line = [&](const std::vector<std::string>& cells) {
     std::string out(indent, ' ');
     for (std::size_t c = 0; c < shown; ++c) {
       const std::string& cell = c < cells.size() ? cells[c] : std::string();
+      if (wrap_last && c + 1 == cols) {
+        if (below) {
+          while (!out.empty() && out.back() == ' ') out.pop_back();
+          out += '\n';
+          out.append(last_at, ' ');
+        }
+        out += wrap_text(cell, style.width(), last_at, last_at);
+        break;
+      }
       out += numeric[c] ? pad_left(cell, width[c]) : pad_right(cell, width[c]);
       if (c + 1 < shown) out += "  ";
     }

@@ -195,6 +195,29 @@ TEST_CASE("A table leaves out the columns that do not fit, and says which", "[co
   CHECK(t.render(Style(false, 30, Lang::zh)).find("worked、efficiency") != std::string::npos);
 }
 
+TEST_CASE("A table's last column of words wraps under itself", "[core][layout]") {
+  Table t({"resource", "amount", "what it is"});
+  t.add_row(
+      {"registers", "12", "the fastest memory, private to each thread; the compiler assigns them"});
+  t.add_row({"barriers", "0", "named barriers the kernel uses"});
+  const std::string out = t.render(Style(false, 50, Lang::en), 2);
+  CAPTURE(out);
+  CHECK(widest(out) <= 50);
+  CHECK(words(out) ==
+        words("resource amount what it is registers 12 the fastest memory, private to "
+              "each thread; the compiler assigns them barriers 0 named barriers "
+              "the kernel uses"));
+  CHECK(out.find("left out") == std::string::npos);
+  // Under "what it is": 2 + "registers" + 2 + "amount" + 2 columns in.
+  CHECK(out.find("\n" + std::string(21, ' ') + "to each thread;") != std::string::npos);
+  // Narrower still: the words go on the lines below their row.
+  const std::string narrow = t.render(Style(false, 30, Lang::en), 2);
+  CAPTURE(narrow);
+  CHECK(widest(narrow) <= 30);
+  CHECK(narrow.find("  registers      12\n      the fastest memory,") != std::string::npos);
+  CHECK(narrow.find("left out") == std::string::npos);
+}
+
 TEST_CASE("A plot narrows to the terminal", "[core][layout]") {
   PlotSpec spec;
   spec.series = {{{1, 10, 100, 1000}, {1, 5, 9, 10}, 'o'}};
