@@ -88,7 +88,7 @@ std::unique_ptr<Backend> open_backend(const GlobalOptions& g) {
   return backend;
 }
 
-void emit(const GlobalOptions& g, const nlohmann::json& json, const std::string& text) {
+void emit(const GlobalOptions& g, const nlohmann::json& json, const std::string& text, bool fit) {
   errno = 0;  // so that a failed write's reason reaches flush_stdout()
   if (g.out.json) {
     std::string doc = json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -96,7 +96,7 @@ void emit(const GlobalOptions& g, const nlohmann::json& json, const std::string&
     std::fputc('\n', stdout);
   } else {
     // Every command's explained text goes through here: laid out for the terminal's width.
-    const std::string laid_out = lay_out(text, output_width(), g.out.lang);
+    const std::string laid_out = fit ? lay_out(text, output_width(), g.out.lang) : text;
     std::fwrite(laid_out.data(), 1, laid_out.size(), stdout);
   }
   flush_stdout();
@@ -115,7 +115,8 @@ void emit_sources(const GlobalOptions& g, std::string_view command,
     text += std::string(*data);
     if (!text.empty() && text.back() != '\n') text += '\n';
   }
-  emit(g, {{"command", command}, {"sources", sources}}, text);
+  // The kernel files as compiled, like cat: a wrapped or cut line of code would mislead.
+  emit(g, {{"command", command}, {"sources", sources}}, text, false);
 }
 
 nlohmann::json backend_json_fields(const std::string& backend, const std::string& device,

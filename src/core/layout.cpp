@@ -236,6 +236,17 @@ std::string cut_to_width(std::string_view line, std::size_t width) {
   return out;
 }
 
+std::string verbatim(std::string_view block) {
+  std::string out;
+  for (std::size_t start = 0; start < block.size();) {
+    const std::size_t nl = std::min(block.find('\n', start), block.size());
+    out += kVerbatim;
+    out += block.substr(start, nl + 1 - start - (nl == block.size() ? 1 : 0));
+    start = nl + 1;
+  }
+  return out;
+}
+
 std::string lay_out(std::string_view text, std::size_t width, Lang lang) {
   const std::vector<std::string_view> lines = split_lines(text);
   const std::size_t measure = std::min(width, kProseWidth);
@@ -244,6 +255,12 @@ std::string lay_out(std::string_view text, std::size_t width, Lang lang) {
   for (std::size_t i = 0; i < lines.size();) {
     if (i > 0) out += '\n';
     const std::string_view line = lines[i];
+    if (line.starts_with(kVerbatim)) {
+      out += cut_to_width(line.substr(1), width);
+      if (display_width(line.substr(1)) > width) ++cut;
+      ++i;
+      continue;
+    }
     if (blank(line)) {
       out += line;
       ++i;

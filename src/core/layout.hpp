@@ -14,6 +14,12 @@ namespace gpulab {
 // and the lessons and explanations are written for it.
 inline constexpr std::size_t kProseWidth = 100;
 
+// Marks a line that lay_out() keeps as written (code, an assembly listing): never wrapped, cut
+// when too wide. It goes first on the line; lay_out() removes it.
+inline constexpr char kVerbatim = '\x1f';
+// `block` with each of its lines marked kVerbatim.
+std::string verbatim(std::string_view block);
+
 // `line` cut to at most `width` columns, ending in "…" when it was longer; a colour it started is
 // reset after the cut.
 std::string cut_to_width(std::string_view line, std::size_t width);

@@ -164,6 +164,13 @@ TEST_CASE("A pipe gets 80 columns, and --json is never wrapped", "[cli][layout]"
   CHECK(odd.out == piped.out);
 }
 
+TEST_CASE("--source prints the kernel files as they are, at any width", "[cli][layout]") {
+  const auto narrow = run_gpulab({"vecadd", "--source"}, "", {"COLUMNS=60"});
+  const auto wide = run_gpulab({"vecadd", "--source"}, "", {"COLUMNS=1000"});
+  CHECK(narrow.exit_code == 0);
+  CHECK(narrow.out == wide.out);
+}
+
 TEST_CASE("run's report on stderr fits the width", "[run][layout]") {
   const std::string file = std::string(GPULAB_SOURCE_DIR) + "/tests/run_corpus/bugs/oob_global.cu";
   for (const std::string lang : {"en", "zh"}) {

@@ -173,6 +173,18 @@ TEST_CASE("A label and value row wraps its value under itself", "[core][layout]"
   CHECK(lines(out)[1].starts_with(std::string(24, ' ') + "3,352"));
 }
 
+TEST_CASE("Verbatim lines are cut, never wrapped", "[core][layout]") {
+  const std::string code = "  // 5  int i = blockIdx.x * blockDim.x + threadIdx.x;\n";
+  const std::string marked = verbatim(code) + "  prose that fits\n";
+  CHECK(marked.front() == kVerbatim);
+  CHECK(lay_out(marked, 80, Lang::en) == code + "  prose that fits\n");
+  const std::string narrow = lay_out(marked, 30, Lang::en);
+  CAPTURE(narrow);
+  CHECK(lines(narrow)[0] == "  // 5  int i = blockIdx.x *…");
+  CHECK(lines(narrow)[1] == "  prose that fits");
+  CHECK(narrow.find(kVerbatim) == std::string::npos);
+}
+
 TEST_CASE("cut_to_width keeps colour codes whole and resets them", "[core][layout]") {
   CHECK(cut_to_width("abcdef", 6) == "abcdef");
   CHECK(cut_to_width("abcdefgh", 6) == "abcde…");
