@@ -12,9 +12,10 @@ trap 'tmux kill-session -t "$session" 2>/dev/null || true; rm -rf "$work"' EXIT
 export XDG_STATE_HOME="$work/state"
 
 screen() { tmux capture-pane -p -J -S - -t "$session"; }  # the whole scrollback, wraps joined
+# Waits until the screen matches the extended regular expression $1 (at most 30 s).
 wait_for() {
   for _ in $(seq 1 300); do
-    if screen | grep -qF -- "$1"; then return 0; fi
+    if screen | grep -qE -- "$1"; then return 0; fi
     sleep 0.1
   done
   echo "FAIL: the screen never showed '$1'"; echo "----- screen -----"; screen; exit 1
@@ -34,7 +35,9 @@ for lang in en zh; do
   tmux new-session -d -s "$session" -x 60 -y 30 \
     "env -u COLUMNS -u LINES XDG_STATE_HOME='$XDG_STATE_HOME' '$gpulab' learn 11 --restart --lang $lang --color never --backend cpu; sleep 60"
   tmux set-option -t "$session" history-limit 20000 >/dev/null
-  if [ $lang = en ]; then next="[Enter] next"; cut="lines left out to keep this on the screen"; else next="[回车]"; cut="为了留在一屏之内省略了"; fi
+  # The note under a shortened demo (either wording learn has had).
+  if [ $lang = en ]; then next="\\[Enter\\] next"; cut="lines left out to keep this on the screen|more lines?: run"
+  else next="\\[回车\\]"; cut="为了留在一屏之内省略了|还有 [0-9]+ 行"; fi
   wait_for "$next"
   tmux send-keys -t "$session" Enter           # step 2: a demo of 4 blocks of 8 threads
   wait_for "$cut"                              # 32 table rows and the grid do not fit 30 rows
