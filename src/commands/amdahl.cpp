@@ -59,12 +59,12 @@ std::string limit_text(double v) {
 }  // namespace
 
 std::string render_amdahl(const AmdahlResult& r, const OutputOptions& out) {
-  Style st(color_enabled(out.color));
+  const Style st = style_for(out);
   const Lang l = out.lang;
   const double serial = 1.0 - r.p;
   std::string s;
   s += st.heading(std::string(tr(l, "Amdahl's law", "阿姆达尔定律"))) + "\n";
-  s += fmt::format("  speedup(N) = 1 / (P/N + (1 - P))   P = {} {}, 1 - P = {} {}\n\n", frac(r.p),
+  s += fmt::format("  speedup(N) = 1 / (P/N + (1 - P))\n  P = {} {}, 1 - P = {} {}\n\n", frac(r.p),
                    tr(l, "(parallel part)", "（可并行部分）"), serial_part(serial),
                    tr(l, "(serial part)", "（串行部分）"));
   Table t({"N", std::string(tr(l, "speedup", "加速比")), std::string(tr(l, "worked", "代入")),

@@ -14,6 +14,7 @@
 #include "calc/gpu_specs.hpp"
 #include "core/embedded.hpp"
 #include "core/error.hpp"
+#include "core/layout.hpp"
 #include "core/parse.hpp"
 #include "core/text.hpp"
 
@@ -150,14 +151,16 @@ std::unique_ptr<Backend> open_backend(const GlobalOptions& g) {
   return backend;
 }
 
-void emit(const GlobalOptions& g, const nlohmann::json& json, const std::string& text) {
+void emit(const GlobalOptions& g, const nlohmann::json& json, const std::string& text, bool fit) {
   errno = 0;  // so that a failed write's reason reaches flush_stdout()
   if (g.out.json) {
     std::string doc = json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
     std::fwrite(doc.data(), 1, doc.size(), stdout);
     std::fputc('\n', stdout);
   } else {
-    std::fwrite(text.data(), 1, text.size(), stdout);
+    // Every command's explained text goes through here: laid out for the terminal's width.
+    const std::string laid_out = fit ? lay_out(text, output_width(), g.out.lang) : text;
+    std::fwrite(laid_out.data(), 1, laid_out.size(), stdout);
   }
   flush_stdout();
 }
@@ -166,7 +169,7 @@ void emit_sources(const GlobalOptions& g, std::string_view command,
                   std::initializer_list<std::string_view> files) {
   nlohmann::json sources = nlohmann::json::array();
   std::string text;
-  Style style(color_enabled(g.out.color));
+  const Style style = style_for(g.out);
   for (std::string_view f : files) {
     auto data = embedded::find(embedded::kernel_sources(), f);
     if (!data) {
@@ -178,7 +181,8 @@ void emit_sources(const GlobalOptions& g, std::string_view command,
     text += std::string(*data);
     if (!text.empty() && text.back() != '\n') text += '\n';
   }
-  emit(g, {{"command", command}, {"sources", sources}}, text);
+  // The kernel files as compiled, like cat: a wrapped or cut line of code would mislead.
+  emit(g, {{"command", command}, {"sources", sources}}, text, false);
 }
 
 nlohmann::json backend_json_fields(const std::string& backend, const std::string& device,

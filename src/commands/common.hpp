@@ -66,8 +66,10 @@ Lang message_lang(const GlobalOptions& g);
 // The backend --backend asks for; says on stderr, in one line, when it falls back to the emulator.
 std::unique_ptr<Backend> open_backend(const GlobalOptions& g);
 
-// Prints a result: the JSON document, or the explained text, on stdout.
-void emit(const GlobalOptions& g, const nlohmann::json& json, const std::string& text);
+// Prints a result: the JSON document, or the explained text, on stdout, laid out for its width
+// (core/layout.hpp) unless `fit` is false (a file as it is, such as --source).
+void emit(const GlobalOptions& g, const nlohmann::json& json, const std::string& text,
+          bool fit = true);
 
 // --source: prints the kernel source files a command runs (text, or JSON {command, sources}).
 void emit_sources(const GlobalOptions& g, std::string_view command,

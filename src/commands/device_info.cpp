@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "core/layout.hpp"
 #include "core/parse.hpp"
 #include "core/text.hpp"
 
@@ -66,59 +67,12 @@ std::string cuda_version(int v) {
   return v <= 0 ? std::string("?") : fmt::format("{}.{}", v / 1000, (v % 1000) / 10);
 }
 
-// Greedy word wrap that counts display columns: ASCII words stay whole, and a line may break
-// between any two CJK characters.
+// `text` wrapped under `indent`: `width` columns of text on a wide terminal, fewer on a narrower
+// one.
 std::string wrap(std::string_view text, std::size_t width, std::string_view indent) {
-  std::vector<std::pair<std::string, bool>> tokens;  // text, preceded by a space
-  bool space = false;
-  for (std::size_t i = 0; i < text.size();) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c == ' ') {
-      space = true;
-      ++i;
-      continue;
-    }
-    std::size_t len = 1;
-    if (c < 0x80) {
-      while (i + len < text.size() && text[i + len] != ' ' &&
-             static_cast<unsigned char>(text[i + len]) < 0x80) {
-        ++len;
-      }
-    } else {
-      len = (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 1;
-    }
-    const std::string_view piece = text.substr(i, len);
-    // Chinese punctuation never starts a line: it stays with what it follows.
-    static constexpr std::string_view kNoLineStart[] = {"，", "。", "：", "；",
-                                                        "、", "）", "！", "？"};
-    bool glue = false;
-    for (std::string_view p : kNoLineStart) glue = glue || piece == p;
-    if (glue && !space && !tokens.empty()) {
-      tokens.back().first += piece;
-    } else {
-      tokens.emplace_back(std::string(piece), space);
-    }
-    space = false;
-    i += len;
-  }
-  std::string out, line;
-  std::size_t line_width = 0;
-  for (const auto& [tok, spaced] : tokens) {
-    const std::size_t w = display_width(tok);
-    const std::size_t gap = line.empty() || !spaced ? 0 : 1;
-    if (!line.empty() && line_width + gap + w > width) {
-      out += std::string(indent) + line + "\n";
-      line.clear();
-      line_width = 0;
-    } else if (gap != 0) {
-      line += ' ';
-      line_width += 1;
-    }
-    line += tok;
-    line_width += w;
-  }
-  if (!line.empty()) out += std::string(indent) + line + "\n";
-  return out;
+  if (text.empty()) return {};
+  const std::size_t total = std::min(indent.size() + width, std::min(output_width(), kProseWidth));
+  return std::string(indent) + wrap_text(text, total, indent.size(), indent.size()) + "\n";
 }
 
 // A sheet of "label  value" rows, each with its explanation (wrapped, dimmed) underneath.
@@ -208,7 +162,7 @@ std::string cc_text(int major, int minor) {
 }  // namespace
 
 std::string render_device(const cuda::DeviceProperties& d, const OutputOptions& out) {
-  Style st(color_enabled(out.color));
+  const Style st = style_for(out);
   const Lang l = out.lang;
   const auto arch = calc::arch_info(d.cc_major, d.cc_minor);
   const std::string cc = cc_text(d.cc_major, d.cc_minor);
@@ -651,7 +605,7 @@ nlohmann::json model_json(const calc::GpuModel& m) {
 }
 
 std::string render_model(const calc::GpuModel& m, const OutputOptions& out) {
-  Style st(color_enabled(out.color));
+  const Style st = style_for(out);
   const Lang l = out.lang;
   const auto arch = calc::arch_info(m.cc_major, m.cc_minor);
   const std::string cc = cc_text(m.cc_major, m.cc_minor);
@@ -921,7 +875,7 @@ DeviceInfoResult run_device_info(const DeviceInfoOptions& o) {
 
 std::string render_device_info(const DeviceInfoResult& r, const OutputOptions& out) {
   if (r.model != nullptr) return render_model(*r.model, out);
-  Style st(color_enabled(out.color));
+  const Style st = style_for(out);
   const Lang l = out.lang;
   std::string s;
   if (!r.gpu_usable) {

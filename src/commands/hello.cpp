@@ -66,7 +66,7 @@ HelloResult run_hello(const HelloOptions& o, Backend& backend) {
 }
 
 std::string render_hello(const HelloResult& r, const OutputOptions& out) {
-  Style st(color_enabled(out.color));
+  const Style st = style_for(out);
   const Lang l = out.lang;
   std::string s;
   // Say what really ran: on the emulator the kernel's threads were CPU fibers, not a GPU's.

@@ -12,6 +12,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "core/layout.hpp"
 #include "core/parse.hpp"
 #include "core/text.hpp"
 
@@ -118,9 +119,11 @@ std::string draw_grid(const IndexMapResult& r, const Style& st, Lang l) {
   const auto& g = r.grid;
   const auto& b = r.block;
   const std::uint64_t highlight = r.found ? r.found->global : UINT64_MAX;
+  // Threads are drawn when a row of blocks is small enough to read, and one block's box fits the
+  // terminal ("  +" ... "+" around them).
+  const std::size_t box = b.x * (std::to_string(r.total_threads).size() + 1) + 4;
   const bool cells = g.x <= 8 && g.y <= 8 && g.z <= 4 && b.x <= 16 && b.y <= 16 && b.z == 1 &&
-                     !r.total_overflows &&
-                     g.x * (b.x * (std::to_string(r.total_threads).size() + 1) + 4) <= 120;
+                     !r.total_overflows && g.x * box <= 120 && box + 1 <= st.width();
   if (!cells) {
     if (g.x > 16 || g.y > 16 || g.z > 4) {
       return std::string(
@@ -130,37 +133,46 @@ std::string draw_grid(const IndexMapResult& r, const Style& st, Lang l) {
   std::string out;
   const std::size_t w = cells ? std::to_string(r.total_threads - 1).size() : 0;
   const std::size_t inner = cells ? b.x * (w + 1) + 1 : std::to_string(g.volume()).size() + 2;
+  // As many boxes side by side as the terminal has room for; the rest of a row of blocks goes
+  // below, each box still named by its block.
+  const std::uint64_t per_band = std::max<std::uint64_t>(1, st.width() / (inner + 4));
   for (std::uint64_t z = 0; z < g.z; ++z) {
     if (g.z > 1) out += fmt::format("  blockIdx.z = {}\n", z);
     for (std::uint64_t y = 0; y < g.y; ++y) {
-      std::string label, top;
-      for (std::uint64_t x = 0; x < g.x; ++x) {
-        std::string name =
-            cells ? fmt::format("block ({},{})", x, y) : fmt::format("({},{})", x, y);
-        label += "  " + pad_right(name, inner + 2);
-        top += "  +" + std::string(inner, '-') + "+";
-      }
-      out += st.dim(label) + "\n" + top + "\n";
-      const std::uint64_t rows = cells ? b.y : 1;
-      for (std::uint64_t ty = 0; ty < rows; ++ty) {
-        std::string line;
-        for (std::uint64_t x = 0; x < g.x; ++x) {
-          line += "  |";
-          if (cells) {
-            for (std::uint64_t tx = 0; tx < b.x; ++tx) {
-              const auto p = calc::place_of(g, b, {x, y, z}, {tx, ty, 0});
-              std::string v = pad_left(std::to_string(p.global), w);
-              line += " " + (p.global == highlight ? st.accent(v) : v);
-            }
-            line += " |";
-          } else {
-            const auto p = calc::place_of(g, b, {x, y, z}, {0, 0, 0});
-            line += " " + pad_left(std::to_string(p.block_linear), inner - 2) + " |";
-          }
+      for (std::uint64_t x0 = 0; x0 < g.x; x0 += per_band) {
+        const std::uint64_t x1 = std::min(g.x, x0 + per_band);
+        std::string label, top;
+        for (std::uint64_t x = x0; x < x1; ++x) {
+          std::string name =
+              cells ? fmt::format("block ({},{})", x, y) : fmt::format("({},{})", x, y);
+          label += "  " + pad_right(name, inner + 2);
+          top += "  +" + std::string(inner, '-') + "+";
         }
-        out += line + "\n";
+        out += st.dim(label) + "\n" + top + "\n";
+        const std::uint64_t rows = cells ? b.y : 1;
+        for (std::uint64_t ty = 0; ty < rows; ++ty) {
+          std::string line;
+          for (std::uint64_t x = x0; x < x1; ++x) {
+            line += "  |";
+            if (cells) {
+              for (std::uint64_t tx = 0; tx < b.x; ++tx) {
+                const auto p = calc::place_of(g, b, {x, y, z}, {tx, ty, 0});
+                std::string v = pad_left(std::to_string(p.global), w);
+                line += ' ';  // appended piece by piece: GCC 12 warns wrongly on " " + v
+                line += p.global == highlight ? st.accent(v) : v;
+              }
+              line += " |";
+            } else {
+              const auto p = calc::place_of(g, b, {x, y, z}, {0, 0, 0});
+              line += ' ';
+              line += pad_left(std::to_string(p.block_linear), inner - 2);
+              line += " |";
+            }
+          }
+          out += line + "\n";
+        }
+        out += top + "\n";
       }
-      out += top + "\n";
     }
   }
   out += std::string(
@@ -285,7 +297,7 @@ std::string render_index_map(const IndexMapResult& r, const OutputOptions& out) 
 
 void render_index_map_to(const IndexMapResult& r, const OutputOptions& out,
                          const std::function<void(std::string_view)>& write) {
-  Style st(color_enabled(out.color));
+  const Style st = style_for(out);
   const Lang l = out.lang;
   std::string s;
   s += st.heading(fmt::format(fmt::runtime(std::string(tr(l, "Thread indices of <<<{}, {}>>>",
@@ -486,9 +498,8 @@ void setup_index_map(CLI::App& app, GlobalOptions& g) {
           emit(g, index_map_json(r), "");
         } else {
           errno = 0;  // so that a failed write's reason reaches flush_stdout()
-          render_index_map_to(r, g.out, [](std::string_view piece) {
-            std::fwrite(piece.data(), 1, piece.size(), stdout);
-          });
+          render_index_map_to(r, g.out,
+                              [&g](std::string_view piece) { print_laid_out(piece, g.out.lang); });
           flush_stdout();
         }
         if (r.run && r.run->mismatches > 0)

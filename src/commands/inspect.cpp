@@ -18,6 +18,7 @@
 #include "calc/gpu_specs.hpp"
 #include "commands/occupancy.hpp"
 #include "core/error.hpp"
+#include "core/layout.hpp"
 #include "core/parse.hpp"
 #include "core/process.hpp"
 #include "core/text.hpp"
@@ -515,7 +516,7 @@ std::string render_listing(const std::vector<ListingLine>& listing, const std::s
       s += "        " + l.text + "\n";
     }
   }
-  return s;
+  return verbatim(s);  // a listing is cut to the terminal, never wrapped
 }
 
 std::string render_notes(const std::vector<InstructionNote>& notes, const Style& st, Lang l) {
@@ -532,7 +533,7 @@ std::string render_notes(const std::vector<InstructionNote>& notes, const Style&
 }  // namespace
 
 std::string render_inspect(const InspectResult& r, const OutputOptions& out) {
-  Style st(color_enabled(out.color));
+  const Style st = style_for(out);
   const Lang l = out.lang;
   std::string s;
   s += st.dim("$ " + fmt::format("{}", fmt::join(r.nvcc_command, " "))) + "\n";

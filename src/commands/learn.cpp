@@ -2,10 +2,10 @@
 #include "commands/learn.hpp"
 
 #include <fmt/format.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -17,6 +17,7 @@
 #include "commands/quiz.hpp"
 #include "core/error.hpp"
 #include "core/input.hpp"
+#include "core/layout.hpp"
 #include "core/lesson.hpp"
 #include "core/parse.hpp"
 #include "core/process.hpp"
@@ -58,30 +59,12 @@ std::string style_text(std::string_view text, const Style& st) {
   return out;
 }
 
-std::string indent(const std::string& text, std::string_view by) {
-  std::string out;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t nl = text.find('\n', start);
-    if (nl == std::string::npos) nl = text.size();
-    std::string_view line(text.data() + start, nl - start);
-    if (!line.empty()) out += by;
-    out += line;
-    out += '\n';
-    start = nl + 1;
-  }
-  return out;
-}
+constexpr std::size_t kDemoIndent = 4;  // a demo's output, under the lesson's text
 
 // The terminal's rows (a projector shows 30 or so): LINES, else the terminal's own size, else 30.
 int screen_rows() {
-  if (const char* lines = std::getenv("LINES"); lines != nullptr) {
-    const int n = std::atoi(lines);
-    if (n > 0) return n;
-  }
-  winsize ws{};
-  if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0) return ws.ws_row;
-  return 30;
+  const std::size_t rows = terminal_rows();
+  return rows > 0 ? static_cast<int>(rows) : 30;
 }
 
 // Runs a demo: this very binary with the lesson's arguments; stdout then stderr come back.
@@ -96,10 +79,9 @@ std::string run_demo(const std::vector<std::string>& demo, const GlobalOptions& 
     spec.argv.emplace_back("--backend");
     spec.argv.push_back(g.backend_text);
   }
-  // The demo's output is indented by 4: it is told a terminal 4 columns narrower.
-  winsize ws{};
-  if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 8)
-    spec.env.emplace_back("COLUMNS", std::to_string(ws.ws_col - 4));
+  // The demo's output is indented by 4: it is told a terminal 4 columns narrower (on a pipe
+  // too, where gpulab lays text out for 80 columns).
+  spec.env.emplace_back("COLUMNS", std::to_string(std::max<std::size_t>(output_width(), 24) - 4));
   spec.timeout = std::chrono::minutes(5);
   spec.max_output_bytes = 4 << 20;
   const ProcessResult r = run_process(spec);
@@ -187,7 +169,7 @@ std::string status_of(const std::optional<LessonProgress>& p, const Lesson& l, L
 void list_lessons(const GlobalOptions& g, const std::vector<Lesson>& lessons) {
   const SavedProgress progress = load_and_warn();
   const Lang l = g.out.lang;
-  Style st(color_enabled(g.out.color));
+  const Style st = style_for(g.out);
   nlohmann::json arr = nlohmann::json::array();
   Table t({"#", std::string(tr(l, "lesson", "课程")), std::string(tr(l, "steps", "步骤")),
            std::string(tr(l, "status", "状态"))});
@@ -254,7 +236,7 @@ void print_step(const Lesson& lesson, std::size_t i, const Style& st) {
   fmt::print("\n{}\n",
              st.heading(fmt::format("[{}/{}] {}", i + 1, lesson.steps.size(), lesson.title)));
   const auto& step = lesson.steps[i];
-  if (!step.text.empty()) fmt::print("{}", indent(style_text(step.text, st), "  "));
+  if (!step.text.empty()) fmt::print("{}", lay_out_lesson(style_text(step.text, st), st, 2));
 }
 
 // Whether a line is only whitespace (and colour codes).
@@ -264,11 +246,21 @@ bool blank_line(std::string_view line) {
 
 // A step's demo, indented under its command line. `max_lines` > 0 caps it (the question below
 // must stay on the screen) and says how to see the rest.
+// "$ gpulab ..." as typed; too long for the terminal, it goes on with " \" as a shell takes it.
+std::string demo_command(const LessonStep& step, const Style& st) {
+  std::string shown =
+      wrap_text(fmt::format("$ gpulab {}", fmt::join(step.demo, " ")), st.width() - 2, 6, 2);
+  for (std::size_t nl = shown.find('\n'); nl != std::string::npos; nl = shown.find('\n', nl + 3)) {
+    shown.insert(nl, " \\");
+  }
+  return st.code(shown);
+}
+
 void print_demo(const LessonStep& step, const GlobalOptions& g, const Style& st,
                 std::size_t max_lines) {
   if (step.demo.empty()) return;
   const std::string cmd = fmt::format("gpulab {}", fmt::join(step.demo, " "));
-  fmt::print("\n  {}\n", st.code("$ " + cmd));
+  fmt::print("\n  {}\n", demo_command(step, st));
   flush_stdout();  // a stdout that cannot be written stops the lesson before its first demo
   const std::string out = run_demo(step.demo, g, st.enabled());
   std::vector<std::string_view> lines;
@@ -289,16 +281,15 @@ void print_demo(const LessonStep& step, const GlobalOptions& g, const Style& st,
   }
   if (shown < lines.size()) {
     const std::size_t more = lines.size() - shown;
-    text += "    " +
-            st.dim(fmt::format(
-                fmt::runtime(std::string(tr(g.out.lang, "... {} more {}: run `{}` to see it all",
-                                            "……还有 {} {}：运行 `{}` 查看全部"))),
-                more,
-                g.out.lang == Lang::zh ? "行"
-                : more == 1            ? "line"
-                                       : "lines",
-                cmd)) +
-            "\n";
+    const std::string note = fmt::format(
+        fmt::runtime(std::string(tr(g.out.lang, "... {} more {}: run `{}` to see it all",
+                                    "……还有 {} {}：运行 `{}` 查看全部"))),
+        more,
+        g.out.lang == Lang::zh ? "行"
+        : more == 1            ? "line"
+                               : "lines",
+        cmd);
+    text += "    " + st.dim(wrap_text(note, st.width(), 8, 4)) + "\n";
   }
   fmt::print("{}", text);
 }
@@ -325,21 +316,22 @@ void print_lesson(const Lesson& lesson, const GlobalOptions& g, const Style& st,
     if (!step.question) print_demo(step, g, st, 0);
     if (const auto& q = step.question) {
       ++number;
-      fmt::print(
-          "\n  {}{}\n",
-          label(l, fmt::format("Question {}:", number), fmt::format("问题 {}：", number), st),
-          q->text);
+      print_laid_out(fmt::format("\n  {}{}\n",
+                                 label(l, fmt::format("Question {}:", number),
+                                       fmt::format("问题 {}：", number), st),
+                                 q->text),
+                     l);
       if (answers) {
-        fmt::print("  {}{}{}\n", label(l, "Answer:", "答案：", st), q->answer,
-                   q->explain.empty() ? "" : "  (" + q->explain + ")");
+        print_laid_out(fmt::format("  {}{}{}\n", label(l, "Answer:", "答案：", st), q->answer,
+                                   q->explain.empty() ? "" : "  (" + q->explain + ")"),
+                       l);
       } else {
         fmt::print("  {}____________\n", label(l, "Your answer:", "你的答案：", st));
       }
       // After its question, as in a walked lesson. On the student's handout only the command:
       // the output would answer the question on the same page.
       if (!step.demo.empty() && !answers) {
-        fmt::print("\n  {}\n    {}\n",
-                   st.code(fmt::format("$ gpulab {}", fmt::join(step.demo, " "))),
+        fmt::print("\n  {}\n    {}\n", demo_command(step, st),
                    st.dim(std::string(tr(l, "(run it after answering)", "（答完后再运行）"))));
       } else {
         print_demo(step, g, st, 0);
@@ -357,11 +349,13 @@ enum class Asked { right, shown, quit };
 // Asks a step's question until it is answered right, its tries are used up, Enter skips it or q
 // quits. A malformed answer costs no try. The answer is said once, and never after q.
 Asked ask_question(const LessonQuestion& lq, Lang l, const Style& st) {
-  fmt::print("\n  {} {}\n  {}\n", st.bold("?"), lq.text,
-             st.dim(fmt::format(
-                 fmt::runtime(std::string(tr(l, "({} tries; Enter shows the answer; q quits)",
-                                             "（可以试 {} 次；回车显示答案；q 退出）"))),
-                 kTries)));
+  print_laid_out(
+      fmt::format("\n  {} {}\n  {}\n", st.bold("?"), lq.text,
+                  st.dim(fmt::format(
+                      fmt::runtime(std::string(tr(l, "({} tries; Enter shows the answer; q quits)",
+                                                  "（可以试 {} 次；回车显示答案；q 退出）"))),
+                      kTries))),
+      l);
   const calc::Question q = as_quiz_question(lq);
   const std::string explain = lq.explain.empty() ? ""
                               : l == Lang::zh    ? "（" + lq.explain + "）"
@@ -375,7 +369,8 @@ Asked ask_question(const LessonQuestion& lq, Lang l, const Style& st) {
     if (!read_line(line, &too_long)) return Asked::quit;
     if (line == "q" || line == "Q") return Asked::quit;
     if (line.empty() && !too_long) {
-      fmt::print("  {}{}{}\n", label(l, "Answer:", "答案：", st), lq.answer, explain);
+      print_laid_out(
+          fmt::format("  {}{}{}\n", label(l, "Answer:", "答案：", st), lq.answer, explain), l);
       return Asked::shown;
     }
     calc::Grade gr;
@@ -536,7 +531,7 @@ void setup_learn(CLI::App& app, GlobalOptions& g) {
                        {"steps", steps}},
                       "");
         }
-        Style st(color_enabled(g.out.color));
+        const Style st = style_for(g.out);
         if (handout || isatty(STDIN_FILENO) != 1) return print_lesson(*lesson, g, st, raw->answers);
         walk_lesson(*lesson, lessons, g, st, raw->restart);
       });

@@ -386,7 +386,7 @@ std::string render_occupancy_steps(const calc::Occupancy& o, const Style& st, La
 }
 
 std::string render_occupancy(const OccupancyResult& r, const OutputOptions& out) {
-  Style st(color_enabled(out.color));
+  const Style st = style_for(out);
   const Lang l = out.lang;
   const calc::Occupancy& o = r.occ;
   const calc::ArchInfo& a = o.arch;

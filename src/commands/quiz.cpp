@@ -18,6 +18,7 @@
 #include "core/error.hpp"
 #include "core/i18n_format.hpp"
 #include "core/input.hpp"
+#include "core/layout.hpp"
 #include "core/parse.hpp"
 
 namespace gpulab {
@@ -36,7 +37,8 @@ QuizResult run_quiz(const QuizOptions& o, Lang lang, std::istream& in, std::FILE
   const auto start = std::chrono::steady_clock::now();
   auto say = [&](const std::string& s) {
     if (echo != nullptr) {
-      std::fwrite(s.data(), 1, s.size(), echo);
+      const std::string laid_out = lay_out(s, output_width(fileno(echo)), lang);
+      std::fwrite(laid_out.data(), 1, laid_out.size(), echo);
       std::fflush(echo);
     }
   };
@@ -220,7 +222,7 @@ void setup_quiz(CLI::App& app, GlobalOptions& g) {
         o.answers = raw->answers;
         o.results = raw->results;
         const Lang lang = g.out.lang;
-        Style st(color_enabled(g.out.color));
+        const Style st = style_for(g.out);
         if (o.answers && !o.results.empty())
           bad_value("--results", o.results,
                     Text{"not with --answers: the key asks no questions",
@@ -287,23 +289,24 @@ void setup_quiz(CLI::App& app, GlobalOptions& g) {
         }
         std::fflush(stdout);
       });
-  sub->add_option("--topic", raw->topic,
-                  help_tr(g,
-                          "Topics or groups, comma-separated or repeated (default all). Groups: ",
-                          "题目类别或分组，用逗号分隔或重复给出（默认全部）。分组：") +
-                      fmt::format("{}", fmt::join(calc::quiz_groups(), ", ")) +
-                      help_tr(g, ". Topics: ", "。类别：") +
-                      fmt::format("{}", fmt::join(calc::quiz_topics(), ", ")))
+  sub->add_option(
+         "--topic", raw->topic,
+         help_tr(g, "Topics or groups, comma-separated or repeated (default all). Groups: ",
+                 "题目类别或分组，用逗号分隔或重复给出（默认全部）。分组：") +
+             fmt::format("{}", fmt::join(calc::quiz_groups(), ", ")) +
+             help_tr(g, ". Topics: ", "。类别：") +
+             fmt::format("{}", fmt::join(calc::quiz_topics(), ", ")))
       ->type_name("T");
   sub->add_option(
          "--count", raw->count,
          help_tr(g, "Number of questions, 1 to 100 (default 10)", "题目数量，1 到 100（默认 10）"))
       ->type_name("N");
-  sub->add_option("--seed", raw->seed,
-                  help_tr(g,
-                          "Any text, e.g. a student id: the same seed gives the same quiz "
-                          "(default: a fresh number, printed)",
-                          "任意文字，例如学号：相同的种子出相同的题（默认：新取一个数，并打印出来）"))
+  sub->add_option(
+         "--seed", raw->seed,
+         help_tr(g,
+                 "Any text, e.g. a student id: the same seed gives the same quiz "
+                 "(default: a fresh number, printed)",
+                 "任意文字，例如学号：相同的种子出相同的题（默认：新取一个数，并打印出来）"))
       ->type_name("S");
   sub->add_option("--results", raw->results,
                   help_tr(g,

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "core/layout.hpp"
 #include "core/parse.hpp"
 #include "core/process.hpp"
 #include "core/toolchain.hpp"
@@ -475,7 +476,8 @@ std::string finding_title(const std::string& kind, Lang l) {
 
 std::string render_run(const RunResult& r, const OutputOptions& out) {
   const Lang l = out.lang;
-  const Style st(out.color == ColorMode::always);
+  // The report goes to stderr: its width, not stdout's.
+  const Style st(out.color == ColorMode::always, output_width(STDERR_FILENO), out.lang);
   std::string s;
   const std::string name = fs::path(r.file).filename().string();
   const std::string where = r.backend == "cuda"
@@ -761,7 +763,9 @@ void setup_run(CLI::App& app, GlobalOptions& g) {
     if (raw->report.empty()) {
       // "hello world" without a newline: on a terminal, the report starts on a line of its own.
       if (!r.output_ends_line && isatty(STDERR_FILENO)) std::fputc('\n', stderr);
-      std::fwrite(report.data(), 1, report.size(), stderr);
+      const std::string shown =
+          g.out.json ? report : lay_out(report, output_width(STDERR_FILENO), g.out.lang);
+      std::fwrite(shown.data(), 1, shown.size(), stderr);
     } else {
       std::FILE* f = std::fopen(raw->report.c_str(), "w");
       if (f == nullptr || std::fwrite(report.data(), 1, report.size(), f) != report.size() ||

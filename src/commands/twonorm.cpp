@@ -127,7 +127,7 @@ TwoNormResult run_twonorm(const TwoNormOptions& o, Backend& backend) {
 }
 
 std::string render_twonorm(const TwoNormResult& r, const OutputOptions& out) {
-  Style st(color_enabled(out.color));
+  const Style st = style_for(out);
   const Lang l = out.lang;
   std::string s;
   s += st.heading(fmt::format(fmt::runtime(std::string(tr(l, "Two-norm distance on {} ({})",

@@ -10,12 +10,11 @@
 
 #include "calc/launch_facts.hpp"
 #include "core/i18n_format.hpp"
+#include "core/layout.hpp"
 #include "core/text.hpp"
 
 namespace gpulab {
 namespace {
-
-constexpr std::size_t kWidth = 100;  // columns of the explanations
 
 // One step as it will run: its launches, and a function that makes them all once.
 struct StepPlan {
@@ -255,7 +254,7 @@ std::string launch_text(const LadderStepResult& s) {
 }  // namespace
 
 std::string render_twonorm_ladder(const LadderResult& r, const OutputOptions& out) {
-  Style st(color_enabled(out.color));
+  const Style st = style_for(out);
   const Lang l = out.lang;
   std::string s;
   s += st.heading(fmt::format(fmt::runtime(std::string(tr(l, "The reduction ladder on {} ({})",
@@ -324,7 +323,8 @@ std::string render_twonorm_ladder(const LadderResult& r, const OutputOptions& ou
         x.skipped_why.empty()
             ? explain_step(r, x, l)
             : fmt::format(fmt::runtime(words("skipped: {}", "跳过：{}")), x.skipped_why.in(l));
-    s += fmt::format("  {} {:<14}{}\n", i, x.name, wrap_text(text, kWidth, 18, 18));
+    s += fmt::format("  {} {:<14}{}\n", i, x.name,
+                     wrap_text(text, std::min(st.width(), kProseWidth), 18, 18));
   }
   s += "\n";
   s += fmt::format(

@@ -127,7 +127,7 @@ VecaddResult run_vecadd(const VecaddOptions& o, Backend& backend) {
 }
 
 std::string render_vecadd(const VecaddResult& r, const OutputOptions& out) {
-  Style st(color_enabled(out.color));
+  const Style st = style_for(out);
   const Lang l = out.lang;
   std::string s;
   s += st.heading(fmt::format(

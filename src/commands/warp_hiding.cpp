@@ -39,7 +39,7 @@ WarpHidingResult run_warp_hiding(const WarpHidingOptions& o) {
 }
 
 std::string render_warp_hiding(const WarpHidingResult& r, const OutputOptions& out) {
-  Style st(color_enabled(out.color));
+  const Style st = style_for(out);
   const Lang l = out.lang;
   std::string s;
   if (r.latency) {

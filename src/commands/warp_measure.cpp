@@ -12,6 +12,7 @@
 #include "calc/launch_facts.hpp"
 #include "commands/bench.hpp"
 #include "commands/common.hpp"
+#include "core/layout.hpp"
 #include "core/plot.hpp"
 #include "core/progress.hpp"
 #include "core/text.hpp"
@@ -25,8 +26,7 @@ constexpr std::uint64_t kEntryBytes = 64;  // one entry per 64 bytes: no two sha
 constexpr unsigned kEntryWords = kEntryBytes / sizeof(unsigned);
 constexpr std::uint64_t kEmulatorEntries = std::uint64_t{1} << 16;  // a 4 MiB table
 constexpr std::uint64_t kMinTableBytes = std::uint64_t{1} << 30;
-constexpr double kSaturated = 0.9;   // within 90% of the best rate
-constexpr std::size_t kWidth = 100;  // columns of the explanations
+constexpr double kSaturated = 0.9;  // within 90% of the best rate
 
 // In [0, bound) from the seed's stream i (the modulo's bias is below bound / 2^64).
 std::uint64_t random_below(std::uint64_t seed, std::uint64_t i, std::uint64_t bound) {
@@ -210,7 +210,7 @@ MeasureResult run_warp_measure(const MeasureOptions& o, Backend& backend) {
 }
 
 std::string render_warp_measure(const MeasureResult& r, const OutputOptions& out) {
-  Style st(color_enabled(out.color));
+  const Style st = style_for(out);
   const Lang l = out.lang;
   auto say = [l](std::string_view en, std::string_view zh) { return std::string(tr(l, en, zh)); };
   const double limit = static_cast<double>(r.schedulers) / r.cycles_per_fma;
@@ -238,7 +238,7 @@ std::string render_warp_measure(const MeasureResult& r, const OutputOptions& out
                            "launch's entries.",
                            "每次启动前先拷贝两倍 L2 大小的数据，把上次启动留下的表项挤出 L2。")
                      : std::string());
-  s += "  " + wrap_text(intro, kWidth, 2, 2) + "\n\n";
+  s += "  " + wrap_text(intro, std::min(st.width(), kProseWidth), 2, 2) + "\n\n";
 
   const bool gpu = r.backend == "cuda";
   s += fmt::format(
@@ -381,7 +381,7 @@ std::string render_warp_measure(const MeasureResult& r, const OutputOptions& out
         full.warps_per_sm, format_real(full.cycles_per_step * r.schedulers / full.warps_per_sm, 0),
         format_real(own, 0), format_real(r.best_fma_per_cycle, 2),
         format_real(100 * r.best_fma_per_cycle / limit, 0));
-    s += "  " + wrap_text(why, kWidth, 2, 2) + "\n";
+    s += "  " + wrap_text(why, std::min(st.width(), kProseWidth), 2, 2) + "\n";
     if (!r.arch_known) {
       s += say("  (An unknown compute capability: 4 schedulers per SM and C = 1 are assumed.)\n",
                "  （未知的计算能力：假定每个 SM 4 个调度器、C = 1。）\n");

@@ -1,9 +1,11 @@
 // Global output options and styling (see output.hpp).
 #include "core/output.hpp"
 
-#include <fcntl.h>   // open, fcntl
-#include <unistd.h>  // isatty
+#include <fcntl.h>      // open, fcntl
+#include <sys/ioctl.h>  // ioctl, TIOCGWINSZ
+#include <unistd.h>     // isatty
 
+#include <algorithm>  // std::clamp
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>  // std::getenv
@@ -21,6 +23,45 @@ Lang lang_from_environment() {
     }
   }
   return Lang::en;
+}
+
+std::size_t choose_width(const char* columns, std::size_t terminal_columns) {
+  if (columns != nullptr && *columns != '\0') {
+    char* end = nullptr;
+    errno = 0;
+    const long long n = std::strtoll(columns, &end, 10);
+    // A COLUMNS that is no number (or 0, as some shells export before they know) says nothing.
+    if (errno == 0 && *end == '\0' && n > 0) {
+      return std::clamp<std::size_t>(static_cast<std::size_t>(n), kMinWidth, kMaxWidth);
+    }
+  }
+  if (terminal_columns > 0) return std::clamp(terminal_columns, kMinWidth, kMaxWidth);
+  return kDefaultWidth;
+}
+
+std::size_t output_width(int fd) {
+  const int saved = errno;  // a width asked for between two writes must not hide their failure
+  std::size_t terminal = 0;
+  winsize ws{};
+  if (isatty(fd) == 1 && ioctl(fd, TIOCGWINSZ, &ws) == 0) terminal = ws.ws_col;
+  const std::size_t width = choose_width(std::getenv("COLUMNS"), terminal);
+  errno = saved;
+  return width;
+}
+
+std::size_t terminal_rows(int fd) {
+  const int saved = errno;
+  std::size_t rows = 0;
+  winsize ws{};
+  if (isatty(fd) == 1 && ioctl(fd, TIOCGWINSZ, &ws) == 0) rows = ws.ws_row;
+  const char* lines = std::getenv("LINES");
+  if (lines != nullptr && *lines != '\0') {
+    char* end = nullptr;
+    const long long n = std::strtoll(lines, &end, 10);
+    if (*end == '\0' && n > 0 && n < 10000) rows = static_cast<std::size_t>(n);
+  }
+  errno = saved;
+  return rows;
 }
 
 bool color_enabled(ColorMode mode) {
@@ -95,6 +136,10 @@ std::string Style::wrap(std::string_view codes, std::string_view s) const {
   out += s;
   out += "\x1b[0m";
   return out;
+}
+
+Style style_for(const OutputOptions& out, int fd) {
+  return Style(color_enabled(out.color), output_width(fd), out.lang);
 }
 
 }  // namespace gpulab

@@ -1,6 +1,7 @@
 // Global output options (--json, --color, --lang) and the styling that follows them.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -17,6 +18,23 @@ struct OutputOptions {
 
 // The language the environment asks for: LC_ALL, then LC_MESSAGES, then LANG; zh_* -> Chinese.
 Lang lang_from_environment();
+
+// The columns text output is laid out for (core/layout.hpp): COLUMNS when it holds a whole
+// number (kept between kMinWidth and kMaxWidth), else the width of the terminal on `fd` when it is
+// one, else kDefaultWidth. A pipe or a file gets 80 columns, the width of a printed page and of
+// the classic terminal, so that a handout (`gpulab learn 04 --no-pause > notes.txt`) reads well
+// without knowing where it will be shown; COLUMNS=200 keeps longer lines.
+inline constexpr std::size_t kDefaultWidth = 80;
+inline constexpr std::size_t kMinWidth = 20;    // below, no word of a sentence has room
+inline constexpr std::size_t kMaxWidth = 1000;  // above, a typo, not a terminal
+std::size_t output_width(int fd = 1);
+// The same rule on given facts: COLUMNS as set (nullptr when unset) and the terminal's width
+// (0 when `fd` is no terminal).
+std::size_t choose_width(const char* columns, std::size_t terminal_columns);
+
+// Rows of the terminal on `fd`: LINES when it holds a whole number, else the terminal's, else 0
+// (not a terminal: no screen to keep things on).
+std::size_t terminal_rows(int fd = 1);
 
 // Colour only when asked for, or (auto) when stdout is a terminal and NO_COLOR is unset or empty.
 bool color_enabled(ColorMode mode);
@@ -42,11 +60,15 @@ inline std::string_view tr(Lang lang, std::string_view en, std::string_view zh) 
   return lang == Lang::zh ? zh : en;
 }
 
-// ANSI styling that collapses to plain text when colour is off.
+// ANSI styling that collapses to plain text when colour is off, and the width and language that
+// tables, plots and the layout (core/layout.hpp) follow.
 class Style {
  public:
-  explicit Style(bool enabled) : enabled_(enabled) {}
+  explicit Style(bool enabled, std::size_t width = kMaxWidth, Lang lang = Lang::en)
+      : enabled_(enabled), width_(width), lang_(lang) {}
   bool enabled() const { return enabled_; }
+  std::size_t width() const { return width_; }
+  Lang lang() const { return lang_; }
   std::string bold(std::string_view s) const { return wrap("1", s); }
   std::string dim(std::string_view s) const { return wrap("2", s); }
   std::string heading(std::string_view s) const { return wrap("1;36", s); }
@@ -59,6 +81,11 @@ class Style {
  private:
   std::string wrap(std::string_view codes, std::string_view s) const;
   bool enabled_;
+  std::size_t width_;
+  Lang lang_;
 };
+
+// The style of output to `fd`: colour as --color and the terminal say, its width, --lang.
+Style style_for(const OutputOptions& out, int fd = 1);
 
 }  // namespace gpulab

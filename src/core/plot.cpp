@@ -11,7 +11,7 @@
 namespace gpulab {
 
 std::string render_plot(const PlotSpec& spec, const Style& style) {
-  const int w = std::max(spec.width, 10), h = std::max(spec.height, 4);
+  const int h = std::max(spec.height, 4);
   auto tx = [&](double x) { return spec.log_x ? std::log10(x) : x; };
   double x0 = INFINITY, x1 = -INFINITY, y0 = spec.y_min, y1 = -INFINITY;
   const bool auto_y0 = std::isnan(spec.y_min);
@@ -32,6 +32,11 @@ std::string render_plot(const PlotSpec& spec, const Style& style) {
   if (x1 <= x0) x1 = x0 + 1;
   if (y1 <= y0) y1 = y0 + 1;
   y1 += (y1 - y0) * 0.05;
+  const std::string top = format_real(y1, 1), bottom = format_real(y0, 1);
+  const std::size_t label_w = std::max(top.size(), bottom.size());
+  // The plotting area narrows to the terminal: "  <label> |" comes before it.
+  const int room = static_cast<int>(style.width()) - static_cast<int>(label_w) - 4;
+  const int w = std::max(std::min(spec.width, room), 10);
   std::vector<std::string> grid(h, std::string(w, ' '));
   auto col = [&](double x) {
     return std::clamp(static_cast<int>(std::lround((tx(x) - x0) / (x1 - x0) * (w - 1))), 0, w - 1);
@@ -53,8 +58,6 @@ std::string render_plot(const PlotSpec& spec, const Style& style) {
       grid[row(s.y[i])][col(s.x[i])] = s.mark;
     }
   }
-  const std::string top = format_real(y1, 1), bottom = format_real(y0, 1);
-  const std::size_t label_w = std::max(top.size(), bottom.size());
   std::string out;
   if (!spec.y_label.empty()) out += fmt::format("  {}\n", style.dim(spec.y_label));
   for (int r = 0; r < h; ++r) {
@@ -76,8 +79,9 @@ std::string render_plot(const PlotSpec& spec, const Style& style) {
   axis += right;
   out += axis + "\n";
   if (!spec.x_label.empty()) {
-    out += fmt::format("  {}{}\n", std::string(label_w + 2 + (w - spec.x_label.size()) / 2, ' '),
-                       style.dim(spec.x_label));
+    const std::size_t label = display_width(spec.x_label);
+    const std::size_t centre = label < static_cast<std::size_t>(w) ? (w - label) / 2 : 0;
+    out += fmt::format("  {}{}\n", std::string(label_w + 2 + centre, ' '), style.dim(spec.x_label));
   }
   return out;
 }

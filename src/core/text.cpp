@@ -7,9 +7,7 @@
 #include <cmath>
 
 namespace gpulab {
-namespace {
 
-// Decodes one UTF-8 code point starting at s[i]; advances i.
 char32_t next_code_point(std::string_view s, std::size_t& i) {
   auto c = static_cast<unsigned char>(s[i]);
   int len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 1;
@@ -30,6 +28,41 @@ bool is_wide(char32_t cp) {
          (cp >= 0xFFE0 && cp <= 0xFFE6) || (cp >= 0x20000 && cp <= 0x3FFFD);
 }
 
+std::size_t escape_length(std::string_view s, std::size_t i) {
+  std::size_t j = i + 1;
+  if (j < s.size() && s[j] == '[') {
+    ++j;
+    while (j < s.size() && !((s[j] >= 'A' && s[j] <= 'Z') || (s[j] >= 'a' && s[j] <= 'z'))) ++j;
+  }
+  return std::min(j + 1, s.size()) - i;
+}
+
+namespace {
+
+// Marks that never end a line (an opening bracket stays with what it opens).
+bool opens(char32_t cp) {
+  return cp == U'（' || cp == U'「' || cp == U'『' || cp == U'《' || cp == U'〈' || cp == U'【' ||
+         cp == U'“' || cp == U'‘' || cp == U'(' || cp == U'[';
+}
+
+// Marks that never start a line: the punctuation stays with what it follows.
+bool closes(char32_t cp) {
+  return cp == U'，' || cp == U'。' || cp == U'；' || cp == U'：' || cp == U'、' || cp == U'！' ||
+         cp == U'？' || cp == U'）' || cp == U'」' || cp == U'』' || cp == U'》' || cp == U'〉' ||
+         cp == U'】' || cp == U'”' || cp == U'’' || cp == U',' || cp == U'.' || cp == U';' ||
+         cp == U':' || cp == U'!' || cp == U'?' || cp == U')' || cp == U']' || cp == U'%';
+}
+
+}  // namespace
+
+// Chinese has no spaces: a line may break beside any wide character, except before closing
+// punctuation and after an opening bracket.
+bool may_break_between(char32_t before, char32_t after) {
+  return (is_wide(before) || is_wide(after)) && !opens(before) && !closes(after);
+}
+
+namespace {
+
 bool looks_numeric(std::string_view s) {
   if (s.empty()) return false;
   return std::all_of(s.begin(), s.end(), [](char c) {
@@ -42,15 +75,8 @@ bool looks_numeric(std::string_view s) {
 std::size_t display_width(std::string_view s) {
   std::size_t w = 0;
   for (std::size_t i = 0; i < s.size();) {
-    if (s[i] == '\x1b') {  // skip an ANSI escape sequence: ESC [ ... letter
-      std::size_t j = i + 1;
-      if (j < s.size() && s[j] == '[') {
-        ++j;
-        while (j < s.size() && !((s[j] >= 'A' && s[j] <= 'Z') || (s[j] >= 'a' && s[j] <= 'z'))) {
-          ++j;
-        }
-      }
-      i = j + 1;
+    if (s[i] == '\x1b') {  // an ANSI escape sequence takes no column
+      i += escape_length(s, i);
       continue;
     }
     char32_t cp = next_code_point(s, i);
@@ -84,17 +110,25 @@ std::string wrap_text(std::string_view text, std::size_t width, std::size_t inde
   };
   std::vector<Piece> pieces;
   std::size_t start = 0;
+  char32_t prev = U' ';
   for (std::size_t i = 0; i < text.size();) {
     if (text[i] == ' ') {
       if (i > start) pieces.push_back({text.substr(start, i - start), true});
       start = ++i;
+      prev = U' ';
       continue;
     }
-    const char32_t cp = next_code_point(text, i);
-    if (cp == U'，' || cp == U'；' || cp == U'：' || cp == U'。') {
-      pieces.push_back({text.substr(start, i - start), false});
-      start = i;
+    if (text[i] == '\x1b') {  // a colour code belongs to the piece it is in
+      i += escape_length(text, i);
+      continue;
     }
+    const std::size_t here = i;
+    const char32_t cp = next_code_point(text, i);
+    if (prev != U' ' && here > start && may_break_between(prev, cp)) {
+      pieces.push_back({text.substr(start, here - start), false});
+      start = here;
+    }
+    prev = cp;
   }
   if (start < text.size()) pieces.push_back({text.substr(start), false});
 
@@ -137,12 +171,36 @@ std::string Table::render(const Style& style, std::size_t indent, long highlight
       if (row[c] != "..." && !looks_numeric(row[c])) numeric[c] = false;
     }
   }
+  // Too wide for the terminal: the columns on the right are left out, and a note names them.
+  std::size_t shown = cols;
+  auto total = [&](std::size_t n) {
+    std::size_t w = indent;
+    for (std::size_t c = 0; c < n; ++c) w += width[c] + (c > 0 ? 2 : 0);
+    return w;
+  };
+  while (shown > 1 && total(shown) > style.width()) --shown;
+  // Unless the one column too many is the last and holds words ("what it is"): it wraps in its
+  // place when the others leave it 20 columns, else on the lines below its row.
+  const bool below = total(cols - 1) + 2 + 20 > style.width();
+  const std::size_t last_at = below ? indent + 4 : total(cols - 1) + 2;
+  const bool wrap_last =
+      shown + 1 == cols && cols > 1 && !numeric[cols - 1] && last_at + 20 <= style.width();
+  if (wrap_last) shown = cols;
   auto line = [&](const std::vector<std::string>& cells) {
     std::string out(indent, ' ');
-    for (std::size_t c = 0; c < cols; ++c) {
+    for (std::size_t c = 0; c < shown; ++c) {
       const std::string& cell = c < cells.size() ? cells[c] : std::string();
+      if (wrap_last && c + 1 == cols) {
+        if (below) {
+          while (!out.empty() && out.back() == ' ') out.pop_back();
+          out += '\n';
+          out.append(last_at, ' ');
+        }
+        out += wrap_text(cell, style.width(), last_at, last_at);
+        break;
+      }
       out += numeric[c] ? pad_left(cell, width[c]) : pad_right(cell, width[c]);
-      if (c + 1 < cols) out += "  ";
+      if (c + 1 < shown) out += "  ";
     }
     while (!out.empty() && out.back() == ' ') out.pop_back();
     return out;
@@ -151,6 +209,19 @@ std::string Table::render(const Style& style, std::size_t indent, long highlight
   for (std::size_t r = 0; r < rows_.size(); ++r) {
     std::string l = line(rows_[r]);
     out += (static_cast<long>(r) == highlight_row ? style.accent(l) : l) + "\n";
+  }
+  if (shown < cols) {
+    std::string names;
+    for (std::size_t c = shown; c < cols; ++c) {
+      if (c > shown) names += tr(style.lang(), ", ", "、");
+      names += header_[c];
+    }
+    const std::string note =
+        fmt::format(fmt::runtime(std::string(tr(style.lang(), "(left out to fit {} columns: {})",
+                                                "（为适应 {} 列宽而省略：{}）"))),
+                    style.width(), names);
+    out +=
+        std::string(indent, ' ') + style.dim(wrap_text(note, style.width(), indent, indent)) + "\n";
   }
   return out;
 }

@@ -14,13 +14,24 @@ namespace gpulab {
 // Columns the text takes on a terminal.
 std::size_t display_width(std::string_view s);
 
+// Decodes the UTF-8 code point at s[i] and moves i past it.
+char32_t next_code_point(std::string_view s, std::size_t& i);
+// Bytes of the ANSI escape sequence (ESC [ ... letter) that starts at s[i].
+std::size_t escape_length(std::string_view s, std::size_t i);
+// A character that takes two columns (CJK ideographs, kana, hangul, full-width forms).
+bool is_wide(char32_t cp);
+// Whether a line may break between these two characters when no space separates them: beside a
+// wide character (Chinese has no spaces), but never before closing punctuation (，。）…) nor
+// after an opening bracket (（「…).
+bool may_break_between(char32_t before, char32_t after);
+
 std::string pad_right(std::string_view s, std::size_t width);
 std::string pad_left(std::string_view s, std::size_t width);
 
 // Breaks `text` (one paragraph) into lines of at most `width` display columns: at spaces, and
-// after the Chinese punctuation marks ，；：。 (Chinese has no spaces). The text starts at column
-// `first_column` (after what the caller printed); every further line starts with `indent` spaces.
-// A word longer than a line stays whole. No trailing newline.
+// where may_break_between() allows (between Chinese characters, after ，。；：). The text starts at
+// column `first_column` (after what the caller printed); every further line starts with `indent`
+// spaces. A word longer than a line stays whole. No trailing newline.
 std::string wrap_text(std::string_view text, std::size_t width, std::size_t indent,
                       std::size_t first_column);
 

@@ -5,6 +5,7 @@
 
 #include "support/cli.hpp"
 #include "support/run.hpp"
+#include "support/says.hpp"
 
 using gpulab::test::check_usage_error;
 using gpulab::test::run_gpulab;
@@ -19,7 +20,7 @@ TEST_CASE("occupancy: registers bind on the H100, every formula with its numbers
   CHECK_THAT(r.out,
              Catch::Contains("Occupancy on NVIDIA H100 SXM5 80GB: compute capability 9.0, Hopper"));
   CHECK_THAT(r.out, Catch::Contains("ceil(256 threads / 32) = 8 warps per block"));
-  CHECK_THAT(r.out, Catch::Contains("64 / 8 = 8 blocks"));
+  CHECK(gpulab::test::says(r.out, "64 / 8 = 8 blocks"));
   CHECK_THAT(r.out, Catch::Contains("64 registers x 32 threads = 2,048 per warp"));
   CHECK_THAT(r.out, Catch::Contains("16,384 / 2,048 = 8 warps each, x 4 = 32 warps; 32 / 8 = 4"));
   CHECK_THAT(r.out, Catch::Contains("1,024 B the driver reserves per block"));

@@ -56,7 +56,7 @@ TEST_CASE("wrap_text breaks at spaces and after Chinese punctuation", "[core][te
   CHECK(wrap_text("one two three", 10, 5, 5) == "one\n     two\n     three");
   // A word longer than the width stays whole on its own line.
   CHECK(wrap_text("a abcdefghijkl b", 6, 0, 0) == "a\nabcdefghijkl\nb");
-  // Chinese: two columns a character, breaks after ，and ；.
+  // Chinese: two columns a character, breaks between characters, never before ，and ；.
   CHECK(wrap_text("线程块减半，第一轮没有线程空闲；完成", 12, 2, 0) ==
-        "线程块减半，\n  第一轮没有线程空闲；\n  完成");
+        "线程块减半，\n  第一轮没有\n  线程空闲；\n  完成");
 }

@@ -1,0 +1,188 @@
+// Every command's text fits the terminal's width (COLUMNS) and splits no word, in en and zh.
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/run.hpp"
+
+using gpulab::test::lines_of;
+using gpulab::test::run_gpulab;
+
+namespace {
+
+// Columns of a line: an independent count (the layout's own is under test), CJK two columns.
+std::size_t columns(const std::string& line) {
+  std::size_t w = 0;
+  for (std::size_t i = 0; i < line.size();) {
+    const auto c = static_cast<unsigned char>(line[i]);
+    const int len = c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+    char32_t cp = len == 1 ? c : len == 2 ? c & 0x1F : len == 3 ? c & 0x0F : c & 0x07;
+    for (int k = 1; k < len && i + k < line.size(); ++k) {
+      cp = (cp << 6) | (static_cast<unsigned char>(line[i + k]) & 0x3F);
+    }
+    i += len;
+    const bool wide = (cp >= 0x2E80 && cp <= 0xA4CF) || (cp >= 0xAC00 && cp <= 0xD7A3) ||
+                      (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0xFF00 && cp <= 0xFF60) ||
+                      (cp >= 0xFFE0 && cp <= 0xFFE6);
+    w += wide ? 2 : 1;
+  }
+  return w;
+}
+
+// The runs of ASCII letters of a text (its English words and identifiers): a word split at a
+// line break shows up as two runs the wide text does not have.
+std::set<std::string> letter_runs(const std::string& text) {
+  std::set<std::string> out;
+  std::string run;
+  for (char c : text + " ") {
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_') {
+      run += c;
+    } else {
+      if (run.size() > 0) out.insert(run);
+      run.clear();
+    }
+  }
+  return out;
+}
+
+gpulab::test::RunResult at_width(std::vector<std::string> args, const std::string& lang,
+                                 int width) {
+  for (const char* a : {"--lang", lang.c_str(), "--color", "never", "--backend", "cpu"}) {
+    args.emplace_back(a);
+  }
+  return run_gpulab(args, "", {"COLUMNS=" + std::to_string(width)});
+}
+
+void check_fits(const std::vector<std::string>& args) {
+  for (const std::string lang : {"en", "zh"}) {
+    const auto wide = at_width(args, lang, 1000);
+    REQUIRE(wide.exit_code == 0);
+    const std::set<std::string> known = letter_runs(wide.out);
+    for (int width : {60, 80, 100}) {
+      CAPTURE(args, lang, width);
+      const auto r = at_width(args, lang, width);
+      CAPTURE(r.out, r.err);
+      REQUIRE(r.exit_code == 0);
+      for (const std::string& line : lines_of(r.out)) {
+        CAPTURE(line);
+        // One unbreakable word (a URL) may be wider than the terminal; nothing else may.
+        if (line.find(' ', line.find_first_not_of(' ')) != std::string::npos) {
+          CHECK(columns(line) <= static_cast<std::size_t>(width));
+        }
+        if (lang == "zh") {
+          for (const char* mark : {"，", "。", "；", "：", "、", "）"}) {
+            CHECK_FALSE(line.substr(line.find_first_not_of(' ') == std::string::npos
+                                        ? line.size()
+                                        : line.find_first_not_of(' '))
+                            .starts_with(mark));
+          }
+        }
+      }
+      // Words of the layout's own notes are new; a word cut by "…" is the declared degrade.
+      std::string shown;
+      for (const std::string& line : lines_of(r.out)) {
+        if (!line.ends_with("…") && !line.ends_with("…)")) shown += line + "\n";
+      }
+      std::set<std::string> allowed = known;
+      for (const char* w :
+           {"left", "out", "to", "fit", "columns", "lines", "ending", "in", "were", "cut"}) {
+        allowed.insert(w);
+      }
+      for (const std::string& run : letter_runs(shown)) {
+        CAPTURE(run);
+        CHECK(allowed.count(run) == 1);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("Calculators fit 60, 80 and 100 columns, en and zh", "[cli][layout]") {
+  check_fits({"amdahl", "--p", "0.9"});
+  check_fits({"warp-hiding", "--latency", "400", "--ops", "4", "--cycles-per-op", "4"});
+  check_fits({"warp-hiding", "--blocks-per-sm", "4", "--threads-per-block", "256"});
+  check_fits({"occupancy", "--cc", "8.6", "--threads", "256", "--registers", "32"});
+  check_fits({"index-map", "--grid", "4", "--block", "8", "--find", "21"});
+  check_fits({"index-map", "--grid", "2x3", "--block", "3x4"});
+  check_fits({"index-map", "--grid", "16", "--block", "4"});
+  check_fits({"device-info"});
+  check_fits({"device-info", "--model", "h100"});
+  check_fits({"quiz", "--answers", "--seed", "1"});
+}
+
+TEST_CASE("Kernel commands fit 60, 80 and 100 columns, en and zh", "[cli][layout]") {
+  check_fits({"hello"});
+  check_fits({"vecadd", "--n", "1000", "--block", "256", "--seed", "1"});
+  check_fits({"twonorm", "--rows", "64", "--cols", "64", "--seed", "1"});
+  check_fits({"twonorm", "--kernel", "all", "--rows", "64", "--cols", "64", "--seed", "1"});
+}
+
+TEST_CASE("Lessons fit 60, 80 and 100 columns, en and zh", "[cli][layout]") {
+  check_fits({"learn"});
+  // Lesson 11: its drawing of 4 blocks and the report of `run --check` are wider than 60.
+  check_fits({"learn", "11", "--no-pause"});
+  check_fits({"learn", "08", "--no-pause"});  // a table
+  check_fits({"learn", "04", "--no-pause"});
+}
+
+TEST_CASE("A wide terminal keeps a table whole; a narrow one says what it left out",
+          "[cli][layout]") {
+  auto wide = at_width({"amdahl", "--p", "0.9"}, "en", 100);
+  CHECK_THAT(wide.out, Catch::Contains("Gustafson"));
+  CHECK_THAT(wide.out, !Catch::Contains("left out"));
+  auto narrow = at_width({"amdahl", "--p", "0.9"}, "en", 60);
+  CHECK_THAT(narrow.out, Catch::Contains("(left out to fit 60 columns: Gustafson)"));
+  // The boxes of lesson 11's grid go below one another instead of running off the screen.
+  auto grid = at_width({"index-map", "--grid", "4", "--block", "8"}, "en", 60);
+  std::size_t boxes = 0;
+  for (const std::string& line : lines_of(grid.out)) {
+    if (line.starts_with("  block (")) {
+      ++boxes;
+    }
+  }
+  CHECK(boxes == 2);  // two bands of two boxes
+  CHECK_THAT(grid.out, !Catch::Contains("…"));
+}
+
+TEST_CASE("A pipe gets 80 columns, and --json is never wrapped", "[cli][layout]") {
+  const auto piped = run_gpulab({"amdahl", "--p", "0.9", "--color", "never"});
+  for (const std::string& line : lines_of(piped.out)) {
+    CAPTURE(line);
+    CHECK(columns(line) <= 80);
+  }
+  const auto json = run_gpulab({"device-info", "--model", "h100", "--json"}, "", {"COLUMNS=40"});
+  const auto json_wide =
+      run_gpulab({"device-info", "--model", "h100", "--json"}, "", {"COLUMNS=1000"});
+  CHECK(json.out == json_wide.out);
+  // A COLUMNS that is no number is passed over, not an error.
+  const auto odd = run_gpulab({"amdahl", "--p", "0.9"}, "", {"COLUMNS=wide"});
+  CHECK(odd.exit_code == 0);
+  CHECK(odd.out == piped.out);
+}
+
+TEST_CASE("--source prints the kernel files as they are, at any width", "[cli][layout]") {
+  const auto narrow = run_gpulab({"vecadd", "--source"}, "", {"COLUMNS=60"});
+  const auto wide = run_gpulab({"vecadd", "--source"}, "", {"COLUMNS=1000"});
+  CHECK(narrow.exit_code == 0);
+  CHECK(narrow.out == wide.out);
+}
+
+TEST_CASE("run's report on stderr fits the width", "[run][layout]") {
+  const std::string file = std::string(GPULAB_SOURCE_DIR) + "/tests/run_corpus/bugs/oob_global.cu";
+  for (const std::string lang : {"en", "zh"}) {
+    const auto r = run_gpulab({"run", "--check", "--lang", lang, "--color", "never", file}, "",
+                              {"COLUMNS=60"});
+    CAPTURE(lang, r.err);
+    CHECK(r.exit_code == 1);
+    for (const std::string& line : lines_of(r.err)) {
+      CAPTURE(line);
+      if (line.find(' ', line.find_first_not_of(' ')) != std::string::npos) {
+        CHECK(columns(line) <= 60);
+      }
+    }
+  }
+}
