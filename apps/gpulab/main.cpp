@@ -65,9 +65,14 @@ int main(int argc, char** argv) {
                               "gpulab：运行真实的 CUDA 内核、解释每一个数字，学习 GPU 如何工作")),
                "gpulab"};
   install_help_formatter(app, lang);  // before the commands: they inherit it
-  app.set_version_flag("-v,--version", std::string(version_text()),
-                       std::string(tr(lang, "Print gpulab's version and backends, and exit",
-                                      "显示 gpulab 的版本和后端后退出")));
+  app.set_version_flag(
+      "-v,--version",
+      [lang] {  // probes the GPU only when the version is asked for
+        const GpuProbe probe = probe_gpu();
+        return version_text(probe.usable, probe.reason.in(lang));
+      },
+      std::string(tr(lang, "Print gpulab's version and backends, and exit",
+                     "显示 gpulab 的版本和后端后退出")));
   app.fallthrough();  // global options work after the subcommand too: gpulab vecadd --json
   app.require_subcommand(1);
   app.footer(
@@ -127,9 +132,9 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
     return finish(e.code());
   } catch (const UsageError& e) {
-    return fail(kExitUsage, e.what());
+    return fail(kExitUsage, e.message(message_lang(global)));
   } catch (const Error& e) {
-    return fail(kExitFailure, e.what());
+    return fail(kExitFailure, e.message(message_lang(global)));
   } catch (const std::system_error& e) {  // fmt::print or iostream: a write that failed
     if (!stdout_failure().empty()) {
       return fail(kExitFailure, "cannot write to standard output: " + e.code().message());

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/i18n_format.hpp"
 #if GPULAB_HAVE_CUDA
 #include "cuda/runtime.hpp"
 #endif
@@ -27,7 +28,8 @@ GpuProbe probe_gpu() {
   p.device_count = cuda::count_devices(&p.reason);
   p.usable = p.device_count > 0;
 #else
-  p.reason = "this gpulab was built without CUDA (no nvcc at build time)";
+  p.reason = {"this gpulab was built without CUDA (no nvcc at build time)",
+              "这个 gpulab 构建时没有 CUDA（构建时没有 nvcc）"};
 #endif
   return p;
 }
@@ -41,14 +43,16 @@ bool gpu_chosen(BackendChoice choice, std::string* notice, Lang lang) {
   const GpuProbe probe = probe_gpu();
   if (probe.usable) return true;
   if (choice == BackendChoice::gpu) {
-    throw RuntimeFailure(fmt::format("--backend gpu: no GPU is usable: {}", probe.reason));
+    throw RuntimeFailure(both("--backend gpu: no GPU is usable: {0}",
+                              "--backend gpu：没有可用的 GPU：{1}", probe.reason.en,
+                              probe.reason.zh));
   }
   if (notice != nullptr) {
     *notice = fmt::format(
         fmt::runtime(std::string(
             tr(lang, "no GPU is usable ({}); running on gpulab's CPU emulator of the SIMT model",
                "没有可用的 GPU（{}）；在 gpulab 的 SIMT 模型 CPU 模拟器上运行"))),
-        probe.reason);
+        probe.reason.in(lang));
   }
   return false;
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "calc/launch_limits.hpp"
+#include "core/i18n.hpp"
 #include "core/output.hpp"
 
 namespace gpulab {
@@ -123,7 +124,7 @@ class DeviceBuffer {
 struct GpuProbe {
   bool usable = false;
   int device_count = 0;
-  std::string reason;  // empty when usable
+  Text reason;  // empty when usable
 };
 GpuProbe probe_gpu();
 

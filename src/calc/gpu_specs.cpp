@@ -162,12 +162,25 @@ std::vector<GpuModel> build_models() {
         "per core per clock; NVIDIA's 2006 figure (~518 GFLOPS) also counted a co-issued MUL. "
         "Board power is left unknown (sources disagree). Compute capability 1.x has no L1/L2 "
         "cache for global memory: every playground trip went to DRAM. The notes' worked question "
-        "is right for the G80: 3 blocks x 256 threads = 768 threads = 24 warps, exactly its "
-        "limit (a 4th block waits), and its SM issues one warp's instruction at a time (over 4 "
-        "cycles on 8 cores); SMs since Kepler have 4 warp schedulers.";
+        "counts right for the G80: 3 blocks x 256 threads = 768 threads = 24 warps, all "
+        "resident, exactly its limit (a 4th block waits). Its one scheduler issues one warp's "
+        "instruction per issue slot (over 4 cycles on 8 cores), but the other warps are not "
+        "stopped: they stay resident and many are in flight, waiting on memory, so \"only one "
+        "warp runs at any moment\" is wrong (errata #9). Kepler, Maxwell and most later SMs have "
+        "4 warp schedulers; GP100 (compute capability 6.0) has 2.";
+    m.note_zh =
+        "带宽：每针脚 1.8 Gbit/s x 384 位 / 8 = 86.4 GB/s。FP32 按每核每时钟一次乘加计算；NVIDIA "
+        "2006 年的数字（约 518 GFLOPS）还算上了同时发射的一次 MUL。整卡功耗未知（各来源说法不一）。"
+        "计算能力 1.x 的全局内存没有 L1/L2 缓存：每次去操场都要到 DRAM。笔记的例题对 G80 的计数"
+        "是对的：3 个线程块 x 256 个线程 = 768 个线程 = 24 个线程束，全部驻留，正好是它的上限"
+        "（第 4 个线程块要等）。它唯一的调度器每个发射时隙发射一个线程束的一条指令（8 个核上"
+        "分 4 个周期），但其他线程束并没有停下：它们仍驻留在 SM 上，许多正在执行中、等待内存，"
+        "所以“任意时刻只有一个线程束在运行”是错的（勘误 #9）。Kepler、Maxwell 和之后大多数 SM "
+        "有 4 个线程束调度器；GP100（计算能力 6.0）只有 2 个。";
     m.notes_errata = {
         {"Threads per block (class size)", "1024 (said of every GPU)",
-         "512 on compute capability 1.x (the G80); 1024 since 2.0"},
+         "512 on compute capability 1.x (the G80); 1024 since 2.0",
+         "每个线程块的线程数（班级人数）", "计算能力 1.x（G80）上为 512；从 2.0 起为 1024"},
     };
     v.push_back(std::move(m));
   }
@@ -217,6 +230,9 @@ std::vector<GpuModel> build_models() {
     m.note =
         "The notes' T4 example (40 SMs x 64 streaming processors) is right. Bandwidth: 2 x 5001 "
         "MHz x 256 bits / 8 = 320 GB/s.";
+    m.note_zh =
+        "笔记中的 T4 例子（40 个 SM x 64 个流处理器）是对的。带宽：2 x 5001 MHz x 256 位 / 8 = "
+        "320 GB/s。";
     v.push_back(std::move(m));
   }
 
@@ -265,6 +281,9 @@ std::vector<GpuModel> build_models() {
     m.note =
         "Founders Edition figures, as in the course notes (225 W); the reference card has 1710 MHz "
         "and 215 W. Every figure of the notes' RTX 2080 column is right.";
+    m.note_zh =
+        "Founders Edition 的数字，与课程笔记相同（225 W）；公版卡为 1710 MHz、215 W。笔记中 "
+        "RTX 2080 一列的每个数字都是对的。";
     v.push_back(std::move(m));
   }
 
@@ -309,6 +328,7 @@ std::vector<GpuModel> build_models() {
         "Tom's Hardware RTX 3090 specifications table (2022): same figures",
     };
     m.note = "Every figure of the notes' RTX 3090 column is right.";
+    m.note_zh = "笔记中 RTX 3090 一列的每个数字都是对的。";
     v.push_back(std::move(m));
   }
 
@@ -358,11 +378,17 @@ std::vector<GpuModel> build_models() {
         "The notes' column mixes up generations: an Ada SM has 128 CUDA cores and 4 4th-gen "
         "Tensor Cores. Its L1, L2, register-file, bandwidth, RT-core, power and transistor "
         "figures are right (16,384 KB = 128 SMs x 128 KB).";
+    m.note_zh =
+        "笔记的这一列混淆了几代架构：一个 Ada SM 有 128 个 CUDA 核心和 4 个第 4 代 Tensor Core。"
+        "它的 L1、L2、寄存器文件、带宽、RT 核心、功耗和晶体管数字是对的（16,384 KB = 128 个 "
+        "SM x 128 KB）。";
     m.notes_errata = {
-        {"CUDA Cores / SM", "192", "128"},
-        {"CUDA Cores / GPU", "24,576", "16,384 (128 SMs x 128)"},
-        {"Tensor Cores / SM", "6 (3rd Gen)", "4 (4th Gen)"},
-        {"Tensor Cores / GPU", "768 (3rd Gen)", "512 (4th Gen)"},
+        {"CUDA Cores / SM", "192", "128", "CUDA 核心 / SM", "128"},
+        {"CUDA Cores / GPU", "24,576", "16,384 (128 SMs x 128)", "CUDA 核心 / GPU",
+         "16,384（128 个 SM x 128）"},
+        {"Tensor Cores / SM", "6 (3rd Gen)", "4 (4th Gen)", "Tensor Core / SM", "4（第 4 代）"},
+        {"Tensor Cores / GPU", "768 (3rd Gen)", "512 (4th Gen)", "Tensor Core / GPU",
+         "512（第 4 代）"},
     };
     v.push_back(std::move(m));
   }
@@ -410,6 +436,9 @@ std::vector<GpuModel> build_models() {
     m.note =
         "The 40 GB SXM4 board (2020). The 80 GB SXM4 board has HBM2e at 2,039 GB/s and the same "
         "SMs. The notes' A100 remark (at most 255 registers per thread) is right.";
+    m.note_zh =
+        "40 GB 的 SXM4 板卡（2020 年）。80 GB 的 SXM4 板卡用 HBM2e，带宽 2,039 GB/s，SM 相同。"
+        "笔记中关于 A100 的说法（每个线程最多 255 个寄存器）是对的。";
     v.push_back(std::move(m));
   }
 
@@ -457,6 +486,9 @@ std::vector<GpuModel> build_models() {
     m.note =
         "The SXM5 board. Bandwidth: 2 x 2619 MHz x 5120 bits / 8 = 3,352 GB/s (3.35 TB/s). The "
         "PCIe board (--model h100-pcie) has 114 SMs and HBM2e.";
+    m.note_zh =
+        "SXM5 板卡。带宽：2 x 2619 MHz x 5120 位 / 8 = 3,352 GB/s（3.35 TB/s）。PCIe 板卡"
+        "（--model h100-pcie）有 114 个 SM，用 HBM2e。";
     v.push_back(std::move(m));
   }
 
@@ -498,6 +530,9 @@ std::vector<GpuModel> build_models() {
     m.note =
         "Boost clock and memory data rate are not in the NVIDIA documents checked: unknown here "
         "(51 TFLOPS / (14,592 x 2 FLOP) implies about 1.75 GHz).";
+    m.note_zh =
+        "加速时钟和显存数据速率不在所查的 NVIDIA 文件中：这里记为未知（51 TFLOPS / (14,592 x 2 "
+        "FLOP) 意味着约 1.75 GHz）。";
     v.push_back(std::move(m));
   }
   return v;

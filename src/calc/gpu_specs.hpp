@@ -45,9 +45,11 @@ std::span<const std::string_view> arch_sources();
 
 // What the course notes' spec table says, and what the sources say.
 struct NotesErratum {
-  std::string_view field;      // "CUDA Cores / SM"
-  std::string_view notes_say;  // "192"
-  std::string_view correct;    // "128"
+  std::string_view field;          // "CUDA Cores / SM"
+  std::string_view notes_say;      // "192"
+  std::string_view correct;        // "128"
+  std::string_view field_zh = {};  // the field and the correction in Chinese (empty: as in English)
+  std::string_view correct_zh = {};
 };
 
 // A spec sheet from a table in src/calc/gpu_specs.cpp; every figure has a source.
@@ -78,7 +80,8 @@ struct GpuModel {
   double power_w = 0;
   double transistors_billion = 0;
   std::vector<std::string_view> sources;
-  std::string_view note;  // which variant, what is unknown, what the notes got right
+  std::string_view note;     // which variant, what is unknown, what the notes got right
+  std::string_view note_zh;  // the same note in Chinese
 
   std::string_view chip;  // "GH100"
   int rt_cores = 0;       // ray-tracing cores; 0: none

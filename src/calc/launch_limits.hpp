@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include "core/i18n.hpp"
+
 namespace gpulab::limits {
 
 inline constexpr std::uint64_t kWarpSize = 32;
@@ -20,6 +22,16 @@ inline constexpr const char* kWhyBlockDims =
     "CUDA limits a block to (1024, 1024, 64) threads along x, y, z";
 inline constexpr const char* kWhyGridDims =
     "CUDA limits a grid to (2^31-1, 65535, 65535) blocks along x, y, z";
+inline constexpr const char* kWhyThreadsPerBlockZh =
+    "一个线程块的所有线程同时驻留在一个 SM 上，CUDA 规定一个线程块最多 1024 个线程";
+inline constexpr const char* kWhyBlockDimsZh =
+    "CUDA 规定线程块沿 x、y、z 最多 (1024, 1024, 64) 个线程";
+inline constexpr const char* kWhyGridDimsZh =
+    "CUDA 规定网格沿 x、y、z 最多 (2^31-1, 65535, 65535) 个线程块";
+// The reason for the threads-per-block limit, in both languages, for parse_int.
+inline Text why_threads_per_block() {
+  return {kWhyThreadsPerBlock, kWhyThreadsPerBlockZh};
+}
 
 struct Shape {
   std::uint64_t x = 1, y = 1, z = 1;
@@ -29,5 +41,7 @@ struct Shape {
 // The first limit a launch of `grid` blocks of `block` threads breaks, as an error message that
 // names the limit and why it exists; nothing when the launch is legal.
 std::optional<std::string> check_launch(const Shape& grid, const Shape& block);
+// The same message in both languages.
+std::optional<Text> check_launch_text(const Shape& grid, const Shape& block);
 
 }  // namespace gpulab::limits

@@ -15,6 +15,7 @@
 #include "calc/occupancy.hpp"
 #include "calc/warp_hiding.hpp"
 #include "core/input.hpp"
+#include "core/text.hpp"
 
 namespace gpulab::calc {
 namespace {
@@ -34,6 +35,12 @@ std::string t(Lang l, std::string_view en, std::string_view zh) {
   return std::string(tr(l, en, zh));
 }
 
+// "1,048,576": large numbers in prompts and solutions are read at a glance.
+std::string grouped(std::int64_t v) {
+  return v < 0 ? "-" + group_thousands(static_cast<unsigned long long>(-v))
+               : group_thousands(static_cast<unsigned long long>(v));
+}
+
 std::string fmt_real(double v) {
   std::string s = fmt::format("{:.2f}", v);
   return s;
@@ -44,7 +51,9 @@ Question integer_q(std::string prompt, std::int64_t value, std::string solution)
   q.prompt = std::move(prompt);
   q.kind = AnswerKind::integer;
   q.values = {static_cast<double>(value)};
-  q.answer = std::to_string(value);
+  // Grouped as the student may type it back ("12,582,912"): grade() reads either form.
+  q.answer = value >= 10'000 ? group_thousands(static_cast<unsigned long long>(value))
+                             : std::to_string(value);
   q.solution = std::move(solution);
   return q;
 }
@@ -94,8 +103,9 @@ Question blocks_needed_q(Gen& g, Lang l) {
           fmt::runtime(t(
               l, "A vector of {} elements, one thread each, {} threads per block. How many blocks?",
               "向量有 {} 个元素，每个线程处理一个，每块 {} 个线程。需要多少个线程块？")),
-          n, b),
-      blocks, fmt::format("(N + B - 1) / B = ({} + {} - 1) / {} = {}", n, b, b, blocks));
+          grouped(n), b),
+      blocks,
+      fmt::format("(N + B - 1) / B = ({} + {} - 1) / {} = {}", grouped(n), b, b, grouped(blocks)));
 }
 
 Question find_1d_q(Gen& g, Lang l) {
@@ -112,8 +122,10 @@ Question find_1d_q(Gen& g, Lang l) {
   q.kind = AnswerKind::tuple;
   q.values = {static_cast<double>(i / b), static_cast<double>(i % b)};
   q.answer = fmt::format("{},{}", i / b, i % b);
-  q.solution = fmt::format("block = {} / {} = {}, thread = {} % {} = {}; check: {} * {} + {} = {}",
-                           i, b, i / b, i, b, i % b, i / b, b, i % b, i);
+  q.solution = fmt::format(
+      fmt::runtime(t(l, "block = {} / {} = {}, thread = {} % {} = {}; check: {} * {} + {} = {}",
+                     "线程块 = {} / {} = {}，线程 = {} % {} = {}；验算：{} * {} + {} = {}")),
+      i, b, i / b, i, b, i % b, i / b, b, i % b, i);
   return q;
 }
 
@@ -140,8 +152,11 @@ Question find_2d_q(Gen& g, Lang l) {
               static_cast<double>(p.thread.x), static_cast<double>(p.thread.y)};
   q.answer = fmt::format("{},{},{},{}", p.block.x, p.block.y, p.thread.x, p.thread.y);
   q.solution = fmt::format(
-      "{} / {} = block {} rem {}; block {} = ({} % {}, {} / {}) = ({}, {}); thread {} = ({} % {}, "
-      "{} / {}) = ({}, {})",
+      fmt::runtime(t(l,
+                     "{} / {} = block {} rem {}; block {} = ({} % {}, {} / {}) = ({}, {}); thread "
+                     "{} = ({} % {}, {} / {}) = ({}, {})",
+                     "{} / {} = 第 {} 块余 {}；线程块 {} = ({} % {}, {} / {}) = ({}, {})；线程 "
+                     "{} = ({} % {}, {} / {}) = ({}, {})")),
       i, block.volume(), p.block_linear, p.thread_linear, p.block_linear, p.block_linear, grid.x,
       p.block_linear, grid.x, p.block.x, p.block.y, p.thread_linear, p.thread_linear, block.x,
       p.thread_linear, block.x, p.thread.x, p.thread.y);
@@ -212,6 +227,26 @@ Question amdahl_limit_q(Gen& g, Lang l) {
   return q;
 }
 
+// check_launch's reason in Chinese, checked in the same order (its own text is English).
+std::string launch_problem_zh(const Shape& grid, const Shape& block) {
+  using namespace limits;
+  if (block.volume() > kMaxThreadsPerBlock) {
+    return fmt::format("{}x{}x{} = {} 个线程，超过每个线程块 {} 个线程的上限", block.x, block.y,
+                       block.z, block.volume(), kMaxThreadsPerBlock);
+  }
+  const char axis[] = {'x', 'y', 'z'};
+  const std::uint64_t b[] = {block.x, block.y, block.z},
+                      bmax[] = {kMaxBlockX, kMaxBlockY, kMaxBlockZ};
+  const std::uint64_t gd[] = {grid.x, grid.y, grid.z}, gmax[] = {kMaxGridX, kMaxGridY, kMaxGridZ};
+  for (int i = 0; i < 3; ++i)
+    if (b[i] > bmax[i])
+      return fmt::format("线程块的 {} 维 = {}，超过上限 {}", axis[i], b[i], bmax[i]);
+  for (int i = 0; i < 3; ++i)
+    if (gd[i] > gmax[i])
+      return fmt::format("网格的 {} 维 = {}，超过上限 {}", axis[i], gd[i], gmax[i]);
+  return "维度为 0";  // the generator never makes one
+}
+
 Question launch_legal_q(Gen& g, Lang l) {
   Shape block, grid{1, 1, 1};
   switch (pick(g, 0, 5)) {
@@ -238,7 +273,8 @@ Question launch_legal_q(Gen& g, Lang l) {
       block = {16, 16, static_cast<std::uint64_t>(choose<std::int64_t>(g, {2, 4, 5}))};
       break;
   }
-  const auto problem = limits::check_launch(grid, block);
+  auto problem = limits::check_launch(grid, block);
+  if (problem && l == Lang::zh) problem = launch_problem_zh(grid, block);
   Question q;
   q.prompt = fmt::format(
       fmt::runtime(t(l,
@@ -271,8 +307,11 @@ Question bytes_moved_q(Gen& g, Lang l) {
                   "vecadd on {} int elements (4 bytes each): how many bytes must move through "
                   "device memory at the least?",
                   "对 {} 个 int 元素（每个 4 字节）做 vecadd：至少要经过显存搬运多少字节？")),
-            n),
-        3 * n * 4, fmt::format("read a and b, write c: 3 x {} x 4 = {}", n, 3 * n * 4));
+            grouped(n)),
+        3 * n * 4,
+        fmt::format(fmt::runtime(t(l, "read a and b, write c: 3 x {} x 4 = {}",
+                                   "读 a 和 b、写 c：3 x {} x 4 = {}")),
+                    grouped(n), grouped(3 * n * 4)));
   }
   return integer_q(
       fmt::format(
@@ -281,8 +320,11 @@ Question bytes_moved_q(Gen& g, Lang l) {
                          "many bytes must "
                          "it read from device memory at the least?",
                          "两个各 {} 个元素的 float 矩阵求二范数距离：至少要从显存读取多少字节？")),
-          n),
-      2 * n * 4, fmt::format("read a and b once: 2 x {} x 4 = {}", n, 2 * n * 4));
+          grouped(n)),
+      2 * n * 4,
+      fmt::format(fmt::runtime(t(l, "read a and b once: 2 x {} x 4 = {}",
+                                 "a 和 b 各读一次：2 x {} x 4 = {}")),
+                  grouped(n), grouped(2 * n * 4)));
 }
 
 Question idle_lanes_q(Gen& g, Lang l) {
@@ -294,8 +336,10 @@ Question idle_lanes_q(Gen& g, Lang l) {
                       "一个线程块有 {} 个线程。它最后一个线程束有多少个通道没有线程？")),
                   tpb),
       w.idle_lanes_per_block,
-      fmt::format("ceil({} / 32) = {} warps = {} lanes; {} - {} = {}", tpb, w.warps_per_block,
-                  w.warps_per_block * 32, w.warps_per_block * 32, tpb, w.idle_lanes_per_block));
+      fmt::format(fmt::runtime(t(l, "ceil({} / 32) = {} warps = {} lanes; {} - {} = {}",
+                                 "ceil({} / 32) = {} 个线程束 = {} 个通道；{} - {} = {}")),
+                  tpb, w.warps_per_block, w.warps_per_block * 32, w.warps_per_block * 32, tpb,
+                  w.idle_lanes_per_block));
 }
 
 // Occupancy on an H100 (compute capability 9.0), with the facts the answer needs in the prompt.
@@ -346,39 +390,349 @@ Question occupancy_shared_q(Gen& g, Lang l) {
                   o.warps_per_block, o.limit_shared, o.limit_warps, o.blocks));
 }
 
+Question global_index_3d_q(Gen& g, Lang l) {
+  auto dim = [&](std::int64_t lo, std::int64_t hi) {
+    return static_cast<std::uint64_t>(pick(g, lo, hi));
+  };
+  const Shape grid{dim(2, 4), dim(2, 3), dim(2, 3)};
+  const Shape block{static_cast<std::uint64_t>(choose<std::int64_t>(g, {2, 4, 8})), dim(2, 4),
+                    dim(2, 4)};
+  auto below = [&](std::uint64_t n) {
+    return static_cast<std::uint64_t>(pick(g, 0, static_cast<std::int64_t>(n) - 1));
+  };
+  const Coord b{below(grid.x), below(grid.y), below(grid.z)};
+  const Coord th{below(block.x), below(block.y), below(block.z)};
+  const ThreadPlace p = place_of(grid, block, b, th);
+  return integer_q(
+      fmt::format(fmt::runtime(
+                      t(l,
+                        "gridDim = ({}, {}, {}), blockDim = ({}, {}, {}). What is the global "
+                        "index (block by block) of blockIdx = ({}, {}, {}), threadIdx = ({}, {}, "
+                        "{})?",
+                        "gridDim = ({}, {}, {})，blockDim = ({}, {}, {})。blockIdx = ({}, {}, {})、"
+                        "threadIdx = ({}, {}, {}) 的线程全局索引（逐块编号）是多少？")),
+                  grid.x, grid.y, grid.z, block.x, block.y, block.z, b.x, b.y, b.z, th.x, th.y,
+                  th.z),
+      static_cast<std::int64_t>(p.global),
+      fmt::format(
+          fmt::runtime(t(l,
+                         "block {} + {} x {} + {} x {} x {} = {}; thread {} + {} x {} + {} x "
+                         "{} x {} = {}; {} x {} + {} = {}",
+                         "线程块 {} + {} x {} + {} x {} x {} = {}；线程 {} + {} x {} + {} x "
+                         "{} x {} = {}；{} x {} + {} = {}")),
+          b.x, b.y, grid.x, b.z, grid.x, grid.y, p.block_linear, th.x, th.y, block.x, th.z, block.x,
+          block.y, p.thread_linear, p.block_linear, block.volume(), p.thread_linear, p.global));
+}
+
+// Shared memory a static __shared__ array takes: elements times the element's size.
+Question shared_bytes_q(Gen& g, Lang l) {
+  struct Type {
+    const char* name;
+    std::int64_t size;
+  };
+  const Type type = choose<Type>(
+      g, {{"float", 4}, {"double", 8}, {"int", 4}, {"__half", 2}, {"char", 1}, {"float4", 16}});
+  const std::int64_t rows = choose<std::int64_t>(g, {8, 16, 32, 64});
+  const std::int64_t pad = pick(g, 0, 1);
+  const std::int64_t cols = rows + pad;
+  const std::int64_t bytes = rows * cols * type.size;
+  return integer_q(
+      fmt::format(
+          fmt::runtime(t(l,
+                         "A kernel declares __shared__ {} tile[{}][{}]; ({} is {} "
+                         "bytes). How many bytes of shared memory does each block use "
+                         "for it?",
+                         "核函数声明 __shared__ {} tile[{}][{}];（{} 占 {} 字节）。每个线程块"
+                         "为它使用多少字节共享内存？")),
+          type.name, rows, cols, type.name, type.size),
+      bytes,
+      fmt::format(fmt::runtime(t(l, "{} x {} elements x {} bytes = {} bytes{}",
+                                 "{} x {} 个元素 x {} 字节 = {} 字节{}")),
+                  rows, cols, type.size, group_thousands(static_cast<unsigned long long>(bytes)),
+                  pad == 1 ? t(l, " (the +1 column avoids bank conflicts)",
+                               "（多出的一列用来避免存储体冲突）")
+                           : std::string()));
+}
+
+// A write to shared memory, then a read of another thread's element, with or without a barrier.
+Question race_barrier_q(Gen& g, Lang l) {
+  const std::int64_t b = choose<std::int64_t>(g, {64, 128, 256});
+  const std::int64_t k = choose<std::int64_t>(g, {0, 1, 31, 32, b / 2, b});
+  const bool barrier = pick(g, 0, 1) == 1;
+  const bool race = !barrier && k % b != 0;
+  Question q;
+  q.prompt = fmt::format(
+      fmt::runtime(t(l,
+                     "Blocks of {} threads run: s[threadIdx.x] = in[i]; {}x = s[(threadIdx.x + "
+                     "{}) % {}]; with __shared__ float s[{}]. Is there a data race on s? "
+                     "(yes/no)",
+                     "每块 {} 个线程执行：s[threadIdx.x] = in[i]; {}x = s[(threadIdx.x + {}) % "
+                     "{}];，其中 __shared__ float s[{}]。s 上有数据竞争吗？（yes/no）")),
+      b, barrier ? "__syncthreads(); " : "", k, b, b);
+  q.kind = AnswerKind::word;
+  q.word = race ? "yes" : "no";
+  q.answer = q.word;
+  if (barrier) {
+    q.solution = t(l, "no: __syncthreads() orders every write before every read",
+                   "没有：__syncthreads() 让所有写入都在所有读取之前完成");
+  } else if (!race) {
+    q.solution = fmt::format(fmt::runtime(t(l,
+                                            "no: (x + {0}) % {1} = x, each thread reads only the "
+                                            "element it wrote itself",
+                                            "没有：(x + {0}) % {1} = x，每个线程只读自己写的元素")),
+                             k, b);
+  } else {
+    q.solution = t(l,
+                   "yes: a thread reads another thread's element with no __syncthreads() "
+                   "between the write and the read; the other thread may not have written yet",
+                   "有：线程读取另一个线程的元素，写和读之间没有 __syncthreads()，对方可能还没写");
+  }
+  return q;
+}
+
+// Warps whose 32 lanes split over both sides of a branch.
+Question divergence_q(Gen& g, Lang l) {
+  const std::int64_t threads = choose<std::int64_t>(g, {64, 128, 256, 512});
+  const std::int64_t warps = threads / 32;
+  std::int64_t diverging = 0;
+  std::string cond, why;
+  if (pick(g, 0, 1) == 0) {
+    const std::int64_t k = choose<std::int64_t>(g, {1, 2, 8, 32, 64, 128});
+    cond = fmt::format("threadIdx.x % {} == 0", k);
+    // A warp starts at a multiple of 32: for k <= 32 its first lane is a multiple of k and, for
+    // k > 1, its second is not; for k > 32 only the warps starting at a multiple of k have one.
+    if (k == 1) {
+      diverging = 0;
+      why = t(l, "every thread takes the if: no warp diverges", "所有线程都走 if：没有线程束分化");
+    } else if (k <= 32) {
+      diverging = warps;
+      why = fmt::format(fmt::runtime(t(l, "every warp has lanes on both sides: {} warps",
+                                       "每个线程束两边都有通道：{} 个线程束")),
+                        warps);
+    } else {
+      diverging = (threads + k - 1) / k;
+      why = fmt::format(
+          fmt::runtime(t(l, "only warps starting at a multiple of {} hold one: ceil({} / {}) = {}",
+                         "只有起点是 {} 的倍数的线程束含这样的线程：ceil({} / {}) = {}")),
+          k, threads, k, diverging);
+    }
+  } else {
+    const std::int64_t c = pick(g, 1, threads - 1);
+    cond = fmt::format("threadIdx.x < {}", c);
+    diverging = c % 32 == 0 ? 0 : 1;
+    why =
+        c % 32 == 0
+            ? fmt::format(fmt::runtime(t(l, "{} is a multiple of 32: the split falls between warps",
+                                         "{} 是 32 的倍数：分界正好落在线程束之间")),
+                          c)
+            : fmt::format(fmt::runtime(t(l, "only warp {} = {} / 32 holds the split",
+                                         "只有第 {} = {} / 32 个线程束（从 0 计）跨越分界")),
+                          c / 32, c);
+  }
+  return integer_q(
+      fmt::format(fmt::runtime(t(l,
+                                 "A block of {} threads runs if ({}) a(); else b();. How many of "
+                                 "its warps have threads on both paths (diverge)?",
+                                 "一个 {} 线程的线程块执行 if ({}) a(); else b();。它有多少个线程束"
+                                 "两条路径上都有线程（发生分化）？")),
+                  threads, cond),
+      diverging, why);
+}
+
+Question reduction_q(Gen& g, Lang l) {
+  switch (pick(g, 0, 2)) {
+    case 0: {
+      const std::int64_t log = pick(g, 5, 12);
+      const std::int64_t n = std::int64_t{1} << log;
+      return integer_q(
+          fmt::format(
+              fmt::runtime(t(l,
+                             "A tree reduction in shared memory sums {} values, halving "
+                             "the active threads each step. How many steps does it take?",
+                             "共享内存中的树形归约对 {} 个值求和，每步活跃线程减半。需要多少步？")),
+              group_thousands(static_cast<unsigned long long>(n))),
+          log, fmt::format("log2({}) = {}", n, log));
+    }
+    case 1: {
+      const std::int64_t n = std::int64_t{1} << pick(g, 4, 12);
+      return integer_q(
+          fmt::format(fmt::runtime(t(l,
+                                     "A tree reduction sums {} values pairwise down to one. How "
+                                     "many additions does it do in all?",
+                                     "树形归约把 {} 个值两两相加直到剩一个。一共做多少次加法？")),
+                      group_thousands(static_cast<unsigned long long>(n))),
+          n - 1,
+          fmt::format(fmt::runtime(t(l, "{} / 2 + {} / 4 + ... + 1 = {} - 1 = {}",
+                                     "{} / 2 + {} / 4 + ... + 1 = {} - 1 = {}")),
+                      n, n, n, n - 1));
+    }
+    default: {
+      const std::int64_t n = pick(g, 10'000, 10'000'000);
+      const std::int64_t b = choose<std::int64_t>(g, {128, 256, 512, 1024});
+      const std::int64_t e = choose<std::int64_t>(g, {1, 2, 4, 8});
+      const std::int64_t blocks = (n + b * e - 1) / (b * e);
+      return integer_q(
+          fmt::format(
+              fmt::runtime(t(l,
+                             "{} values, blocks of {} threads, each thread first adds {} "
+                             "values, each block writes one partial sum. How many partial "
+                             "sums are there?",
+                             "{} 个值，每块 {} 个线程，每个线程先加 {} 个值，每个线程块写出一个"
+                             "部分和。共有多少个部分和？")),
+              group_thousands(static_cast<unsigned long long>(n)), b, e),
+          blocks, fmt::format("ceil({} / ({} x {})) = {}", n, b, e, blocks));
+    }
+  }
+}
+
+// Which memory: facts about the hierarchy, answered with one of its names.
+Question memory_hierarchy_q(Gen& g, Lang l) {
+  struct Fact {
+    const char* en;
+    const char* zh;
+    const char* answer;
+  };
+  static const Fact facts[] = {
+      {"A variable declared __shared__ in a kernel, seen by every thread of its block and "
+       "living as long as the block: which memory?",
+       "核函数中用 __shared__ 声明的变量，块内所有线程可见，与线程块同生命周期：在哪种内存？",
+       "shared"},
+      {"A plain scalar like int i in a kernel, private to its thread and the fastest of all: which "
+       "memory does the compiler keep it in?",
+       "核函数中的普通标量（如 int i），线程私有且最快：编译器把它放在哪种内存？", "registers"},
+      {"Registers that ptxas spills, or a per-thread array indexed at run time: private to the "
+       "thread but held in device DRAM. Which memory?",
+       "ptxas 溢出的寄存器，或运行时下标访问的线程私有数组：线程私有但位于显存。是哪种内存？",
+       "local"},
+      {"Memory that every thread of every block can read and write, and that cudaMemcpy fills: "
+       "which memory?",
+       "所有线程块的所有线程都能读写、cudaMemcpy 负责填充的内存：是哪种内存？", "global"},
+      {"Read-only memory of 64 KB, filled with cudaMemcpyToSymbol, fastest when the whole warp "
+       "reads one address: which memory?",
+       "64 KB 只读内存，用 cudaMemcpyToSymbol 填充，整个线程束读同一地址时最快：是哪种内存？",
+       "constant"},
+      {"Which memory is private to one thread and needs no load or store instruction at all?",
+       "哪种内存属于单个线程私有，并且完全不需要加载或存储指令？", "registers"},
+  };
+  const std::vector<std::string> choices = {"registers", "local", "shared", "constant", "global"};
+  const Fact& f = facts[pick(g, 0, static_cast<std::int64_t>(std::size(facts)) - 1)];
+  Question q;
+  q.prompt = fmt::format("{} ({})", l == Lang::zh ? f.zh : f.en, fmt::join(choices, "/"));
+  q.kind = AnswerKind::word;
+  q.word = f.answer;
+  q.choices = choices;
+  q.answer = q.word;
+  q.solution = fmt::format(
+      fmt::runtime(t(l, "{}: see lesson 08 (the memory hierarchy)", "{}：见第 08 课（内存层次）")),
+      f.answer);
+  return q;
+}
+
+// The rules a PyTorch extension's wrapper must check before it hands data_ptr() to a kernel.
+Question pytorch_rules_q(Gen& g, Lang l) {
+  const std::int64_t kind = pick(g, 0, 2);
+  if (kind < 2) {
+    const std::int64_t r = pick(g, 2, 64), c = pick(g, 2, 64);
+    const std::int64_t i = pick(g, 0, r - 1), j = pick(g, 0, c - 1);
+    if (kind == 0) {
+      return integer_q(
+          fmt::format(fmt::runtime(t(l,
+                                     "x is a contiguous float32 CUDA tensor of shape ({}, {}). "
+                                     "Which offset from x.data_ptr<float>() holds x[{}][{}]?",
+                                     "x 是形状为 ({}, {}) 的连续 float32 CUDA 张量。x[{}][{}] 在 "
+                                     "x.data_ptr<float>() 之后的第几个元素？")),
+                      r, c, i, j),
+          i * c + j, fmt::format("{} x {} + {} = {}", i, c, j, i * c + j));
+    }
+    const std::int64_t d = pick(g, 2, 8), k = pick(g, 0, d - 1);
+    const std::int64_t off = (i * c + j) * d + k;
+    return integer_q(
+        fmt::format(fmt::runtime(t(l,
+                                   "x is a contiguous tensor of shape ({}, {}, {}). Which offset "
+                                   "from x.data_ptr() (in elements) holds x[{}][{}][{}]?",
+                                   "x 是形状为 ({}, {}, {}) 的连续张量。x[{}][{}][{}] 在 "
+                                   "x.data_ptr() 之后的第几个元素？")),
+                    r, c, d, i, j, k),
+        off, fmt::format("({} x {} + {}) x {} + {} = {}", i, c, j, d, k, off));
+  }
+  struct Rule {
+    const char* en;
+    const char* zh;
+    const char* answer;
+    const char* why_en;
+    const char* why_zh;
+  };
+  static const Rule rules[] = {
+      {"x = torch.randn(64, 32, device='cuda').t(). May a kernel read x.data_ptr<float>() as a "
+       "row-major 32 x 64 array without calling .contiguous()? (yes/no)",
+       "x = torch.randn(64, 32, device='cuda').t()。不调用 .contiguous()，核函数能把 "
+       "x.data_ptr<float>() 当作行优先的 32 x 64 数组读取吗？（yes/no）",
+       "no", "t() only swaps the strides; the data stays 64 x 32 row-major",
+       "t() 只交换步长，数据仍是 64 x 32 行优先"},
+      {"x is a float32 tensor on the CPU. May its data_ptr() be passed to a CUDA kernel? "
+       "(yes/no)",
+       "x 是 CPU 上的 float32 张量。能把它的 data_ptr() 传给 CUDA 核函数吗？（yes/no）", "no",
+       "a host pointer: check x.is_cuda() (TORCH_CHECK) first",
+       "那是主机指针：先用 TORCH_CHECK 检查 x.is_cuda()"},
+      {"x.dtype is torch.float64. Is x.data_ptr<float>() allowed? (yes/no)",
+       "x.dtype 是 torch.float64。可以调用 x.data_ptr<float>() 吗？（yes/no）", "no",
+       "data_ptr<T>() checks the dtype and throws: float64 is double",
+       "data_ptr<T>() 会检查类型并抛出异常：float64 对应 double"},
+      {"x is float32, on the GPU and contiguous. May the kernel read x.data_ptr<float>()[0] to "
+       "[x.numel() - 1]? (yes/no)",
+       "x 是 float32、在 GPU 上且连续。核函数可以读取 x.data_ptr<float>()[0] 到 "
+       "[x.numel() - 1] 吗？（yes/no）",
+       "yes", "all three checks hold, and numel() elements follow data_ptr()",
+       "三项检查都满足，data_ptr() 之后正好有 numel() 个元素"},
+  };
+  const Rule& r = rules[pick(g, 0, static_cast<std::int64_t>(std::size(rules)) - 1)];
+  Question q;
+  q.prompt = l == Lang::zh ? r.zh : r.en;
+  q.kind = AnswerKind::word;
+  q.word = r.answer;
+  q.answer = q.word;
+  q.solution = l == Lang::zh ? r.why_zh : r.why_en;
+  return q;
+}
+
 using Maker = Question (*)(Gen&, Lang);
 struct Topic {
   const char* name;
+  const char* group;  // --topic may name a group: every topic in it
   Maker make;
 };
+// In the order the course meets them.
 const Topic kTopics[] = {
-    {"amdahl-speedup", amdahl_speedup_q},
-    {"amdahl-limit", amdahl_limit_q},
-    {"warps-on-sm", warps_on_sm_q},
-    {"idle-lanes", idle_lanes_q},
-    {"hide-latency", hide_latency_q},
-    {"blocks-needed", blocks_needed_q},
-    {"find-1d", find_1d_q},
-    {"find-2d", find_2d_q},
-    {"global-index", global_index_q},
-    {"launch-legal", launch_legal_q},
-    {"bytes-moved", bytes_moved_q},
-    {"occupancy-registers", occupancy_registers_q},
-    {"occupancy-shared", occupancy_shared_q},
+    {"amdahl-speedup", "amdahl", amdahl_speedup_q},
+    {"amdahl-limit", "amdahl", amdahl_limit_q},
+    {"warps-on-sm", "warps", warps_on_sm_q},
+    {"idle-lanes", "warps", idle_lanes_q},
+    {"hide-latency", "warps", hide_latency_q},
+    {"divergence", "divergence", divergence_q},
+    {"memory-hierarchy", "memory", memory_hierarchy_q},
+    {"bytes-moved", "memory", bytes_moved_q},
+    {"occupancy-registers", "occupancy", occupancy_registers_q},
+    {"occupancy-shared", "occupancy", occupancy_shared_q},
+    {"blocks-needed", "indexing", blocks_needed_q},
+    {"find-1d", "indexing", find_1d_q},
+    {"find-2d", "indexing", find_2d_q},
+    {"global-index", "indexing", global_index_q},
+    {"global-index-3d", "indexing", global_index_3d_q},
+    {"launch-legal", "launch", launch_legal_q},
+    {"shared-bytes", "shared-memory", shared_bytes_q},
+    {"race-barrier", "races", race_barrier_q},
+    {"reduction", "reductions", reduction_q},
+    {"pytorch-rules", "pytorch", pytorch_rules_q},
 };
 
-// Reads one number; false when `s` is not one.
-bool read_number(std::string_view s, double& out) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == 'x'))
-    s.remove_suffix(1);
-  if (s.empty()) return false;
-  std::string clean;
-  for (char c : s) {
-    if (c != '_' && c != '\'') clean += c;  // 1_000 or 1'000
+// Why a number could not be read, in the student's language.
+std::string number_note(NumberRead why, std::string_view s, Lang l) {
+  if (why == NumberRead::bad_grouping) {
+    return fmt::format(fmt::runtime(t(l, "'{}': a comma may only group digits by three (12,345)",
+                                      "'{}'：逗号只能用于每三位数字分组（如 12,345）")),
+                       printable(s));
   }
-  auto [ptr, ec] = std::from_chars(clean.data(), clean.data() + clean.size(), out);
-  return ec == std::errc{} && ptr == clean.data() + clean.size() && std::isfinite(out);
+  return fmt::format(fmt::runtime(t(l, "'{}' is not a number", "'{}' 不是数字")), printable(s));
 }
 
 }  // namespace
@@ -392,21 +746,108 @@ const std::vector<std::string>& quiz_topics() {
   return names;
 }
 
-std::vector<Question> make_quiz(std::string_view topic, int count, std::uint64_t seed, Lang lang) {
+const std::vector<std::string>& quiz_groups() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (const auto& tp : kTopics)
+      if (std::find(v.begin(), v.end(), tp.group) == v.end()) v.emplace_back(tp.group);
+    return v;
+  }();
+  return names;
+}
+
+std::string topic_group(std::string_view topic) {
+  for (const auto& tp : kTopics)
+    if (topic == tp.name) return tp.group;
+  return {};
+}
+
+std::optional<std::vector<std::string>> select_topics(std::string_view spec) {
+  std::vector<std::string> out;
+  bool all = false;
+  std::size_t start = 0;
+  while (start <= spec.size()) {
+    std::size_t comma = spec.find(',', start);
+    if (comma == std::string_view::npos) comma = spec.size();
+    std::string_view name = spec.substr(start, comma - start);
+    while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
+    while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
+    start = comma + 1;
+    if (name.empty()) continue;
+    bool known = name == "all";
+    all = all || known;
+    for (const auto& tp : kTopics) {
+      if (name == tp.name || name == tp.group) {
+        known = true;
+        if (std::find(out.begin(), out.end(), tp.name) == out.end()) out.emplace_back(tp.name);
+      }
+    }
+    if (!known) return std::nullopt;
+  }
+  if (all || out.empty()) return quiz_topics();
+  // In the course's order, whatever the order they were named in.
+  std::vector<std::string> ordered;
+  for (const auto& tp : kTopics)
+    if (std::find(out.begin(), out.end(), tp.name) != out.end()) ordered.emplace_back(tp.name);
+  return ordered;
+}
+
+std::uint64_t quiz_seed(std::string_view text) {
+  if (!text.empty() && text.size() <= 19 &&
+      std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    std::uint64_t v = 0;
+    auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec == std::errc{} && p == text.data() + text.size() && v <= 0x7FFF'FFFF'FFFF'FFFFull)
+      return v;
+  }
+  std::uint64_t h = 14695981039346656037ull;  // FNV-1a, 64 bits
+  for (char c : text) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ull;
+  }
+  return h & 0x7FFF'FFFF'FFFF'FFFFull;
+}
+
+std::vector<std::string> quiz_order(const std::vector<std::string>& topics, int count,
+                                    std::uint64_t seed) {
+  // The groups in a seeded order, each round taking the next topic of every group in turn, so
+  // that the first questions reach as many groups as there are questions.
+  std::vector<std::string> groups;
+  for (const auto& tp : topics) {
+    const std::string grp = topic_group(tp);
+    if (std::find(groups.begin(), groups.end(), grp) == groups.end()) groups.push_back(grp);
+  }
+  std::vector<std::string> out;
+  if (groups.empty() || count <= 0) return out;
+  Gen gen(random_bits(seed, 0x746f70696373ull));  // "topics": a stream of its own
+  std::shuffle(groups.begin(), groups.end(), gen);
+  std::vector<std::vector<std::string>> members(groups.size());
+  for (std::size_t k = 0; k < groups.size(); ++k) {
+    for (const auto& tp : topics)
+      if (topic_group(tp) == groups[k]) members[k].push_back(tp);
+    std::shuffle(members[k].begin(), members[k].end(), gen);
+  }
+  // One cycle holds every topic once: round r takes the r-th topic of each group that has one.
+  std::vector<std::string> cycle;
+  for (std::size_t round = 0; cycle.size() < topics.size(); ++round) {
+    for (const auto& m : members)
+      if (round < m.size()) cycle.push_back(m[round]);
+  }
+  for (int i = 0; i < count; ++i) out.push_back(cycle[static_cast<std::size_t>(i) % cycle.size()]);
+  return out;
+}
+
+std::vector<Question> make_quiz(std::string_view topics, int count, std::uint64_t seed, Lang lang) {
+  const auto selected = select_topics(topics);
+  if (!selected) return {};
   std::vector<Question> out;
-  const std::size_t n_topics = std::size(kTopics);
-  for (int i = 0; i < count; ++i) {
+  const std::vector<std::string> order = quiz_order(*selected, count, seed);
+  for (std::size_t i = 0; i < order.size(); ++i) {
     // One generator per question: question k is the same whatever the count.
     Gen g(random_bits(seed, static_cast<std::uint64_t>(i)));
     const Topic* tp = nullptr;
-    if (topic == "all") {
-      tp = &kTopics[static_cast<std::size_t>(i) % n_topics];
-    } else {
-      for (const auto& x : kTopics) {
-        if (topic == x.name) tp = &x;
-      }
-    }
-    if (tp == nullptr) return {};
+    for (const auto& x : kTopics)
+      if (order[i] == x.name) tp = &x;
     Question q = tp->make(g, lang);
     q.id = fmt::format("q{}", i + 1);
     q.topic = tp->name;
@@ -415,21 +856,22 @@ std::vector<Question> make_quiz(std::string_view topic, int count, std::uint64_t
   return out;
 }
 
-Grade grade(const Question& q, std::string_view given) {
+Grade grade(const Question& q, std::string_view given, Lang l) {
   Grade gr;
-  std::string s(given);
-  while (!s.empty() && (s.back() == '\r' || s.back() == ' ')) s.pop_back();
-  while (!s.empty() && s.front() == ' ') s.erase(s.begin());
+  std::string s = ascii_forms(given);
+  while (!s.empty() && (s.back() == '\r' || s.back() == ' ' || s.back() == '\t')) s.pop_back();
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.erase(s.begin());
+  auto malformed = [&](std::string note) {
+    gr.malformed = true;
+    gr.note = std::move(note);
+    return gr;
+  };
   switch (q.kind) {
     case AnswerKind::integer:
     case AnswerKind::real: {
-      std::erase(s, ',');  // thousands separators: 12,582,912
       double v = 0;
-      if (!read_number(s, v)) {
-        gr.malformed = true;
-        gr.note = fmt::format("'{}' is not a number", printable(s));
-        return gr;
-      }
+      const NumberRead read = read_answer_number(s, v);
+      if (read != NumberRead::ok) return malformed(number_note(read, s, l));
       if (q.kind == AnswerKind::integer) {
         gr.correct = v == q.values[0];
       } else {
@@ -444,27 +886,26 @@ Grade grade(const Question& q, std::string_view given) {
       std::size_t start = 0;
       const bool commas = cleaned.find(',') != std::string::npos;
       const char sep = commas ? ',' : ' ';
+      const auto list_note = [&] {
+        return fmt::format(fmt::runtime(t(l, "'{}' is not a list of {} whole numbers",
+                                          "'{}' 不是由 {} 个整数组成的列表")),
+                           printable(s), q.values.size());
+      };
       while (start <= cleaned.size()) {
         std::size_t end = cleaned.find(sep, start);
         if (end == std::string::npos) end = cleaned.size();
         std::string part = cleaned.substr(start, end - start);
         if (!(sep == ' ' && part.empty())) {
           double v = 0;
-          if (!read_number(part, v)) {
-            gr.malformed = true;
-            gr.note = fmt::format("'{}' is not a list of {} whole numbers", printable(s),
-                                  q.values.size());
-            return gr;
-          }
+          if (read_answer_number(part, v) != NumberRead::ok) return malformed(list_note());
           parts.push_back(v);
         }
         start = end + 1;
       }
       if (parts.size() != q.values.size()) {
-        gr.malformed = true;
-        gr.note = fmt::format("'{}' has {} numbers; the answer has {}", printable(s), parts.size(),
-                              q.values.size());
-        return gr;
+        return malformed(fmt::format(fmt::runtime(t(l, "'{}' has {} numbers; the answer has {}",
+                                                    "'{}' 含 {} 个数，答案应有 {} 个")),
+                                     printable(s), parts.size(), q.values.size()));
       }
       gr.correct = parts == q.values;
       return gr;
@@ -472,13 +913,21 @@ Grade grade(const Question& q, std::string_view given) {
     case AnswerKind::word: {
       std::string w;
       for (char c : s) w += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      if (w == "y" || w == "yes" || w == "是") w = "yes";
-      if (w == "n" || w == "no" || w == "否") w = "no";
-      if (w != "yes" && w != "no") {
-        gr.malformed = true;
-        gr.note = fmt::format("'{}' is neither yes nor no", printable(s));
-        return gr;
+      if (w == "y" || w == "yes" || w == "是" || w == "对") w = "yes";
+      if (w == "n" || w == "no" || w == "否" || w == "不") w = "no";
+      const bool yes_no = q.choices.empty() && (q.word == "yes" || q.word == "no");
+      if (yes_no && w != "yes" && w != "no") {
+        return malformed(fmt::format(
+            fmt::runtime(t(l, "'{}' is neither yes nor no", "'{}' 既不是 yes 也不是 no")),
+            printable(s)));
       }
+      if (!q.choices.empty() &&
+          std::find(q.choices.begin(), q.choices.end(), w) == q.choices.end()) {
+        return malformed(
+            fmt::format(fmt::runtime(t(l, "'{}' is not one of: {}", "'{}' 不在选项中：{}")),
+                        printable(s), fmt::join(q.choices, ", ")));
+      }
+      if (w.empty()) return malformed(std::string(t(l, "no answer", "没有答案")));
       gr.correct = w == q.word;
       return gr;
     }

@@ -29,12 +29,31 @@ AmdahlResult run_amdahl(const AmdahlOptions& o) {
 namespace {
 
 std::string num(double v) {
-  return format_real(v, 2);
+  return format_number(v, 2);
 }
 
-// P as written in formulas: 0.95, not 0.950000.
+// P as written in formulas: 0.95, not 0.950000, and 0.999999999999 in full, not rounded to 1.
 std::string frac(double v) {
-  return format_real(v, 6);
+  const std::string six = format_real(v, 6);
+  return std::stod(six) == v ? six : fmt::format("{}", v);
+}
+
+// A speedup with two decimals always (a column reads at one precision) and grouped thousands.
+std::string fixed2(double v) {
+  const std::string s = fmt::format("{:.2f}", v);
+  const auto dot = s.find('.');
+  return group_thousands(std::stoull(s.substr(0, dot))) + s.substr(dot);
+}
+
+// 1 - P, which must not read 0 while P < 1: 1e-12 for P = 0.999999999999.
+std::string serial_part(double v) {
+  return format_small(v);
+}
+
+// The limit 1 / (1 - P), with the digits that keep it above 1 when it is.
+std::string limit_text(double v) {
+  const std::string two = num(v);
+  return two == "1" && v > 1 ? fmt::format("{}", v) : two;
 }
 
 }  // namespace
@@ -46,16 +65,17 @@ std::string render_amdahl(const AmdahlResult& r, const OutputOptions& out) {
   std::string s;
   s += st.heading(std::string(tr(l, "Amdahl's law", "阿姆达尔定律"))) + "\n";
   s += fmt::format("  speedup(N) = 1 / (P/N + (1 - P))   P = {} {}, 1 - P = {} {}\n\n", frac(r.p),
-                   tr(l, "(parallel part)", "（可并行部分）"), frac(serial),
+                   tr(l, "(parallel part)", "（可并行部分）"), serial_part(serial),
                    tr(l, "(serial part)", "（串行部分）"));
   Table t({"N", std::string(tr(l, "speedup", "加速比")), std::string(tr(l, "worked", "代入")),
            std::string(tr(l, "efficiency", "效率")),
            std::string(tr(l, "Gustafson", "古斯塔夫森"))});
   for (const auto& row : r.rows) {
-    t.add_row({group_thousands(static_cast<unsigned long long>(row.n)),
-               fmt::format("{:.2f}", row.speedup),
-               fmt::format("1 / ({}/{} + {})", frac(r.p), row.n, frac(serial)),
-               fmt::format("{}%", format_real(row.efficiency * 100, 3)), num(row.gustafson)});
+    t.add_row(
+        {group_thousands(static_cast<unsigned long long>(row.n)), fixed2(row.speedup),
+         fmt::format("1 / ({}/{} + {})", frac(r.p),
+                     group_thousands(static_cast<unsigned long long>(row.n)), serial_part(serial)),
+         format_percent(row.efficiency * 100, 2), num(row.gustafson)});
   }
   s += t.render(st);
   s += "\n";
@@ -65,14 +85,22 @@ std::string render_amdahl(const AmdahlResult& r, const OutputOptions& out) {
                      "Limit: with P = 1 nothing is serial, so the speedup grows "
                      "without bound (N-fold on N processors).",
                      "极限：P = 1 时没有串行部分，加速比随 N 无限增长（N 个处理器加速 N 倍）。"));
+  } else if (r.p == 0) {
+    // Nothing parallel: every N gives exactly 1x, so "stays below 1x" would be false.
+    s += std::string(tr(l,
+                        "  Limit: with P = 0 nothing runs in parallel: the speedup is exactly 1x "
+                        "on any number\n  of processors.\n",
+                        "  极限：P = 0 时没有任何部分并行：无论多少个处理器，加速比都恰好是 1 "
+                        "倍。\n"));
   } else {
-    s += fmt::format(fmt::runtime(std::string(
-                         tr(l,
-                            "  Limit: 1 / (1 - P) = 1 / {} = {}x. However many processors, the "
-                            "serial {}% is never faster,\n  so the speedup stays below {}x.\n",
-                            "  极限：1 / (1 - P) = 1 / {} = {} 倍。无论有多少处理器，串行的 {}% "
-                            "都不会变快，\n  所以加速比始终低于 {} 倍。\n"))),
-                     frac(serial), num(r.limit), format_real(serial * 100, 4), num(r.limit));
+    s += fmt::format(
+        fmt::runtime(
+            std::string(tr(l,
+                           "  Limit: 1 / (1 - P) = 1 / {} = {}x. However many processors, the "
+                           "serial {}% is never faster,\n  so the speedup stays below {}x.\n",
+                           "  极限：1 / (1 - P) = 1 / {} = {} 倍。无论有多少处理器，串行的 {}% "
+                           "都不会变快，\n  所以加速比始终低于 {} 倍。\n"))),
+        serial_part(serial), limit_text(r.limit), format_small(serial * 100), limit_text(r.limit));
     if (r.n_for_90_percent > 0) {
       s += fmt::format(
           fmt::runtime(
@@ -89,7 +117,10 @@ std::string render_amdahl(const AmdahlResult& r, const OutputOptions& out) {
              "{}.\n\n",
              "  古斯塔夫森定律：若问题规模随 N 增长（在 N 个处理器上并行部分占时间的 P），\n"
              "  扩展加速比为 (1 - P) + P*N，例如 N = {4} 时 {0} + {1}*{2} = {3}。\n\n"))),
-      frac(serial), frac(r.p), r.rows.back().n, num(r.rows.back().gustafson), r.rows.back().n);
+      serial_part(serial), frac(r.p),
+      group_thousands(static_cast<unsigned long long>(r.rows.back().n)),
+      num(r.rows.back().gustafson),
+      group_thousands(static_cast<unsigned long long>(r.rows.back().n)));
 
   // The curve: many N on a log axis, the asked-for N marked, the limit dashed.
   PlotSpec plot;
@@ -145,8 +176,11 @@ void setup_amdahl(CLI::App& app, GlobalOptions& g) {
               "阿姆达尔定律：加速比与处理器数的关系、它的上限、古斯塔夫森定律"),
       [raw, &g] {
         AmdahlOptions o;
-        o.p = parse_real("--p", raw->p, 0.0, 1.0, "P is the parallel fraction of the run time");
-        o.n = parse_int_list("--n", raw->n, 1, 1'000'000'000'000, "N counts processors");
+        o.p = parse_real(
+            "--p", raw->p, 0.0, 1.0,
+            {"P is the parallel fraction of the run time", "P 是运行时间中可并行的比例"});
+        o.n = parse_int_list("--n", raw->n, 1, 1'000'000'000'000,
+                             {"N counts processors", "N 是处理器的个数"});
         AmdahlResult r = run_amdahl(o);
         emit(g, amdahl_json(r), render_amdahl(r, g.out));
       });

@@ -23,6 +23,11 @@ double gb_per_s(double bytes, double ms) {
 
 }  // namespace
 
+std::string gbs_text(double gbs) {
+  if (gbs >= 10 || gbs == 0) return format_number(gbs, 1);
+  return fmt::format("{:.2g}", gbs);
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const std::size_t m = v.size() / 2;
@@ -45,7 +50,10 @@ void add_bench_options(CLI::App* sub, BenchRaw& raw, Lang lang) {
 int parse_bench_reps(const BenchRaw& raw) {
   if (raw.reps.empty()) return kDefaultBenchReps;
   const auto r = static_cast<int>(parse_int("--reps", raw.reps, 1, kMaxBenchReps));
-  if (!raw.bench) throw UsageError("--reps counts the launches of --bench; add --bench");
+  if (!raw.bench) {
+    throw UsageError("--reps counts the launches of --bench; add --bench",
+                     "--reps 是 --bench 的启动次数；请加上 --bench");
+  }
   return r;
 }
 
@@ -111,24 +119,50 @@ std::string render_bench(const BenchResult& b, const Style& st, Lang l) {
                    b.cpu_time ? std::string(tr(l, " (CPU time on the emulator, wall clock)",
                                                "（模拟器上的 CPU 时间，挂钟时间）"))
                               : std::string(tr(l, " (CUDA events)", "（CUDA 事件计时）")));
-  s += fmt::format(fmt::runtime(std::string(
-                       tr(l, "  Effective bandwidth: {} bytes that must move / {} ms = {} GB/s\n",
-                          "  有效带宽：必须搬运的 {} 字节 / {} ms = {} GB/s\n"))),
-                   group_thousands(static_cast<unsigned long long>(b.bytes)),
-                   format_real(b.median_ms, 4), format_real(b.gbs, 1));
-  s += fmt::format(
-      fmt::runtime(std::string(tr(
-          l,
-          "  Practical peak: a device-to-device copy of {} MiB moves 2 x {} MiB (read + write) in "
-          "{} ms = {} GB/s\n",
-          "  实际峰值：{} MiB 的设备内拷贝搬运 2 x {} MiB（读 + 写），用时 {} ms = {} GB/s\n"))),
-      format_real(static_cast<double>(b.copy_bytes) / (1 << 20), 1),
-      format_real(static_cast<double>(b.copy_bytes) / (1 << 20), 1), format_real(b.copy_ms, 4),
-      format_real(b.copy_gbs, 1));
-  s += fmt::format(
-      fmt::runtime(std::string(tr(l, "  The kernel reaches {}% of the copy's bandwidth.\n",
-                                  "  核函数达到拷贝带宽的 {}%。\n"))),
-      st.accent(format_real(100 * b.fraction_of_copy, 1)));
+  // A time the clock could not resolve measures nothing: no "0 GB/s", no "0% of the copy".
+  if (b.median_ms > 0) {
+    s += fmt::format(fmt::runtime(std::string(
+                         tr(l, "  Effective bandwidth: {} bytes that must move / {} ms = {} GB/s\n",
+                            "  有效带宽：必须搬运的 {} 字节 / {} ms = {} GB/s\n"))),
+                     group_thousands(static_cast<unsigned long long>(b.bytes)),
+                     format_real(b.median_ms, 4), gbs_text(b.gbs));
+  } else {
+    s += std::string(tr(l,
+                        "  Effective bandwidth: not measured (the launches took less time than "
+                        "the clock resolves)\n",
+                        "  有效带宽：未测出（启动用时短于时钟的分辨率）\n"));
+  }
+  const std::string mib = format_real(static_cast<double>(b.copy_bytes) / (1 << 20), 1);
+  // On the emulator "device memory" is host memory and the copy a memcpy on the CPU.
+  const std::string copy =
+      b.cpu_time ? fmt::format(fmt::runtime(std::string(tr(
+                                   l,
+                                   "a copy of {} MiB in the emulator's device memory (host "
+                                   "memory, copied by the CPU)",
+                                   "在模拟器的设备内存（即主机内存，由 CPU 拷贝）中拷贝 {} MiB"))),
+                               mib)
+                 : fmt::format(fmt::runtime(std::string(tr(l, "a device-to-device copy of {} MiB",
+                                                           "{} MiB 的设备内拷贝"))),
+                               mib);
+  if (b.copy_ms > 0) {
+    s += fmt::format(
+        fmt::runtime(std::string(
+            tr(l, "  Practical peak: {} moves 2 x {} MiB (read + write) in {} ms = {} GB/s\n",
+               "  实际峰值：{}，搬运 2 x {} MiB（读 + 写），用时 {} ms = {} GB/s\n"))),
+        copy, mib, format_real(b.copy_ms, 4), gbs_text(b.copy_gbs));
+  } else {
+    s += fmt::format(
+        fmt::runtime(std::string(
+            tr(l, "  Practical peak: {} took less time than the clock resolves: not measured\n",
+               "  实际峰值：{} 的用时短于时钟的分辨率：未测出\n"))),
+        copy);
+  }
+  if (b.median_ms > 0 && b.copy_ms > 0) {
+    s += fmt::format(
+        fmt::runtime(std::string(tr(l, "  The kernel reaches {}% of the copy's bandwidth.\n",
+                                    "  核函数达到拷贝带宽的 {}%。\n"))),
+        st.accent(format_real(100 * b.fraction_of_copy, 1)));
+  }
   if (b.theoretical_gbs > 0) {
     s += fmt::format(
         fmt::runtime(std::string(

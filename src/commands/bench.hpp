@@ -42,6 +42,10 @@ struct BenchResult {
   bool cpu_time = false;       // the emulator: wall-clock CPU time, not a GPU's
 };
 
+// GB/s for the text: grouped above 10, two significant digits below, so that a measured rate is
+// never printed as 0 (0.044 GB/s on the emulator).
+std::string gbs_text(double gbs);
+
 // The median of the values (the mean of the middle two for an even count); v must not be empty.
 double median(std::vector<double> v);
 

@@ -14,6 +14,7 @@
 #include "calc/gpu_specs.hpp"
 #include "core/embedded.hpp"
 #include "core/error.hpp"
+#include "core/i18n_format.hpp"
 #include "core/parse.hpp"
 #include "core/text.hpp"
 
@@ -76,7 +77,11 @@ void reject_empty_values(CLI::App& app) {
     const std::string name = opt->get_name(false, true);
     // Thrown from inside the parse, UsageError reaches main as any other bad value does.
     opt->each([name](const std::string& value) {
-      if (value.empty()) bad_value(name, value, "empty; give a value or leave the option out");
+      if (value.empty()) {
+        bad_value(
+            name, value,
+            {"empty; give a value or leave the option out", "为空；请给出一个值，或去掉这个选项"});
+      }
     });
   }
   for (CLI::App* sub : app.get_subcommands({})) reject_empty_values(*sub);
@@ -86,10 +91,9 @@ TypedOption renamed_option(std::string_view name, const std::string& value,
                            std::string_view old_name, const std::string& old_value,
                            const std::string& fallback) {
   if (!value.empty() && !old_value.empty()) {
-    // Concatenated: fmt::format of these string_views trips GCC 12's -Wrestrict at -O3.
-    const std::string n(name), o(old_name);
-    throw UsageError(n + " " + value + " " + o + " " + old_value + ": " + o +
-                     " is the old name of " + n + "; give one of them");
+    throw UsageError(both("{0} {1} {2} {3}: {2} is the old name of {0}; give one of them",
+                          "{0} {1} {2} {3}：{2} 是 {0} 的旧名字；只写其中一个", name, value,
+                          old_name, old_value));
   }
   if (!old_value.empty()) return {std::string(old_name), old_value};
   return {std::string(name), value.empty() ? fallback : value};
@@ -124,11 +128,18 @@ void finish_global_options(GlobalOptions& g) {
   }
   const bool emulator_only = g.emu.check || g.emu.shuffle_seed.has_value();
   if (emulator_only && g.backend == BackendChoice::gpu) {
-    throw UsageError(fmt::format(
-        "{} needs --backend cpu: only gpulab's emulator can shuffle blocks or watch for races",
-        g.emu.check ? "--check" : "--shuffle-blocks"));
+    throw UsageError(
+        both("{} needs --backend cpu: only gpulab's emulator can shuffle blocks or watch for races",
+             "{} 需要 --backend cpu：只有 gpulab 的模拟器能打乱线程块的顺序或监视竞争",
+             g.emu.check ? "--check" : "--shuffle-blocks"));
   }
   if (emulator_only) g.backend = BackendChoice::cpu;
+}
+
+Lang message_lang(const GlobalOptions& g) {
+  if (g.lang_text == "zh") return Lang::zh;
+  if (g.lang_text == "en") return Lang::en;
+  return lang_from_environment();
 }
 
 std::unique_ptr<Backend> open_backend(const GlobalOptions& g) {
@@ -157,7 +168,10 @@ void emit_sources(const GlobalOptions& g, std::string_view command,
   Style style(color_enabled(g.out.color));
   for (std::string_view f : files) {
     auto data = embedded::find(embedded::kernel_sources(), f);
-    if (!data) throw RuntimeFailure(fmt::format("kernel source {} is missing from this build", f));
+    if (!data) {
+      throw RuntimeFailure(
+          both("kernel source {} is missing from this build", "这个构建中缺少内核源文件 {}", f));
+    }
     sources.push_back({{"file", fmt::format("src/kernels/{}", f)}, {"text", *data}});
     text += style.dim(fmt::format("// ---- src/kernels/{} ----", f)) + "\n";
     text += std::string(*data);
@@ -192,7 +206,7 @@ std::string emulator_notes(const KernelRun& run, const Style& style, Lang lang) 
   const EmulatorStats& e = *run.emulator;
   std::string out;
   out += fmt::format(
-      "  {} {}\n", style.dim(std::string(tr(lang, "emulator:", "模拟器:"))),
+      "  {} {}\n", style.dim(std::string(tr(lang, "emulator:", "模拟器："))),
       fmt::format(fmt::runtime(std::string(tr(lang, "{} barrier crossings; {} blocks needed fibers",
                                               "跨越 {} 次屏障；{} 个线程块用到了纤程"))),
                   e.barriers_crossed, e.blocks_on_fibers));
@@ -214,10 +228,13 @@ ShowMode parse_show(const std::string& raw) {
 void require_memory(const Backend& backend, std::size_t bytes, std::string_view what) {
   const std::size_t free_bytes = backend.free_memory();
   if (bytes > free_bytes) {
-    throw RuntimeFailure(fmt::format("{} needs {} of {} memory, but only {} is free", what,
-                                     format_bytes(static_cast<double>(bytes)),
-                                     backend.kind() == BackendKind::cuda ? "GPU" : "host",
-                                     format_bytes(static_cast<double>(free_bytes))));
+    const bool gpu = backend.kind() == BackendKind::cuda;
+    const std::string need = format_bytes(static_cast<double>(bytes));
+    const std::string free_text = format_bytes(static_cast<double>(free_bytes));
+    throw RuntimeFailure(fmt::format("{} needs {} of {} memory, but only {} is free", what, need,
+                                     gpu ? "GPU" : "host", free_text),
+                         fmt::format("{} 需要 {} 的{}内存，但只有 {} 空闲", what, need,
+                                     gpu ? " GPU " : "主机", free_text));
   }
 }
 
@@ -228,13 +245,17 @@ void refuse_long_emulator_run(const Backend& backend, const EmulatorSettings& em
   const double seconds = elements / (2 * per_thread_rate * std::max(1u, threads));
   constexpr double kLongest = 600;
   if (seconds <= kLongest) return;
+  const std::string count = group_thousands(static_cast<std::uint64_t>(elements));
+  const std::string rate =
+      group_thousands(static_cast<std::uint64_t>(2 * per_thread_rate * threads));
+  const double minutes = seconds / 60;
   throw RuntimeFailure(
       fmt::format("{} would run for about {:.0f} minutes or more on the emulator ({} elements at "
-                  "about {} per second on {} CPU thread{}); ask for fewer elements, or run it "
-                  "on a GPU",
-                  what, seconds / 60, group_thousands(static_cast<std::uint64_t>(elements)),
-                  group_thousands(static_cast<std::uint64_t>(2 * per_thread_rate * threads)),
-                  threads, threads == 1 ? "" : "s"));
+                  "about {} per second on {}); ask for fewer elements, or run it on a GPU",
+                  what, minutes, count, rate, count_noun(threads, "CPU thread", "CPU threads")),
+      fmt::format("{} 在模拟器上大约要运行 {:.0f} 分钟或更久（{} 个元素，{} 个 CPU 线程每秒约 {} "
+                  "个）；请减少元素个数，或在 GPU 上运行",
+                  what, minutes, count, threads, rate));
 }
 
 std::size_t host_available_memory() {
@@ -251,25 +272,34 @@ std::size_t host_available_memory() {
 void require_memory(const Backend& backend, std::string_view what,
                     const std::vector<MemoryItem>& items) {
   const bool gpu = backend.kind() == BackendKind::cuda;
-  auto check = [&](bool device_side, std::size_t free_bytes, std::string_view where) {
+  auto check = [&](bool device_side, std::size_t free_bytes, const Text& where) {
     std::size_t total = 0;
-    std::vector<std::string> parts;
+    std::vector<Text> parts;
     for (const auto& item : items) {
       if (gpu && item.on_device != device_side) continue;
       total += item.bytes;
-      parts.push_back(
-          fmt::format("{} {}", item.what, format_bytes(static_cast<double>(item.bytes))));
+      parts.push_back({fmt::format("{} {}", item.what.en, format_bytes(double(item.bytes))),
+                       fmt::format("{} {}", item.what.zh, format_bytes(double(item.bytes)))});
     }
     if (total <= free_bytes) return;
+    std::string list_en, list_zh;
+    for (const Text& p : parts) {
+      list_en += (list_en.empty() ? "" : " + ") + p.en;
+      list_zh += (list_zh.empty() ? "" : " + ") + p.zh;
+    }
     throw RuntimeFailure(
         fmt::format("{} needs {} of {} memory ({}{}), but only {} is available; "
                     "nothing was allocated",
-                    what, format_bytes(static_cast<double>(total)), where, fmt::join(parts, " + "),
+                    what, format_bytes(static_cast<double>(total)), where.en, list_en,
                     gpu ? "" : "; the emulator's device memory is host memory",
+                    format_bytes(static_cast<double>(free_bytes))),
+        fmt::format("{} 需要 {} 的{}内存（{}{}），但只有 {} 可用；什么也没有分配", what,
+                    format_bytes(static_cast<double>(total)), where.zh, list_zh,
+                    gpu ? "" : "；模拟器的设备内存就是主机内存",
                     format_bytes(static_cast<double>(free_bytes))));
   };
-  if (gpu) check(true, backend.free_memory(), "GPU");
-  check(false, host_available_memory(), "host");
+  if (gpu) check(true, backend.free_memory(), {"GPU", " GPU "});
+  check(false, host_available_memory(), {"host", "主机"});
 }
 
 }  // namespace gpulab

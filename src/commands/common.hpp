@@ -11,6 +11,7 @@
 
 #include "backend/backend.hpp"
 #include "commands/complete.hpp"  // set_completer, for the setup functions
+#include "core/i18n.hpp"
 #include "core/output.hpp"
 
 namespace gpulab {
@@ -58,6 +59,9 @@ TypedOption renamed_option(std::string_view name, const std::string& value,
 std::vector<std::string> gpu_model_names();
 // Validates the typed global options; throws UsageError.
 void finish_global_options(GlobalOptions& g);
+// The language of an error message: --lang as typed when it is en or zh (an error may come before
+// the options were validated), else the environment's.
+Lang message_lang(const GlobalOptions& g);
 
 // The backend --backend asks for; says on stderr, in one line, when it falls back to the emulator.
 std::unique_ptr<Backend> open_backend(const GlobalOptions& g);
@@ -105,7 +109,7 @@ void require_memory(const Backend& backend, std::size_t bytes, std::string_view 
 
 // One buffer (or table) a run will hold, for the estimate checked before any is allocated.
 struct MemoryItem {
-  std::string what;  // "a, b, c on the host"
+  Text what;  // "a, b, c on the host"
   std::size_t bytes = 0;
   bool on_device = false;
 };

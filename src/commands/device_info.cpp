@@ -640,6 +640,7 @@ nlohmann::json model_json(const calc::GpuModel& m) {
   j["sources"] = m.sources;
   j["arch_sources"] = calc::arch_sources();
   j["note"] = m.note;
+  j["note_zh"] = m.note_zh;
   json errata = json::array();
   for (const auto& e : m.notes_errata) {
     errata.push_back({{"field", e.field}, {"notes_say", e.notes_say}, {"correct", e.correct}});
@@ -847,15 +848,17 @@ std::string render_model(const calc::GpuModel& m, const OutputOptions& out) {
   }
 
   if (!m.note.empty()) {
-    s.text("\n" +
-           wrap(std::string(tr(l, "Note: ", "说明（英文）：")) + std::string(m.note), 96, "  "));
+    const std::string_view note = l == Lang::zh && !m.note_zh.empty() ? m.note_zh : m.note;
+    s.text("\n" + wrap(std::string(tr(l, "Note: ", "说明：")) + std::string(note), 96, "  "));
   }
   if (!m.notes_errata.empty()) {
     s.section(tr(l, "Where the course notes differ", "课程讲义与来源不符之处"));
     Table t({std::string(tr(l, "field", "项目")), std::string(tr(l, "notes say", "讲义写的")),
              std::string(tr(l, "sources say", "来源"))});
     for (const auto& e : m.notes_errata) {
-      t.add_row({std::string(e.field), std::string(e.notes_say), std::string(e.correct)});
+      const bool zh = l == Lang::zh && !e.field_zh.empty();
+      t.add_row({std::string(zh ? e.field_zh : e.field), std::string(e.notes_say),
+                 std::string(zh ? e.correct_zh : e.correct)});
     }
     s.text(t.render(st, 4));
   }
@@ -879,8 +882,8 @@ DeviceInfoResult run_device_info(const DeviceInfoOptions& o) {
   if (!o.model.empty()) {
     r.model = calc::find_model(o.model);
     if (r.model == nullptr) {
-      bad_value("--model", o.model, "not in gpulab's table",
-                fmt::format("known: {}", known_models()));
+      bad_value("--model", o.model, {"not in gpulab's table", "不在 gpulab 的表中"},
+                both("known: {}", "已知型号：{}", known_models()));
     }
     return r;
   }
@@ -891,18 +894,20 @@ DeviceInfoResult run_device_info(const DeviceInfoOptions& o) {
   // Asking for a GPU that is not there is a runtime failure, as for every kernel command
   // (docs/reliability.md): the command line is right, this machine lacks the device.
   if (!probe.usable && (o.gpu_asked || o.device)) {
-    throw RuntimeFailure(
-        fmt::format("{}: no GPU is usable: {}",
-                    o.device ? fmt::format("--device {}", *o.device) : std::string("--backend gpu"),
-                    probe.reason));
+    const std::string asked =
+        o.device ? fmt::format("--device {}", *o.device) : std::string("--backend gpu");
+    throw RuntimeFailure(both("{0}: no GPU is usable: {1}", "{0}：没有可用的 GPU：{2}", asked,
+                              probe.reason.en, probe.reason.zh));
   }
   if (!probe.usable) return r;
 #if GPULAB_HAVE_CUDA
   if (o.device && *o.device >= probe.device_count) {
-    throw RuntimeFailure(fmt::format(
-        "--device {}: no such device: this machine has {} CUDA device{}, numbered 0 "
-        "to {}",
-        *o.device, probe.device_count, probe.device_count == 1 ? "" : "s", probe.device_count - 1));
+    const auto count = static_cast<unsigned long long>(probe.device_count);
+    throw RuntimeFailure(
+        fmt::format("--device {}: no such device: this machine has {}, numbered 0 to {}", *o.device,
+                    count_noun(count, "CUDA device", "CUDA devices"), probe.device_count - 1),
+        fmt::format("--device {}：没有这个设备：这台机器有 {} 个 CUDA 设备，编号从 0 到 {}",
+                    *o.device, probe.device_count, probe.device_count - 1));
   }
   r.versions = cuda::query_versions();
   for (int i = 0; i < probe.device_count; ++i) {
@@ -921,7 +926,7 @@ std::string render_device_info(const DeviceInfoResult& r, const OutputOptions& o
   std::string s;
   if (!r.gpu_usable) {
     s += st.heading(std::string(tr(l, "No usable CUDA GPU", "没有可用的 CUDA GPU"))) + "\n";
-    s += wrap(F(l, "Why: {}.", "原因：{}。", r.reason), 96, "  ");
+    s += wrap(F(l, "Why: {}.", "原因：{}。", r.reason.in(l)), 96, "  ");
     s += wrap(F(l,
                 "gpulab can still show a GPU's spec sheet from its table, explained the same way "
                 "(classrooms, desks, podiums): gpulab device-info --model h100. Known models: {}.",
@@ -967,7 +972,7 @@ nlohmann::json device_info_json(const DeviceInfoResult& r) {
   }
   json j = {{"command", "device-info"},
             {"gpu_usable", r.gpu_usable},
-            {"reason", r.gpu_usable ? json(nullptr) : json(r.reason)},
+            {"reason", r.gpu_usable ? json(nullptr) : json(r.reason.en)},
             {"device_count", r.device_count},
             {"devices", devices},
             {"peer_access", peers}};
@@ -995,11 +1000,13 @@ void setup_device_info(CLI::App& app, GlobalOptions& g) {
         if (!raw->device.empty() && !raw->model.empty()) {
           throw UsageError(
               "--device and --model: give one or the other (--device K asks this machine's GPU "
-              "K; --model NAME shows a spec sheet from gpulab's table)");
+              "K; --model NAME shows a spec sheet from gpulab's table)",
+              "--device 和 --model：只能给出其中一个（--device K 询问这台机器的第 K 号 GPU；"
+              "--model NAME 显示 gpulab 表中的一份规格）");
         }
         if (!raw->device.empty()) {
-          o.device =
-              parse_int("--device", raw->device, 0, INT64_MAX, "CUDA numbers devices from 0");
+          o.device = parse_int("--device", raw->device, 0, INT64_MAX,
+                               {"CUDA numbers devices from 0", "CUDA 从 0 开始给设备编号"});
         }
         o.model = raw->model;
         o.gpu_asked = g.backend == BackendChoice::gpu;

@@ -26,7 +26,7 @@ struct DeviceInfoResult {
   const calc::GpuModel* model = nullptr;  // set with --model; then nothing below is
   bool gpu_usable = false;
   int device_count = 0;
-  std::string reason;  // why no GPU is usable (empty when one is)
+  Text reason;  // why no GPU is usable (empty when one is)
   cuda::Versions versions;
   std::vector<cuda::DeviceProperties> devices;
   std::vector<cuda::PeerAccess> peer_access;

@@ -69,9 +69,14 @@ std::string render_hello(const HelloResult& r, const OutputOptions& out) {
   Style st(color_enabled(out.color));
   const Lang l = out.lang;
   std::string s;
-  s += st.heading(fmt::format(fmt::runtime(std::string(tr(l, "Hello from the GPU: {} ({})",
-                                                          "来自 GPU 的问候：{}（{}）"))),
-                              r.backend, r.device)) +
+  // Say what really ran: on the emulator the kernel's threads were CPU fibers, not a GPU's.
+  const bool gpu = r.backend == "cuda";
+  s += st.heading(fmt::format(
+           fmt::runtime(
+               std::string(gpu ? tr(l, "Hello from the GPU: {} ({})", "来自 GPU 的问候：{}（{}）")
+                               : tr(l, "Hello from the emulator: {} ({}; no GPU ran this kernel)",
+                                    "来自模拟器的问候：{}（{}；这个核函数没有在 GPU 上运行）"))),
+           r.device, r.backend)) +
        "\n";
   for (const auto& line : r.lines) s += "  " + st.code(line) + "\n";
   s += "\n";
@@ -81,11 +86,14 @@ std::string render_hello(const HelloResult& r, const OutputOptions& out) {
                       "  __global__ void hello_kernel()    核函数：由 CPU 启动、在 GPU "
                       "上执行，每个线程执行一次。\n"));
   // The launch's text grows with its numbers: pad it to the column of the other lines.
-  s += "  " + pad_right(fmt::format("hello_kernel<<<{}, {}>>>()", r.blocks, r.threads), 34) +
-       fmt::format(
-           fmt::runtime(std::string(tr(l, "{} block(s) x {} thread(s) = {} threads, so {} lines.\n",
-                                       "{} 个线程块 x {} 个线程 = {} 个线程，所以有 {} 行。\n"))),
-           r.blocks, r.threads, r.launch.threads, r.launch.threads);
+  s +=
+      "  " + pad_right(fmt::format("hello_kernel<<<{}, {}>>>()", r.blocks, r.threads), 34) +
+      fmt::format(
+          fmt::runtime(std::string(tr(l, "{} x {} = {}, so {}.\n", "{} x {} = {}，所以有 {}。\n"))),
+          count_noun(l, static_cast<unsigned long long>(r.blocks), "block", "blocks", "个线程块"),
+          count_noun(l, static_cast<unsigned long long>(r.threads), "thread", "threads", "个线程"),
+          count_noun(l, r.launch.threads, "thread", "threads", "个线程"),
+          count_noun(l, r.launch.threads, "line", "lines", "行"));
   s += std::string(tr(l,
                       "  cudaDeviceSynchronize()           the launch returns at once, before the "
                       "GPU has run anything;\n"
@@ -101,14 +109,14 @@ std::string render_hello(const HelloResult& r, const OutputOptions& out) {
                       "                                    什么也打印不出来。\n"));
   if (r.launch.warps > 1 || r.blocks > 1) {
     s += fmt::format(
-        fmt::runtime(std::string(
-            tr(l,
-               "  Order: {} warp(s) in {} block(s). Lines of different warps and blocks may come "
-               "in any "
-               "order;\n  this run they came {}. Never rely on the order.\n",
-               "  顺序：{} 个线程束，{} 个线程块。不同线程束、不同线程块的输出顺序不确定；\n"
-               "  这次运行{}。不要依赖这个顺序。\n"))),
-        r.launch.warps, r.blocks,
+        fmt::runtime(
+            std::string(tr(l,
+                           "  Order: {} in {}. Lines of different warps and blocks may come in any "
+                           "order;\n  this run they came {}. Never rely on the order.\n",
+                           "  顺序：{}，{}。不同线程束、不同线程块的输出顺序不确定；\n"
+                           "  这次运行{}。不要依赖这个顺序。\n"))),
+        count_noun(l, r.launch.warps, "warp", "warps", "个线程束"),
+        count_noun(l, static_cast<unsigned long long>(r.blocks), "block", "blocks", "个线程块"),
         r.in_order ? tr(l, "in order", "恰好按顺序输出") : tr(l, "out of order", "没有按顺序输出"));
   }
   if (!r.complete) {
@@ -136,35 +144,40 @@ void setup_hello(CLI::App& app, GlobalOptions& g) {
     bool source = false;
   };
   auto raw = std::make_shared<Raw>();
-  CLI::App* sub = add_command(
-      app, g, "hello",
-      help_tr(g, "Every thread of a kernel prints hello with its block and thread",
-              "内核的每个线程都打印 hello，以及它的线程块号和线程号"),
-      [raw, &g] {
-        // The names as typed, so that an error names what the user wrote.
-        const auto [grid_name, grid] =
-            renamed_option("--grid", raw->grid, "--blocks", raw->blocks, "1");
-        const auto [block_name, block] =
-            renamed_option("--block", raw->block, "--threads", raw->threads, "1");
-        HelloOptions o;
-        o.blocks = parse_int(grid_name, grid, 1, kMaxLines);
-        o.threads =
-            parse_int(block_name, block, 1, static_cast<std::int64_t>(limits::kMaxThreadsPerBlock),
-                      limits::kWhyThreadsPerBlock);
-        if (o.blocks * o.threads > kMaxLines) {
-          throw UsageError(fmt::format(
-              "{} {} {} {}: {} lines is more than {} (kernel printf goes "
-              "through a 1 MiB "
-              "buffer on the GPU, and that many lines teach nothing more)",
-              grid_name, o.blocks, block_name, o.threads, o.blocks * o.threads, kMaxLines));
-        }
-        if (raw->source) return emit_sources(g, "hello", {"hello.cuh"});
-        auto backend = open_backend(g);
-        HelloResult r = run_hello(o, *backend);
-        emit(g, hello_json(r), render_hello(r, g.out));
-        if (!r.complete)
-          throw RuntimeFailure("hello: not every thread's line came back exactly once");
-      });
+  CLI::App* sub =
+      add_command(app, g, "hello",
+                  help_tr(g, "Every thread of a kernel prints hello with its block and thread",
+                          "内核的每个线程都打印 hello，以及它的线程块号和线程号"),
+                  [raw, &g] {
+                    // The names as typed, so that an error names what the user wrote.
+                    const auto [grid_name, grid] =
+                        renamed_option("--grid", raw->grid, "--blocks", raw->blocks, "1");
+                    const auto [block_name, block] =
+                        renamed_option("--block", raw->block, "--threads", raw->threads, "1");
+                    HelloOptions o;
+                    o.blocks = parse_int(grid_name, grid, 1, kMaxLines);
+                    o.threads = parse_int(block_name, block, 1,
+                                          static_cast<std::int64_t>(limits::kMaxThreadsPerBlock),
+                                          limits::why_threads_per_block());
+                    if (o.blocks * o.threads > kMaxLines) {
+                      const std::string lines = group_thousands(o.blocks * o.threads);
+                      const std::string most = group_thousands(kMaxLines);
+                      throw UsageError(
+                          both("{} {} {} {}: {} lines is more than {} (kernel printf goes "
+                               "through a 1 MiB buffer on the GPU, and that many lines teach "
+                               "nothing more)",
+                               "{} {} {} {}：{} 行超过了 {}（内核的 printf 经过 GPU 上 1 MiB "
+                               "的缓冲区，而且更多的行也不会多教什么）",
+                               grid_name, o.blocks, block_name, o.threads, lines, most));
+                    }
+                    if (raw->source) return emit_sources(g, "hello", {"hello.cuh"});
+                    auto backend = open_backend(g);
+                    HelloResult r = run_hello(o, *backend);
+                    emit(g, hello_json(r), render_hello(r, g.out));
+                    if (!r.complete)
+                      throw RuntimeFailure("hello: not every thread's line came back exactly once",
+                                           "hello：并非每个线程的那一行都恰好回来一次");
+                  });
   // --grid and --block as in index-map and vecadd (CUDA's gridDim and blockDim). hello's first
   // names, --blocks and --threads, keep working: hidden options, named in the help text.
   sub->add_option("--grid", raw->grid,

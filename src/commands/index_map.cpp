@@ -224,12 +224,22 @@ std::string formulas(const IndexMapResult& r, const Style& st, Lang l) {
   return s;
 }
 
+// The columns of the thread table: the CUDA names stay, the words follow the language.
+std::array<std::string, 6> table_header(Lang l) {
+  return {std::string(tr(l, "global", "全局")),
+          "blockIdx",
+          "threadIdx",
+          std::string(tr(l, "block#", "线程块号")),
+          std::string(tr(l, "thread#", "线程号")),
+          std::string(tr(l, "warp", "线程束"))};
+}
+
 // The full table of --show all, written a chunk of rows at a time: a million rows would take
 // over a gigabyte as a Table of cells, for 56 MB of text. Aligned exactly as Table aligns it.
-void stream_table(const IndexMapResult& r, const Style& st,
+void stream_table(const IndexMapResult& r, const Style& st, Lang l,
                   const std::function<void(std::string_view)>& write) {
   using Cells = std::array<std::string, 6>;
-  const Cells header = {"global", "blockIdx", "threadIdx", "block#", "thread#", "warp"};
+  const Cells header = table_header(l);
   auto cells = [&](const calc::ThreadPlace& p) {
     return Cells{std::to_string(p.global),        coord(p.block, r.rank),
                  coord(p.thread, r.rank),         std::to_string(p.block_linear),
@@ -303,10 +313,11 @@ void render_index_map_to(const IndexMapResult& r, const OutputOptions& out,
   if (!r.table.empty() && !r.elided && r.table.size() > kFullTableUpTo) {
     write(s);
     s.clear();
-    stream_table(r, st, write);
+    stream_table(r, st, l, write);
     s += "\n";
   } else if (!r.table.empty()) {
-    Table t({"global", "blockIdx", "threadIdx", "block#", "thread#", "warp"});
+    const auto header = table_header(l);
+    Table t(std::vector<std::string>(header.begin(), header.end()));
     long highlight = -1;
     std::uint64_t previous = UINT64_MAX;
     for (const auto& p : r.table) {
@@ -332,7 +343,7 @@ void render_index_map_to(const IndexMapResult& r, const OutputOptions& out,
          "\n";
     s += fmt::format(fmt::runtime(std::string(
                          tr(l, "    {} / {} threads per block = block {}, remainder thread {}\n",
-                            "    {} / 每块 {} 个线程 = 第 {} 个线程块，余数为线程 {}\n"))),
+                            "    {} / 每块 {} 个线程 = 线程块 {}，余数为线程 {}\n"))),
                      f.global, r.launch.threads_per_block, f.block_linear, f.thread_linear);
     if (r.rank >= 2) {
       s += fmt::format(
@@ -421,7 +432,8 @@ void setup_index_map(CLI::App& app, GlobalOptions& g) {
       [raw, &g] {
         if (raw->grid.empty() || raw->block.empty()) {
           if (!raw->source)
-            throw UsageError("index-map needs --grid G and --block B (X, XxY or XxYxZ)");
+            throw UsageError("index-map needs --grid G and --block B (X, XxY or XxYxZ)",
+                             "index-map 需要 --grid G 和 --block B（X、XxY 或 XxYxZ）");
           // --source without a launch: still check what was typed.
           if (!raw->grid.empty()) parse_dim3("--grid", raw->grid);
           if (!raw->block.empty()) parse_dim3("--block", raw->block);
@@ -435,8 +447,8 @@ void setup_index_map(CLI::App& app, GlobalOptions& g) {
         o.grid = {gd.x, gd.y, gd.z};
         o.block = {bd.x, bd.y, bd.z};
         o.rank = std::max(gd.rank, bd.rank);
-        if (auto problem = limits::check_launch(o.grid, o.block)) {
-          const bool is_grid = problem->starts_with("grid");
+        if (auto problem = limits::check_launch_text(o.grid, o.block)) {
+          const bool is_grid = problem->en.starts_with("grid");
           bad_value(is_grid ? "--grid" : "--block", is_grid ? raw->grid : raw->block, *problem);
         }
         std::uint64_t total = 0;
@@ -445,21 +457,24 @@ void setup_index_map(CLI::App& app, GlobalOptions& g) {
           const std::int64_t max = overflows || total - 1 > static_cast<std::uint64_t>(INT64_MAX)
                                        ? INT64_MAX
                                        : static_cast<std::int64_t>(total - 1);
-          o.find = static_cast<std::uint64_t>(parse_int(
-              "--find", raw->find, 0, max, fmt::format("a global thread index of this launch")));
+          o.find = static_cast<std::uint64_t>(
+              parse_int("--find", raw->find, 0, max,
+                        {"a global thread index of this launch", "这次启动中的一个全局线程下标"}));
         }
         o.show = parse_show(raw->show);
         if (o.show == ShowMode::all && (overflows || total > kShowAllUpTo)) {
           bad_value("--show", "all",
-                    fmt::format("lists at most {} threads", group_thousands(kShowAllUpTo)));
+                    both("lists at most {} threads", "最多列出 {} 个线程",
+                         group_thousands(kShowAllUpTo)));
         }
         o.run = raw->run;
         if (o.run && (overflows || total > kRunUpTo)) {
+          const std::string count = overflows ? std::string("> 2^64") : group_thousands(total);
           throw UsageError(
-              fmt::format("--run: {} threads is more than {} (each thread writes a 32-byte record "
-                          "the host checks)",
-                          overflows ? std::string("over 2^64") : group_thousands(total),
-                          group_thousands(kRunUpTo)));
+              both("--run: {} threads is more than {} (each thread writes a 32-byte "
+                   "record the host checks)",
+                   "--run：{} 个线程超过了 {}（每个线程写一条 32 字节的记录，由主机检查）", count,
+                   group_thousands(kRunUpTo)));
         }
         if (raw->source) return emit_sources(g, "index-map", {"index_map.cuh"});
         // A pure calculator unless --run: no backend, so the CUDA driver is never loaded.
@@ -475,7 +490,8 @@ void setup_index_map(CLI::App& app, GlobalOptions& g) {
           flush_stdout();
         }
         if (r.run && r.run->mismatches > 0)
-          throw RuntimeFailure("index-map --run: the kernel's indices differ from the table");
+          throw RuntimeFailure("index-map --run: the kernel's indices differ from the table",
+                               "index-map --run：内核算出的下标与表格不符");
       });
   needed(sub->add_option("--grid", raw->grid,
                          help_tr(g, "Blocks in the grid: X, XxY or XxYxZ (e.g. 2x3 or 2,3)",

@@ -72,9 +72,9 @@ class TempDir {
     std::string pattern =
         std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/gpulab-inspect-XXXXXX";
     if (mkdtemp(pattern.data()) == nullptr) {
-      throw RuntimeFailure(fmt::format("cannot create a temporary directory in {}: {}",
-                                       fs::path(pattern).parent_path().string(),
-                                       std::strerror(errno)));
+      throw RuntimeFailure(both("cannot create a temporary directory in {}: {}",
+                                "无法在 {} 中创建临时目录：{}",
+                                fs::path(pattern).parent_path().string(), std::strerror(errno)));
     }
     path_ = pattern;
   }
@@ -301,8 +301,9 @@ void drop_padding(std::map<std::string, std::vector<ListingLine>>& listings) {
 ProcessResult run_tool(const std::vector<std::string>& argv) {
   ProcessResult r = run_capture(argv, std::chrono::seconds(120));
   if (!r.ok()) {
-    throw RuntimeFailure(fmt::format("{} failed ({}):\n{}", fs::path(argv[0]).filename().string(),
-                                     r.describe(), trim(r.err + r.out)));
+    throw RuntimeFailure(both("{} failed ({}):\n{}", "{} 失败（{}）：\n{}",
+                              fs::path(argv[0]).filename().string(), r.describe(),
+                              trim(r.err + r.out)));
   }
   return r;
 }
@@ -400,15 +401,15 @@ std::map<std::string, std::uint64_t> elf_section_sizes(std::string_view elf) {
 
 InspectResult run_inspect(const InspectOptions& o, Lang lang) {
   const auto nvcc = toolchain::find_nvcc();
-  if (!nvcc) throw RuntimeFailure(toolchain::missing_message("nvcc", lang));
+  if (!nvcc) throw RuntimeFailure(chosen(toolchain::missing_message("nvcc", lang)));
   std::optional<toolchain::Tool> sass_tool;
   if (o.sass) {
     sass_tool = toolchain::find_cuda_tool("nvdisasm");
     if (!sass_tool) sass_tool = toolchain::find_cuda_tool("cuobjdump");
     if (!sass_tool) {
-      throw RuntimeFailure(F(lang, "--sass needs nvdisasm or cuobjdump: {}",
-                             "--sass 需要 nvdisasm 或 cuobjdump：{}",
-                             toolchain::missing_message("cuobjdump", lang)));
+      throw RuntimeFailure(chosen(F(lang, "--sass needs nvdisasm or cuobjdump: {}",
+                                    "--sass 需要 nvdisasm 或 cuobjdump：{}",
+                                    toolchain::missing_message("cuobjdump", lang))));
     }
   }
   InspectResult r;
@@ -427,8 +428,8 @@ InspectResult run_inspect(const InspectOptions& o, Lang lang) {
       o.file};
   const ProcessResult compiled = run_capture(r.nvcc_command, std::chrono::seconds(300));
   if (!compiled.ok()) {
-    throw RuntimeFailure(fmt::format("nvcc could not compile {} ({}):\n{}", o.file,
-                                     compiled.describe(), trim(compiled.err + compiled.out)));
+    throw RuntimeFailure(both("nvcc could not compile {} ({}):\n{}", "nvcc 无法编译 {}（{}）：\n{}",
+                              o.file, compiled.describe(), trim(compiled.err + compiled.out)));
   }
   std::vector<KernelResources> kernels = parse_resource_usage(compiled.out + compiled.err);
   const auto sections = elf_section_sizes(read_file(cubin));
@@ -452,10 +453,11 @@ InspectResult run_inspect(const InspectOptions& o, Lang lang) {
       }
     }
     if (picked.empty()) {
+      const std::string list = fmt::format("{}", fmt::join(names, ", "));
       bad_value("--kernel", o.kernel,
-                names.empty() ? fmt::format("{} defines no kernel", o.file)
-                              : fmt::format("not a kernel of {}; its kernels: {}", o.file,
-                                            fmt::join(names, ", ")));
+                names.empty() ? both("{} defines no kernel", "{} 没有定义内核", o.file)
+                              : both("not a kernel of {}; its kernels: {}",
+                                     "不是 {} 中的内核；它的内核有：{}", o.file, list));
     }
     kernels = std::move(picked);
   }
@@ -693,10 +695,13 @@ void setup_inspect(CLI::App& app, GlobalOptions& g) {
               "占用率，以及与源码对照的 PTX 或 SASS"),
       [raw, &g] {
         InspectOptions o;
-        if (raw->file.empty()) throw UsageError("inspect needs a file: gpulab inspect FILE.cu");
+        if (raw->file.empty()) {
+          throw UsageError("inspect needs a file: gpulab inspect FILE.cu",
+                           "inspect 需要一个文件：gpulab inspect FILE.cu");
+        }
         std::error_code ec;
         if (!fs::is_regular_file(raw->file, ec)) {
-          bad_value("FILE", raw->file, "no such file");
+          bad_value("FILE", raw->file, {"no such file", "文件不存在"});
         }
         o.file = raw->file;
         o.kernel = raw->kernel;
@@ -705,25 +710,28 @@ void setup_inspect(CLI::App& app, GlobalOptions& g) {
           std::smatch m;
           if (!std::regex_match(raw->arch, m, arch_re)) {
             bad_value("--arch", raw->arch,
-                      "write it as sm_XY, e.g. sm_90 for compute capability 9.0");
+                      {"write it as sm_XY, e.g. sm_90 for compute capability 9.0",
+                       "请写成 sm_XY，例如计算能力 9.0 写作 sm_90"});
           }
           o.arch = std::stoi(m[1]);
           if (!calc::arch_info(o.arch / 10, o.arch % 10)) {
-            bad_value("--arch", raw->arch, "not a compute capability gpulab knows");
+            bad_value("--arch", raw->arch,
+                      {"not a compute capability gpulab knows", "不是 gpulab 认识的计算能力"});
           }
         }
         const calc::ArchInfo a = *calc::arch_info(o.arch / 10, o.arch % 10);
         const auto [block_name, block] =
             renamed_option("--block", raw->block, "--threads", raw->threads);
         if (!block.empty()) {
-          o.threads = static_cast<int>(
-              parse_int(block_name, block, 1, a.max_threads_per_block,
-                        fmt::format("the most threads a block may have on sm_{}", o.arch)));
+          o.threads = static_cast<int>(parse_int(block_name, block, 1, a.max_threads_per_block,
+                                                 both("the most threads a block may have on sm_{}",
+                                                      "sm_{} 上一个线程块最多的线程数", o.arch)));
         }
         if (!raw->dynamic.empty()) {
-          o.dynamic_shared = parse_bytes(
-              "--dynamic-shared", raw->dynamic, std::int64_t{a.max_shared_per_block_kib} * 1024,
-              fmt::format("the most shared memory a block may have on sm_{}", o.arch));
+          o.dynamic_shared = parse_bytes("--dynamic-shared", raw->dynamic,
+                                         std::int64_t{a.max_shared_per_block_kib} * 1024,
+                                         both("the most shared memory a block may have on sm_{}",
+                                              "sm_{} 上一个线程块最多的共享内存", o.arch));
         }
         o.ptx = raw->ptx;
         o.sass = raw->sass;

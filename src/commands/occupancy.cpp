@@ -40,7 +40,9 @@ calc::ArchInfo arch_or_throw(std::string_view option, std::string_view value, in
                              int minor) {
   auto a = calc::arch_info(major, minor);
   if (!a)
-    bad_value(option, value, fmt::format("unknown compute capability; known: {}", known_ccs()));
+    bad_value(
+        option, value,
+        both("unknown compute capability; known: {}", "未知的计算能力；已知：{}", known_ccs()));
   return *a;
 }
 
@@ -112,7 +114,7 @@ std::string chart(const OccupancyCurve& c, double user_x, const std::string& x_l
 }  // namespace
 
 std::int64_t parse_bytes(std::string_view option, std::string_view text, std::int64_t max,
-                         std::string_view why) {
+                         const Text& why) {
   std::string digits(text);
   std::int64_t scale = 1;
   auto ends_with = [&](std::string_view suffix) {
@@ -132,7 +134,8 @@ std::int64_t parse_bytes(std::string_view option, std::string_view text, std::in
     scale = 1;
   }
   const std::int64_t v = parse_int(option, digits, 0, max / scale, why);
-  if (v * scale > max) bad_value(option, text, fmt::format("must be at most {} bytes", max), why);
+  if (v * scale > max)
+    bad_value(option, text, both("must be at most {} bytes", "不能超过 {} 字节", max), why);
   return v * scale;
 }
 
@@ -142,13 +145,19 @@ OccupancyTarget resolve_occupancy_target(const std::string& cc, const std::strin
   if (given == 0) {
     throw UsageError(
         "say which GPU: --cc X.Y (a compute capability, e.g. 9.0), --model NAME (e.g. h100, g80) "
-        "or --device N (this machine's GPU N)");
+        "or --device N (this machine's GPU N)",
+        "请说明是哪块 GPU：--cc X.Y（计算能力，例如 9.0）、--model NAME（例如 h100、g80）"
+        "或 --device N（这台机器的第 N 号 GPU）");
   }
-  if (given > 1) throw UsageError("--cc, --model and --device: give only one");
+  if (given > 1) {
+    throw UsageError("--cc, --model and --device: give only one",
+                     "--cc、--model 和 --device：只能给出其中一个");
+  }
   OccupancyTarget t;
   if (!cc.empty()) {
     const auto dot = cc.find('.');
-    if (dot == std::string::npos) bad_value("--cc", cc, "write it as MAJOR.MINOR, e.g. 9.0");
+    if (dot == std::string::npos)
+      bad_value("--cc", cc, {"write it as MAJOR.MINOR, e.g. 9.0", "请写成 MAJOR.MINOR，例如 9.0"});
     const auto major = parse_int("--cc", cc.substr(0, dot), 1, 99);
     const auto minor = parse_int("--cc", cc.substr(dot + 1), 0, 9);
     t.arch = arch_or_throw("--cc", cc, static_cast<int>(major), static_cast<int>(minor));
@@ -158,23 +167,29 @@ OccupancyTarget resolve_occupancy_target(const std::string& cc, const std::strin
     if (m == nullptr) {
       std::vector<std::string> names;
       for (const auto& x : calc::gpu_models()) names.emplace_back(x.aliases.front());
-      bad_value("--model", model, fmt::format("unknown GPU; known: {}", fmt::join(names, ", ")));
+      const std::string known = fmt::format("{}", fmt::join(names, ", "));
+      bad_value("--model", model,
+                both("unknown GPU; known: {}", "未知的 GPU；已知型号：{}", known));
     }
     t.arch = arch_or_throw("--model", model, m->cc_major, m->cc_minor);
     t.name = std::string(m->name);
     t.source = "model";
   } else {
-    const auto index = parse_int("--device", device, 0, INT_MAX, "CUDA numbers devices from 0");
+    const auto index = parse_int("--device", device, 0, INT_MAX,
+                                 {"CUDA numbers devices from 0", "CUDA 从 0 开始给设备编号"});
     const GpuProbe probe = probe_gpu();
     if (!probe.usable) {
       throw RuntimeFailure(
-          fmt::format("--device {}: no usable GPU ({}); use --cc X.Y or --model NAME instead",
-                      device, probe.reason));
+          both("--device {0}: no usable GPU ({1}); use --cc X.Y or --model NAME instead",
+               "--device {0}：没有可用的 GPU（{2}）；请改用 --cc X.Y 或 --model NAME", device,
+               probe.reason.en, probe.reason.zh));
     }
     if (index >= probe.device_count) {
-      bad_value(
-          "--device", device,
-          fmt::format("this machine has {} CUDA device(s), numbered from 0", probe.device_count));
+      const auto count = static_cast<unsigned long long>(probe.device_count);
+      bad_value("--device", device,
+                {fmt::format("this machine has {}, numbered from 0",
+                             count_noun(count, "CUDA device", "CUDA devices")),
+                 fmt::format("这台机器有 {} 个 CUDA 设备，编号从 0 开始", count)});
     }
 #if GPULAB_HAVE_CUDA
     const cuda::DeviceProperties d = cuda::query_device(static_cast<int>(index));
@@ -516,42 +531,50 @@ void setup_occupancy(CLI::App& app, GlobalOptions& g) {
         OccupancyOptions o;
         o.target = resolve_occupancy_target(raw->cc, raw->model, raw->device);
         const calc::ArchInfo& a = o.target.arch;
-        const std::string on = fmt::format("on compute capability {}.{}", a.major, a.minor);
+        const Text on = both("on compute capability {}.{}", "计算能力 {}.{} 上", a.major, a.minor);
         const auto [block_name, block] =
             renamed_option("--block", raw->block, "--threads", raw->threads);
-        if (block.empty())
-          throw UsageError("occupancy needs --block B (threads per block; also --threads B)");
-        o.in.threads =
-            static_cast<int>(parse_int(block_name, block, 1, a.max_threads_per_block,
-                                       fmt::format("the most threads a block may have {}", on)));
+        if (block.empty()) {
+          throw UsageError("occupancy needs --block B (threads per block; also --threads B)",
+                           "occupancy 需要 --block B（每个线程块的线程数；也可写 --threads B）");
+        }
+        o.in.threads = static_cast<int>(parse_int(block_name, block, 1, a.max_threads_per_block,
+                                                  both("the most threads a block may have {0}",
+                                                       "{1}一个线程块最多的线程数", on.en, on.zh)));
         if (!raw->registers.empty()) {
           const int max_regs = a.max_registers_per_thread > 0 ? a.max_registers_per_thread : 124;
-          o.in.registers = static_cast<int>(
-              parse_int("--registers", raw->registers, 0, max_regs,
-                        fmt::format("the most registers a thread may have {}", on)));
+          o.in.registers =
+              static_cast<int>(parse_int("--registers", raw->registers, 0, max_regs,
+                                         both("the most registers a thread may have {0}",
+                                              "{1}一个线程最多的寄存器数", on.en, on.zh)));
         }
         const std::int64_t optin = std::int64_t{a.max_shared_per_block_kib} * 1024;
         if (!raw->shared.empty()) {
           // The compiler refuses static __shared__ arrays above the default limit.
           o.in.static_shared = parse_bytes(
               "--shared", raw->shared, std::int64_t{a.max_shared_per_block_default_kib} * 1024,
-              fmt::format("static shared memory per block {}; more must be dynamic", on));
+              both("static shared memory per block {0}; more must be dynamic",
+                   "{1}每个线程块的静态共享内存上限；更多的必须是动态的", on.en, on.zh));
         }
         if (!raw->dynamic.empty()) {
-          o.in.dynamic_shared = parse_bytes(
-              "--dynamic-shared", raw->dynamic, optin - o.in.static_shared,
-              fmt::format("static + dynamic shared memory per block is at most {} KiB {}",
-                          a.max_shared_per_block_kib, on));
+          o.in.dynamic_shared =
+              parse_bytes("--dynamic-shared", raw->dynamic, optin - o.in.static_shared,
+                          both("static + dynamic shared memory per block is at most {0} KiB {1}",
+                               "{2}每个线程块的静态加动态共享内存最多 {0} KiB",
+                               a.max_shared_per_block_kib, on.en, on.zh));
         }
         if (!raw->carveout.empty()) {
           if (a.shared_carveouts_kib.empty()) {
-            bad_value("--carveout", raw->carveout,
-                      fmt::format("compute capability {}.{} has no shared-memory carve-out "
-                                  "(since 7.0, L1 and shared memory share one array)",
-                                  a.major, a.minor));
+            bad_value(
+                "--carveout", raw->carveout,
+                both("compute capability {}.{} has no shared-memory carve-out "
+                     "(since 7.0, L1 and shared memory share one array)",
+                     "计算能力 {}.{} 没有共享内存划分（从 7.0 起，L1 和共享内存才共用一块存储）",
+                     a.major, a.minor));
           }
-          o.in.carveout_percent = static_cast<int>(parse_int(
-              "--carveout", raw->carveout, 0, 100, "percent of the largest shared-memory size"));
+          o.in.carveout_percent = static_cast<int>(
+              parse_int("--carveout", raw->carveout, 0, 100,
+                        {"percent of the largest shared-memory size", "最大共享内存容量的百分比"}));
         }
         o.charts = !raw->no_charts;
         OccupancyResult r = run_occupancy(o);

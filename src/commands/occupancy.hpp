@@ -28,7 +28,7 @@ OccupancyTarget resolve_occupancy_target(const std::string& cc, const std::strin
                                          const std::string& device);
 // "48K", "48KiB", "1M" or a number of bytes, in [0, max]; errors name the option.
 std::int64_t parse_bytes(std::string_view option, std::string_view text, std::int64_t max,
-                         std::string_view why = {});
+                         const Text& why = {});
 
 struct OccupancyOptions {
   OccupancyTarget target;

@@ -45,9 +45,29 @@ std::string short_path(const std::string& where, const std::string& file) {
   return where;
 }
 
+// On the GPU the launch log gives each launch's call frames: addr2line names the kernel and the
+// line, once for each distinct call path.
+std::map<std::string, run::GpuLaunchSite> gpu_sites(const run::Execution& e,
+                                                    const fs::path& program) {
+  std::map<std::string, run::GpuLaunchSite> sites;
+  std::vector<std::string> keys;
+  std::vector<std::vector<std::uint64_t>> frames;
+  for (const json& line : e.report) {
+    if (line.value("event", "") != "launch" || !line.contains("frames")) continue;
+    const std::string key = line.at("frames").dump();
+    if (!sites.emplace(key, run::GpuLaunchSite{}).second) continue;
+    keys.push_back(key);
+    frames.push_back(line.at("frames").get<std::vector<std::uint64_t>>());
+  }
+  const std::vector<run::GpuLaunchSite> found = run::gpu_launch_sites(program, frames);
+  for (std::size_t i = 0; i < keys.size(); ++i) sites[keys[i]] = found[i];
+  return sites;
+}
+
 void collect(run::Execution& e, RunResult& r, const fs::path& program) {
   std::map<std::string, std::size_t> launch_index;
   std::vector<std::uint64_t> pcs;
+  const std::map<std::string, run::GpuLaunchSite> sites = gpu_sites(e, program);
   for (const json& line : e.report) {
     const std::string event = line.value("event", "");
     if (event == "launch") {
@@ -66,6 +86,20 @@ void collect(run::Execution& e, RunResult& r, const fs::path& program) {
       l.collectives = line.value("collectives", std::uint64_t{0});
       l.error = line.value("error", "");
       l.fault = line.value("fault", "");
+      if (line.contains("frames")) {  // the GPU: the shape's facts follow from grid and block
+        const run::GpuLaunchSite& site = sites.at(line.at("frames").dump());
+        l.kernel = site.kernel.empty() ? "?" : site.kernel;
+        l.site = site.site;
+        l.emulated = false;
+        const std::uint64_t blocks = l.grid[0] * l.grid[1] * l.grid[2];
+        const std::uint64_t per_block = l.block[0] * l.block[1] * l.block[2];
+        const std::uint64_t warps_per_block = (per_block + 31) / 32;
+        if (l.error.empty()) {
+          l.threads = blocks * per_block;
+          l.warps = blocks * warps_per_block;
+          l.idle_lanes_per_block = warps_per_block * 32 - per_block;
+        }
+      }
       const std::string row =
           fmt::format("{}|{}|{}|{}|{}|{}|{}|{}", l.kernel, l.site, line.at("grid").dump(),
                       line.at("block").dump(), l.shared_bytes, l.error, l.fault, l.barriers);
@@ -90,6 +124,9 @@ void collect(run::Execution& e, RunResult& r, const fs::path& program) {
       r.findings.push_back(std::move(f));
     } else if (event == "crash") {
       r.crash = line;
+    } else if (event == "gpu_exit") {
+      r.report_complete = true;
+      r.launches_total = line.value("launches", std::uint64_t{0});
     } else if (event == "exit") {
       r.report_complete = true;
       r.launches_total = line.value("launches", std::uint64_t{0});
@@ -236,7 +273,7 @@ RunResult run_program(const RunOptions& o) {
   r.output_capped = e.output_capped;
   r.run_ms = e.run_ms;
   r.output_ends_line = e.output_ends_line;
-  if (!o.gpu) collect(e, r, build.program);
+  collect(e, r, build.program);
   if (o.gpu && o.check) run_sanitizers(build.program, o, r);
   return r;
 }
@@ -507,6 +544,14 @@ std::string render_run(const RunResult& r, const OutputOptions& out) {
         continue;
       }
       if (!k.fault.empty()) continue;  // listed with the findings
+      if (!k.emulated) {
+        s += fmt::format(
+            fmt::runtime(std::string(
+                tr(l, "      {} threads in {} warps; {} idle lanes in each block's last warp\n",
+                   "      {} 个线程，{} 个线程束；每个线程块最后一个线程束空闲 {} 条通道\n"))),
+            k.threads, k.warps, k.idle_lanes_per_block);
+        continue;
+      }
       s += fmt::format(fmt::runtime(std::string(tr(
                            l,
                            "      {} threads in {} warps; {} idle lanes in each block's last warp; "
@@ -520,16 +565,16 @@ std::string render_run(const RunResult& r, const OutputOptions& out) {
                tr(l, "    (more launches ran than are listed)", "    （实际启动次数多于列出的）")) +
            "\n";
     }
-  } else if (r.backend != "cuda") {
+  } else if (r.backend != "cuda" || r.report_complete) {
     s += std::string(tr(l, "  No kernel was launched.", "  没有启动任何核函数。")) + "\n";
   }
   if (r.backend == "cuda") {
     s += std::string(tr(
              l,
-             "  Kernels ran on the GPU as nvcc built them; gpulab lists launches, threads, "
-             "warps and barriers only on its emulator (--backend cpu).",
-             "  核函数按 nvcc 的编译结果在 GPU 上运行；启动、线程、线程束和屏障的统计只有 gpulab "
-             "的模拟器才列出（--backend cpu）。")) +
+             "  Kernels ran on the GPU as nvcc built them; barrier crossings and warp "
+             "collectives are counted only on gpulab's emulator (--backend cpu).",
+             "  核函数按 nvcc 的编译结果在 GPU 上运行；屏障同步和线程束集体操作的次数只有 gpulab "
+             "的模拟器才统计（--backend cpu）。")) +
          "\n";
   }
   if (r.dropped_printf_bytes > 0) {
@@ -619,9 +664,9 @@ json run_json(const RunResult& r) {
               {"threads", k.threads},
               {"warps", k.warps},
               {"idle_lanes_per_block", k.idle_lanes_per_block},
-              {"barriers", k.barriers},
-              {"collectives", k.collectives},
-              {"emulator_ms", k.ms}};
+              {"barriers", k.emulated ? json(k.barriers) : json(nullptr)},
+              {"collectives", k.emulated ? json(k.collectives) : json(nullptr)},
+              {"emulator_ms", k.emulated ? json(k.ms) : json(nullptr)}};
     if (!k.error.empty()) l["error"] = k.error;
     if (!k.fault.empty()) l["fault"] = k.fault;
     launches.push_back(l);
@@ -673,8 +718,8 @@ void setup_run(CLI::App& app, GlobalOptions& g) {
     o.args = raw->args;
     o.check = check;
     o.lang = g.out.lang;
-    o.timeout =
-        std::chrono::milliseconds(parse_int("--timeout", raw->timeout, 1, 86400, "seconds") * 1000);
+    o.timeout = std::chrono::milliseconds(
+        parse_int("--timeout", raw->timeout, 1, 86400, {"seconds", "秒"}) * 1000);
     o.max_output_bytes =
         static_cast<std::size_t>(parse_int("--max-output", raw->max_output, 1024, INT64_MAX));
     o.use_cache = !raw->no_cache;
@@ -683,14 +728,14 @@ void setup_run(CLI::App& app, GlobalOptions& g) {
     for (const auto& d : raw->includes) o.compiler_flags.push_back("-I" + d);
     for (const auto& d : raw->defines) {
       if (d.empty() || d.front() == '=') {
-        bad_value("-D", d, "expected NAME or NAME=VALUE");
+        bad_value("-D", d, {"expected NAME or NAME=VALUE", "应为 NAME 或 NAME=VALUE"});
       }
       o.compiler_flags.push_back("-D" + d);
     }
     if (!raw->arch.empty()) {
       static const std::regex arch(R"(sm_[0-9]{2,3}[a-z]?)");
       if (!std::regex_match(raw->arch, arch))
-        bad_value("--arch", raw->arch, "expected sm_XY, e.g. sm_90");
+        bad_value("--arch", raw->arch, {"expected sm_XY, e.g. sm_90", "应为 sm_XY，例如 sm_90"});
       o.gpu_arch = raw->arch;
     }
     if (!(check && !gpu_asked)) {
@@ -700,7 +745,8 @@ void setup_run(CLI::App& app, GlobalOptions& g) {
     }
     if (o.shuffle_seed && o.gpu) {
       throw UsageError(
-          "--shuffle-blocks needs --backend cpu: only gpulab's emulator can shuffle blocks");
+          "--shuffle-blocks needs --backend cpu: only gpulab's emulator can shuffle blocks",
+          "--shuffle-blocks 需要 --backend cpu：只有 gpulab 的模拟器能打乱线程块的顺序");
     }
     RunResult r = run_program(o);
     const std::string report =
@@ -715,7 +761,8 @@ void setup_run(CLI::App& app, GlobalOptions& g) {
       std::FILE* f = std::fopen(raw->report.c_str(), "w");
       if (f == nullptr || std::fwrite(report.data(), 1, report.size(), f) != report.size() ||
           std::fclose(f) != 0) {
-        throw RuntimeFailure(fmt::format("--report {}: cannot write the report", raw->report));
+        throw RuntimeFailure(
+            both("--report {}: cannot write the report", "--report {}：无法写入报告", raw->report));
       }
     }
     if (r.timed_out || r.output_capped || r.signal != 0) {

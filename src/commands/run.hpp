@@ -36,9 +36,10 @@ struct RunLaunch {
   std::uint64_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
   std::uint64_t shared_bytes = 0, count = 0;
   std::uint64_t threads = 0, warps = 0, idle_lanes_per_block = 0, barriers = 0, collectives = 0;
-  double ms = 0;      // summed
-  std::string error;  // a launch that failed (CUDA error name)
-  std::string fault;  // a fault found while it ran
+  double ms = 0;         // summed
+  std::string error;     // a launch that failed (CUDA error name)
+  std::string fault;     // a fault found while it ran
+  bool emulated = true;  // false on the GPU: barriers, collectives and times are not counted
 };
 
 struct RunFinding {

@@ -65,8 +65,8 @@ TwoNormResult run_twonorm(const TwoNormOptions& o, Backend& backend) {
   r.seed = o.seed;
   const auto n = static_cast<std::size_t>(r.count);
   require_memory(backend, fmt::format("twonorm --rows {} --cols {}", o.rows, o.cols),
-                 {{"a, b on the host", 2 * n * sizeof(float), false},
-                  {"a, b on the device", 2 * n * sizeof(float), true}});
+                 {{{"a, b on the host", "主机上的 a、b"}, 2 * n * sizeof(float), false},
+                  {{"a, b on the device", "设备上的 a、b"}, 2 * n * sizeof(float), true}});
 
   const TwoNormInputs in = make_twonorm_inputs(r.count, o.seed);
   r.reference = in.reference;
@@ -205,12 +205,19 @@ std::string render_twonorm(const TwoNormResult& r, const OutputOptions& out) {
         first.block.x / 32, first.block.x, first.grid.x);
   }
   s += "\n";
+  const bool gpu = r.backend == "cuda";
   s += fmt::format(
-      fmt::runtime(std::string(tr(l,
-                                  "  GPU result  {}\n  Host float64 {}\n  Relative error |result - "
-                                  "reference| / reference = {:.3e} (tolerance {:.0e})\n",
-                                  "  GPU 结果      {}\n  主机 float64  {}\n  相对误差 |结果 - "
-                                  "参考| / 参考 = {:.3e}（容差 {:.0e}）\n"))),
+      fmt::runtime(std::string(
+          gpu ? tr(l,
+                   "  GPU result   {}\n  Host float64 {}\n  Relative error |result - "
+                   "reference| / reference = {:.3e} (tolerance {:.0e})\n",
+                   "  GPU 结果      {}\n  主机 float64  {}\n  相对误差 |结果 - "
+                   "参考| / 参考 = {:.3e}（容差 {:.0e}）\n")
+              : tr(l,
+                   "  Emulator result {}\n  Host float64    {}\n  Relative error |result - "
+                   "reference| / reference = {:.3e} (tolerance {:.0e})\n",
+                   "  模拟器结果    {}\n  主机 float64  {}\n  相对误差 |结果 - "
+                   "参考| / 参考 = {:.3e}（容差 {:.0e}）\n"))),
       format_real(r.result, 7), format_real(r.reference, 7), r.relative_error, r.tolerance);
   s += "  " +
        (r.verified ? st.good(std::string(
@@ -220,9 +227,17 @@ std::string render_twonorm(const TwoNormResult& r, const OutputOptions& out) {
        "\n";
   s += fmt::format(
       fmt::runtime(std::string(
-          tr(l, "  Kernel time {} ms ({} launch(es)); inputs copied to the device in {} ms\n",
-             "  核函数时间 {} ms（{} 次启动）；输入拷贝到设备用时 {} ms\n"))),
-      format_real(r.kernel_ms, 3), r.launches.size(), format_real(r.h2d_ms, 3));
+          gpu ? tr(l, "  Kernel time {} ms ({}); inputs copied to the device in {} ms\n",
+                   "  核函数时间 {} ms（{}）；输入拷贝到设备用时 {} ms\n")
+              : tr(l,
+                   "  Kernel time {} ms of CPU time ({}); inputs copied into the emulator's "
+                   "device memory (host memory) in {} ms\n",
+                   "  核函数用了 {} ms CPU 时间（{}）；输入拷贝到模拟器的设备内存（即主机内存）"
+                   "用时 {} ms\n"))),
+      format_real(r.kernel_ms, 3),
+      l == Lang::zh ? fmt::format("{} 次启动", r.launches.size())
+                    : count_noun(r.launches.size(), "launch", "launches"),
+      format_real(r.h2d_ms, 3));
   if (r.backend == "cuda" && !r.bench) s += std::string(cold_launch_note(l));
   if (r.bench) s += render_bench(*r.bench, st, l);
   s += emulator_notes(r.run, st, l);
@@ -272,7 +287,8 @@ void setup_twonorm(CLI::App& app, GlobalOptions& g) {
         const std::string k = parse_choice("--kernel", raw->kernel, {"course", "reduce", "all"});
         // --source checks the other options too: a typo must not pass silently.
         if ((raw->rows.empty() || raw->cols.empty()) && !raw->source)
-          throw UsageError("twonorm needs --rows R and --cols C");
+          throw UsageError("twonorm needs --rows R and --cols C",
+                           "twonorm 需要 --rows R 和 --cols C");
         TwoNormOptions o;
         o.kernel = k == "course"   ? TwoNormKernel::course
                    : k == "reduce" ? TwoNormKernel::reduce
@@ -281,24 +297,29 @@ void setup_twonorm(CLI::App& app, GlobalOptions& g) {
         o.cols = raw->cols.empty() ? 1 : parse_int("--cols", raw->cols, 1, INT_MAX);
         o.seed = pick_seed(raw->seed);
         if (o.rows > (std::int64_t{1} << 40) / o.cols) {
-          throw UsageError(
-              fmt::format("--rows {} --cols {}: more than 2^40 elements", o.rows, o.cols));
+          throw UsageError(both("--rows {} --cols {}: more than 2^40 elements",
+                                "--rows {} --cols {}：超过 2^40 个元素", o.rows, o.cols));
         }
         if (o.kernel == TwoNormKernel::course && o.rows * o.cols > kCourseKernelMaxElements) {
+          const std::string count = group_thousands(static_cast<std::uint64_t>(o.rows * o.cols));
           throw UsageError(
-              fmt::format("--kernel course: {} x {} = {} elements do not fit the kernel's shared "
-                          "buffer of 64*64 = "
-                          "4096 floats (16 KiB); the notes' comment promises (4096,4096), which "
-                          "would need 64 MiB of "
-                          "shared memory where a block gets 48 KiB. Use --kernel reduce",
-                          o.rows, o.cols, o.rows * o.cols));
+              both("--kernel course: {} x {} = {} elements do not fit the kernel's shared buffer "
+                   "of 64*64 = 4,096 floats (16 KiB); the notes' comment promises (4096,4096), "
+                   "which would need 64 MiB of shared memory where a block gets 48 KiB. Use "
+                   "--kernel reduce",
+                   "--kernel course：{} x {} = {} 个元素放不进内核 64*64 = 4,096 个 float（16 KiB）"
+                   "的共享缓冲区；讲义的注释承诺 (4096,4096)，那需要 64 MiB 共享内存，而一个线程块"
+                   "只有 48 KiB。请用 --kernel reduce",
+                   o.rows, o.cols, count));
         }
         const int reps = parse_bench_reps(raw->bench);
         if (raw->bench.bench) {
           if (o.kernel == TwoNormKernel::course)
             throw UsageError(
                 "--bench measures --kernel reduce or all; the course kernel alone is one block "
-                "(--kernel all times it beside the others)");
+                "(--kernel all times it beside the others)",
+                "--bench 测量 --kernel reduce 或 all；课程内核单独只有一个线程块"
+                "（--kernel all 会把它和其他内核一起计时）");
           o.bench_reps = reps;
         }
         if (raw->source) {
@@ -319,13 +340,15 @@ void setup_twonorm(CLI::App& app, GlobalOptions& g) {
           const LadderResult r = run_twonorm_ladder(o, *backend);
           emit(g, twonorm_ladder_json(r), render_twonorm_ladder(r, g.out));
           if (!r.verified())
-            throw RuntimeFailure("twonorm: a step's result does not match the host reference");
+            throw RuntimeFailure("twonorm: a step's result does not match the host reference",
+                                 "twonorm：某一步的结果与主机上的参考结果不符");
           return;
         }
         TwoNormResult r = run_twonorm(o, *backend);
         emit(g, twonorm_json(r), render_twonorm(r, g.out));
         if (!r.verified)
-          throw RuntimeFailure("twonorm: the result does not match the host reference");
+          throw RuntimeFailure("twonorm: the result does not match the host reference",
+                               "twonorm：结果与主机上的参考结果不符");
       });
   needed(sub->add_option("--rows", raw->rows, help_tr(g, "Rows of the matrices", "矩阵的行数"))
              ->type_name("R"));

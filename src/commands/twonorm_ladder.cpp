@@ -64,9 +64,10 @@ LadderResult run_twonorm_ladder(const TwoNormOptions& o, Backend& backend) {
   const auto n = static_cast<std::size_t>(r.count);
   const auto count = static_cast<std::uint64_t>(r.count);
   require_memory(backend, fmt::format("twonorm --kernel all --rows {} --cols {}", o.rows, o.cols),
-                 {{"a, b on the host", 2 * n * sizeof(float), false},
-                  {"a, b and the partial sums on the device",
-                   2 * n * sizeof(float) + calc::blocks_for(count, kReduceBlock) * 8, true}});
+                 {{{"a, b on the host", "主机上的 a、b"}, 2 * n * sizeof(float), false},
+                  {{"a, b and the partial sums on the device", "设备上的 a、b 和部分和"},
+                   2 * n * sizeof(float) + calc::blocks_for(count, kReduceBlock) * 8,
+                   true}});
   const TwoNormInputs in = make_twonorm_inputs(r.count, o.seed);
   r.reference = in.reference;
 
@@ -295,8 +296,11 @@ std::string render_twonorm_ladder(const LadderResult& r, const OutputOptions& ou
     const double ms = x.bench ? x.bench->median_ms : x.kernel_ms;
     row.push_back(format_real(ms, 4));
     if (bench) {
-      row.push_back(format_real(x.bench->gbs, 1));
-      row.push_back(format_real(100 * x.bench->fraction_of_copy, 1));
+      // "-" where the clock could not resolve the time: nothing was measured.
+      const bool measured = x.bench->median_ms > 0;
+      row.push_back(measured ? gbs_text(x.bench->gbs) : "-");
+      row.push_back(
+          measured && x.bench->copy_ms > 0 ? format_real(100 * x.bench->fraction_of_copy, 1) : "-");
       // Against the step before, from step 2 on (the course kernel runs a different shape).
       row.push_back(previous && previous->rung != Rung::course && x.bench->median_ms > 0
                         ? format_real(previous->bench->median_ms / x.bench->median_ms, 2) + "x"
@@ -343,14 +347,18 @@ std::string render_twonorm_ladder(const LadderResult& r, const OutputOptions& ou
             tr(l,
                "  Median of {} launches after a warm-up, both launches of a step together (CUDA "
                "events on a GPU).\n"
-               "  Bandwidth = the {} bytes of a and b / time; the copy: {} device to device,\n"
+               "  Bandwidth = the {} bytes of a and b / time; the copy: {} {},\n"
                "  read + write, {} GB/s.\n",
-               "  预热后 {} 次启动的中位数，每步的两次启动合计（GPU 上用 CUDA 事件计时）。\n"
-               "  带宽 = a 和 b 的 {} 字节 / 时间；拷贝：设备内 {}，读 + 写，{} GB/s。\n"))),
+               "  预热后 {0} 次启动的中位数，每步的两次启动合计（GPU 上用 CUDA 事件计时）。\n"
+               "  带宽 = a 和 b 的 {1} 字节 / 时间；拷贝：{3} {2}，读 + 写，{4} GB/s。\n"))),
         last.bench ? last.bench->reps : 0,
         group_thousands(
             static_cast<unsigned long long>(2 * r.count * static_cast<std::int64_t>(4))),
-        format_bytes(static_cast<double>(c.bytes)), format_real(c.gbs, 1));
+        format_bytes(static_cast<double>(c.bytes)),
+        r.backend == "cuda" ? tr(l, "device to device", "设备内")
+                            : tr(l, "within the emulator's device memory (host memory)",
+                                 "在模拟器的设备内存（即主机内存）中"),
+        c.ms > 0 ? gbs_text(c.gbs) : std::string("-"));
     if (first.bench && last.bench && last.bench->median_ms > 0) {
       s += fmt::format(
           fmt::runtime(std::string(tr(l, "  From step 1 to step 5: {} ms -> {} ms, {}x faster.\n",

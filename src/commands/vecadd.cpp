@@ -55,10 +55,13 @@ VecaddResult run_vecadd(const VecaddOptions& o, Backend& backend) {
   if (!r.find && o.n > 21) r.find = 21;  // the notes' example: element 21 of 4 blocks of 8
 
   const auto n = static_cast<std::size_t>(o.n);
-  std::vector<MemoryItem> need = {{"a, b, c on the host", 3 * n * sizeof(int), false},
-                                  {"a, b, c on the device", 3 * n * sizeof(int), true}};
+  std::vector<MemoryItem> need = {
+      {{"a, b, c on the host", "主机上的 a、b、c"}, 3 * n * sizeof(int), false},
+      {{"a, b, c on the device", "设备上的 a、b、c"}, 3 * n * sizeof(int), true}};
   if (o.show == ShowMode::all) {
-    need.push_back({"the table of every element (--show all)", n * kTableBytesPerRow, false});
+    need.push_back({{"the table of every element (--show all)", "每个元素的表格（--show all）"},
+                    n * kTableBytesPerRow,
+                    false});
   }
   require_memory(backend, fmt::format("vecadd --n {}", o.n), need);
   std::vector<int> a(n), b(n), c(n, kPoison);
@@ -138,59 +141,87 @@ std::string render_vecadd(const VecaddResult& r, const OutputOptions& out) {
                                               "  c[i] = a[i] + b[i]，N = {} 个随机整数（0-99，种子 "
                                               "{}），每个线程块 B = {} 个线程\n\n"))),
                   group_thousands(static_cast<unsigned long long>(r.n)), r.seed, r.block);
+  auto blocks = [l](std::int64_t n) {
+    return count_noun(l, static_cast<unsigned long long>(n), "block", "blocks", "个线程块");
+  };
+  auto threads = [l](std::int64_t n) {
+    return count_noun(l, static_cast<unsigned long long>(n), "thread", "threads", "个线程");
+  };
+  auto elements = [l](std::int64_t n) {
+    return count_noun(l, static_cast<unsigned long long>(n), "element", "elements", "个元素");
+  };
   s += fmt::format(
-      fmt::runtime(std::string(tr(
-          l, "  Grid: ceil(N / B) = (N + B - 1) / B = ({} + {} - 1) / {} = {} / {} = {} blocks\n",
-          "  网格：ceil(N / B) = (N + B - 1) / B = ({} + {} - 1) / {} = {} / {} = {} 个线程块\n"))),
-      r.n, r.block, r.block, r.n + r.block - 1, r.block, st.accent(std::to_string(r.grid)));
+      fmt::runtime(std::string(
+          tr(l, "  Grid: ceil(N / B) = (N + B - 1) / B = ({} + {} - 1) / {} = {} / {} = {} {}\n",
+             "  网格：ceil(N / B) = (N + B - 1) / B = ({} + {} - 1) / {} = {} / {} = {} {}\n"))),
+      group_thousands(static_cast<unsigned long long>(r.n)), r.block, r.block,
+      group_thousands(static_cast<unsigned long long>(r.n + r.block - 1)), r.block,
+      st.accent(group_thousands(static_cast<unsigned long long>(r.grid))),
+      l == Lang::zh ? "个线程块"
+                    : plural(static_cast<unsigned long long>(r.grid), "block", "blocks"));
   s += std::string(
       tr(l, "        (integer division drops the remainder; adding B - 1 first rounds up)\n",
          "        （整数除法舍去余数；先加 B - 1 就变成向上取整）\n"));
   if (r.idle_threads == 0) {
-    s += fmt::format(
-        fmt::runtime(std::string(
-            tr(l, "  {} blocks x {} threads = {} threads for {} elements: every thread has one.\n",
-               "  {} 个线程块 x {} 个线程 = {} 个线程，处理 {} 个元素：每个线程正好一个。\n"))),
-        r.grid, r.block, r.launch.threads, r.n);
+    s +=
+        fmt::format(fmt::runtime(std::string(tr(l, "  {} x {} = {} for {}: every thread has one.\n",
+                                                "  {} x {} = {}，处理 {}：每个线程正好一个。\n"))),
+                    blocks(r.grid), threads(r.block), threads(r.launch.threads), elements(r.n));
   } else {
     s += fmt::format(
-        fmt::runtime(std::string(tr(
-            l,
-            "  {} blocks x {} threads = {} threads for {} elements: the last block's threads {}-{} "
-            "({} idle threads)\n  compute tid >= N; `if (tid < n)` keeps them from writing past "
-            "the end of c.\n",
-            "  {} 个线程块 x {} 个线程 = {} 个线程，处理 {} 个元素：最后一个线程块的线程 {}-{}"
-            "（{} 个空闲线程）\n  算出的 tid >= N；`if (tid < n)` 防止它们越界写 c。\n"))),
-        r.grid, r.block, r.launch.threads, r.n, r.block - r.idle_threads, r.block - 1,
-        r.idle_threads);
+        fmt::runtime(std::string(
+            tr(l,
+               "  {} x {} = {} for {}: the last block's threads {}-{} ({})\n  compute tid >= N; "
+               "`if (tid < n)` keeps them from writing past the end of c.\n",
+               "  {} x {} = {}，处理 {}：最后一个线程块的线程 {}-{}"
+               "（{}）\n  算出的 tid >= N；`if (tid < n)` 防止它们越界写 c。\n"))),
+        blocks(r.grid), threads(r.block), threads(r.launch.threads), elements(r.n),
+        r.block - r.idle_threads, r.block - 1,
+        count_noun(l, static_cast<unsigned long long>(r.idle_threads), "idle thread",
+                   "idle threads", "个空闲线程"));
   }
   if (r.launch.idle_lanes_per_block > 0) {
     s += fmt::format(
-        fmt::runtime(std::string(tr(
-            l,
-            "  Warps: a block of {} threads fills {} warp(s) of 32 lanes; {} lanes of each block's "
-            "last warp idle.\n  Blocks of a multiple of 32 threads waste no lanes.\n",
-            "  线程束：{} 个线程的线程块占 {} 个 32 通道的线程束；每个线程块最后一个线程束有 {} 个"
-            "通道空闲。\n  线程数取 32 的倍数就不会浪费通道。\n"))),
-        r.block, r.launch.warps_per_block, r.launch.idle_lanes_per_block);
+        fmt::runtime(std::string(
+            tr(l,
+               "  Warps: a block of {} fills {} of 32 lanes; {} of each block's last warp have no "
+               "thread.\n  Blocks of a multiple of 32 threads waste no lanes.\n",
+               "  线程束：{}的线程块占 {}个 32 通道的线程束；每个线程块最后一个线程束有 {} "
+               "没有线程。\n  线程数取 32 的倍数就不会浪费通道。\n"))),
+        threads(r.block), count_noun(l, r.launch.warps_per_block, "warp", "warps", ""),
+        count_noun(l, r.launch.idle_lanes_per_block, "lane", "lanes", "个通道"));
+  } else if (r.idle_threads > 0) {
+    // Every lane holds a thread, but the idle threads above are in those lanes: say both.
+    s += fmt::format(
+        fmt::runtime(std::string(
+            tr(l,
+               "  Warps: {} per block, {} in all; every lane holds a thread, but the {} above "
+               "hold lanes too and do no work.\n",
+               "  线程束：每个线程块 {} 个，共 {} 个；每个通道都有线程，但上面那 {} 也占着通道，"
+               "却不做事。\n"))),
+        r.launch.warps_per_block, group_thousands(r.launch.warps),
+        count_noun(l, static_cast<unsigned long long>(r.idle_threads), "idle thread",
+                   "idle threads", "个空闲线程"));
   } else {
     s += fmt::format(
         fmt::runtime(std::string(tr(l, "  Warps: {} per block, {} in all, no idle lanes.\n",
                                     "  线程束：每个线程块 {} 个，共 {} 个，没有空闲通道。\n"))),
-        r.launch.warps_per_block, r.launch.warps);
+        r.launch.warps_per_block, group_thousands(r.launch.warps));
   }
   s += "\n";
 
   if (!r.table.empty()) {
-    Table t({"index", "block", "thread", "a", "b", "c"});
+    Table t({std::string(tr(l, "index", "下标")), std::string(tr(l, "block", "线程块")),
+             std::string(tr(l, "thread", "线程")), "a", "b", "c"});
     long highlight = -1;
     std::int64_t previous = -1;
     for (const auto& e : r.table) {
       if (previous >= 0 && e.index != previous + 1) t.add_ellipsis();
       if (r.find && e.index == *r.find) highlight = static_cast<long>(t.rows());
-      t.add_row({std::to_string(e.index), std::to_string(e.block), std::to_string(e.thread),
-                 std::to_string(e.a), std::to_string(e.b),
-                 e.c == kPoison ? std::string("(unwritten)") : std::to_string(e.c)});
+      t.add_row(
+          {std::to_string(e.index), std::to_string(e.block), std::to_string(e.thread),
+           std::to_string(e.a), std::to_string(e.b),
+           e.c == kPoison ? std::string(tr(l, "(unwritten)", "（未写入）")) : std::to_string(e.c)});
       previous = e.index;
     }
     if (previous >= 0 && previous != r.n - 1) t.add_ellipsis();
@@ -226,8 +257,11 @@ std::string render_vecadd(const VecaddResult& r, const OutputOptions& out) {
     const auto& m = *r.first_mismatch;
     s += "  " +
          st.bad(fmt::format(
-             "WRONG: {} of {} elements differ; first: c[{}] = {}, expected {} + {} = {}",
-             r.mismatches, r.n, m.index, m.c, m.a, m.b, m.a + m.b)) +
+             fmt::runtime(std::string(
+                 tr(l, "WRONG: {} of {} elements differ; first: c[{}] = {}, expected {} + {} = {}",
+                    "错误：{} 个元素中有 {} 个不对；第一个：c[{}] = {}，应为 {} + {} = {}"))),
+             l == Lang::zh ? r.n : r.mismatches, l == Lang::zh ? r.mismatches : r.n, m.index, m.c,
+             m.a, m.b, m.a + m.b)) +
          "\n";
   }
   if (r.elided || r.n > kFullTableUpTo) {
@@ -241,7 +275,7 @@ std::string render_vecadd(const VecaddResult& r, const OutputOptions& out) {
                            "  核函数带宽：3 个数组 x {} x 4 字节 = {}，用时 {} ms = {} GB/s\n"))),
         format_real(r.h2d_ms, 3), format_real(r.kernel_ms, 3), format_real(r.d2h_ms, 3),
         group_thousands(static_cast<unsigned long long>(r.n)), format_bytes(bytes),
-        format_real(r.kernel_ms, 3), format_real(r.kernel_gbs, 1));
+        format_real(r.kernel_ms, 3), gbs_text(r.kernel_gbs));
     if (r.backend == "cpu-emulator") {
       s += std::string(tr(l, "  (emulator times are CPU times; they say nothing about a GPU)\n",
                           "  （模拟器的时间是 CPU 时间，不代表 GPU）\n"));
@@ -304,19 +338,22 @@ void setup_vecadd(CLI::App& app, GlobalOptions& g) {
       [raw, &g] {
         // --source checks the other options too: a typo must not pass silently.
         if (raw->n.empty() && !raw->source)
-          throw UsageError("vecadd needs --n N (how many elements)");
+          throw UsageError("vecadd needs --n N (how many elements)",
+                           "vecadd 需要 --n N（多少个元素）");
         VecaddOptions o;
         o.n = raw->n.empty()
                   ? INT_MAX
                   : parse_int("--n", raw->n, 1, INT_MAX,
-                              "the kernel indexes elements with an int, as in the notes");
+                              {"the kernel indexes elements with an int, as in the notes",
+                               "内核和讲义中一样用 int 给元素编号"});
         o.block = parse_int("--block", raw->block, 1,
                             static_cast<std::int64_t>(limits::kMaxThreadsPerBlock),
-                            limits::kWhyThreadsPerBlock);
+                            limits::why_threads_per_block());
         o.seed = pick_seed(raw->seed);
         if (!raw->find.empty()) {
           o.find = parse_int("--find", raw->find, 0, o.n - 1,
-                             fmt::format("an element index of the {} elements", o.n));
+                             both("an element index of the {} elements", "{} 个元素中的一个下标",
+                                  group_thousands(static_cast<unsigned long long>(o.n))));
         }
         o.show = parse_show(raw->show);
         const int reps = parse_bench_reps(raw->bench);
@@ -326,7 +363,8 @@ void setup_vecadd(CLI::App& app, GlobalOptions& g) {
         VecaddResult r = run_vecadd(o, *backend);
         emit(g, vecadd_json(r), render_vecadd(r, g.out));
         if (!r.verified)
-          throw RuntimeFailure("vecadd: the result does not match the host reference");
+          throw RuntimeFailure("vecadd: the result does not match the host reference",
+                               "vecadd：结果与主机上的参考结果不符");
       });
   needed(sub->add_option(
                 "--n", raw->n,

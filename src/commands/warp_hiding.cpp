@@ -197,36 +197,44 @@ void setup_warp_hiding(CLI::App& app, GlobalOptions& g) {
               {"--model", &raw->model}};
           for (const auto& [name, value] : calculator_only) {
             if (!value->empty()) {
-              throw UsageError(fmt::format(
-                  "{} is for the calculator; --measure measures the GPU it runs on (the latency "
-                  "and C come from it): leave {} out",
-                  name, name));
+              throw UsageError(
+                  both("{0} is for the calculator; --measure measures the GPU it runs "
+                       "on (the latency and C come from it): leave {0} out",
+                       "{0} 属于计算器；--measure 测量它所运行的 GPU（延迟和 C 都"
+                       "来自测量）：请去掉 {0}",
+                       name));
             }
           }
           MeasureOptions m;
           if (!raw->ops.empty()) {
             m.ops = static_cast<int>(
-                parse_int("--ops", raw->ops, 4, kMaxProbeOps, "FMA instructions per load"));
+                parse_int("--ops", raw->ops, 4, kMaxProbeOps,
+                          {"FMA instructions per load", "每次加载对应的 FMA 指令数"}));
             if (m.ops % 4 != 0) {
               bad_value("--ops", raw->ops,
-                        "a multiple of 4: the kernel runs four independent FMA chains");
+                        {"a multiple of 4: the kernel runs four independent FMA chains",
+                         "必须是 4 的倍数：内核运行四条相互独立的 FMA 链"});
             }
           }
           if (!raw->steps.empty())
             m.steps = static_cast<int>(parse_int("--steps", raw->steps, 1, kMaxProbeSteps,
-                                                 "loads per warp; every warp walks its own part "
-                                                 "of the table"));
+                                                 {"loads per warp; every warp walks its own "
+                                                  "part of the table",
+                                                  "每个线程束的加载次数；每个线程束走表中"
+                                                  "属于自己的那一段"}));
           m.seed = pick_seed(raw->seed);
           auto backend = open_backend(g);
           const MeasureResult r = run_warp_measure(m, *backend);
           emit(g, warp_measure_json(r), render_warp_measure(r, g.out));
           if (!r.verified)
-            throw RuntimeFailure("warp-hiding --measure: a warp's chain ended in the wrong place");
+            throw RuntimeFailure("warp-hiding --measure: a warp's chain ended in the wrong place",
+                                 "warp-hiding --measure：某个线程束的链停在了错误的位置");
           return;
         }
         if (!raw->steps.empty() || !raw->seed.empty()) {
-          throw UsageError(fmt::format("{} belongs to --measure; add --measure",
-                                       raw->steps.empty() ? "--seed" : "--steps"));
+          throw UsageError(both("{} belongs to --measure; add --measure",
+                                "{} 属于 --measure；请加上 --measure",
+                                raw->steps.empty() ? "--seed" : "--steps"));
         }
         WarpHidingOptions o;
         const bool any_latency = !raw->latency.empty() || !raw->ops.empty() || !raw->cycles.empty();
@@ -234,35 +242,43 @@ void setup_warp_hiding(CLI::App& app, GlobalOptions& g) {
         if (!any_latency && !any_resident) {
           throw UsageError(
               "warp-hiding needs --latency L --ops K --cycles-per-op C, or --blocks-per-sm B "
-              "--threads-per-block T (or both), or --measure");
+              "--threads-per-block T (or both), or --measure",
+              "warp-hiding 需要 --latency L --ops K --cycles-per-op C，或 --blocks-per-sm B "
+              "--threads-per-block T（或两组都给），或 --measure");
         }
         if (any_latency) {
           if (raw->latency.empty() || raw->ops.empty() || raw->cycles.empty()) {
-            throw UsageError("--latency, --ops and --cycles-per-op go together: give all three");
+            throw UsageError("--latency, --ops and --cycles-per-op go together: give all three",
+                             "--latency、--ops 和 --cycles-per-op 要一起给：三个都要");
           }
           calc::LatencyHiding in;
-          in.latency_cycles = parse_int("--latency", raw->latency, 1, 1'000'000, "cycles");
-          in.ops = parse_int("--ops", raw->ops, 1, 1'000'000, "independent operations per warp");
+          in.latency_cycles =
+              parse_int("--latency", raw->latency, 1, 1'000'000, {"cycles", "周期"});
+          in.ops = parse_int("--ops", raw->ops, 1, 1'000'000,
+                             {"independent operations per warp", "每个线程束的独立运算数"});
           in.cycles_per_op = parse_int("--cycles-per-op", raw->cycles, 1, 10'000);
           o.latency_inputs = in;
         }
         if (any_resident) {
           if (raw->blocks.empty() || raw->threads.empty()) {
-            throw UsageError("--blocks-per-sm and --threads-per-block go together: give both");
+            throw UsageError("--blocks-per-sm and --threads-per-block go together: give both",
+                             "--blocks-per-sm 和 --threads-per-block 要一起给：两个都要");
           }
           o.blocks_per_sm = parse_int("--blocks-per-sm", raw->blocks, 1, 1024);
           o.threads_per_block = parse_int("--threads-per-block", raw->threads, 1,
                                           static_cast<std::int64_t>(limits::kMaxThreadsPerBlock),
-                                          limits::kWhyThreadsPerBlock);
+                                          limits::why_threads_per_block());
         } else if (!raw->model.empty()) {
-          throw UsageError("--model checks --blocks-per-sm and --threads-per-block: give them too");
+          throw UsageError("--model checks --blocks-per-sm and --threads-per-block: give them too",
+                           "--model 用来检查 --blocks-per-sm 和 --threads-per-block：也请给出它们");
         }
         if (!raw->model.empty()) {
           if (calc::find_model(raw->model) == nullptr) {
             std::vector<std::string> names;
             for (const auto& m : calc::gpu_models()) names.emplace_back(m.aliases.front());
+            const std::string known = fmt::format("{}", fmt::join(names, ", "));
             bad_value("--model", raw->model,
-                      fmt::format("unknown GPU; known: {}", fmt::join(names, ", ")));
+                      both("unknown GPU; known: {}", "未知的 GPU；已知型号：{}", known));
           }
           o.model = raw->model;
         }

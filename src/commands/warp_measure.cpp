@@ -256,29 +256,45 @@ std::string render_warp_measure(const MeasureResult& r, const OutputOptions& out
   }
   s += say(".\n\n", "。\n\n");
 
-  Table t({say("warps/SM", "线程束/SM"), say("blocks x threads", "线程块 x 线程"),
-           gpu ? say("cycles/step", "周期/步") : say("ns/step", "纳秒/步"),
-           say("FMA/cycle/SM", "FMA/周期/SM"), say("% of limit", "占上限 %"),
-           say("warps/SM seen", "实见线程束/SM")});
+  // The emulator's clock counts nanoseconds of CPU time: its rates are FMA per ns of a CPU, with
+  // no issue limit to hold them against, and are never called cycles.
+  std::vector<std::string> header = {
+      say("warps/SM", "线程束/SM"), say("blocks x threads", "线程块 x 线程"),
+      gpu ? say("cycles/step", "周期/步") : say("CPU ns/step", "CPU 纳秒/步"),
+      gpu ? say("FMA/cycle/SM", "FMA/周期/SM") : say("FMA/CPU ns", "FMA/CPU 纳秒")};
+  if (gpu) header.push_back(say("% of limit", "占上限 %"));
+  header.push_back(say("warps/SM seen", "实见线程束/SM"));
+  Table t(header);
   long highlight = -1;
   for (std::size_t i = 0; i < r.points.size(); ++i) {
     const auto& p = r.points[i];
     if (p.warps_per_sm == r.saturation_warps_per_sm) highlight = static_cast<long>(i);
-    t.add_row({std::to_string(p.warps_per_sm),
-               fmt::format("{} x {}", p.blocks_per_sm, p.threads_per_block),
-               format_real(p.cycles_per_step, 0), format_real(p.fma_per_cycle, 2),
-               format_real(100 * p.fma_per_cycle / limit, 1),
-               p.min_warps_seen == p.max_warps_seen
-                   ? std::to_string(p.max_warps_seen)
-                   : fmt::format("{}-{}", p.min_warps_seen, p.max_warps_seen)});
+    std::vector<std::string> row = {std::to_string(p.warps_per_sm),
+                                    fmt::format("{} x {}", p.blocks_per_sm, p.threads_per_block),
+                                    format_real(p.cycles_per_step, 0),
+                                    format_real(p.fma_per_cycle, 2)};
+    if (gpu) row.push_back(format_real(100 * p.fma_per_cycle / limit, 1));
+    row.push_back(p.min_warps_seen == p.max_warps_seen
+                      ? std::to_string(p.max_warps_seen)
+                      : fmt::format("{}-{}", p.min_warps_seen, p.max_warps_seen));
+    t.add_row(row);
   }
   s += t.render(st, 2, highlight);
-  s += fmt::format(
-      fmt::runtime(say("  FMA/cycle/SM = W x K / (cycles per step); the limit is {} schedulers / "
-                       "C = {} / {} = {}\n  warp instructions per cycle.\n\n",
-                       "  FMA/周期/SM = W x K / 每步周期数；上限为 {} 个调度器 / C = {} / {} = {} "
-                       "条线程束指令每周期。\n\n")),
-      r.schedulers, r.schedulers, r.cycles_per_fma, format_real(limit, 2));
+  if (gpu) {
+    s +=
+        fmt::format(fmt::runtime(say(
+                        "  FMA/cycle/SM = W x K / (cycles per step); the limit is {} schedulers / "
+                        "C = {} / {} = {}\n  warp instructions per cycle.\n\n",
+                        "  FMA/周期/SM = W x K / 每步周期数；上限为 {} 个调度器 / C = {} / {} = {} "
+                        "条线程束指令每周期。\n\n")),
+                    r.schedulers, r.schedulers, r.cycles_per_fma, format_real(limit, 2));
+  } else {
+    s +=
+        say("  FMA/CPU ns = W x K / (CPU nanoseconds per step): a rate of this CPU, not of any "
+            "GPU;\n  there are no cycles and no issue limit to compare it with.\n\n",
+            "  FMA/CPU 纳秒 = W x K / 每步的 CPU 纳秒数：这是这台 CPU 的速率，不是任何 GPU 的；\n"
+            "  这里没有周期，也没有可以比较的发射上限。\n\n");
+  }
 
   PlotSpec plot;
   PlotSeries points{{}, {}, 'o'};
@@ -299,8 +315,10 @@ std::string render_warp_measure(const MeasureResult& r, const OutputOptions& out
     plot.vlines = {double(r.predicted_warps_per_sm)};
   plot.log_x = true;
   plot.y_label =
-      say("FMA per cycle per SM (*: saturation, - - -: the issue limit, |: the calculator)",
-          "每 SM 每周期 FMA（*：饱和点，- - -：发射上限，|：计算器的预测）");
+      gpu ? say("FMA per cycle per SM (*: saturation, - - -: the issue limit, |: the calculator)",
+                "每 SM 每周期 FMA（*：饱和点，- - -：发射上限，|：计算器的预测）")
+          : say("FMA per ns of CPU time on the emulator (*: within 90% of its best)",
+                "模拟器上每 CPU 纳秒的 FMA（*：达到其最佳值 90% 的点）");
   plot.x_label = say("warps per SM (log scale)", "每 SM 线程束数（对数坐标）");
   s += render_plot(plot, st) + "\n";
 
@@ -397,6 +415,8 @@ nlohmann::json warp_measure_json(const MeasureResult& r) {
       {"max_warps_per_sm", r.max_warps_per_sm},
       {"schedulers_per_sm", r.schedulers},
       {"cycles_per_fma", r.cycles_per_fma},
+      // On the emulator every "cycles" field counts nanoseconds of CPU time.
+      {"clock_unit", r.backend == "cuda" ? "gpu-cycles" : "cpu-ns"},
       {"issue_limit_fma_per_cycle", static_cast<double>(r.schedulers) / r.cycles_per_fma},
       {"table_bytes", r.table_bytes},
       {"steps", r.steps},

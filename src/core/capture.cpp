@@ -14,12 +14,16 @@ StdoutCapture::StdoutCapture() {
   std::fflush(stdout);
   char path[] = "/tmp/gpulab-stdout-XXXXXX";
   file_fd_ = mkstemp(path);
-  if (file_fd_ < 0) throw RuntimeFailure("cannot create a temporary file to capture kernel output");
+  if (file_fd_ < 0) {
+    throw RuntimeFailure("cannot create a temporary file to capture kernel output",
+                         "无法创建临时文件来截取内核的输出");
+  }
   unlink(path);
   saved_fd_ = dup(STDOUT_FILENO);
   if (saved_fd_ < 0 || dup2(file_fd_, STDOUT_FILENO) < 0) {
     close(file_fd_);
-    throw RuntimeFailure("cannot redirect stdout to capture kernel output");
+    throw RuntimeFailure("cannot redirect stdout to capture kernel output",
+                         "无法重定向标准输出来截取内核的输出");
   }
 }
 

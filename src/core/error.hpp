@@ -4,12 +4,22 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/i18n.hpp"
+
 namespace gpulab {
 
-// Base of every error gpulab reports itself; what() is one line, without the "gpulab: error: ".
+// Base of every error gpulab reports itself: one line, without the "gpulab: error: ", in both
+// languages. There is no English-only constructor on purpose: a message without its Chinese twin
+// does not compile (tests/i18n also checks what the user sees). what() is the English text.
 class Error : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit Error(Text text) : std::runtime_error(text.en), zh_(std::move(text.zh)) {}
+  Error(std::string en, std::string zh) : Error(Text{std::move(en), std::move(zh)}) {}
+  // The message in the language the user chose.
+  std::string message(Lang lang) const { return lang == Lang::zh ? zh_ : std::string(what()); }
+
+ private:
+  std::string zh_;
 };
 
 // A bad option or value: exit code 2.
@@ -27,8 +37,8 @@ class RuntimeFailure : public Error {
 // A CUDA call that failed, named by its error name (cudaErrorInvalidConfiguration, ...).
 class CudaError : public RuntimeFailure {
  public:
-  CudaError(std::string error_name, const std::string& message)
-      : RuntimeFailure(message), error_name_(std::move(error_name)) {}
+  CudaError(std::string error_name, Text message)
+      : RuntimeFailure(std::move(message)), error_name_(std::move(error_name)) {}
   const std::string& error_name() const { return error_name_; }
 
  private:

@@ -24,4 +24,15 @@ LineRead read_line_capped(std::istream& in, std::string& line,
 // terminal), and text longer than `max_bytes` is cut at a character boundary and ends in "...".
 std::string printable(std::string_view text, std::size_t max_bytes = 80);
 
+// Full-width forms as typed with a Chinese input method, made ASCII: the digits ０-９, ，．＋－
+// ／（）, and the ideographic space (U+3000); the enumeration comma 、 becomes ','.
+std::string ascii_forms(std::string_view text);
+
+enum class NumberRead { ok, empty, not_a_number, bad_grouping };
+
+// One number as a student types it: "24", "2.5e3", "12,582,912" (commas only between groups of
+// three digits: "1,93" and "4,98" are not numbers), "1_000" or "1'000", full-width digits, and a
+// trailing unit that holds no digit ("24 warps", "3.5x", "24 个"), dropped.
+NumberRead read_answer_number(std::string_view text, double& out);
+
 }  // namespace gpulab

@@ -37,8 +37,25 @@ Lesson parse_lesson(std::string_view id, std::string_view text);
 // Every lesson of a language, in order, from the files compiled into the binary.
 std::vector<Lesson> load_lessons(std::string_view lang);
 
-// The lesson `key` names: its full id ("04-amdahl"), its number ("04" or "4") or its slug
-// ("amdahl"); nullptr when none does.
+// The gpulab commands a lesson teaches, by lesson number: `learn vecadd` opens lesson 11.
+struct TaughtCommand {
+  std::string_view command;  // "vecadd"
+  std::string_view lesson;   // "11"
+};
+const std::vector<TaughtCommand>& taught_commands();
+
+// What a key names. Case and '_' for '-' do not matter. First an exact match of a full id
+// ("04-amdahl"), a number ("04" or "4"), a slug ("amdahl") or a command a lesson teaches
+// ("vecadd"); else a prefix of a slug or command ("vec"); else a prefix of a word of a slug
+// ("pytorch" finds 16-pytorch-extensions). `lesson` is set when exactly one lesson matches;
+// otherwise `candidates` holds every lesson that matched (empty: none did).
+struct LessonLookup {
+  const Lesson* lesson = nullptr;
+  std::vector<const Lesson*> candidates;
+};
+LessonLookup lookup_lesson(const std::vector<Lesson>& lessons, std::string_view key);
+
+// lookup_lesson's lesson; nullptr when the key names none or more than one.
 const Lesson* find_lesson(const std::vector<Lesson>& lessons, std::string_view key);
 
 // Splits a @demo line into arguments (whitespace-separated; no quoting needed by the lessons).

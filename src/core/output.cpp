@@ -80,7 +80,11 @@ std::string stdout_failure(int write_errno) {
 
 void flush_stdout() {
   std::string failure = check_stdout(errno);
-  if (!failure.empty()) throw RuntimeFailure(failure);
+  if (!failure.empty()) {
+    std::string zh = "无法写入标准输出";
+    if (stdout_errno != 0) zh += std::string("：") + std::strerror(stdout_errno);
+    throw RuntimeFailure(failure, zh);
+  }
 }
 
 std::string Style::wrap(std::string_view codes, std::string_view s) const {

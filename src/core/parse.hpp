@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/i18n_format.hpp"
+
 namespace gpulab {
 
 struct Dim3 {
@@ -20,22 +22,21 @@ struct Dim3 {
 
 // Whole numbers in [min, max]; `why` (optional) is appended to the range error.
 std::int64_t parse_int(std::string_view option, std::string_view text, std::int64_t min,
-                       std::int64_t max, std::string_view why = {});
+                       std::int64_t max, const Text& why = {});
 // Finite real numbers in [min, max].
 double parse_real(std::string_view option, std::string_view text, double min, double max,
-                  std::string_view why = {});
+                  const Text& why = {});
 // "X", "XxY" or "XxYxZ" (or "X,Y,Z", as dim3(X, Y, Z) is written), each component >= 1.
 Dim3 parse_dim3(std::string_view option, std::string_view text);
 // Comma-separated whole numbers, each in [min, max].
 std::vector<std::int64_t> parse_int_list(std::string_view option, std::string_view text,
-                                         std::int64_t min, std::int64_t max,
-                                         std::string_view why = {});
+                                         std::int64_t min, std::int64_t max, const Text& why = {});
 // One of `choices`, exactly.
 std::string parse_choice(std::string_view option, std::string_view text,
                          const std::vector<std::string>& choices);
 
-// Throws UsageError "<option> <value>: <problem>[ (<why>)]".
-[[noreturn]] void bad_value(std::string_view option, std::string_view value,
-                            std::string_view problem, std::string_view why = {});
+// Throws UsageError "<option> <value>: <problem>[ (<why>)]", in both languages.
+[[noreturn]] void bad_value(std::string_view option, std::string_view value, const Text& problem,
+                            const Text& why = {});
 
 }  // namespace gpulab

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -68,6 +69,23 @@ SavedProgress parse_progress(const std::string& text, const std::string& where) 
       }
       lp.done = entry["done"].get<bool>();
     }
+    if (entry.contains("right")) {
+      const auto& r = entry["right"];
+      const bool valid =
+          r.is_array() && std::all_of(r.begin(), r.end(), [](const auto& x) {
+            return x.is_number_unsigned() && x.template get<std::uint64_t>() <= kMaxStep;
+          });
+      if (!valid) {
+        bad(fmt::format("\"right\": {} is not a list of step numbers (0 to {})", r.dump(),
+                        kMaxStep));
+        continue;
+      }
+      std::vector<std::size_t> steps;
+      for (const auto& x : r) steps.push_back(x.get<std::size_t>());
+      std::sort(steps.begin(), steps.end());
+      steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
+      lp.right = std::move(steps);
+    }
     p.lessons[id] = lp;
   }
   return p;
@@ -87,7 +105,10 @@ std::optional<std::string> read_file(const std::filesystem::path& path, std::str
 
 nlohmann::json to_json(const SavedProgress& p) {
   nlohmann::json lessons = nlohmann::json::object();
-  for (const auto& [id, lp] : p.lessons) lessons[id] = {{"step", lp.step}, {"done", lp.done}};
+  for (const auto& [id, lp] : p.lessons) {
+    lessons[id] = {{"step", lp.step}, {"done", lp.done}};
+    if (lp.right) lessons[id]["right"] = *lp.right;
+  }
   return {{"lessons", lessons}};
 }
 

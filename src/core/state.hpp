@@ -19,6 +19,9 @@ std::optional<std::filesystem::path> progress_path();
 struct LessonProgress {
   std::size_t step = 0;  // the step to resume at, counting from 0
   bool done = false;
+  // The steps whose question was answered right, counting from 0, ascending: the lesson's score
+  // survives a pause and a resume. Nothing for progress saved before scores were kept.
+  std::optional<std::vector<std::size_t>> right;
 };
 
 struct SavedProgress {

@@ -188,4 +188,43 @@ std::string format_bytes(double bytes) {
                 : fmt::format("{} {}", format_real(bytes, 2), units[u]);
 }
 
+std::string_view plural(unsigned long long n, std::string_view one, std::string_view many) {
+  return n == 1 ? one : many;
+}
+
+std::string count_noun(unsigned long long n, std::string_view one, std::string_view many) {
+  return fmt::format("{} {}", group_thousands(n), plural(n, one, many));
+}
+
+std::string count_noun(Lang lang, unsigned long long n, std::string_view one, std::string_view many,
+                       std::string_view zh) {
+  if (lang == Lang::zh) return fmt::format("{} {}", group_thousands(n), zh);
+  return count_noun(n, one, many);
+}
+
+std::string format_percent(double percent, int decimals) {
+  const double unit = std::pow(10.0, -decimals);
+  if (percent > 0 && percent < unit / 2) return fmt::format("<{:.{}f}%", unit, decimals);
+  return fmt::format("{:.{}f}%", percent, decimals);
+}
+
+std::string format_number(double v, int decimals) {
+  std::string s = format_real(v, decimals);
+  const bool negative = !s.empty() && s.front() == '-';
+  const std::size_t start = negative ? 1 : 0;
+  const std::size_t end = std::min(s.find('.'), s.size());
+  if (s.find_first_not_of("0123456789", start) < end) return s;  // inf, nan
+  std::string grouped;
+  for (std::size_t i = start; i < end; ++i) {
+    if (i > start && (end - i) % 3 == 0) grouped += ',';
+    grouped += s[i];
+  }
+  return s.substr(0, start) + grouped + s.substr(end);
+}
+
+std::string format_small(double v) {
+  if (v != 0 && std::fabs(v) < 1e-4) return fmt::format("{:.3g}", v);
+  return format_real(v, 6);
+}
+
 }  // namespace gpulab

@@ -50,4 +50,25 @@ std::string group_thousands(unsigned long long v);
 // Human-readable bytes: 1536 -> "1.5 KiB".
 std::string format_bytes(double bytes);
 
+// The noun that agrees with a count: "thread" for 1, "threads" otherwise (0 threads, 2 threads).
+std::string_view plural(unsigned long long n, std::string_view one, std::string_view many);
+// The count, grouped, and its noun: "1 thread", "1,024 threads".
+std::string count_noun(unsigned long long n, std::string_view one, std::string_view many);
+// The same in the user's language; Chinese has no plural but a measure word: `zh` = "个线程"
+// gives "1,024 个线程".
+std::string count_noun(Lang lang, unsigned long long n, std::string_view one, std::string_view many,
+                       std::string_view zh);
+
+// A percentage with the same number of decimals for every value of a column, so that a column
+// lines up and reads at one precision: 68.966 -> "68.97%", 0.2 -> "0.20%". A value that is not 0
+// but rounds to 0 reads "<0.01%" rather than a false "0.00%".
+std::string format_percent(double percent, int decimals = 2);
+
+// format_real with the thousands of the whole part grouped: 1234567.891 -> "1,234,567.89".
+std::string format_number(double v, int decimals);
+
+// A fraction that must not print as 0 when it is not: "1 - P" for P = 0.999999999999 is "1e-12",
+// not "0". Below 1e-4 in scientific notation with 3 significant digits, else format_real(v, 6).
+std::string format_small(double v);
+
 }  // namespace gpulab

@@ -5,17 +5,19 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/i18n_format.hpp"
 
 namespace gpulab::cuda {
 
 void check(int status, const char* what) {
   auto e = static_cast<cudaError_t>(status);
   if (e == cudaSuccess) return;
-  throw CudaError(cudaGetErrorName(e), fmt::format("{} failed: {} ({})", what,
-                                                   cudaGetErrorString(e), cudaGetErrorName(e)));
+  // cudaGetErrorString is CUDA's own English; the error name is what a search finds.
+  throw CudaError(cudaGetErrorName(e), both("{} failed: {} ({})", "{} 失败：{}（{}）", what,
+                                            cudaGetErrorString(e), cudaGetErrorName(e)));
 }
 
-int count_devices(std::string* reason) {
+int count_devices(Text* reason) {
   int n = 0;
   cudaError_t e = cudaGetDeviceCount(&n);
   if (e == cudaSuccess && n > 0) return n;
@@ -23,14 +25,17 @@ int count_devices(std::string* reason) {
     switch (e) {
       case cudaSuccess:
       case cudaErrorNoDevice:
-        *reason = "no CUDA device was found (the NVIDIA driver is there, but no GPU)";
+        *reason = {"no CUDA device was found (the NVIDIA driver is there, but no GPU)",
+                   "没有找到 CUDA 设备（NVIDIA 驱动在，但没有 GPU）"};
         break;
       case cudaErrorInsufficientDriver:
-        *reason = "no NVIDIA driver is installed (or it is older than this CUDA runtime needs)";
+        *reason = {"no NVIDIA driver is installed (or it is older than this CUDA runtime needs)",
+                   "没有安装 NVIDIA 驱动（或驱动比这个 CUDA 运行时所需的旧）"};
         break;
       default:
-        *reason = fmt::format("the CUDA runtime cannot use a GPU: {} ({})", cudaGetErrorString(e),
-                              cudaGetErrorName(e));
+        *reason =
+            both("the CUDA runtime cannot use a GPU: {} ({})", "CUDA 运行时无法使用 GPU：{}（{}）",
+                 cudaGetErrorString(e), cudaGetErrorName(e));
     }
   }
   (void)cudaGetLastError();  // clear the sticky-free error state left by the probe

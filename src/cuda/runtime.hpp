@@ -5,13 +5,15 @@
 #include <cstddef>
 #include <string>
 
+#include "core/i18n.hpp"
+
 namespace gpulab::cuda {
 
 // Throws CudaError naming the CUDA error when `status` (a cudaError_t) is not cudaSuccess.
 void check(int status, const char* what);
 
 // Number of usable devices; on failure 0 and `reason` says why (no driver, no device, ...).
-int count_devices(std::string* reason);
+int count_devices(Text* reason);
 
 std::string device_name(int device);
 void set_device(int device);

@@ -6,12 +6,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <fstream>
 #include <sstream>
 
+#include <cxxabi.h>
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/i18n_format.hpp"
 #include "core/process.hpp"
 #include "core/toolchain.hpp"
 #include "run/rewrite.hpp"
@@ -127,12 +130,12 @@ struct Kit {
 Kit load_kit(Lang lang) {
   const auto dir = kit_dir();
   if (!dir) {
-    throw RuntimeFailure(std::string(
+    throw RuntimeFailure(chosen(std::string(
         tr(lang,
            "the emulator kit of gpulab run (lib/gpulab/run next to the gpulab binary) is missing: "
            "reinstall gpulab (cmake --install) or run it from its build folder",
            "缺少 gpulab run 的模拟器套件（gpulab 可执行文件旁的 lib/gpulab/run）：请重新安装 "
-           "gpulab（cmake --install），或在它的构建目录中运行")));
+           "gpulab（cmake --install），或在它的构建目录中运行"))));
   }
   Kit kit;
   kit.dir = *dir;
@@ -213,29 +216,43 @@ fs::path cache_dir() {
   return fs::temp_directory_path() / fmt::format("gpulab-run-{}", ::getuid());
 }
 
+// nvcc's flags for a program with the launch log: host debug lines name each launch's kernel and
+// line; the launch entry point is wrapped by the log (src/run/gpu/launch_log.cpp).
+constexpr std::array<const char*, 7> kLaunchLogFlags = {"-g",
+                                                        "-Xcompiler",
+                                                        "-fno-optimize-sibling-calls",
+                                                        "-Xlinker",
+                                                        "--wrap=__cudaLaunchKernel",
+                                                        "-Xlinker",
+                                                        "--wrap=__cudaLaunchKernel_ptsz"};
+
 Build build_program(const BuildRequest& r) {
   const Lang lang = r.lang;
   if (!fs::exists(r.source)) {
-    throw UsageError(
-        fmt::format(fmt::runtime(std::string(tr(lang, "{}: no such file", "{}：文件不存在"))),
-                    r.source.string()));
+    throw UsageError(both("{}: no such file", "{}：文件不存在", r.source.string()));
   }
   if (!fs::is_regular_file(r.source)) {
-    throw UsageError(fmt::format(
-        fmt::runtime(std::string(tr(lang, "{}: not a regular file", "{}：不是普通文件"))),
-        r.source.string()));
+    throw UsageError(both("{}: not a regular file", "{}：不是普通文件", r.source.string()));
   }
   const std::string source = read_file(r.source);
 
   Build build;
   std::optional<toolchain::Tool> compiler;
   Kit kit;
+  std::optional<fs::path> launch_log;  // --backend gpu: the report's launch list (if built)
   if (r.target == Target::gpu) {
     compiler = toolchain::find_nvcc();
-    if (!compiler) throw RuntimeFailure(toolchain::missing_message("nvcc", lang));
+    if (!compiler) throw RuntimeFailure(chosen(toolchain::missing_message("nvcc", lang)));
+    if (const auto dir = kit_dir(); dir && fs::exists(*dir / "lib/libgpulab_launch_log.a")) {
+      launch_log = *dir / "lib/libgpulab_launch_log.a";
+      Hasher h;
+      h.add(file_stamp(*launch_log));
+      for (const char* f : kLaunchLogFlags) h.add(f);
+      kit.id = h.hex();
+    }
   } else {
     compiler = toolchain::find_cxx();
-    if (!compiler) throw RuntimeFailure(toolchain::missing_message("g++", lang));
+    if (!compiler) throw RuntimeFailure(chosen(toolchain::missing_message("g++", lang)));
     kit = load_kit(lang);
   }
   build.compiler = compiler->name + (compiler->version.empty() ? "" : " " + compiler->version);
@@ -263,12 +280,13 @@ Build build_program(const BuildRequest& r) {
   std::error_code ec;
   fs::create_directories(cache_dir(), ec);
   if (ec) {
-    throw RuntimeFailure(
-        fmt::format("cannot create the cache folder {}: {}", cache_dir().string(), ec.message()));
+    throw RuntimeFailure(both("cannot create the cache folder {}: {}", "无法创建缓存目录 {}：{}",
+                              cache_dir().string(), ec.message()));
   }
   std::string work_template = (cache_dir() / "build-XXXXXX").string();
   if (::mkdtemp(work_template.data()) == nullptr) {
-    throw RuntimeFailure(fmt::format("cannot create a build folder in {}", cache_dir().string()));
+    throw RuntimeFailure(both("cannot create a build folder in {}", "无法在 {} 中创建构建目录",
+                              cache_dir().string()));
   }
   const fs::path work = work_template;
   struct Cleanup {
@@ -285,10 +303,12 @@ Build build_program(const BuildRequest& r) {
   const std::string source_dir = r.source.parent_path().string();
   auto compile_failed = [&](const ProcessResult& p) {
     std::string diagnostics = p.err.empty() ? p.out : p.err;
-    if (p.timed_out) diagnostics += "[the compiler ran past its time limit]\n";
-    throw RuntimeFailure(fmt::format(
-        fmt::runtime(std::string(tr(lang, "{} could not compile {}:\n{}", "{} 无法编译 {}：\n{}"))),
-        compiler->name, r.source.string(), first_lines(diagnostics, 40)));
+    if (p.timed_out) {
+      diagnostics +=
+          tr(lang, "[the compiler ran past its time limit]\n", "[编译器超过了时间限制]\n");
+    }
+    throw RuntimeFailure(both("{} could not compile {}:\n{}", "{} 无法编译 {}：\n{}",
+                              compiler->name, r.source.string(), first_lines(diagnostics, 40)));
   };
   constexpr auto kCompileLimit = std::chrono::minutes(5);
 
@@ -298,12 +318,19 @@ Build build_program(const BuildRequest& r) {
     argv.insert(argv.end(), r.extra_flags.begin(), r.extra_flags.end());
     argv.insert(argv.end(),
                 {"-MD", "-MF", depfile.string(), "-o", out.string(), r.source.string()});
+    if (launch_log) {
+      // Device code is compiled as before.
+      // No sibling calls in host code, so that a function that ends with its launch keeps its
+      // frame (launch_two_norm(...) { kernel<<<1, 512>>>(...); }).
+      argv.insert(argv.end(), kLaunchLogFlags.begin(), kLaunchLogFlags.end());
+      argv.push_back(launch_log->string());
+    }
     const ProcessResult p = run_capture(argv, kCompileLimit);
     if (!p.ok()) compile_failed(p);
   } else {
     const Rewritten rewritten = rewrite_for_emulator(source, r.source.string());
     if (!rewritten.unsupported.empty()) {
-      throw RuntimeFailure(unsupported_message(rewritten.unsupported, r.source, lang));
+      throw RuntimeFailure(chosen(unsupported_message(rewritten.unsupported, r.source, lang)));
     }
     const fs::path cpp = work / "main.cpp";
     std::ofstream(cpp, std::ios::binary) << rewritten.text;
@@ -352,8 +379,8 @@ Build build_program(const BuildRequest& r) {
   if (ec) {
     // Another gpulab got there first, or the cache is not writable: run from the build folder.
     if (!fs::exists(program)) {
-      throw RuntimeFailure(
-          fmt::format("cannot store the program in {}: {}", entry.string(), ec.message()));
+      throw RuntimeFailure(both("cannot store the program in {}: {}", "无法把程序存入 {}：{}",
+                                entry.string(), ec.message()));
     }
   } else {
     cleanup.dir.clear();
@@ -367,7 +394,10 @@ Execution execute(const ExecRequest& r) {
   fs::create_directories(cache_dir(), ec);
   std::string report_template = (cache_dir() / "report-XXXXXX").string();
   const int fd = ::mkstemp(report_template.data());
-  if (fd < 0) throw RuntimeFailure("cannot create the report file in " + cache_dir().string());
+  if (fd < 0) {
+    throw RuntimeFailure(both("cannot create the report file in {}", "无法在 {} 中创建报告文件",
+                              cache_dir().string()));
+  }
   ::close(fd);
   const fs::path report = report_template;
 
@@ -385,7 +415,8 @@ Execution execute(const ExecRequest& r) {
   Execution e;
   if (!p.started) {
     fs::remove(report, ec);
-    throw RuntimeFailure(fmt::format("cannot start {}: {}", r.program.string(), p.start_error));
+    throw RuntimeFailure(
+        both("cannot start {}: {}", "无法启动 {}：{}", r.program.string(), p.start_error));
   }
   e.exit_code = p.exit_code;
   e.signal = p.signal;
@@ -446,6 +477,93 @@ std::vector<std::string> source_lines(const fs::path& program, const fs::path& s
     }
     out[index] = l;
     found = true;
+  }
+  return out;
+}
+
+namespace {
+
+// "fill<3>" from "fill<3>", "fill<3>(int*)" or "void fill<3>(int*)": the name without its
+// parameters and return type.
+std::string bare_function_name(std::string name) {
+  int depth = 0;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    if (name[i] == '<') ++depth;
+    if (name[i] == '>') --depth;
+    if (name[i] == '(' && depth == 0 && i > 0) {
+      name.resize(i);
+      break;
+    }
+  }
+  depth = 0;
+  for (std::size_t i = name.size(); i-- > 0;) {
+    if (name[i] == '>') ++depth;
+    if (name[i] == '<') --depth;
+    if (name[i] == ' ' && depth == 0) {
+      name.erase(0, i + 1);
+      break;
+    }
+  }
+  return name;
+}
+
+}  // namespace
+
+std::vector<GpuLaunchSite> gpu_launch_sites(const fs::path& program,
+                                            const std::vector<std::vector<std::uint64_t>>& frames) {
+  std::vector<GpuLaunchSite> out(frames.size());
+  const auto addr2line = toolchain::find_program("addr2line");
+  if (!addr2line || frames.empty()) return out;
+  std::vector<std::string> argv = {*addr2line, "-e", program.string(), "-a", "-f", "-C", "-i"};
+  for (const auto& stack : frames) {
+    for (std::uint64_t a : stack) argv.push_back(fmt::format("{:#x}", a > 0 ? a - 1 : a));
+    argv.push_back("0x0");  // marks the end of one launch's frames
+  }
+  const ProcessResult p = run_capture(argv, std::chrono::seconds(30));
+  if (!p.ok()) return out;
+  // For each address "0x...", then pairs of lines (function, file:line), innermost first. nvcc's
+  // device stub, __device_stub__<mangled kernel>, names the kernel; the launch is the first frame
+  // after it in the user's code that is not the kernel's host stub (which nvcc places at the
+  // kernel's own line). The runtime's headers and nvcc's generated files are not the user's code.
+  const auto users = [](const std::string& where) {
+    return where.rfind("??", 0) != 0 && where.find("/tmpxft_") == std::string::npos &&
+           where.find(".stub.c") == std::string::npos && where.find("/crt/") == std::string::npos &&
+           where.find("/targets/") == std::string::npos &&
+           where.find("/usr/include/") == std::string::npos;
+  };
+  constexpr std::string_view kStub = "__device_stub__";
+  std::istringstream lines(p.out);
+  std::string l, function;
+  std::size_t launch = 0;
+  bool pending_function = false;
+  while (std::getline(lines, l) && launch < out.size()) {
+    if (l.rfind("0x", 0) == 0) {
+      if (l.find_first_not_of("0x") == std::string::npos) ++launch;  // the end marker
+      pending_function = false;
+      continue;
+    }
+    if (!pending_function) {
+      function = l;
+      pending_function = true;
+      continue;
+    }
+    pending_function = false;
+    std::string where = l;
+    if (const auto disc = where.find(" (discriminator"); disc != std::string::npos) {
+      where.resize(disc);
+    }
+    GpuLaunchSite& site = out[launch];
+    if (function.rfind(kStub, 0) == 0 && site.kernel.empty()) {
+      std::string mangled = "_" + bare_function_name(function.substr(kStub.size()));
+      int status = 0;
+      char* demangled = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
+      site.kernel = bare_function_name(status == 0 && demangled ? demangled : mangled);
+      std::free(demangled);
+      continue;
+    }
+    if (site.kernel.empty() || !site.site.empty() || !users(where)) continue;
+    if (bare_function_name(function) == site.kernel) continue;  // the kernel's host stub
+    site.site = where;
   }
   return out;
 }

@@ -73,4 +73,12 @@ std::vector<std::string> source_lines(const std::filesystem::path& program,
                                       const std::filesystem::path& source,
                                       const std::vector<std::uint64_t>& addresses);
 
+// A kernel launch on the GPU, from the frames the launch log wrote (src/run/gpu/launch_log.cpp):
+// the kernel's name ("fill<3>") and FILE:LINE of the launch. Empty where unknown.
+struct GpuLaunchSite {
+  std::string kernel, site;
+};
+std::vector<GpuLaunchSite> gpu_launch_sites(const std::filesystem::path& program,
+                                            const std::vector<std::vector<std::uint64_t>>& frames);
+
 }  // namespace gpulab::run

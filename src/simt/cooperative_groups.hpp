@@ -7,7 +7,8 @@
 // absent to the emulator, as on a GPU), so tile.all() there is false and a tile shuffle that reads
 // an absent lane is undefined (check mode reports it). Not emulated: grid synchronisation (a
 // compile-time error), multi-grid and cluster groups, memcpy_async, scans; tiles of more than 32
-// threads have ranks, sizes, sync and cg::reduce only.
+// threads have ranks, sizes, sync and cg::reduce only, and fault where the block leaves their
+// last tile partial (a GPU deadlocks there).
 #pragma once
 
 #include <bit>
@@ -308,7 +309,20 @@ class thread_block_tile<N, void> : public thread_group {
     if constexpr (kOneWarp) {
       __syncwarp(build_mask(), where);
     } else {
+      require_whole_tile(where);
       __syncthreads(where);
+    }
+  }
+  // CUDA synchronizes a tile of several warps by waiting until all N/32 of its warps have arrived
+  // (cooperative_groups/details/sync.h); a block whose size is not a multiple of N leaves a last
+  // tile with fewer warps, and its sync or cg::reduce never returns (an H100 hangs there).
+  static void require_whole_tile(const std::source_location& where) {
+    const unsigned block = gpulab_detail::block_size();
+    if (block % N != 0 && gpulab_detail::block_rank() / N == block / N) {
+      gpulab::simt::detail::invalid_device_call(
+          "sync or cg::reduce on a tile of more than 32 threads that the block does not fill (its "
+          "size is not a multiple of the tile's): a GPU waits forever for the tile's missing warps",
+          where);
     }
   }
 
@@ -571,6 +585,7 @@ auto reduce(const thread_block_tile<N, P>& tile, T value, Op&& op,
     // warp order, between two block barriers (see thread_block_tile::sync). The per-block scratch
     // is thread_local, like __shared__ memory.
     static_assert(std::is_trivially_copyable_v<R>, "cg::reduce: a trivially copyable type");
+    thread_block_tile<N, void>::require_whole_tile(where);
     for (unsigned lane_mask = 16; lane_mask > 0; lane_mask /= 2) {
       out = op(out, gpulab_detail::shuffle(gpulab_detail::WarpOp::shfl_xor, 0xffffffffu, out,
                                            static_cast<int>(lane_mask), 32, where));

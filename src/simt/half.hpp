@@ -252,11 +252,16 @@ inline __half __hfma(__half a, __half b, __half c) {
                          static_cast<double>(static_cast<float>(b)),
                          static_cast<double>(static_cast<float>(c))));
 }
+// Sign flips, except that a NaN comes back as the canonical NaN: PTX leaves the NaN of neg.f16 and
+// abs.f16 unspecified, and an H100 (CUDA 13) returned 0x7fff for every NaN payload and sign.
 constexpr __half __hneg(__half a) {
-  return __half_raw{static_cast<unsigned short>(__half_as_ushort(a) ^ 0x8000u)};
+  const unsigned short bits = __half_as_ushort(a);
+  return __half_raw{
+      static_cast<unsigned short>((bits & 0x7fffu) > 0x7c00u ? 0x7fffu : bits ^ 0x8000u)};
 }
 constexpr __half __habs(__half a) {
-  return __half_raw{static_cast<unsigned short>(__half_as_ushort(a) & 0x7fffu)};
+  const unsigned short bits = __half_as_ushort(a) & 0x7fffu;
+  return __half_raw{static_cast<unsigned short>(bits > 0x7c00u ? 0x7fffu : bits)};
 }
 constexpr bool __hisnan(__half a) {
   return (__half_as_ushort(a) & 0x7fffu) > 0x7c00u;

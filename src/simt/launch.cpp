@@ -16,6 +16,7 @@
 #include <unordered_set>
 
 #include "calc/launch_limits.hpp"
+#include "core/i18n_format.hpp"
 #include "simt/memory_check.hpp"
 #include "simt/program_symbols.hpp"
 #include "simt/race_check.hpp"
@@ -49,10 +50,11 @@ std::unordered_map<const void*, std::size_t>& max_dynamic_shared() {
 
 // The limits are CUDA's rules, shared with the commands that teach them (calc/launch_limits).
 void check_config(dim3 grid, dim3 block) {
-  if (auto why = limits::check_launch({grid.x, grid.y, grid.z}, {block.x, block.y, block.z})) {
+  if (auto why = limits::check_launch_text({grid.x, grid.y, grid.z}, {block.x, block.y, block.z})) {
     // CUDA 13 reports bad launch dimensions as cudaErrorInvalidValue (checked on an H100; CUDA 12
     // and older said cudaErrorInvalidConfiguration).
-    throw CudaError("cudaErrorInvalidValue", "invalid launch configuration: " + *why);
+    throw CudaError("cudaErrorInvalidValue",
+                    {"invalid launch configuration: " + why->en, "无效的启动配置：" + why->zh});
   }
 }
 
@@ -84,7 +86,7 @@ void check_shared(const void* kernel, std::size_t dynamic_bytes, std::size_t sta
            std::to_string(kMaxSharedPerBlockOptin) + " (" + kib(kMaxSharedPerBlockOptin) +
            ") on an H100";
   }
-  throw CudaError("cudaErrorInvalidValue", why);
+  throw CudaError("cudaErrorInvalidValue", {why, "共享内存超出限制（英文说明）：" + why});
 }
 
 // A bijection of [0, n) chosen by the seed: a 4-round Feistel network on the smallest even number
@@ -163,14 +165,16 @@ void validate_erased(const void* kernel, dim3 grid, dim3 block, std::size_t dyna
 void set_max_dynamic_shared_erased(const void* kernel, std::size_t bytes) {
   const std::size_t static_bytes = static_shared_erased(kernel);
   if (bytes + static_bytes > kMaxSharedPerBlockOptin) {
-    throw CudaError("cudaErrorInvalidValue",
-                    "cudaFuncSetAttribute(MaxDynamicSharedMemorySize, " + std::to_string(bytes) +
-                        "): with " + std::to_string(static_bytes) +
-                        " bytes of static shared memory a block may have at most " +
-                        std::to_string(kMaxSharedPerBlockOptin -
-                                       std::min(static_bytes, kMaxSharedPerBlockOptin)) +
-                        " bytes of dynamic shared memory (" + kib(kMaxSharedPerBlockOptin) +
-                        " in all on an H100)");
+    const std::size_t most =
+        kMaxSharedPerBlockOptin - std::min(static_bytes, kMaxSharedPerBlockOptin);
+    throw CudaError(
+        "cudaErrorInvalidValue",
+        both("cudaFuncSetAttribute(MaxDynamicSharedMemorySize, {}): with {} bytes of static shared "
+             "memory a block may have at most {} bytes of dynamic shared memory ({} in all on an "
+             "H100)",
+             "cudaFuncSetAttribute(MaxDynamicSharedMemorySize, {})：有 {} 字节静态共享内存时，一个"
+             "线程块最多只能有 {} 字节动态共享内存（在 H100 上总共 {}）",
+             bytes, static_bytes, most, kib(kMaxSharedPerBlockOptin)));
   }
   std::lock_guard lock(attributes_mutex());
   max_dynamic_shared()[kernel] = bytes;
@@ -189,7 +193,8 @@ LaunchStats launch_erased(const ErasedKernel& kernel, dim3 grid, dim3 block,
   if (options.check && !check_supported()) {
     throw UsageError(
         "race checks are not available in this build: it is built with ThreadSanitizer, whose "
-        "runtime owns the hooks the checks rely on");
+        "runtime owns the hooks the checks rely on",
+        "这个构建不能检查竞争：它是用 ThreadSanitizer 构建的，检查所依赖的钩子归它的运行时所有");
   }
 
   LaunchStats stats;
@@ -253,7 +258,9 @@ LaunchStats launch_erased(const ErasedKernel& kernel, dim3 grid, dim3 block,
         if (checker && !options.assume_instrumented && !checker->instrumented()) {
           throw UsageError(
               "race checks need the kernel compiled with instrumentation (CMake: "
-              "gpulab_simt_instrument(<source>)); this kernel reported no memory access");
+              "gpulab_simt_instrument(<source>)); this kernel reported no memory access",
+              "检查竞争需要带插桩编译的内核（CMake：gpulab_simt_instrument(<source>)）；"
+              "这个内核没有报告任何内存访问");
         }
       }
       out.totals = runner.totals();

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "core/i18n_format.hpp"
 #include "simt/program_symbols.hpp"
 
 namespace gpulab::simt {
@@ -171,9 +172,9 @@ void* allocate(std::size_t bytes, AllocationKind kind, std::string site) {
   const std::size_t rounded = (bytes + 255) / 256 * 256;
   void* block = std::aligned_alloc(256, rounded + 2 * kPad);
   if (block == nullptr) {
-    throw CudaError("cudaErrorMemoryAllocation", "out of memory: could not allocate " +
-                                                     std::to_string(bytes) +
-                                                     " bytes of (emulated) device memory");
+    throw CudaError("cudaErrorMemoryAllocation",
+                    both("out of memory: could not allocate {} bytes of (emulated) device memory",
+                         "内存不足：无法分配 {} 字节（模拟的）设备内存", bytes));
   }
   const auto begin = reinterpret_cast<std::uintptr_t>(block) + kPad;
   State& s = state();

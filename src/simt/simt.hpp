@@ -75,8 +75,12 @@ class KernelFault : public RuntimeFailure {
     kernel_exception,   // kernel code threw a C++ exception
     outside_kernel,     // a device intrinsic called outside a launch
   };
+  // The emulator's fault reports, like compute-sanitizer's, are in English only (they quote
+  // CUDA's names and the kernel's own code): the Chinese message says so before quoting it.
   KernelFault(Kind kind, const std::string& message, std::uintptr_t pc = 0)
-      : RuntimeFailure(message), kind_(kind), pc_(pc) {}
+      : RuntimeFailure(message, "模拟器在内核中发现错误（报告为英文）：" + message),
+        kind_(kind),
+        pc_(pc) {}
   Kind kind() const { return kind_; }
   // The code address of the offending access, when an instrumented access found the fault.
   std::uintptr_t pc() const { return pc_; }

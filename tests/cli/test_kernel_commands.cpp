@@ -125,7 +125,7 @@ TEST_CASE("hello: one line per thread, every thread once", "[cli][hello]") {
   CHECK_THAT(r.out, Catch::Contains("Hello from block 0, thread 0"));
   CHECK_THAT(r.out, Catch::Contains("cudaDeviceSynchronize()"));
   check_usage_error({"hello", "--threads", "1025"}, "--threads 1025");
-  check_usage_error({"hello", "--blocks", "8", "--threads", "1024"}, "more than 4096");
+  check_usage_error({"hello", "--blocks", "8", "--threads", "1024"}, "more than 4,096");
 }
 
 TEST_CASE("twonorm: course and reduce kernels against float64", "[cli][twonorm]") {
@@ -151,7 +151,7 @@ TEST_CASE("twonorm: course and reduce kernels against float64", "[cli][twonorm]"
 TEST_CASE("twonorm: the course kernel refuses what overflows its buffer", "[cli][twonorm]") {
   check_usage_error(
       {"twonorm", "--rows", "65", "--cols", "64", "--kernel", "course"},
-      "65 x 64 = 4160 elements do not fit the kernel's shared buffer of 64*64 = 4096 floats");
+      "65 x 64 = 4,160 elements do not fit the kernel's shared buffer of 64*64 = 4,096 floats");
   check_usage_error({"twonorm", "--rows", "0", "--cols", "4"}, "--rows 0");
   check_usage_error({"twonorm", "--rows", "4"}, "--cols");
   check_usage_error({"twonorm", "--rows", "4", "--cols", "4", "--kernel", "fast"}, "--kernel fast");

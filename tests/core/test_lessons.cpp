@@ -46,6 +46,50 @@ TEST_CASE("Lessons are found by id, number or name", "[lessons]") {
   CHECK(find_lesson(en, "nope") == nullptr);
 }
 
+TEST_CASE("Lessons are found by the command they teach, by a unique prefix, by a word",
+          "[lessons]") {
+  for (const char* lang : {"en", "zh"}) {
+    CAPTURE(lang);
+    auto ls = load_lessons(lang);
+    auto id = [&](std::string_view key) {
+      const Lesson* l = find_lesson(ls, key);
+      return l == nullptr ? std::string("none") : l->id;
+    };
+    CHECK(id("vecadd") == "11-vector-add");
+    CHECK(id("twonorm") == "14-two-norm-shared-memory");
+    CHECK(id("hello") == "10-hello-world");
+    CHECK(id("index-map") == "12-indexing-2d-3d");
+    CHECK(id("index_map") == "12-indexing-2d-3d");
+    CHECK(id("Amdahl") == "04-amdahl");
+    CHECK(id("vec") == "11-vector-add");
+    CHECK(id("pytorch") == "16-pytorch-extensions");
+    CHECK(id("reduc") == "15-reductions");
+    CHECK(id("16") == "16-pytorch-extensions");
+    CHECK(id("0") == "none");
+    CHECK(id("") == "none");
+  }
+  auto en = load_lessons("en");
+  // "c" starts computer-and-cpu and cpu-vs-gpu: both are named, neither chosen.
+  const LessonLookup c = lookup_lesson(en, "c");
+  CHECK(c.lesson == nullptr);
+  REQUIRE(c.candidates.size() == 2);
+  CHECK(c.candidates[0]->id == "01-computer-and-cpu");
+  CHECK(c.candidates[1]->id == "02-cpu-vs-gpu");
+  CHECK(lookup_lesson(en, "zzz").candidates.empty());
+  // Every command in the table names a lesson that exists and demonstrates it or names it.
+  for (const auto& t : taught_commands()) {
+    CAPTURE(t.command);
+    const Lesson* l = find_lesson(en, t.lesson);
+    REQUIRE(l != nullptr);
+    bool shown = false;
+    for (const auto& s : l->steps) {
+      if (!s.demo.empty() && s.demo[0] == t.command) shown = true;
+      if (s.text.find("gpulab " + std::string(t.command)) != std::string::npos) shown = true;
+    }
+    CHECK(shown);
+  }
+}
+
 TEST_CASE("The lesson parser reads directives and refuses malformed ones", "[lessons]") {
   Lesson l =
       parse_lesson("00-test",

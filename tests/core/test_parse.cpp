@@ -24,7 +24,9 @@ TEST_CASE("parse_int accepts the range edges and refuses one past them", "[core]
   CHECK(parse_int("--block", "1", 1, 1024) == 1);
   CHECK(parse_int("--block", "1024", 1, 1024) == 1024);
   CHECK(parse_int("--block", "+5", 1, 1024) == 5);
-  std::string m = usage_message([] { parse_int("--block", "1025", 1, 1024, "the reason"); });
+  std::string m = usage_message([] {
+    parse_int("--block", "1025", 1, 1024, {"the reason", "原因"});
+  });
   CHECK(m == "--block 1025: must be between 1 and 1024 (the reason)");
   CHECK(usage_message([] { parse_int("--block", "0", 1, 1024); }) ==
         "--block 0: must be between 1 and 1024");

@@ -58,7 +58,7 @@ TEST_CASE("Progress: entries of the wrong type are dropped, the valid ones kept"
 
   // Saving keeps the valid entries, adds the new one, and keeps the old file whole aside.
   const std::string before = read(path);
-  SaveOutcome s = save_lesson_progress("09-i", {1, false});
+  SaveOutcome s = save_lesson_progress("09-i", {1, false, {}});
   CHECK(s.saved);
   CHECK(read(path.string() + ".bad-1") == before);
   CHECK_THAT(s.messages.back(), Catch::Contains(".bad-1"));
@@ -80,7 +80,7 @@ TEST_CASE("Progress: a damaged file is set aside, never silently overwritten", "
     CHECK(p.lessons.empty());
     REQUIRE(p.problems.size() == 1);
     CHECK(fs::exists(path));  // reading never changes the file
-    SaveOutcome s = save_lesson_progress("04-amdahl", {2, false});
+    SaveOutcome s = save_lesson_progress("04-amdahl", {2, false, {}});
     CHECK(s.saved);
     CHECK(read(path.string() + ".bad-1") == text);
     CHECK(load_progress().lessons.at("04-amdahl").step == 2);
@@ -98,7 +98,7 @@ TEST_CASE("Progress: two gpulabs saving different lessons at once lose nothing",
       bool ok = true;
       for (int i = 0; i < kSaves; ++i) {
         ok = save_lesson_progress("lesson-" + std::to_string(w),
-                                  {static_cast<std::size_t>(i), false})
+                                  {static_cast<std::size_t>(i), false, {}})
                  .saved &&
              ok;
       }
@@ -127,10 +127,31 @@ TEST_CASE("Progress: a save that fails names the path and the reason", "[state]"
   const fs::path blocker = path.parent_path().parent_path() / "file";
   write(blocker, "x");
   setenv("XDG_STATE_HOME", blocker.c_str(), 1);
-  SaveOutcome s = save_lesson_progress("04-amdahl", {1, false});
+  SaveOutcome s = save_lesson_progress("04-amdahl", {1, false, {}});
   CHECK_FALSE(s.saved);
   REQUIRE(s.messages.size() == 1);
   CHECK_THAT(s.messages[0], Catch::Contains(blocker.string()));
   CHECK_THAT(s.messages[0], Catch::Contains("Not a directory"));
   CHECK_THAT(s.messages[0], !Catch::Contains("set HOME"));
+}
+
+TEST_CASE("Progress: the steps answered right are saved, read back and validated", "[state]") {
+  const fs::path path = fresh_state("right");
+  REQUIRE(save_lesson_progress("04-amdahl", {4, true, std::vector<std::size_t>{0, 3, 4}}).saved);
+  const SavedProgress p = load_progress();
+  CHECK(p.problems.empty());
+  CHECK(p.lessons.at("04-amdahl").right == std::vector<std::size_t>{0, 3, 4});
+  CHECK(p.lessons.at("04-amdahl").done);
+  // Sorted and without repeats on reading; a list of anything else drops the entry.
+  write(path, R"({"lessons": {"01-a": {"step": 1, "right": [3, 1, 3]},
+                              "02-b": {"step": 1, "right": [-1]},
+                              "03-c": {"step": 1, "right": "all"}}})");
+  const SavedProgress q = load_progress();
+  CHECK(q.lessons.at("01-a").right == std::vector<std::size_t>{1, 3});
+  CHECK(q.lessons.count("02-b") == 0);
+  CHECK(q.lessons.count("03-c") == 0);
+  CHECK(q.problems.size() == 2);
+  // Progress saved before scores were kept has none (not a score of 0).
+  write(path, R"({"lessons": {"05-x": {"step": 3, "done": true}}})");
+  CHECK_FALSE(load_progress().lessons.at("05-x").right);
 }

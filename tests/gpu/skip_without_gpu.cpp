@@ -17,7 +17,7 @@ struct SkipWithoutGpu : Catch::TestEventListenerBase {
     const gpulab::GpuProbe probe = gpulab::probe_gpu();
     if (probe.usable) return;
     std::printf("%s: no usable GPU (%s); the [gpu] tests are skipped\n", info.name.c_str(),
-                probe.reason.c_str());
+                probe.reason.en.c_str());
     std::fflush(stdout);
     std::_Exit(77);
   }

@@ -35,6 +35,26 @@ TEST_CASE("run --backend gpu: the corpus prints what the emulator prints", "[gpu
     const auto j = nlohmann::json::parse(r.err);
     CHECK(j["backend"] == "cuda");
     CHECK(r.out == read(fs::path(e.path()).replace_extension(".out")));
+    // The launch list (from the launch log) is the emulator's: kernel, line, shape, count.
+    const auto emu = run_gpulab({"run", "--backend", "cpu", "--json", e.path().string()});
+    const auto k = nlohmann::json::parse(emu.err);
+    CHECK(j["launches_total"] == k["launches_total"]);
+    REQUIRE(j["launches"].size() == k["launches"].size());
+    for (std::size_t i = 0; i < j["launches"].size(); ++i) {
+      const auto& g = j["launches"][i];
+      const auto& c = k["launches"][i];
+      CAPTURE(g.dump(), c.dump());
+      // The emulator names the kernel as the launch wrote it; the GPU's name adds deduced
+      // template arguments.
+      CHECK(g["kernel"].get<std::string>().rfind(c["kernel"].get<std::string>(), 0) == 0);
+      CHECK(fs::path(g["site"].get<std::string>()).filename() ==
+            fs::path(c["site"].get<std::string>()).filename());
+      for (const char* key :
+           {"grid", "block", "shared_bytes", "count", "threads", "warps", "idle_lanes_per_block"}) {
+        CHECK(g[key] == c[key]);
+      }
+      CHECK(g["barriers"].is_null());
+    }
   }
 }
 

@@ -1,0 +1,135 @@
+// The GPU side of gpulab run's report: linked into a student's nvcc-built program with
+// `-Wl,--wrap` on the CUDA runtime's launch entry point, it writes one JSON line per kernel launch
+// (the calling frames, grid, block, shared memory, the launch's error) to the file named by
+// GPULAB_RUN_REPORT. The kernel runs as nvcc built it; only its launch is noted.
+//
+// nvcc 13 compiles `kernel<<<grid, block, shared, stream>>>(args)` to a host stub that calls
+// __cudaLaunchKernel (or its per-thread-stream twin) on every launch (crt/host_runtime.h). gpulab
+// turns the frames into the kernel's name and the launch's FILE:LINE with addr2line afterwards
+// (run::gpu_launch_sites): the program itself does as little as possible.
+#include <cuda_runtime_api.h>
+#include <dlfcn.h>
+#include <execinfo.h>
+#include <fcntl.h>
+#include <link.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+
+extern "C" {
+cudaError_t __real___cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void** args,
+                                      size_t shared, cudaStream_t stream);
+cudaError_t __real___cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 block, void** args,
+                                           size_t shared, cudaStream_t stream);
+}
+
+namespace {
+
+// Launches listed one by one; after that only counted (a loop of a million launches must not
+// write a million lines).
+constexpr std::uint64_t kMaxListed = 10000;
+
+struct Log {
+  std::mutex mutex;
+  int fd = -1;
+  std::uint64_t launches = 0;
+  // The program's load bias and base: addresses are written as the ELF file's own (what addr2line
+  // reads), whether or not the program is position-independent.
+  std::uintptr_t bias = 0;
+  const void* base = nullptr;
+
+  Log() {
+    if (const char* path = std::getenv("GPULAB_RUN_REPORT")) {
+      fd = ::open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+    }
+    // The first object dl_iterate_phdr names is the program itself; this file is linked into it.
+    ::dl_iterate_phdr(
+        [](dl_phdr_info* info, size_t, void* data) {
+          *static_cast<std::uintptr_t*>(data) = info->dlpi_addr;
+          return 1;
+        },
+        &bias);
+    Dl_info self{};
+    if (::dladdr(reinterpret_cast<const void*>(&log_base_marker), &self) != 0)
+      base = self.dli_fbase;
+  }
+  static void log_base_marker() {}
+  // The address as the program file has it, or 0 for an address in a shared library.
+  std::uintptr_t own(const void* address) const {
+    Dl_info where{};
+    if (address == nullptr || ::dladdr(address, &where) == 0 || where.dli_fbase != base) return 0;
+    return reinterpret_cast<std::uintptr_t>(address) - bias;
+  }
+  ~Log() {  // at exit: how many launches there were in all
+    if (fd < 0) return;
+    write_line("{\"event\":\"gpu_exit\",\"launches\":" + std::to_string(launches) + "}");
+    ::close(fd);
+  }
+  void write_line(std::string line) {
+    line += '\n';
+    for (std::size_t done = 0; done < line.size();) {
+      const ssize_t n = ::write(fd, line.data() + done, line.size() - done);
+      if (n <= 0) return;  // the report is lost, the program goes on
+      done += static_cast<std::size_t>(n);
+    }
+  }
+};
+
+Log& log() {
+  static Log l;
+  return l;
+}
+
+std::string dims(const dim3& d) {
+  return "[" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + "]";
+}
+
+void note(const dim3& grid, const dim3& block, size_t shared, cudaError_t error) {
+  Log& l = log();
+  if (l.fd < 0) return;
+  void* frames[12];
+  const int depth = ::backtrace(frames, 12);
+  std::lock_guard lock(l.mutex);
+  if (++l.launches > kMaxListed) {
+    if (l.launches == kMaxListed + 1) l.write_line("{\"event\":\"launches_not_listed\"}");
+    return;
+  }
+  std::string line = "{\"event\":\"launch\",\"frames\":[";
+  bool first = true;
+  for (int i = 1; i < depth; ++i) {  // frame 0 is this function
+    const std::uintptr_t a = l.own(frames[i]);
+    if (a == 0) continue;
+    line += first ? "" : ",";
+    line += std::to_string(a);
+    first = false;
+  }
+  line += "],\"grid\":" + dims(grid) + ",\"block\":" + dims(block) +
+          ",\"shared_bytes\":" + std::to_string(shared);
+  if (error != cudaSuccess) line += ",\"error\":\"" + std::string(cudaGetErrorName(error)) + "\"";
+  l.write_line(line + "}");
+}
+
+}  // namespace
+
+extern "C" {
+
+cudaError_t __wrap___cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void** args,
+                                      size_t shared, cudaStream_t stream) {
+  const cudaError_t e = __real___cudaLaunchKernel(kernel, grid, block, args, shared, stream);
+  note(grid, block, shared, e);
+  return e;
+}
+
+cudaError_t __wrap___cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 block, void** args,
+                                           size_t shared, cudaStream_t stream) {
+  const cudaError_t e = __real___cudaLaunchKernel_ptsz(kernel, grid, block, args, shared, stream);
+  note(grid, block, shared, e);
+  return e;
+}
+
+}  // extern "C"

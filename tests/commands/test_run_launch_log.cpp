@@ -1,0 +1,76 @@
+// gpulab run --backend gpu: the launch log linked into an nvcc-built program lists each launch,
+// and addr2line turns its frames into the kernel's name and the launch's line. Needs only nvcc:
+// without a GPU every launch fails (no driver) and is still listed, with its error.
+#include <unistd.h>
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "core/toolchain.hpp"
+#include "run/program.hpp"
+
+namespace fs = std::filesystem;
+using namespace gpulab;
+
+TEST_CASE("run: the GPU build lists each launch with its kernel, shape and line", "[run]") {
+  const auto kit = run::kit_dir();
+  if (!kit || !fs::exists(*kit / "lib/libgpulab_launch_log.a") || !toolchain::find_nvcc()) {
+    WARN("no nvcc or no launch log in this build: nothing to test");
+    return;
+  }
+  const fs::path dir =
+      fs::temp_directory_path() / ("gpulab-launch-log-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path source = dir / "launches.cu";
+  std::ofstream(source) << R"(#include <cstdio>
+template <int N>
+__global__ void fill(int* out) { out[threadIdx.x] = N; }
+__global__ void twice(float* a) { a[threadIdx.x] *= 2; }
+static void go(float* a) {
+  twice<<<dim3(4, 2), 40, 128>>>(a);
+}
+int main() {
+  fill<3><<<2, 64>>>(nullptr);
+  for (int i = 0; i < 3; ++i) go(nullptr);
+  std::printf("%d\n", static_cast<int>(cudaDeviceSynchronize()));
+  return 0;
+}
+)";
+  run::BuildRequest b;
+  b.source = source;
+  b.target = run::Target::gpu;
+  b.gpu_arch = "sm_90";
+  b.use_cache = false;
+  const run::Build build = run::build_program(b);
+  run::ExecRequest x;
+  x.program = build.program;
+  x.timeout = std::chrono::seconds(60);
+  x.max_output_bytes = 1 << 20;
+  const run::Execution e = run::execute(x);
+  REQUIRE(e.report.size() == 5);  // four launches, then the count at exit
+  std::vector<std::vector<std::uint64_t>> frames;
+  for (int i = 0; i < 4; ++i) {
+    CAPTURE(i, e.report[i].dump());
+    CHECK(e.report[i].at("event") == "launch");
+    frames.push_back(e.report[i].at("frames").get<std::vector<std::uint64_t>>());
+  }
+  CHECK(e.report[0].at("grid") == nlohmann::json({2, 1, 1}));
+  CHECK(e.report[0].at("block") == nlohmann::json({64, 1, 1}));
+  CHECK(e.report[1].at("grid") == nlohmann::json({4, 2, 1}));
+  CHECK(e.report[1].at("block") == nlohmann::json({40, 1, 1}));
+  CHECK(e.report[1].at("shared_bytes") == 128);
+  CHECK(e.report[4].at("event") == "gpu_exit");
+  CHECK(e.report[4].at("launches") == 4);
+  const std::vector<run::GpuLaunchSite> sites = run::gpu_launch_sites(build.program, frames);
+  REQUIRE(sites.size() == 4);
+  CHECK(sites[0].kernel == "fill<3>");
+  CHECK(sites[0].site == source.string() + ":9");
+  for (int i = 1; i < 4; ++i) {
+    CHECK(sites[i].kernel == "twice");
+    CHECK(sites[i].site == source.string() + ":6");
+  }
+  fs::remove_all(dir);
+}
