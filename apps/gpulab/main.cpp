@@ -17,6 +17,7 @@
 #include "commands/common.hpp"
 #include "commands/complete.hpp"
 #include "commands/device_info.hpp"
+#include "commands/exercise.hpp"
 #include "commands/hello.hpp"
 #include "commands/help.hpp"
 #include "commands/index_map.hpp"
@@ -88,6 +89,7 @@ int main(int argc, char** argv) {
   setup_learn(app, global);
   setup_quiz(app, global);
   setup_run(app, global);
+  setup_exercise(app, global);
   setup_hello(app, global);
   setup_vecadd(app, global);
   setup_index_map(app, global);

@@ -14,7 +14,6 @@
 #include "calc/gpu_specs.hpp"
 #include "core/embedded.hpp"
 #include "core/error.hpp"
-#include "core/i18n_format.hpp"
 #include "core/parse.hpp"
 #include "core/text.hpp"
 
@@ -91,9 +90,11 @@ TypedOption renamed_option(std::string_view name, const std::string& value,
                            std::string_view old_name, const std::string& old_value,
                            const std::string& fallback) {
   if (!value.empty() && !old_value.empty()) {
-    throw UsageError(both("{0} {1} {2} {3}: {2} is the old name of {0}; give one of them",
-                          "{0} {1} {2} {3}：{2} 是 {0} 的旧名字；只写其中一个", name, value,
-                          old_name, old_value));
+    // Concatenated: fmt::format of these string_views trips GCC 12's -Wrestrict at -O3.
+    const std::string n(name), o(old_name);
+    const std::string typed = n + " " + value + " " + o + " " + old_value;
+    throw UsageError(typed + ": " + o + " is the old name of " + n + "; give one of them",
+                     typed + "：" + o + " 是 " + n + " 的旧名字；只写其中一个");
   }
   if (!old_value.empty()) return {std::string(old_name), old_value};
   return {std::string(name), value.empty() ? fallback : value};
@@ -205,12 +206,17 @@ std::string emulator_notes(const KernelRun& run, const Style& style, Lang lang) 
   if (!run.emulator) return {};
   const EmulatorStats& e = *run.emulator;
   std::string out;
-  out += fmt::format(
-      "  {} {}\n", style.dim(std::string(tr(lang, "emulator:", "模拟器："))),
+  // No space after the full-width colon in Chinese.
+  out +=
+      "  " + style.dim(std::string(tr(lang, "emulator: ", "模拟器："))) +
       fmt::format(fmt::runtime(std::string(tr(lang, "{} barrier crossings; {} blocks needed fibers",
                                               "跨越 {} 次屏障；{} 个线程块用到了纤程"))),
-                  e.barriers_crossed, e.blocks_on_fibers));
-  for (const auto& race : e.races) out += "  " + style.bad("race: ") + race + "\n";
+                  group_thousands(e.barriers_crossed), group_thousands(e.blocks_on_fibers)) +
+      "\n";
+  // The race reports themselves are the emulator's, in English (see KernelFault).
+  for (const auto& race : e.races) {
+    out += "  " + style.bad(std::string(tr(lang, "race: ", "竞争（英文报告）："))) + race + "\n";
+  }
   return out;
 }
 

@@ -264,8 +264,8 @@ void stream_table(const IndexMapResult& r, const Style& st, Lang l,
   };
   std::string chunk = st.bold(line(header)) + "\n";
   for (const auto& p : r.table) {
-    const std::string l = line(cells(p));
-    chunk += r.found && p.global == r.found->global ? st.accent(l) : l;
+    const std::string text = line(cells(p));
+    chunk += r.found && p.global == r.found->global ? st.accent(text) : text;
     chunk += '\n';
     if (chunk.size() >= (1u << 16)) {
       write(chunk);
@@ -369,8 +369,10 @@ void render_index_map_to(const IndexMapResult& r, const OutputOptions& out,
            "\n";
     } else {
       s += "  " +
-           st.bad(fmt::format("--run on {}: {} of {} threads differ; first: {}", run.backend,
-                              run.mismatches, run.checked, run.first_mismatch)) +
+           st.bad(fmt::format(fmt::runtime(std::string(
+                                  tr(l, "--run on {0}: {1} of {2} threads differ; first: {3}",
+                                     "--run 于 {0}：{2} 个线程中有 {1} 个不一致；第一个：{3}"))),
+                              run.backend, run.mismatches, run.checked, run.first_mismatch)) +
            "\n";
     }
     s += emulator_notes(run.run, st, l);

@@ -423,12 +423,16 @@ std::string render_occupancy(const OccupancyResult& r, const OutputOptions& out)
          st.heading(std::string(tr(l, "Occupancy against threads per block (o: yours)",
                                    "占用率与每块线程数（o：你的配置）"))) +
          "\n";
-    s += chart(r.by_threads, o.in.threads, "threads per block", st) + "\n";
+    s += chart(r.by_threads, o.in.threads, std::string(tr(l, "threads per block", "每块线程数")),
+               st) +
+         "\n";
     s += "\n" +
          st.heading(std::string(tr(l, "Occupancy against registers per thread (o: yours)",
                                    "占用率与每线程寄存器数（o：你的配置）"))) +
          "\n";
-    s += chart(r.by_registers, o.in.registers, "registers per thread", st) + "\n";
+    s += chart(r.by_registers, o.in.registers,
+               std::string(tr(l, "registers per thread", "每线程寄存器数")), st) +
+         "\n";
     s += "\n" +
          st.heading(std::string(tr(l,
                                    "Occupancy against shared memory per block, KiB (o: "
@@ -437,7 +441,9 @@ std::string render_occupancy(const OccupancyResult& r, const OutputOptions& out)
          "\n";
     const double user_kib =
         static_cast<double>((o.in.static_shared + o.in.dynamic_shared + 1023) / 1024);
-    s += chart(r.by_shared, user_kib, "shared memory per block (KiB)", st) + "\n";
+    s += chart(r.by_shared, user_kib,
+               std::string(tr(l, "shared memory per block (KiB)", "每块共享内存（KiB）")), st) +
+         "\n";
   }
   return s;
 }
@@ -538,9 +544,10 @@ void setup_occupancy(CLI::App& app, GlobalOptions& g) {
           throw UsageError("occupancy needs --block B (threads per block; also --threads B)",
                            "occupancy 需要 --block B（每个线程块的线程数；也可写 --threads B）");
         }
-        o.in.threads = static_cast<int>(parse_int(block_name, block, 1, a.max_threads_per_block,
-                                                  both("the most threads a block may have {0}",
-                                                       "{1}一个线程块最多的线程数", on.en, on.zh)));
+        o.in.threads =
+            static_cast<int>(parse_int(block_name, block, 1, a.max_threads_per_block,
+                                       both("the most threads a block may have {0}",
+                                            "{1}一个线程块最多的线程数", on.en, on.zh)));
         if (!raw->registers.empty()) {
           const int max_regs = a.max_registers_per_thread > 0 ? a.max_registers_per_thread : 124;
           o.in.registers =

@@ -273,6 +273,11 @@ RunResult run_program(const RunOptions& o) {
   r.output_capped = e.output_capped;
   r.run_ms = e.run_ms;
   r.output_ends_line = e.output_ends_line;
+  static const std::set<std::string> run_events = {
+      "start", "launch", "launches_not_listed", "finding", "crash", "exit", "gpu_exit"};
+  for (const json& line : e.report) {
+    if (run_events.count(line.value("event", "")) == 0) r.other_events.push_back(line);
+  }
   collect(e, r, build.program);
   if (o.gpu && o.check) run_sanitizers(build.program, o, r);
   return r;
@@ -307,7 +312,9 @@ std::string region_text(const json& f, Lang l) {
                      region, bytes);
 }
 
-std::string describe(const RunFinding& f, Lang l) {
+}  // namespace
+
+std::string describe_finding(const RunFinding& f, Lang l) {
   const json& x = f.facts;
   const std::string k = f.kind;
   const std::string kernel = x.value("kernel", "");
@@ -448,7 +455,7 @@ std::string describe(const RunFinding& f, Lang l) {
   return x.dump();
 }
 
-std::string kind_title(const std::string& kind, Lang l) {
+std::string finding_title(const std::string& kind, Lang l) {
   static const std::map<std::string, std::pair<const char*, const char*>> titles = {
       {"out_of_bounds", {"out of bounds", "越界"}},
       {"host_memory", {"host memory in a kernel", "核函数使用主机内存"}},
@@ -465,8 +472,6 @@ std::string kind_title(const std::string& kind, Lang l) {
   if (it == titles.end()) return kind;
   return std::string(tr(l, it->second.first, it->second.second));
 }
-
-}  // namespace
 
 std::string render_run(const RunResult& r, const OutputOptions& out) {
   const Lang l = out.lang;
@@ -597,9 +602,9 @@ std::string render_run(const RunResult& r, const OutputOptions& out) {
         "\n";
     int i = 0;
     for (const RunFinding& f : r.findings) {
-      s += fmt::format("  {}. {}{}\n", ++i, st.bad(kind_title(f.kind, l)),
+      s += fmt::format("  {}. {}{}\n", ++i, st.bad(finding_title(f.kind, l)),
                        f.where.empty() ? "" : "  " + st.code(f.where));
-      s += "     " + describe(f, l) + "\n";
+      s += "     " + describe_finding(f, l) + "\n";
     }
   }
   if (r.backend == "cuda" && r.check) {
@@ -678,7 +683,7 @@ json run_json(const RunResult& r) {
     x["kind"] = f.kind;
     x["where"] = f.where;
     if (!f.other_where.empty()) x["other_where"] = f.other_where;
-    x["message"] = describe(f, Lang::en);
+    x["message"] = describe_finding(f, Lang::en);
     findings.push_back(x);
   }
   j["findings"] = findings;

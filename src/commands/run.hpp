@@ -76,12 +76,18 @@ struct RunResult {
   };
   std::vector<SanitizerRun> sanitizer;
   std::string sanitizer_missing;  // why compute-sanitizer did not run
+  // Report lines of events run does not read itself, in order (gpulab exercise's harness writes
+  // "exercise_*" lines, its recorder "record" lines), from either backend.
+  std::vector<nlohmann::json> other_events;
 };
 
 RunResult run_program(const RunOptions& o);
 // Findings that --check turns into exit code 1.
 std::size_t check_failures(const RunResult& r);
 std::string render_run(const RunResult& r, const OutputOptions& out);
+// One finding in words (what, who, where, the usual fix), and its kind's short title.
+std::string describe_finding(const RunFinding& f, Lang l);
+std::string finding_title(const std::string& kind, Lang l);
 nlohmann::json run_json(const RunResult& r);
 void setup_run(CLI::App& app, GlobalOptions& g);
 

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "calc/launch_facts.hpp"
+#include "core/i18n_format.hpp"
 #include "core/text.hpp"
 
 namespace gpulab {
@@ -85,7 +86,8 @@ LadderResult run_twonorm_ladder(const TwoNormOptions& o, Backend& backend) {
     s.elements_per_thread = static_cast<double>(count) / static_cast<double>(blocks * kReduceBlock);
     s.tolerance = kReduceTolerance;
     if (blocks > static_cast<std::uint64_t>(INT_MAX)) {
-      s.skipped_why = fmt::format("{} blocks: more than a grid's 2^31 - 1", blocks);
+      s.skipped_why = both("{} blocks: more than a grid's 2^31 - 1",
+                           "{} 个线程块：超过了网格的上限 2^31 - 1", group_thousands(blocks));
     }
     return StepPlan{&s, [&, shape, blocks, first] {
                       std::vector<KernelRun> runs{first(shape)};
@@ -108,8 +110,9 @@ LadderResult run_twonorm_ladder(const TwoNormOptions& o, Backend& backend) {
     s.tolerance = kCourseTolerance;
     s.elements_per_thread = static_cast<double>(count) / kCourseKernelThreads;
     if (r.count > kCourseKernelMaxElements) {
-      s.skipped_why = fmt::format("{} elements do not fit its 64*64 = 4096-float shared buffer",
-                                  group_thousands(count));
+      s.skipped_why =
+          both("{} elements do not fit its 64*64 = 4,096-float shared buffer",
+               "{} 个元素放不进它 64*64 = 4,096 个 float 的共享缓冲区", group_thousands(count));
     }
     plans.push_back({&s,
                      [&, shape] {
@@ -320,7 +323,7 @@ std::string render_twonorm_ladder(const LadderResult& r, const OutputOptions& ou
     const std::string text =
         x.skipped_why.empty()
             ? explain_step(r, x, l)
-            : fmt::format(fmt::runtime(words("skipped: {}", "跳过：{}")), x.skipped_why);
+            : fmt::format(fmt::runtime(words("skipped: {}", "跳过：{}")), x.skipped_why.in(l));
     s += fmt::format("  {} {:<14}{}\n", i, x.name, wrap_text(text, kWidth, 18, 18));
   }
   s += "\n";
@@ -401,7 +404,7 @@ nlohmann::json twonorm_ladder_json(const LadderResult& r) {
                         {"launches", launches},
                         {"explanation", explain_step(r, x, Lang::en)}};
     if (!x.skipped_why.empty()) {
-      j["skipped_why"] = x.skipped_why;
+      j["skipped_why"] = x.skipped_why.en;
     } else {
       j.update({{"kernel_ms", x.kernel_ms},
                 {"elements_per_thread", x.elements_per_thread},

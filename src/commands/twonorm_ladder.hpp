@@ -17,8 +17,8 @@ enum class Rung { course, interleaved, sequential, first_add, warp_shuffle, grid
 
 struct LadderStepResult {
   Rung rung;
-  std::string name;         // "interleaved", "grid-stride", ...
-  std::string skipped_why;  // not empty: the step did not run (the course kernel, too large)
+  std::string name;  // "interleaved", "grid-stride", ...
+  Text skipped_why;  // not empty: the step did not run (the course kernel, too large)
   std::vector<TwoNormLaunch> launches;
   double kernel_ms = 0;  // one run: all its launches (cold on a GPU unless --bench)
   double result = 0, relative_error = 0, tolerance = 0;

@@ -14,6 +14,7 @@ struct EmbeddedFile {
 
 std::span<const EmbeddedFile> kernel_sources();  // src/kernels/*.cuh
 std::span<const EmbeddedFile> lessons();         // lessons/**
+std::span<const EmbeddedFile> exercises();       // exercises/* (gpulab exercise)
 
 std::optional<std::string_view> find(std::span<const EmbeddedFile> files, std::string_view path);
 

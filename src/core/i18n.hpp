@@ -16,6 +16,7 @@ struct Text {
   std::string zh;
   const std::string& in(Lang lang) const { return lang == Lang::zh ? zh : en; }
   bool empty() const { return en.empty() && zh.empty(); }
+  bool operator==(const Text& o) const { return en == o.en && zh == o.zh; }
 };
 
 // A message made where the user's Lang was at hand, with tr(lang, en, zh): it already is in the

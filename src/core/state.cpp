@@ -38,6 +38,24 @@ SavedProgress parse_progress(const std::string& text, const std::string& where) 
         fmt::format("{}: not gpulab progress (expected {{\"lessons\": {{...}}}})", where));
     return p;
   }
+  if (j.contains("exercises")) {
+    if (!j["exercises"].is_object()) {
+      problems.push_back(
+          fmt::format("{}: \"exercises\" is not an object; they start afresh", where));
+    } else {
+      for (const auto& [id, entry] : j["exercises"].items()) {
+        if (!entry.is_object() || !entry.value("checks", nlohmann::json()).is_number_unsigned() ||
+            !entry.value("passed", nlohmann::json()).is_boolean()) {
+          problems.push_back(
+              fmt::format("{}: exercise {}: {} is not a check count and passed flag; "
+                          "that exercise starts afresh",
+                          where, id, entry.dump()));
+          continue;
+        }
+        p.exercises[id] = {entry["checks"].get<std::uint64_t>(), entry["passed"].get<bool>()};
+      }
+    }
+  }
   if (!j.contains("lessons")) return p;
   for (const auto& [id, entry] : j["lessons"].items()) {
     auto bad = [&](std::string_view why) {
@@ -109,7 +127,15 @@ nlohmann::json to_json(const SavedProgress& p) {
     lessons[id] = {{"step", lp.step}, {"done", lp.done}};
     if (lp.right) lessons[id]["right"] = *lp.right;
   }
-  return {{"lessons", lessons}};
+  nlohmann::json out = {{"lessons", lessons}};
+  if (!p.exercises.empty()) {
+    nlohmann::json exercises = nlohmann::json::object();
+    for (const auto& [id, e] : p.exercises) {
+      exercises[id] = {{"checks", e.checks}, {"passed", e.passed}};
+    }
+    out["exercises"] = exercises;
+  }
+  return out;
 }
 
 // Writes `text` to `path` through a temporary file, fsync and rename; "" or the reason.
@@ -164,7 +190,11 @@ SavedProgress load_progress() {
   return parse_progress(*text, path->string());
 }
 
-SaveOutcome save_lesson_progress(const std::string& lesson_id, LessonProgress progress) {
+namespace {
+
+// Under the lock: re-read, apply `change` to the valid entries, write atomically.
+template <class Change>
+SaveOutcome update_progress(Change change) {
   SaveOutcome out;
   auto path = progress_path();
   if (!path) {
@@ -211,11 +241,25 @@ SaveOutcome save_lesson_progress(const std::string& lesson_id, LessonProgress pr
     if (!why.empty()) return fail(aside, "cannot keep the damaged file aside: " + why);
     out.messages.push_back(fmt::format("kept the file as it was in {}", aside.string()));
   }
-  current.lessons[lesson_id] = progress;
+  change(current);
   const std::string why = write_atomically(*path, to_json(current).dump(2) + "\n");
   if (!why.empty()) return fail(*path, why);
   out.saved = true;
   return out;
+}
+
+}  // namespace
+
+SaveOutcome save_lesson_progress(const std::string& lesson_id, LessonProgress progress) {
+  return update_progress([&](SavedProgress& p) { p.lessons[lesson_id] = progress; });
+}
+
+SaveOutcome save_exercise_check(const std::string& exercise_id, bool passed) {
+  return update_progress([&](SavedProgress& p) {
+    ExerciseProgress& e = p.exercises[exercise_id];
+    ++e.checks;
+    e.passed = e.passed || passed;
+  });
 }
 
 }  // namespace gpulab

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -24,8 +25,15 @@ struct LessonProgress {
   std::optional<std::vector<std::size_t>> right;
 };
 
+// One exercise of gpulab exercise: checks run, and whether one has passed.
+struct ExerciseProgress {
+  std::uint64_t checks = 0;
+  bool passed = false;
+};
+
 struct SavedProgress {
   std::map<std::string, LessonProgress> lessons;  // by lesson id; only the entries that are valid
+  std::map<std::string, ExerciseProgress> exercises;  // by exercise id, the same way
   // One line per problem found ("<path>: ..."): a file that is not progress, an entry that is not
   // a lesson's progress. Empty when the file is missing or wholly valid.
   std::vector<std::string> problems;
@@ -45,5 +53,7 @@ struct SaveOutcome {
   std::vector<std::string> messages;
 };
 SaveOutcome save_lesson_progress(const std::string& lesson_id, LessonProgress progress);
+// The same for one check of an exercise: counts it, and keeps "passed" once it has passed.
+SaveOutcome save_exercise_check(const std::string& exercise_id, bool passed);
 
 }  // namespace gpulab

@@ -24,14 +24,14 @@ namespace gpulab::run {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-namespace {
-
 std::string read_file(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
 }
+
+namespace {
 
 // FNV-1a, 64 bits: a cache key, not a security boundary.
 struct Hasher {

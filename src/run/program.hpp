@@ -38,6 +38,9 @@ struct Build {
 // which point at the user's own file and lines).
 Build build_program(const BuildRequest& request);
 
+// The whole file (binary-safe), or "" when it cannot be read.
+std::string read_file(const std::filesystem::path& p);
+
 // Where gpulab run keeps compiled programs: $XDG_CACHE_HOME/gpulab/run or ~/.cache/gpulab/run.
 std::filesystem::path cache_dir();
 

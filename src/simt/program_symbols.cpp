@@ -60,6 +60,20 @@ std::string demangle(const char* name) {
   return status == 0 && out ? std::string(out.get()) : std::string(name);
 }
 
+// A __shared__ array of the program's kernels: a function-local thread_local (_ZZ...) or one at
+// global scope (unmangled), but none of the emulator's own (threadIdx & co., gpulab::...).
+bool is_user_shared(const std::string& mangled) {
+  if (mangled.find("gpulab") != std::string::npos) return false;
+  if (mangled.compare(0, 3, "_ZZ") == 0) return true;
+  if (mangled.compare(0, 2, "_Z") == 0 || mangled.compare(0, 2, "__") == 0) return false;
+  static const char* const builtins[] = {"threadIdx", "blockIdx", "blockDim", "gridDim",
+                                         "warpSize"};
+  for (const char* b : builtins) {
+    if (mangled == b) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string short_symbol_name(const std::string& demangled) {
@@ -149,7 +163,8 @@ ProgramSymbols::ProgramSymbols() {
       const char* name = strtab_.c_str() + s.st_name;
       // In an executable, a TLS symbol's value is its offset in the TLS block.
       tls_mangled_.emplace_back(name, s.st_size);
-      tls_.push_back({s.st_value, s.st_size, short_symbol_name(demangle(name))});
+      tls_.push_back(
+          {s.st_value, s.st_size, short_symbol_name(demangle(name)), is_user_shared(name)});
     } else if (type == STT_FUNC && s.st_value != 0) {
       functions_.emplace_back(s.st_value, s.st_name);
     } else if (type == STT_OBJECT && s.st_value != 0 && s.st_size > 0 && s.st_shndx != SHN_UNDEF) {

@@ -19,7 +19,8 @@ class ProgramSymbols {
   struct TlsSymbol {
     std::uint64_t offset = 0;  // from the start of the executable's TLS block
     std::uint64_t size = 0;
-    std::string name;  // short form: "reduce::sdata"
+    std::string name;          // short form: "reduce::sdata"
+    bool user_shared = false;  // a kernel's __shared__ array, not one of the emulator's own
   };
 
   // Loaded once, on first use; an unreadable or stripped program gives an empty table.

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "simt/access_record.hpp"
 #include "simt/device_api.hpp"
 #include "simt/memory_check.hpp"
 #include "simt/program_symbols.hpp"
@@ -33,6 +34,22 @@ RaceChecker::RaceChecker(const LaunchShape& shape, std::size_t max_reports)
   vc_.assign(static_cast<std::size_t>(shape.warps) * 32 * 32, 0);
   vc_epoch_.assign(shape.warps, 0);
   check_global_ = memory_checks_enabled();
+  recording_ = access_recording_enabled();
+}
+
+void RaceChecker::record_shared(std::uintptr_t address, std::size_t size, bool write, bool atomic) {
+  if (address >= dyn_begin_ && address < dyn_end_) {
+    record_access(address - dyn_begin_, size, write, atomic, "extern", block_linear_, block_index_,
+                  thread_);
+    return;
+  }
+  // The rest of the TLS block also holds threadIdx & co. and the emulator's own variables: only
+  // a kernel's function-local thread_local (= __shared__) arrays count, named "kernel::array".
+  const std::uint64_t off = address - tls_begin_;
+  const auto* sym = ProgramSymbols::get().tls_symbol_at(off);
+  if (sym == nullptr || !sym->user_shared) return;
+  record_access(off - sym->offset, size, write, atomic, sym->name.c_str(), block_linear_,
+                block_index_, thread_);
 }
 
 RaceChecker::~RaceChecker() = default;
@@ -112,9 +129,12 @@ void RaceChecker::access_global(std::uintptr_t address, std::size_t size, bool w
 void RaceChecker::access(std::uintptr_t address, std::size_t size, bool write, std::uintptr_t pc,
                          bool atomic) {
   if (address < tls_begin_ || address >= tls_end_) {
+    if (recording_)
+      record_access(address, size, write, atomic, nullptr, block_linear_, block_index_, thread_);
     if (check_global_) access_global(address, size, write, pc, atomic);
     return;
   }
+  if (recording_) record_shared(address, size, write, atomic);
   // Any kernel reads threadIdx (thread-local, in this range): proof that it is instrumented.
   instrumented_ = true;
   // Atomics do not race with each other; shared-memory atomics are not recorded.

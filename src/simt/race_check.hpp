@@ -68,6 +68,8 @@ class RaceChecker {
   std::uint32_t thread_ = 0;
   std::uint32_t epoch_ = 0;
   bool check_global_ = false;  // global-memory checks on (memory_check.hpp)
+  bool recording_ = false;     // the exercise recorder is on (access_record.hpp)
+  void record_shared(std::uintptr_t address, std::size_t size, bool write, bool atomic);
   std::uint32_t block_first_epoch_ = 0;
   std::uint64_t block_linear_ = 0;
   uint3 block_index_{0, 0, 0};

@@ -19,8 +19,12 @@ namespace {
 inline void on_access(const volatile void* p, std::size_t size, bool write, void* pc,
                       bool atomic = false) {
   if (RaceChecker* c = tl_recording; c != nullptr) {
+    // The checker's own work (a report's std::string, say) may run an instrumented copy of an
+    // inline function that the program also uses (the linker keeps one copy): not the kernel's.
+    tl_recording = nullptr;
     c->access(reinterpret_cast<std::uintptr_t>(p), size, write,
               reinterpret_cast<std::uintptr_t>(pc), atomic);
+    tl_recording = c;
   }
 }
 

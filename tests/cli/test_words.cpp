@@ -96,6 +96,7 @@ TEST_CASE("on the emulator gpulab never says GPU for what the emulator did", "[c
   const auto hello_zh = run_gpulab({"--lang", "zh", "--backend", "cpu", "hello"});
   CHECK(hello_zh.out.find("来自模拟器的问候") != std::string::npos);
   CHECK(hello_zh.out.find("来自 GPU 的问候") == std::string::npos);
+  CHECK(hello_zh.out.find("模拟器：跨越") != std::string::npos);  // no space after "："
 
   const auto two = run_gpulab({"--backend", "cpu", "twonorm", "--rows", "8", "--cols", "8"});
   CHECK(two.out.find("Emulator result") != std::string::npos);

@@ -46,11 +46,8 @@ KNOWN_ENGLISH = [
     ("src/core/process.cpp", "", "child-process descriptions quoted inside bilingual errors"),
     ("src/run/program.cpp", "more compiler output cut", "inside the compiler's own output"),
     ("src/commands/warp_measure.cpp", "gpulab: warps per SM", "a progress label on stderr"),
-    ("src/commands/index_map.cpp", "the kernel wrote block", "mismatch detail: not yet translated"),
-    ("src/commands/occupancy.cpp", "per block", "chart axis labels: not yet translated"),
-    ("src/commands/occupancy.cpp", "per thread", "chart axis labels: not yet translated"),
-    ("src/commands/twonorm_ladder.cpp", "do not fit its", "a skipped step's reason: not yet "
-     "translated"),
+    ("src/commands/index_map.cpp", "the kernel wrote block", "the mismatch detail quoted in a "
+     "bilingual line: the kernel's raw record"),
 ]
 
 # Calls whose string arguments are not messages of gpulab's output, or are one half of a pair.

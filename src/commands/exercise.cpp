@@ -1,0 +1,472 @@
+// gpulab exercise (see exercise.hpp): the subcommands, their words and their JSON.
+#include "commands/exercise.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.hpp"
+#include "core/i18n_format.hpp"
+#include "core/parse.hpp"
+#include "core/text.hpp"
+#include "exercise/draw.hpp"
+
+namespace gpulab {
+
+namespace fs = std::filesystem;
+using exercise::Exercise;
+using nlohmann::json;
+
+namespace {
+
+const Exercise& find_or_throw(const std::string& id, Lang l) {
+  const Exercise* e = exercise::find(id);
+  if (e == nullptr) {
+    throw UsageError(chosen(fmt::format(
+        fmt::runtime(std::string(tr(l,
+                                    "exercise {}: no such exercise (1 to {}, or an id such as "
+                                    "map; gpulab exercise lists them)",
+                                    "练习 {}：没有这个练习（1 到 {}，或 map 这样的 id；gpulab "
+                                    "exercise 会列出全部）"))),
+        id, exercise::all().size())));
+  }
+  return *e;
+}
+
+std::string status_word(const SavedProgress& p, const std::string& id, Lang l) {
+  const auto it = p.exercises.find(id);
+  if (it == p.exercises.end()) return std::string(tr(l, "not started", "未开始"));
+  if (it->second.passed) return std::string(tr(l, "passed", "已通过"));
+  return fmt::format(fmt::runtime(std::string(tr(l, "tried ({} checks)", "尝试中（{} 次检查）"))),
+                     it->second.checks);
+}
+
+std::string rule_text(const exercise::RuleCheck& r, Lang l) {
+  if (r.rule == "max_global_reads")
+    return fmt::format(fmt::runtime(std::string(
+                           tr(l, "global reads per thread <= {}", "每个线程的全局内存读取 <= {}"))),
+                       r.limit);
+  if (r.rule == "max_global_writes")
+    return fmt::format(fmt::runtime(std::string(tr(l, "global writes per thread <= {}",
+                                                   "每个线程的全局内存写入 <= {}"))),
+                       r.limit);
+  if (r.rule == "uses_shared") return std::string(tr(l, "uses shared memory", "使用共享内存"));
+  if (r.rule == "max_barriers_per_block")
+    return fmt::format(fmt::runtime(std::string(tr(l, "__syncthreads() per block <= {}",
+                                                   "每个线程块的 __syncthreads() <= {}"))),
+                       r.limit);
+  return r.rule;
+}
+
+}  // namespace
+
+std::string render_exercise_list(const SavedProgress& p, const OutputOptions& out) {
+  const Lang l = out.lang;
+  const Style st(out.color == ColorMode::always);
+  std::string s =
+      st.heading(std::string(tr(l, "gpulab exercises: write CUDA kernels, get them checked",
+                                "gpulab 练习：编写 CUDA 核函数并得到检查"))) +
+      "\n";
+  Table t(
+      {"#", "id", std::string(tr(l, "exercise", "练习")), std::string(tr(l, "status", "状态"))});
+  std::size_t passed = 0;
+  for (const Exercise& e : exercise::all()) {
+    const std::string status = status_word(p, e.id, l);
+    const auto it = p.exercises.find(e.id);
+    if (it != p.exercises.end() && it->second.passed) ++passed;
+    t.add_row({std::to_string(e.number), e.id, e.title.in(l),
+               it != p.exercises.end() && it->second.passed ? st.good(status) : status});
+  }
+  s += t.render(st);
+  s += fmt::format(fmt::runtime(std::string(tr(
+                       l,
+                       "  {} of {} passed. Start one: gpulab exercise start ID; check it: gpulab "
+                       "exercise check FILE.cu\n",
+                       "  已通过 {} / {} 个。开始：gpulab exercise start ID；检查：gpulab exercise "
+                       "check FILE.cu\n"))),
+                   passed, exercise::all().size());
+  return s;
+}
+
+json exercise_list_json(const SavedProgress& p) {
+  json list = json::array();
+  for (const Exercise& e : exercise::all()) {
+    const auto it = p.exercises.find(e.id);
+    list.push_back({{"number", e.number},
+                    {"id", e.id},
+                    {"title", e.title.en},
+                    {"title_zh", e.title.zh},
+                    {"lesson", e.lesson},
+                    {"checks", it == p.exercises.end() ? 0 : it->second.checks},
+                    {"passed", it != p.exercises.end() && it->second.passed}});
+  }
+  return {{"command", "exercise"}, {"exercises", list}};
+}
+
+std::string render_exercise_check(const exercise::CheckResult& c, const OutputOptions& out) {
+  const Lang l = out.lang;
+  const Style st(out.color == ColorMode::always);
+  const Exercise& e = *c.exercise;
+  std::string s =
+      st.heading(fmt::format(fmt::runtime(std::string(tr(l, "gpulab exercise check: {} ({}. {}) {}",
+                                                         "gpulab exercise check：{}（{}. {}）{}"))),
+                             fs::path(c.file).filename().string(), e.number, e.title.in(l),
+                             c.backend == "cuda"
+                                 ? std::string(tr(l, "on the GPU", "在 GPU 上"))
+                                 : std::string(tr(l, "on the emulator, with run --check's checks",
+                                                  "在模拟器上，带 run --check 的检查")))) +
+      "\n";
+  if (!c.built) {
+    s += "  " + st.bad(std::string(tr(l, "It does not build:", "无法编译："))) + "\n";
+    s += c.build_error + "\n";
+    s += "  " + st.bad(std::string(tr(l, "FAILED", "未通过"))) + "\n";
+    return s;
+  }
+  s += fmt::format(
+      fmt::runtime(std::string(tr(l, "  seed {} (--seed {} repeats these inputs); {}\n",
+                                  "  随机种子 {}（--seed {} 可重现这些输入）；{}\n"))),
+      c.seed, c.seed,
+      c.run.cached
+          ? std::string(tr(l, "cached build", "使用缓存的构建"))
+          : fmt::format(fmt::runtime(std::string(tr(l, "compiled in {:.1f} s", "编译 {:.1f} 秒"))),
+                        c.run.compile_ms / 1000.0));
+  for (const exercise::TestOutcome& t : c.tests) {
+    s += fmt::format("  {} {}",
+                     t.pass ? st.good(tr(l, "ok  ", "通过")) : st.bad(tr(l, "FAIL", "失败")),
+                     fmt::format(fmt::runtime(std::string(tr(l, "test {}", "测试 {}"))), t.name));
+    std::string measured;
+    for (const auto& r : t.rules) {
+      if (!r.measured_known) continue;
+      if (r.rule == "uses_shared") {
+        measured += fmt::format(
+            fmt::runtime(std::string(tr(l, "; {} shared accesses", "；共享内存访问 {} 次"))),
+            r.measured);
+      } else if (r.rule == "max_global_reads") {
+        measured += fmt::format(fmt::runtime(std::string(tr(l, "; at most {} global reads/thread",
+                                                            "；每线程最多读全局内存 {} 次"))),
+                                r.measured);
+      } else if (r.rule == "max_barriers_per_block") {
+        measured += fmt::format(fmt::runtime(std::string(tr(l, "; {} __syncthreads()/block",
+                                                            "；每块 {} 次 __syncthreads()"))),
+                                r.measured);
+      }
+    }
+    s += st.dim(measured) + "\n";
+  }
+  // The rules, as measured over all tests.
+  if (!c.tests.empty() && !c.tests.front().rules.empty()) {
+    s += std::string(tr(l, "  Rules (counted per thread by the emulator):",
+                        "  规则（由模拟器逐个线程计数）：")) +
+         "\n";
+    for (const auto& r0 : c.tests.front().rules) {
+      bool ok = true, known = false;
+      for (const auto& t : c.tests) {
+        for (const auto& r : t.rules) {
+          if (r.rule != r0.rule) continue;
+          ok = ok && r.ok;
+          known = known || r.measured_known;
+        }
+      }
+      s += "    " +
+           (known ? (ok ? st.good(tr(l, "kept  ", "遵守  ")) : st.bad(tr(l, "broken", "违反")))
+                  : st.dim(tr(l, "not measured", "未测量"))) +
+           "  " + rule_text(r0, l) + "\n";
+    }
+    if (c.backend == "cuda") {
+      s +=
+          std::string(tr(l,
+                         "    (only the emulator counts accesses per thread: run without "
+                         "--backend gpu to check the rules)",
+                         "    （只有模拟器能按线程计数访问：不加 --backend gpu 运行以检查规则）")) +
+          "\n";
+    }
+  }
+  if (!c.diagnoses.empty()) {
+    s += st.bad(std::string(tr(l, "What went wrong:", "问题所在："))) + "\n";
+    int i = 0;
+    for (const auto& d : c.diagnoses) {
+      std::string text = fmt::format("{}. {}", ++i, d.text.in(l));
+      if (d.more_tests > 0) {
+        text += fmt::format(fmt::runtime(std::string(tr(l, " The same in {} more test(s).",
+                                                        "另有 {} 个测试出现同样的问题。"))),
+                            d.more_tests);
+      }
+      s += "  " + wrap_text(text, 100, 5, 2) + "\n";
+    }
+  }
+  if (c.passed) {
+    s += "  " +
+         st.good(
+             std::string(tr(l, "PASSED: every test and every rule.", "通过：所有测试和规则。"))) +
+         "\n";
+  } else {
+    s += "  " + st.bad(std::string(tr(l, "FAILED", "未通过"))) +
+         fmt::format(fmt::runtime(std::string(tr(l, "  (a hint: gpulab exercise hint {})",
+                                                 "  （提示：gpulab exercise hint {}）"))),
+                     e.id) +
+         "\n";
+  }
+  return s;
+}
+
+json exercise_check_json(const exercise::CheckResult& c) {
+  json tests = json::array();
+  for (const auto& t : c.tests) {
+    json rules = json::array();
+    for (const auto& r : t.rules) {
+      json x = {{"rule", r.rule}, {"limit", r.limit}, {"ok", r.ok}};
+      if (r.measured_known) x["measured"] = r.measured;
+      if (!r.who.is_null()) x["worst_thread"] = r.who;
+      rules.push_back(x);
+    }
+    json x = {{"name", t.name}, {"pass", t.pass}, {"results", t.results}, {"rules", rules}};
+    if (t.error) x["error"] = *t.error;
+    tests.push_back(x);
+  }
+  json diagnoses = json::array();
+  for (const auto& d : c.diagnoses) {
+    diagnoses.push_back({{"mistake", d.mistake},
+                         {"message", d.text.en},
+                         {"message_zh", d.text.zh},
+                         {"more_tests", d.more_tests}});
+  }
+  json findings = json::array();
+  for (const RunFinding& f : c.findings) {
+    json x = f.facts;
+    x["kind"] = f.kind;
+    x["where"] = f.where;
+    x["message"] = describe_finding(f, Lang::en);
+    findings.push_back(x);
+  }
+  json j = {{"command", "exercise check"},
+            {"file", c.file},
+            {"exercise", c.exercise->id},
+            {"number", c.exercise->number},
+            {"backend", c.backend},
+            {"seed", c.seed},
+            {"built", c.built},
+            {"passed", c.passed},
+            {"tests", tests},
+            {"findings", findings},
+            {"diagnoses", diagnoses}};
+  if (!c.built) j["build_error"] = c.build_error;
+  if (c.built) {
+    j["run"] = {{"exit_code", c.run.exit_code},
+                {"timed_out", c.run.timed_out},
+                {"cached", c.run.cached},
+                {"compile_ms", c.run.compile_ms},
+                {"run_ms", c.run.run_ms}};
+  }
+  return j;
+}
+
+void setup_exercise(CLI::App& app, GlobalOptions& g) {
+  // Tab completion of an exercise's id (gpulab __complete).
+  const auto exercise_ids = [] {
+    std::vector<std::string> ids;
+    for (const Exercise& e : exercise::all()) ids.push_back(e.id);
+    return ids;
+  };
+  CLI::App* sub = app.add_subcommand(
+      "exercise",
+      help_tr(
+          g,
+          "Graded CUDA exercises: list them, start one (a .cu file to edit), check it, get a hint",
+          "CUDA 练习并自动评分：列出练习、开始一个（生成待编辑的 .cu 文件）、检查、获取提示"));
+  sub->require_subcommand(0, 1);
+  sub->callback([sub, &g] {
+    if (!sub->get_subcommands().empty()) return;
+    finish_global_options(g);
+    const SavedProgress p = load_progress();
+    emit(g, exercise_list_json(p), render_exercise_list(p, g.out));
+  });
+  add_command(*sub, g, "list",
+              help_tr(g, "List the exercises and your progress", "列出练习和你的进度"), [&g] {
+                const SavedProgress p = load_progress();
+                emit(g, exercise_list_json(p), render_exercise_list(p, g.out));
+              });
+
+  struct StartRaw {
+    std::string id, dir = ".";
+    bool force = false;
+  };
+  auto start = std::make_shared<StartRaw>();
+  CLI::App* s = add_command(
+      *sub, g, "start",
+      help_tr(g, "Write the exercise's .cu file to edit", "生成练习的 .cu 文件供你编辑"),
+      [start, &g] {
+        const Lang l = g.out.lang;
+        const Exercise& e = find_or_throw(start->id, l);
+        const fs::path dir = start->dir;
+        if (!fs::is_directory(dir)) {
+          throw UsageError(
+              both("--dir {}: not an existing folder", "--dir {}：文件夹不存在", start->dir));
+        }
+        const fs::path file =
+            fs::absolute(dir / fmt::format("{:02}-{}.cu", e.number, e.id)).lexically_normal();
+        const bool existed = fs::exists(file);
+        if (!existed || start->force) {
+          std::ofstream out(file, std::ios::binary);
+          out << exercise::starter_file(e, l);
+          if (!out) {
+            throw RuntimeFailure(both("cannot write {}", "无法写入 {}", file.string()));
+          }
+        }
+        const std::string text = fmt::format(
+            fmt::runtime(std::string(
+                existed && !start->force
+                    ? tr(l,
+                         "{} already exists: kept as it is (--force writes a fresh "
+                         "one).\nEdit it, then: gpulab exercise check {}\n",
+                         "{} 已存在：保持不变（--force 重新生成）。\n编辑它，然后：gpulab "
+                         "exercise check {}\n")
+                    : tr(l, "Wrote {}\nEdit it, then: gpulab exercise check {}\n",
+                         "已写入 {}\n编辑它，然后：gpulab exercise check {}\n"))),
+            file.string(), file.string());
+        std::string statement =
+            fmt::format("\n{}. {}\n\n{}\n", e.number, e.title.in(l), e.statement.in(l));
+        if (!e.rules.en.empty()) {
+          statement += std::string(tr(l, "\nRules: ", "\n规则：")) + e.rules.in(l) + "\n";
+        }
+        emit(g,
+             {{"command", "exercise start"},
+              {"exercise", e.id},
+              {"file", file.string()},
+              {"written", !existed || start->force},
+              {"statement", e.statement.in(l)},
+              {"rules", e.rules.in(l)}},
+             text + statement);
+      });
+  set_completer(
+      s->add_option("id", start->id,
+                    help_tr(g, "The exercise: its number or id (gpulab exercise lists them)",
+                            "练习：编号或 id（gpulab exercise 会列出）"))
+          ->required(),
+      exercise_ids);
+  s->add_option("--dir", start->dir,
+                help_tr(g, "The folder to write the .cu file in (default: here)",
+                        "写入 .cu 文件的文件夹（默认：当前目录）"))
+      ->type_name("DIR");
+  s->add_flag("--force", start->force,
+              help_tr(g, "Overwrite the file if it exists", "文件已存在时覆盖它"));
+
+  struct CheckRaw {
+    std::string file, seed, timeout = "60";
+    bool draw = false, no_cache = false;
+  };
+  auto check = std::make_shared<CheckRaw>();
+  CLI::App* c = add_command(
+      *sub, g, "check",
+      help_tr(g, "Compile, test and explain your exercise file", "编译、测试并讲解你的练习文件"),
+      [check, &g] {
+        exercise::CheckOptions o;
+        o.file = check->file;
+        o.lang = g.out.lang;
+        o.seed = pick_seed(check->seed);
+        o.draw = check->draw;
+        o.use_cache = !check->no_cache;
+        o.timeout = std::chrono::milliseconds(
+            parse_int("--timeout", check->timeout, 1, 3600, Text{"seconds", "秒"}) * 1000);
+        // The checks and the rules need the emulator; a GPU is used only when asked for by name.
+        if (g.backend_text == "gpu") {
+          std::string notice;
+          o.gpu = gpu_chosen(g.backend, &notice, g.out.lang);
+        }
+        if (o.draw && o.gpu) {
+          throw UsageError("--draw needs the emulator (--backend cpu): only it records each access",
+                           "--draw 需要模拟器（--backend cpu）：只有它能记录每次访问");
+        }
+        const exercise::CheckResult r = exercise::check_file(o);
+        std::string text = render_exercise_check(r, g.out);
+        json j = exercise_check_json(r);
+        if (o.draw) {
+          text += exercise::render_drawing(r, g.out);
+          j["drawing"] = exercise::drawing_json(r);
+        }
+        const SaveOutcome saved = save_exercise_check(r.exercise->id, r.passed);
+        for (const std::string& m : saved.messages) write_stderr("gpulab: " + m + "\n");
+        emit(g, j, text);
+        if (!r.passed) throw ExitCode(kExitFailure);
+      });
+  c->add_option("file", check->file,
+                help_tr(g, "Your exercise file (.cu), as exercise start wrote it",
+                        "你的练习文件（.cu），即 exercise start 生成的文件"))
+      ->required()
+      ->type_name("FILE.cu");
+  c->add_option(
+       "--seed", check->seed,
+       help_tr(g, "Repeat the random inputs of an earlier check", "重复之前某次检查的随机输入"))
+      ->type_name("N");
+  c->add_flag(
+      "--draw", check->draw,
+      help_tr(g, "Run only the small test and draw which thread read and wrote each element",
+              "只运行小规模测试，并画出每个元素由哪个线程读写"));
+  c->add_option("--timeout", check->timeout,
+                help_tr(g, "Stop the tests after this many seconds (default 60)",
+                        "测试超过这么多秒就停止（默认 60）"))
+      ->type_name("SECONDS");
+  c->add_flag(
+      "--no-cache", check->no_cache,
+      help_tr(g, "Compile again even if a cached build exists", "即使有缓存的构建也重新编译"));
+
+  struct HintRaw {
+    std::string id, level = "1";
+  };
+  auto hint = std::make_shared<HintRaw>();
+  CLI::App* h = add_command(
+      *sub, g, "hint",
+      help_tr(g, "A hint for an exercise (hint ID 2: the next one)",
+              "某个练习的提示（hint ID 2：下一条）"),
+      [hint, &g] {
+        const Lang l = g.out.lang;
+        const Exercise& e = find_or_throw(hint->id, l);
+        // Every exercise has hints (a test holds it); N is checked against their count.
+        const auto count = static_cast<std::int64_t>(e.hints.size());
+        const std::int64_t n64 = parse_int("N", hint->level, 1, INT64_MAX);
+        if (n64 > count) {
+          throw UsageError(both("hint {}: exercise {} has {} hints",
+                                "hint {}：练习 {} 只有 {} 条提示", n64, e.id, count));
+        }
+        const auto n = static_cast<std::size_t>(n64);
+        std::string text =
+            fmt::format(fmt::runtime(std::string(tr(l, "Hint {} of {} for {}. {}:\n  {}\n",
+                                                    "{2}. {3} 的提示 {0}/{1}：\n  {4}\n"))),
+                        n, e.hints.size(), e.number, e.title.in(l), e.hints[n - 1].in(l));
+        if (n < e.hints.size()) {
+          text += fmt::format(fmt::runtime(std::string(tr(l, "More: gpulab exercise hint {} {}\n",
+                                                          "更多：gpulab exercise hint {} {}\n"))),
+                              e.id, n + 1);
+        }
+        emit(g,
+             {{"command", "exercise hint"},
+              {"exercise", e.id},
+              {"hint", n},
+              {"hints", e.hints.size()},
+              {"text", e.hints[n - 1].in(l)}},
+             text);
+      });
+  set_completer(
+      h->add_option("id", hint->id, help_tr(g, "The exercise: its number or id", "练习：编号或 id"))
+          ->required(),
+      exercise_ids);
+  h->add_option("level", hint->level,
+                help_tr(g, "Which hint (1 = the gentlest)", "第几条提示（1 = 最温和的）"))
+      ->type_name("N");
+
+  auto solution = std::make_shared<std::string>();
+  CLI::App* so = add_command(
+      *sub, g, "solution",
+      help_tr(g, "The reference solution (for teachers)", "参考答案（供教师使用）"),
+      [solution, &g] {
+        const Exercise& e = find_or_throw(*solution, g.out.lang);
+        emit(g, {{"command", "exercise solution"}, {"exercise", e.id}, {"solution", e.solution}},
+             e.solution);
+      });
+  set_completer(so->add_option("id", *solution,
+                               help_tr(g, "The exercise: its number or id", "练习：编号或 id"))
+                    ->required(),
+                exercise_ids);
+}
+
+}  // namespace gpulab

@@ -1,0 +1,25 @@
+// gpulab exercise: graded kernel-writing exercises (list, start, check, hint, solution), from a
+// map to a tiled matrix multiply, checked on the emulator with gpulab run --check's diagnostics.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "commands/common.hpp"
+#include "core/state.hpp"
+#include "exercise/check.hpp"
+
+namespace gpulab {
+
+// The list: every exercise with its saved status.
+std::string render_exercise_list(const SavedProgress& p, const OutputOptions& out);
+nlohmann::json exercise_list_json(const SavedProgress& p);
+
+std::string render_exercise_check(const exercise::CheckResult& c, const OutputOptions& out);
+nlohmann::json exercise_check_json(const exercise::CheckResult& c);
+
+void setup_exercise(CLI::App& app, GlobalOptions& g);
+
+}  // namespace gpulab

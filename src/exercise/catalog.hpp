@@ -1,0 +1,49 @@
+// The exercises of gpulab exercise, parsed from the files compiled into the binary (exercises/).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/output.hpp"
+
+namespace gpulab::exercise {
+
+struct Text {
+  std::string en, zh;
+  const std::string& in(Lang l) const { return l == Lang::zh && !zh.empty() ? zh : en; }
+};
+
+// A planted mistake: a wrong kernel, and words the explanation of its check must contain.
+struct Mistake {
+  std::string name;    // missing_guard, wrong_index, missing_syncthreads, read_past_end, ...
+  std::string expect;  // e.g. "guard"
+  std::string code;
+};
+
+struct Exercise {
+  int number = 0;      // its place in the course, from 1
+  std::string id;      // "map"
+  std::string lesson;  // the lesson it practises ("05"), or ""
+  Text title, statement, rules;
+  std::vector<Text> hints;
+  std::string starter, solution, harness;
+  std::vector<Mistake> mistakes;
+};
+
+// Every exercise, in course order.
+const std::vector<Exercise>& all();
+// By id ("map") or number ("1", "01"); nullptr when there is none.
+const Exercise* find(const std::string& id_or_number);
+// The host side every harness includes (exercises/harness.cuh).
+std::string_view harness_library();
+
+// Parses one exercise file; throws std::runtime_error naming the line for a malformed one.
+Exercise parse(std::string_view text, const std::string& file);
+
+// The .cu file `exercise start` writes: the statement and rules in a comment, then the starter.
+std::string starter_file(const Exercise& e, Lang l);
+// The id in a starter file's first lines ("// gpulab exercise: map"), or "".
+std::string id_in_file(const std::string& text);
+
+}  // namespace gpulab::exercise

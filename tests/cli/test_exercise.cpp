@@ -1,0 +1,260 @@
+// gpulab exercise: every reference solution passes, every untouched starter fails with words (not
+// a crash), every planted mistake is named in the explanation; list, start, hint, solution, the
+// drawing, the JSON a teacher collects, progress, and bad input.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include <unistd.h>
+
+#include "support/cli.hpp"
+#include "support/run.hpp"
+
+using namespace gpulab::test;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+// A folder of its own (cache, progress, files), so that tests touch nothing of the user's.
+const fs::path& work_dir() {
+  static const fs::path dir = [] {
+    fs::path d = fs::temp_directory_path() / ("gpulab-exercise-test-" + std::to_string(::getpid()));
+    fs::remove_all(d);
+    fs::create_directories(d / "files");
+    return d;
+  }();
+  return dir;
+}
+
+std::vector<std::string> env() {
+  return {"XDG_CACHE_HOME=" + (work_dir() / "cache").string(),
+          "XDG_STATE_HOME=" + (work_dir() / "state").string()};
+}
+
+RunResult run_exercise_cli(const std::vector<std::string>& args) {
+  return run_gpulab(args, {}, env());
+}
+
+// The exercises as gpulab lists them.
+json exercise_list() {
+  const RunResult r = run_exercise_cli({"exercise", "--json"});
+  REQUIRE(r.exit_code == 0);
+  return json::parse(r.out).at("exercises");
+}
+
+// The starter's header (its "// gpulab exercise: ID" line) with `kernel` as the body.
+fs::path write_exercise(const std::string& id, const std::string& name, const std::string& kernel) {
+  const fs::path p = work_dir() / "files" / (id + "-" + name + ".cu");
+  std::ofstream(p) << "// gpulab exercise: " << id << "\n" << kernel;
+  return p;
+}
+
+std::string solution_of(const std::string& id) {
+  const RunResult r = run_exercise_cli({"exercise", "solution", id});
+  REQUIRE(r.exit_code == 0);
+  return r.out;
+}
+
+// The planted mistakes of an exercise, read from its file in the source tree.
+struct Planted {
+  std::string name, expect, code;
+};
+std::vector<Planted> mistakes_of(int number, const std::string& id) {
+  std::ifstream in(
+      fs::path(GPULAB_SOURCE_DIR) / "exercises" /
+      (std::string(number < 10 ? "0" : "") + std::to_string(number) + "-" + id + ".txt"));
+  std::vector<Planted> out;
+  std::string line;
+  bool inside = false;
+  static const std::regex head(R"(@@ mistake (\S+) expect=(.*))");
+  while (std::getline(in, line)) {
+    std::smatch m;
+    if (std::regex_match(line, m, head)) {
+      out.push_back({m[1].str(), m[2].str(), ""});
+      inside = true;
+    } else if (line.rfind("@@ ", 0) == 0) {
+      inside = false;
+    } else if (inside) {
+      out.back().code += line + "\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("exercise: at least 16 exercises in course order, each with hints in both languages",
+          "[exercise]") {
+  const json list = exercise_list();
+  REQUIRE(list.size() >= 16);
+  const std::vector<std::string> course = {
+      "map",      "zip",      "guard",  "map2d",      "broadcast", "blocks",
+      "blocks2d", "add2",     "shared", "pooling",    "dot",       "twonorm",
+      "scan",     "axis_sum", "matmul", "relu_scale", "fix_race",  "fix_barrier"};
+  for (std::size_t i = 0; i < course.size(); ++i) {
+    CAPTURE(i);
+    CHECK(list[i].at("id") == course[i]);
+    CHECK(list[i].at("number") == i + 1);
+    CHECK_FALSE(list[i].at("title_zh").get<std::string>().empty());
+    for (const char* lang : {"en", "zh"}) {
+      const RunResult h = run_exercise_cli({"exercise", "hint", course[i], "--lang", lang});
+      CAPTURE(course[i], lang, h.err);
+      CHECK(h.exit_code == 0);
+      CHECK_FALSE(h.out.empty());
+    }
+    CHECK_FALSE(mistakes_of(static_cast<int>(i + 1), course[i]).empty());
+  }
+}
+
+TEST_CASE("exercise check: the first exercise end to end, facts and words", "[run][exercise]") {
+  const fs::path dir = work_dir() / "files" / "start";
+  fs::create_directories(dir);
+  RunResult r = run_exercise_cli({"exercise", "start", "map", "--dir", dir.string()});
+  REQUIRE(r.exit_code == 0);
+  const fs::path file = dir / "01-map.cu";
+  REQUIRE(fs::exists(file));
+  CHECK_THAT(r.out, Catch::Contains("gpulab exercise check"));
+
+  SECTION("the untouched starter fails and says no thread wrote the output") {
+    r = run_exercise_cli({"exercise", "check", file.string()});
+    CAPTURE(r.out, r.err);
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.out, Catch::Contains("never written"));
+    CHECK_THAT(r.out, Catch::Contains("FAILED"));
+  }
+  SECTION("the solution passes; the JSON holds each test and the measured rules") {
+    std::ofstream(file, std::ios::app) << "";
+    fs::path solved = write_exercise("map", "solved", solution_of("map"));
+    r = run_exercise_cli({"exercise", "check", solved.string(), "--json", "--seed", "42"});
+    CAPTURE(r.out, r.err);
+    REQUIRE(r.exit_code == 0);
+    const json j = json::parse(r.out);
+    CHECK(j.at("passed") == true);
+    CHECK(j.at("seed") == 42);
+    CHECK(j.at("exercise") == "map");
+    CHECK(j.at("tests").size() == 8);
+    for (const json& t : j.at("tests")) {
+      CHECK(t.at("pass") == true);
+      for (const json& rule : t.at("rules")) {
+        CHECK(rule.at("measured") == 1);  // one read and one write per thread, counted
+      }
+    }
+    // Progress: saved as passed, and the list says so.
+    const json list = exercise_list();
+    CHECK(list[0].at("passed") == true);
+    CHECK(list[0].at("checks").get<int>() >= 1);
+  }
+  SECTION("a wrong index: the element, the thread that wrote it and the right value") {
+    const fs::path wrong =
+        write_exercise("map", "index",
+                       "__global__ void map_add_ten(const float* a, float* out, int n) {\n"
+                       "  int i = threadIdx.x;\n"
+                       "  out[n - 1 - i] = a[i] + 10.0f;\n"
+                       "}\n");
+    r = run_exercise_cli({"exercise", "check", wrong.string(), "--json"});
+    REQUIRE(r.exit_code == 1);
+    const json j = json::parse(r.out);
+    // n = 1 passes; n = 5: out[0] was written by thread 4 with a[4] + 10 (element 4's value).
+    const json& t = j.at("tests").at(1);
+    CHECK(t.at("pass") == false);
+    const json& res = t.at("results").at(0);
+    CHECK(res.at("index") == 0);
+    CHECK(res.at("value_of") == 4);
+    CHECK(res.at("writer_thread") == json::array({4, 0, 0}));
+    CHECK(res.at("writer_block") == json::array({0, 0, 0}));
+    CHECK(j.at("diagnoses").at(0).at("mistake") == "wrong_index");
+  }
+}
+
+TEST_CASE(
+    "exercise check: every solution passes, every starter fails with words, every planted "
+    "mistake is named",
+    "[run][exercise][exercise_all]") {
+  for (const json& e : exercise_list()) {
+    const std::string id = e.at("id");
+    const int number = e.at("number");
+    CAPTURE(id);
+    RunResult r = run_exercise_cli(
+        {"exercise", "check", write_exercise(id, "solution", solution_of(id)).string()});
+    CAPTURE(r.out, r.err);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("PASSED"));
+
+    const fs::path dir = work_dir() / "files" / ("starter-" + id);
+    fs::create_directories(dir);
+    REQUIRE(run_exercise_cli({"exercise", "start", id, "--dir", dir.string()}).exit_code == 0);
+    for (const auto& f : fs::directory_iterator(dir)) {
+      r = run_exercise_cli({"exercise", "check", f.path().string()});
+      CAPTURE(r.out, r.err);
+      CHECK(r.exit_code == 1);
+      CHECK_THAT(r.out, Catch::Contains("What went wrong"));
+    }
+    for (const Planted& m : mistakes_of(number, id)) {
+      CAPTURE(m.name, m.expect);
+      r = run_exercise_cli({"exercise", "check", write_exercise(id, m.name, m.code).string()});
+      CAPTURE(r.out, r.err);
+      CHECK(r.exit_code == 1);
+      CHECK_THAT(r.out, Catch::Contains(m.expect));
+    }
+  }
+}
+
+TEST_CASE("exercise check: progress next to the lessons', a damaged entry kept aside",
+          "[run][exercise]") {
+  const fs::path state = work_dir() / "state-damaged";
+  fs::create_directories(state / "gpulab");
+  std::ofstream(state / "gpulab" / "progress.json")
+      << R"({"lessons": {"04-amdahl": {"step": 2, "done": false}}, "exercises": {"map": "yes"}})";
+  const fs::path solved = write_exercise("map", "progress", solution_of("map"));
+  const auto r = run_gpulab(
+      {"exercise", "check", solved.string()}, {},
+      {"XDG_CACHE_HOME=" + (work_dir() / "cache").string(), "XDG_STATE_HOME=" + state.string()});
+  CAPTURE(r.out, r.err);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.err, Catch::Contains("exercise map"));
+  CHECK(fs::exists(state / "gpulab" / "progress.json.bad-1"));
+  std::ifstream in(state / "gpulab" / "progress.json");
+  const json p = json::parse(in);
+  CHECK(p.at("lessons").at("04-amdahl").at("step") == 2);  // the lesson's progress is kept
+  CHECK(p.at("exercises").at("map").at("passed") == true);
+  CHECK(p.at("exercises").at("map").at("checks") == 1);
+}
+
+TEST_CASE("exercise: bad input is one line naming it, exit 2", "[exercise]") {
+  check_usage_error({"exercise", "start", "nosuch"}, "nosuch");
+  check_usage_error({"exercise", "hint", "99"}, "99");
+  check_usage_error({"exercise", "hint", "map", "7"}, "7");
+  check_usage_error({"exercise", "check", "/nonexistent/file.cu"}, "/nonexistent/file.cu");
+  check_usage_error({"exercise", "start", "map", "--dir", "/nonexistent/dir"}, "--dir");
+  const fs::path plain = work_dir() / "files" / "plain.cu";
+  std::ofstream(plain) << "__global__ void k() {}\n";
+  check_usage_error({"exercise", "check", plain.string()}, "gpulab exercise: ID");
+  check_usage_error({"exercise", "check", plain.string(), "--timeout", "0"}, "--timeout");
+}
+
+TEST_CASE("exercise check --draw: who read and wrote each element, global and shared",
+          "[run][exercise]") {
+  const fs::path solved = write_exercise("shared", "draw", solution_of("shared"));
+  const auto r = run_exercise_cli({"exercise", "check", solved.string(), "--draw", "--json"});
+  CAPTURE(r.out, r.err);
+  REQUIRE(r.exit_code == 0);
+  const json j = json::parse(r.out);
+  REQUIRE(j.at("tests").size() == 1);  // only the small test: n = 6, blocks of 4
+  const json& d = j.at("drawing");
+  REQUIRE(d.size() >= 3);
+  CHECK(d[0].at("name") == "a");
+  CHECK(d[1].at("name") == "out");
+  // out[0] is written by thread 0 (which loaded a[3]: the chunk of 4 reversed), a[3] read by 0.
+  CHECK(d[1].at("cells")[0].at("written_by") == json::array({"0"}));
+  CHECK(d[0].at("cells")[3].at("read_by") == json::array({"3"}));
+  CHECK(d[1].at("cells")[5].at("written_by") == json::array({"5"}));
+  bool shared = false;
+  for (const json& p : d)
+    shared = shared || p.at("name").get<std::string>().find("__shared__") == 0;
+  CHECK(shared);
+}
