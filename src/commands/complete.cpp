@@ -72,6 +72,8 @@ std::vector<std::string> completions(const CLI::App& app, const std::vector<std:
     }
     if (command == nullptr) {
       command = find_command(app, w);
+    } else if (const CLI::App* sub = positionals == 0 ? find_command(*command, w) : nullptr) {
+      command = sub;  // a command of a command: gpulab exercise start
     } else {
       ++positionals;
     }
@@ -87,6 +89,8 @@ std::vector<std::string> completions(const CLI::App& app, const std::vector<std:
     all.push_back("--help");
   } else if (command == nullptr) {
     for (const CLI::App* sub : visible_commands(app)) all.push_back(sub->get_name());
+  } else if (positionals == 0 && !visible_commands(*command).empty()) {
+    for (const CLI::App* sub : visible_commands(*command)) all.push_back(sub->get_name());
   } else {
     std::size_t skipped = 0;
     for (const CLI::Option* opt : command->get_options({})) {

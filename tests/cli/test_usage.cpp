@@ -309,6 +309,9 @@ TEST_CASE("Completion asks the binary: commands, options, values, lessons",
   CHECK(contains(lessons, "04-amdahl"));
   CHECK(contains(lessons, "amdahl"));
   CHECK(words({"learn", "04", ""}).empty());  // one lesson at a time
+  // A command's own commands: gpulab exercise start.
+  CHECK(contains(words({"exercise", ""}), "start"));
+  CHECK(words({"exercise", "che"}) == std::vector<std::string>{"check"});
 }
 
 TEST_CASE("The bash completion script completes through the binary", "[cli][usage][complete]") {
