@@ -1,6 +1,7 @@
 // gpulab exercise's host side, shared by every exercise: fresh random inputs from a printed seed,
 // poisoned outputs, a float64 reference compared element by element, and the facts written as
-// JSON lines to the report gpulab reads (GPULAB_RUN_REPORT). Compiles with nvcc and on the emulator.
+// JSON lines to the report gpulab reads (GPULAB_RUN_REPORT). Compiles with nvcc and on the
+// emulator.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -96,7 +97,7 @@ inline void start(int argc, char** argv) {
   gpulab_rt_record(c.draw ? 2 : 1);
 #endif
   GX_SAY("seed %llu (gpulab exercise check FILE --seed %llu repeats these inputs)\n",
-              static_cast<unsigned long long>(c.seed), static_cast<unsigned long long>(c.seed));
+         static_cast<unsigned long long>(c.seed), static_cast<unsigned long long>(c.seed));
   emit("{\"event\":\"exercise_start\",\"seed\":" + std::to_string(c.seed) + "}");
 }
 
@@ -159,8 +160,7 @@ class Test {
     if (e == cudaSuccess) e = cudaDeviceSynchronize();
     if (e != cudaSuccess) {
       fail_line(std::string("{\"event\":\"exercise_error\",\"error\":") +
-                quote(cudaGetErrorName(e)) + ",\"message\":" + quote(cudaGetErrorString(e)) +
-                "}");
+                quote(cudaGetErrorName(e)) + ",\"message\":" + quote(cudaGetErrorString(e)) + "}");
       ctx().broken = e != cudaErrorInvalidConfiguration && e != cudaErrorInvalidValue;
       return false;
     }
@@ -184,8 +184,8 @@ class Test {
     }
     const std::size_t cols = rows > 0 ? n / static_cast<std::size_t>(rows) : n;
     std::string line = std::string("{\"event\":\"exercise_result\",\"buffer\":") + quote(name) +
-                       ",\"elements\":" + std::to_string(n) + ",\"rows\":" +
-                       std::to_string(rows) + ",\"wrong\":" + std::to_string(wrong);
+                       ",\"elements\":" + std::to_string(n) + ",\"rows\":" + std::to_string(rows) +
+                       ",\"wrong\":" + std::to_string(wrong);
     if (wrong == 0) {
       emit(line + ",\"pass\":true}");
       GX_SAY("  %s: all %zu elements right\n", name, n);
@@ -195,8 +195,9 @@ class Test {
     std::uint32_t bits;
     std::memcpy(&bits, &got[first], sizeof bits);
     line += ",\"pass\":false,\"index\":" + std::to_string(first) +
-            ",\"row\":" + std::to_string(first / cols) + ",\"col\":" + std::to_string(first % cols) +
-            ",\"got\":" + num(g) + ",\"expected\":" + num(want[first]) +
+            ",\"row\":" + std::to_string(first / cols) +
+            ",\"col\":" + std::to_string(first % cols) + ",\"got\":" + num(g) +
+            ",\"expected\":" + num(want[first]) +
             ",\"never_written\":" + (bits == 0xFFFFFFFFu ? "true" : "false");
     // The value another element should have: the index formula points at the wrong element.
     for (std::size_t j = 0; j < n && bits != 0xFFFFFFFFu; ++j) {
@@ -227,10 +228,10 @@ class Test {
   }
   void buffer(const char* name, const void* d, std::size_t n, std::size_t bytes, int rows,
               bool out) {
-    emit(std::string("{\"event\":\"exercise_buffer\",\"name\":") + quote(name) + ",\"address\":" +
-         std::to_string(reinterpret_cast<std::uintptr_t>(d)) + ",\"elements\":" +
-         std::to_string(n) + ",\"element_bytes\":" + std::to_string(bytes) + ",\"rows\":" +
-         std::to_string(rows) + ",\"output\":" + (out ? "true" : "false") + "}");
+    emit(std::string("{\"event\":\"exercise_buffer\",\"name\":") + quote(name) +
+         ",\"address\":" + std::to_string(reinterpret_cast<std::uintptr_t>(d)) +
+         ",\"elements\":" + std::to_string(n) + ",\"element_bytes\":" + std::to_string(bytes) +
+         ",\"rows\":" + std::to_string(rows) + ",\"output\":" + (out ? "true" : "false") + "}");
   }
   void fail_line(const std::string& line) {
     if (!failed_) ++ctx().failed;

@@ -724,10 +724,9 @@ void setup_inspect(CLI::App& app, GlobalOptions& g) {
         const auto [block_name, block] =
             renamed_option("--block", raw->block, "--threads", raw->threads);
         if (!block.empty()) {
-          o.threads =
-              static_cast<int>(parse_int(block_name, block, 1, a.max_threads_per_block,
-                                         both("the most threads a block may have on sm_{}",
-                                              "sm_{} 上一个线程块最多的线程数", o.arch)));
+          o.threads = static_cast<int>(parse_int(block_name, block, 1, a.max_threads_per_block,
+                                                 both("the most threads a block may have on sm_{}",
+                                                      "sm_{} 上一个线程块最多的线程数", o.arch)));
         }
         if (!raw->dynamic.empty()) {
           o.dynamic_shared = parse_bytes("--dynamic-shared", raw->dynamic,

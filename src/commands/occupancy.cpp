@@ -544,10 +544,9 @@ void setup_occupancy(CLI::App& app, GlobalOptions& g) {
           throw UsageError("occupancy needs --block B (threads per block; also --threads B)",
                            "occupancy 需要 --block B（每个线程块的线程数；也可写 --threads B）");
         }
-        o.in.threads =
-            static_cast<int>(parse_int(block_name, block, 1, a.max_threads_per_block,
-                                       both("the most threads a block may have {0}",
-                                            "{1}一个线程块最多的线程数", on.en, on.zh)));
+        o.in.threads = static_cast<int>(parse_int(block_name, block, 1, a.max_threads_per_block,
+                                                  both("the most threads a block may have {0}",
+                                                       "{1}一个线程块最多的线程数", on.en, on.zh)));
         if (!raw->registers.empty()) {
           const int max_regs = a.max_registers_per_thread > 0 ? a.max_registers_per_thread : 124;
           o.in.registers =
