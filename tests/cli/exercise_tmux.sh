@@ -4,26 +4,15 @@
 # Usage: exercise_tmux.sh <path to gpulab>
 set -euo pipefail
 gpulab=$1
-command -v tmux >/dev/null || { echo "FAIL: tmux is not installed (scripts/install-deps.sh installs it)"; exit 1; }
-work=$(mktemp -d)
-session="gpulab-exercise-test-$$"
-trap 'tmux kill-session -t "$session" 2>/dev/null || true; rm -rf "$work"' EXIT
+name=exercise
+WAIT_SECONDS=120  # the first check compiles
+. "$(dirname "$0")/tmux_lib.sh"
 
-screen() { tmux capture-pane -p -S - -t "$session"; }  # the whole scrollback
-# Waits until the text $1 has appeared at least $2 times (at most 120 s: the first check compiles).
-wait_for() {
-  local want=${2:-1}
-  for _ in $(seq 1 1200); do
-    if [ "$(screen | grep -cF -- "$1" || true)" -ge "$want" ]; then return 0; fi
-    sleep 0.1
-  done
-  echo "FAIL: the screen never showed '$1' $want time(s)"; echo "----- screen -----"; screen; exit 1
-}
-type_line() { tmux send-keys -t "$session" -l "$1"; tmux send-keys -t "$session" Enter; }
+type_line() { tm send-keys -t "$session" -l "$1"; tm send-keys -t "$session" Enter; }
 
-tmux new-session -d -s "$session" -x 160 -y 50 -c "$work" \
+tm new-session -d -s "$session" -x 160 -y 50 -c "$work" \
   "env XDG_STATE_HOME='$work/state' XDG_CACHE_HOME='$work/cache' PS1='$ ' bash --norc --noprofile"
-tmux set-option -t "$session" history-limit 20000 >/dev/null
+tm set-option -t "$session" history-limit 20000 >/dev/null
 
 type_line "alias gpulab='$gpulab'"
 type_line "gpulab exercise --lang en --color never"

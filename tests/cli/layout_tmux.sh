@@ -5,21 +5,11 @@
 # Usage: layout_tmux.sh <path to gpulab>
 set -euo pipefail
 gpulab=$1
-command -v tmux >/dev/null || { echo "FAIL: tmux is not installed (scripts/install-deps.sh installs it)"; exit 1; }
-work=$(mktemp -d)
-session="gpulab-layout-$$"
-trap 'tmux kill-session -t "$session" 2>/dev/null || true; rm -rf "$work"' EXIT
+name=layout
+SCREEN_JOIN=1  # lines the terminal had to wrap are joined, so that a too-wide line is seen whole
+. "$(dirname "$0")/tmux_lib.sh"
 export XDG_STATE_HOME="$work/state"
 
-screen() { tmux capture-pane -p -J -S - -t "$session"; }  # the whole scrollback, wraps joined
-# Waits until the screen matches the extended regular expression $1 (at most 30 s).
-wait_for() {
-  for _ in $(seq 1 300); do
-    if screen | grep -qE -- "$1"; then return 0; fi
-    sleep 0.1
-  done
-  echo "FAIL: the screen never showed '$1'"; echo "----- screen -----"; screen; exit 1
-}
 # Fails when a line of the screen is wider than 60 columns (Chinese characters count two).
 check_width() {
   screen | python3 -c '
@@ -32,18 +22,18 @@ sys.exit(1 if bad else 0)'
 
 for lang in en zh; do
   # No COLUMNS or LINES from outside: the width and height are the pane's.
-  tmux new-session -d -s "$session" -x 60 -y 30 \
+  tm new-session -d -s "$session" -x 60 -y 30 \
     "env -u COLUMNS -u LINES XDG_STATE_HOME='$XDG_STATE_HOME' '$gpulab' learn 11 --restart --lang $lang --color never --backend cpu; sleep 60"
-  tmux set-option -t "$session" history-limit 20000 >/dev/null
+  tm set-option -t "$session" history-limit 20000 >/dev/null
   # The note under a shortened demo (either wording learn has had).
   if [ $lang = en ]; then next="\\[Enter\\] next"; cut="lines left out to keep this on the screen|more lines?: run"
   else next="\\[回车\\]"; cut="为了留在一屏之内省略了|还有 [0-9]+ 行"; fi
-  wait_for "$next"
-  tmux send-keys -t "$session" Enter           # step 2: its question comes first
-  if [ $lang = en ]; then wait_for "your answer >"; else wait_for "你的答案 >"; fi
-  tmux send-keys -t "$session" Enter           # Enter shows the answer, then the demo runs
-  wait_for "$cut"                              # its table rows and the grid do not fit 30 rows
+  wait_for_re "$next"
+  tm send-keys -t "$session" Enter           # step 2: its question comes first
+  if [ $lang = en ]; then wait_for_re "your answer >"; else wait_for_re "你的答案 >"; fi
+  tm send-keys -t "$session" Enter           # Enter shows the answer, then the demo runs
+  wait_for_re "$cut"                              # its table rows and the grid do not fit 30 rows
   check_width
-  tmux kill-session -t "$session"
+  tm kill-session -t "$session"
 done
 echo "layout_tmux: passed"

@@ -5,36 +5,21 @@
 # Usage: learn_tmux.sh <path to gpulab>
 set -euo pipefail
 gpulab=$1
-command -v tmux >/dev/null || { echo "FAIL: tmux is not installed (scripts/install-deps.sh installs it)"; exit 1; }
-work=$(mktemp -d)
-session="gpulab-test-$$"
-trap 'tmux -L "$session" kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
+name=learn
+. "$(dirname "$0")/tmux_lib.sh"
 export XDG_STATE_HOME="$work/state"
 
-screen() { tmux -L "$session" capture-pane -p -S - -t "$session"; }  # the whole scrollback
-# Waits until the text $1 has appeared at least $2 times (at most 30 s).
-wait_for() {
-  local want=${2:-1}
-  for _ in $(seq 1 300); do
-    if [ "$(screen | grep -cF -- "$1" || true)" -ge "$want" ]; then return 0; fi
-    sleep 0.1
-  done
-  echo "FAIL: the screen never showed '$1' $want time(s)"; echo "----- screen -----"; screen; exit 1
-}
-never() {
-  if screen | grep -qF -- "$1"; then echo "FAIL: the screen showed '$1'"; screen; exit 1; fi
-}
 # start [env assignments...] -- gpulab arguments
 start() {
   local envs=()
   while [ "$1" != "--" ]; do envs+=("$1"); shift; done
   shift
-  tmux -L "$session" kill-session -t "$session" 2>/dev/null || true
-  tmux -L "$session" new-session -d -s "$session" -x 150 -y 60 \
+  tm kill-session -t "$session" 2>/dev/null || true
+  tm new-session -d -s "$session" -x 150 -y 60 \
     "env XDG_STATE_HOME='$XDG_STATE_HOME' ${envs[*]} '$gpulab' $* --color never --backend cpu; echo GPULAB-EXITED-\$?; sleep 60"
-  tmux -L "$session" set-option -t "$session" history-limit 20000 >/dev/null
+  tm set-option -t "$session" history-limit 20000 >/dev/null
 }
-send() { tmux -L "$session" send-keys -t "$session" "$@"; }
+send() { tm send-keys -t "$session" "$@"; }
 
 start -- learn 04 --lang en
 wait_for "[1/5] Amdahl's law"
