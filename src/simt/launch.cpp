@@ -3,6 +3,7 @@
 #include <atomic>
 #include <bit>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -14,6 +15,8 @@
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
+
+#include <unistd.h>
 
 #include "calc/launch_limits.hpp"
 #include "core/i18n_format.hpp"
@@ -146,6 +149,96 @@ struct WorkerResult {
   std::exception_ptr error;
 };
 
+// The OS threads that run blocks, kept from launch to launch: a launch hands its work to threads
+// that already exist (a wake-up, not a thread creation). One launch uses the pool at a time; a
+// launch that finds it busy (another host thread is launching) starts threads of its own, as
+// every launch did before the pool. The pool is never destroyed: its threads sleep until the
+// process exits. After a fork() the child has none of them, so it makes a pool of its own.
+class WorkerPool {
+ public:
+  static WorkerPool* get() {
+    static std::mutex m;
+    static WorkerPool* pool = nullptr;
+    std::lock_guard lock(m);
+    if (pool == nullptr || pool->pid_ != ::getpid()) pool = new WorkerPool();  // left to exit
+    return pool;
+  }
+
+  // Locked by the launch that uses the pool.
+  std::mutex& use() { return use_; }
+
+  // Runs work(1) ... work(helpers) on pool threads, as many of them as wake up before the caller
+  // has finished: the caller runs work(0) meanwhile, and blocks are handed out one at a time, so a
+  // thread that wakes late finds nothing left and costs nothing. Returns the number of helpers the
+  // pool could provide (fewer than asked when the system refuses threads).
+  template <class Work>
+  unsigned run(unsigned helpers, const Work& work) {
+    helpers = grow(helpers);
+    {
+      std::lock_guard lock(m_);
+      job_ = [](const void* w, unsigned index) { (*static_cast<const Work*>(w))(index); };
+      job_arg_ = &work;
+      job_helpers_ = helpers;
+      claimed_ = 0;
+      done_ = 0;
+      open_ = true;
+      ++generation_;
+    }
+    if (helpers > 0) wake_.notify_all();
+    work(0);
+    std::unique_lock lock(m_);
+    open_ = false;  // threads that wake from now on find no job
+    finished_.wait(lock, [&] { return done_ == claimed_; });
+    return helpers;
+  }
+
+ private:
+  WorkerPool() : pid_(::getpid()) {}
+
+  unsigned grow(unsigned wanted) {
+    while (threads_ < wanted) {
+      try {
+        std::thread(&WorkerPool::serve, this).detach();
+      } catch (const std::system_error&) {
+        // The system refused another thread (ulimit -u, ulimit -v): the threads that exist run
+        // every block, only more slowly.
+        break;
+      }
+      ++threads_;
+    }
+    return std::min(wanted, threads_);
+  }
+
+  void serve() {
+    std::uint64_t seen = 0;
+    std::unique_lock lock(m_);
+    for (;;) {
+      wake_.wait(lock, [&] { return generation_ != seen; });
+      seen = generation_;
+      if (!open_ || claimed_ >= job_helpers_) continue;
+      const unsigned index = ++claimed_;
+      void (*job)(const void*, unsigned) = job_;
+      const void* arg = job_arg_;
+      lock.unlock();
+      job(arg, index);
+      lock.lock();
+      if (++done_ == claimed_ && !open_) finished_.notify_all();
+    }
+  }
+
+  const pid_t pid_;
+  std::mutex use_;
+  std::mutex m_;
+  std::condition_variable wake_, finished_;
+  unsigned threads_ = 0;  // pool threads started (only the launch that holds use_ adds some)
+  std::uint64_t generation_ = 0;
+  void (*job_)(const void*, unsigned) = nullptr;
+  const void* job_arg_ = nullptr;
+  unsigned job_helpers_ = 0;
+  unsigned claimed_ = 0, done_ = 0;
+  bool open_ = false;
+};
+
 std::string place_key(const Race& r) {
   return std::to_string(static_cast<int>(r.space)) + ":" + r.array + ":" +
          std::to_string(r.byte_offset);
@@ -274,20 +367,28 @@ LaunchStats launch_erased(const ErasedKernel& kernel, dim3 grid, dim3 block,
     }
   };
 
-  std::vector<std::thread> threads;
-  threads.reserve(workers - 1);
-  for (unsigned w = 1; w < workers; ++w) {
-    try {
-      threads.emplace_back(work, w);
-    } catch (const std::system_error&) {
-      // The system refused another thread (ulimit -u, ulimit -v): blocks are handed out one at a
-      // time, so the workers that did start run them all, only more slowly.
-      break;
+  if (workers == 1) {
+    work(0);
+  } else if (WorkerPool* pool = WorkerPool::get();
+             std::unique_lock use{pool->use(), std::try_to_lock}) {
+    stats.workers = pool->run(workers - 1, work) + 1;
+  } else {
+    // Another host thread's launch holds the pool: this one starts threads of its own.
+    std::vector<std::thread> threads;
+    threads.reserve(workers - 1);
+    for (unsigned w = 1; w < workers; ++w) {
+      try {
+        threads.emplace_back(work, w);
+      } catch (const std::system_error&) {
+        // The system refused another thread (ulimit -u, ulimit -v): blocks are handed out one at
+        // a time, so the workers that did start run them all, only more slowly.
+        break;
+      }
     }
+    stats.workers = static_cast<unsigned>(threads.size()) + 1;
+    work(0);
+    for (auto& t : threads) t.join();
   }
-  stats.workers = static_cast<unsigned>(threads.size()) + 1;
-  work(0);
-  for (auto& t : threads) t.join();
 
   for (const WorkerResult& r : results) {
     if (r.error) std::rethrow_exception(r.error);
