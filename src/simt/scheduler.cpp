@@ -178,6 +178,33 @@ BlockRunner::BlockRunner(const LaunchShape& shape, StackPool& pool, RaceChecker*
     present_[w] = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1u;
   }
   ready_.reserve(n_);
+  loop_.threads = n_;
+  loop_.coords = coords_.data();
+  loop_.finished_bits = finished_.data();
+  loop_.runner = this;
+  loop_.enter = &BlockRunner::loop_enter;
+  loop_.exit = &BlockRunner::loop_exit;
+}
+
+void BlockRunner::loop_enter(void* runner, std::uint32_t t) {
+  auto* r = static_cast<BlockRunner*>(runner);
+  if (r->checker_ != nullptr) {
+    r->checker_->set_thread(t);
+    tl_recording = r->checker_;
+  }
+}
+
+void BlockRunner::loop_exit(void* runner, std::uint32_t t) {
+  auto* r = static_cast<BlockRunner*>(runner);
+  if (r->checker_ != nullptr) tl_recording = nullptr;
+  r->on_thread_exit(t);
+}
+
+// The block's first barrier or collective: from now on the scheduler keeps the books of every
+// thread's end (a lane that returns may complete an __activemask()).
+void BlockRunner::go_on_fibers() {
+  on_fibers_ = true;
+  loop_.hooks = true;
 }
 
 std::string BlockRunner::block_name() const {
@@ -198,11 +225,13 @@ std::string BlockRunner::thread_name(std::uint32_t t) const {
 void BlockRunner::run(std::uint64_t linear_block, uint3 block_index) {
   block_linear_ = linear_block;
   block_index_ = block_index;
-  next_ = 0;
-  finished_count_ = 0;
+  loop_.next = 0;
+  loop_.finished = 0;
   on_fibers_ = false;
+  loop_.hooks = checker_ != nullptr;
+  loop_.thread_index = &threadIdx;
   aborting_ = false;
-  faulted_ = false;
+  loop_.faulted = false;
   fault_pc_ = 0;
   exception_ = nullptr;
   std::fill(finished_.begin(), finished_.end(), 0u);
@@ -217,7 +246,7 @@ void BlockRunner::run(std::uint64_t linear_block, uint3 block_index) {
   // it is done or has faulted; in between, fibers hand the OS thread to each other directly.
   start_loop_fiber(From::scheduler, 0);
   if (on_fibers_) ++totals_.blocks_on_fibers;
-  if (!faulted_) return;
+  if (!loop_.faulted) return;
 
   abandon();
   if (exception_) {
@@ -290,7 +319,7 @@ void BlockRunner::start_loop_fiber(From from, std::uint32_t from_thread) {
 // resumed.
 void BlockRunner::dispatch(From from, std::uint32_t from_thread) {
   for (;;) {
-    if (faulted_ || aborting_) {
+    if (loop_.faulted || aborting_) {
       switch_to(std::move(scheduler_), scheduler_stack_, from, from_thread);
       return;
     }
@@ -304,11 +333,11 @@ void BlockRunner::dispatch(From from, std::uint32_t from_thread) {
     }
     ready_.clear();
     ready_head_ = 0;
-    if (next_ < n_) {
+    if (loop_.next < n_) {
       start_loop_fiber(from, from_thread);
       return;
     }
-    if (finished_count_ == n_) {
+    if (loop_.finished == n_) {
       switch_to(std::move(scheduler_), scheduler_stack_, from, from_thread);
       return;
     }
@@ -338,10 +367,10 @@ ctx::fiber BlockRunner::loop_entry(ctx::fiber&& incoming) {
     } catch (const Unwind&) {
       // The thread's stack is unwound; the block is being abandoned or has faulted.
     } catch (...) {
-      if (!faulted_) {
-        faulted_ = true;
+      if (!loop_.faulted) {
+        loop_.faulted = true;
         exception_ = std::current_exception();
-        exception_thread_ = current_;
+        exception_thread_ = loop_.current;
       }
     }
     tl_recording = nullptr;
@@ -358,18 +387,11 @@ ctx::fiber BlockRunner::loop_entry(ctx::fiber&& incoming) {
 // thread that is resumed and ends goes on with the next unstarted thread, if any.
 void BlockRunner::thread_loop() {
   const ErasedKernel& kernel = *shape_.kernel;
-  while (next_ < n_ && !faulted_) {
-    const std::uint32_t t = next_++;
-    threadIdx = coords_[t];
-    current_ = t;
-    if (checker_ != nullptr) {
-      checker_->set_thread(t);
-      tl_recording = checker_;
-    }
-    kernel.run_thread(kernel.closure);
-    if (checker_ != nullptr) tl_recording = nullptr;
-    on_thread_exit(t);
+  if (kernel.run_threads != nullptr) {
+    kernel.run_threads(kernel.closure, loop_);
+    return;
   }
+  run_thread_loop(loop_, [&kernel] { kernel.run_thread(kernel.closure); });
 }
 
 void BlockRunner::park(std::uint32_t t) {
@@ -380,7 +402,7 @@ void BlockRunner::park(std::uint32_t t) {
 
 void BlockRunner::set_thread(std::uint32_t t) {
   threadIdx = coords_[t];
-  current_ = t;
+  loop_.current = t;
   if (checker_ != nullptr) checker_->set_thread(t);
 }
 
@@ -408,7 +430,7 @@ void BlockRunner::abandon() {
 }
 
 void BlockRunner::on_thread_exit(std::uint32_t t) {
-  ++finished_count_;
+  ++loop_.finished;
   const std::uint32_t w = t >> 5;
   const std::uint32_t bit = 1u << (t & 31);
   finished_[w] |= bit;
@@ -420,8 +442,8 @@ void BlockRunner::on_thread_exit(std::uint32_t t) {
 // ---- Faults ------------------------------------------------------------------------------------
 
 void BlockRunner::set_fault(KernelFault::Kind kind, std::string message) {
-  if (faulted_) return;
-  faulted_ = true;
+  if (loop_.faulted) return;
+  loop_.faulted = true;
   fault_kind_ = kind;
   fault_message_ = block_name() + ": " + std::move(message);
 }
@@ -432,18 +454,18 @@ void BlockRunner::fail_here(KernelFault::Kind kind, std::string message) {
 }
 
 void BlockRunner::note_fault(KernelFault::Kind kind, std::string message, std::uintptr_t pc) {
-  if (!faulted_) fault_pc_ = pc;
+  if (!loop_.faulted) fault_pc_ = pc;
   set_fault(kind, std::move(message));
 }
 
 void BlockRunner::trap(const std::source_location& where) {
   fail_here(KernelFault::Kind::trap,
-            thread_name(current_) + " called __trap() at " + site_name(where));
+            thread_name(loop_.current) + " called __trap() at " + site_name(where));
 }
 
 void BlockRunner::invalid_call(const char* what, const std::source_location& where) {
   fail_here(KernelFault::Kind::invalid_argument,
-            thread_name(current_) + " at " + site_name(where) + ": " + what);
+            thread_name(loop_.current) + " at " + site_name(where) + ": " + what);
 }
 
 std::string BlockRunner::describe_barrier_divergence() const {
@@ -546,9 +568,9 @@ std::string BlockRunner::describe_warp_deadlock(std::uint32_t warp,
 // ---- Block barriers ----------------------------------------------------------------------------
 
 int BlockRunner::block_barrier(BlockOp op, int predicate, const std::source_location& where) {
-  const std::uint32_t t = current_;
+  const std::uint32_t t = loop_.current;
   const std::uint32_t w = t >> 5;
-  on_fibers_ = true;
+  go_on_fibers();
   Wait& wt = wait_[t];
   wt.where = where;
   wt.value = predicate != 0 ? 1 : 0;
@@ -576,7 +598,7 @@ void BlockRunner::quiescent() {
       return;
     }
   }
-  if (finished_count_ > 0) {
+  if (loop_.finished > 0) {
     set_fault(KernelFault::Kind::divergent_barrier, describe_barrier_divergence());
     return;
   }
@@ -617,15 +639,15 @@ void BlockRunner::quiescent() {
 
 std::uint32_t BlockRunner::lanes_started(std::uint32_t warp) const {
   const std::uint32_t base = warp * 32;
-  if (next_ >= base + 32) return 0xffffffffu;
-  if (next_ <= base) return 0;
-  return (1u << (next_ - base)) - 1u;
+  if (loop_.next >= base + 32) return 0xffffffffu;
+  if (loop_.next <= base) return 0;
+  return (1u << (loop_.next - base)) - 1u;
 }
 
 // Kept out of line: the hot path's frame stays small, and every parked thread keeps one.
 void BlockRunner::invalid_collective(WarpOp op, unsigned mask, int width,
                                      const std::source_location& where) {
-  const std::uint32_t t = current_;
+  const std::uint32_t t = loop_.current;
   const std::uint32_t lane = t & 31;
   const std::string call =
       std::string(warp_op_name(op)) + "(mask " + hex_mask(mask) + ") at " + site_name(where);
@@ -641,11 +663,11 @@ void BlockRunner::invalid_collective(WarpOp op, unsigned mask, int width,
 
 std::uint64_t BlockRunner::warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int arg,
                                            int width, const std::source_location& where) {
-  const std::uint32_t t = current_;
+  const std::uint32_t t = loop_.current;
   const std::uint32_t w = t >> 5;
   const std::uint32_t lane = t & 31;
   const std::uint32_t bit = 1u << lane;
-  on_fibers_ = true;
+  go_on_fibers();
 
   // Lanes past the block's last thread are absent, not missing: a full mask in a partial last warp
   // runs on a GPU (cooperative_groups' 32-wide tiles and NVIDIA's samples rely on it), so those

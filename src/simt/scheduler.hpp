@@ -46,7 +46,7 @@ class BlockRunner {
 
   const BlockTotals& totals() const { return totals_; }
 
-  // Entry points of the device API (the calling CUDA thread is current_).
+  // Entry points of the device API (the calling CUDA thread is loop_.current).
   int block_barrier(BlockOp op, int predicate, const std::source_location& where);
   std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int arg, int width,
                                 const std::source_location& where);
@@ -55,7 +55,7 @@ class BlockRunner {
   // A fault found by the race checker: reported once the current thread yields.
   void note_fault(KernelFault::Kind kind, std::string message, std::uintptr_t pc = 0);
 
-  std::uint32_t current_thread() const { return current_; }
+  std::uint32_t current_thread() const { return loop_.current; }
   // The stack of the CUDA thread that runs now (its local variables live there).
   StackBounds current_stack() const { return current_stack_; }
 
@@ -86,6 +86,9 @@ class BlockRunner {
   void accept(boost::context::fiber&& incoming);
   void start_loop_fiber(From from, std::uint32_t from_thread);
   void set_thread(std::uint32_t t);
+  static void loop_enter(void* runner, std::uint32_t t);
+  static void loop_exit(void* runner, std::uint32_t t);
+  void go_on_fibers();
   void make_ready(std::uint32_t t);
   void quiescent();
   void abandon();
@@ -115,12 +118,10 @@ class BlockRunner {
   std::uint64_t block_linear_ = 0;
   uint3 block_index_{0, 0, 0};
   std::uint32_t n_ = 0;
-  std::uint32_t next_ = 0;  // first thread not started
-  std::uint32_t finished_count_ = 0;
-  std::uint32_t current_ = 0;
+  // The thread loop's state: next, current, finished and faulted live there.
+  ThreadLoop loop_;
   bool on_fibers_ = false;
   bool aborting_ = false;
-  bool faulted_ = false;
   KernelFault::Kind fault_kind_ = KernelFault::Kind::divergent_barrier;
   std::string fault_message_;
   std::uintptr_t fault_pc_ = 0;  // the access that found it, when an access did

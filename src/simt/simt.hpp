@@ -15,6 +15,7 @@
 
 #include "calc/launch_limits.hpp"
 #include "core/error.hpp"
+#include "simt/thread_loop.hpp"
 #include "simt/vector_types.hpp"
 
 namespace gpulab::simt {
@@ -111,6 +112,8 @@ struct ErasedKernel {
   const void* address;                      // the kernel function, to find its symbol
   void (*run_thread)(const void* closure);  // runs the kernel body for the current CUDA thread
   const void* closure;
+  // run_thread_loop over the kernel body; nullptr: the scheduler loops over run_thread.
+  void (*run_threads)(const void* closure, ThreadLoop& loop) = nullptr;
 };
 
 LaunchStats launch_erased(const ErasedKernel& kernel, dim3 grid, dim3 block,
@@ -145,7 +148,12 @@ LaunchStats launch(void (*kernel)(Params...), dim3 grid, dim3 block,
                                       const auto& cl = *static_cast<const Closure*>(c);
                                       std::apply(cl.kernel, cl.args);
                                     },
-                                    &closure};
+                                    &closure,
+                                    [](const void* c, detail::ThreadLoop& loop) {
+                                      const auto& cl = *static_cast<const Closure*>(c);
+                                      detail::run_thread_loop(
+                                          loop, [&cl] { std::apply(cl.kernel, cl.args); });
+                                    }};
   return detail::launch_erased(erased, grid, block, dynamic_shared_bytes, options);
 }
 

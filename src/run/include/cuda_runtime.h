@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "simt/cuda_shim.hpp"
+#include "simt/thread_loop.hpp"
 
 // The include guards of CUDA's own headers: code that tests them (NVIDIA's samples' helper_cuda.h)
 // sees the runtime API as present.
@@ -329,8 +330,10 @@ const void* kernel_address(F* f) {
 
 // Runs one launch: `run_thread(closure)` runs the kernel body for the current CUDA thread; the
 // closure (the kernel's arguments) lives at [closure, closure + closure_bytes).
+// run_threads(closure, loop) runs the block's thread loop with the body inlined.
 void launch_erased(const LaunchSite& site, const void* kernel, const LaunchConfig& config,
-                   void (*run_thread)(const void*), const void* closure, size_t closure_bytes);
+                   void (*run_thread)(const void*), const void* closure, size_t closure_bytes,
+                   void (*run_threads)(const void*, ::gpulab::simt::detail::ThreadLoop&) = nullptr);
 
 template <class Body>
 struct Launcher {
@@ -354,7 +357,11 @@ struct Launcher {
           const auto& cl = *static_cast<const Closure*>(c);
           std::apply(cl.body, cl.args);
         },
-        &closure, sizeof closure);
+        &closure, sizeof closure,
+        [](const void* c, ::gpulab::simt::detail::ThreadLoop& loop) {
+          const auto& cl = *static_cast<const Closure*>(c);
+          ::gpulab::simt::detail::run_thread_loop(loop, [&cl] { std::apply(cl.body, cl.args); });
+        });
   }
 };
 

@@ -424,7 +424,8 @@ extern "C" int gpulab_rt_last_writer(const void* p, unsigned* block_thread) {
 // ---- Launches
 
 void launch_erased(const LaunchSite& site, const void* kernel, const LaunchConfig& config,
-                   void (*run_thread)(const void*), const void* closure, size_t closure_bytes) {
+                   void (*run_thread)(const void*), const void* closure, size_t closure_bytes,
+                   void (*run_threads)(const void*, simt::detail::ThreadLoop&)) {
   State& s = state();
   {
     std::lock_guard lock(s.mutex);
@@ -446,7 +447,7 @@ void launch_erased(const LaunchSite& site, const void* kernel, const LaunchConfi
   options.check = s.settings.check;
   options.assume_instrumented = s.settings.check;  // gpulab run compiled the program so
   options.max_reports = 16;
-  const simt::detail::ErasedKernel erased{kernel, run_thread, closure};
+  const simt::detail::ErasedKernel erased{kernel, run_thread, closure, run_threads};
   json line = {{"event", "launch"},
                {"kernel", site.callee},
                {"site", site_text(site.file, site.line)},

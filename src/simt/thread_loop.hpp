@@ -1,0 +1,54 @@
+// The loop over a block's threads, compiled with the kernel: see docs/simt.md, "The plain loop".
+#pragma once
+
+#include <cstdint>
+
+#include "simt/vector_types.hpp"
+
+namespace gpulab::simt::detail {
+
+// A block's loop over its threads, whose state the scheduler owns (scheduler.cpp). The loop itself
+// is compiled with the kernel (run_thread_loop below), so that a CUDA thread costs no type-erased
+// call and the compiler sees the kernel's body where it can.
+struct ThreadLoop {
+  std::uint32_t next = 0;      // first thread not started
+  std::uint32_t threads = 0;   // in the block
+  std::uint32_t current = 0;   // the thread that runs now
+  std::uint32_t finished = 0;  // threads that returned
+  bool faulted = false;        // start no more threads
+  // The scheduler must see every start and end (check mode, or the block is on fibers): enter and
+  // exit are called; otherwise the loop keeps the books itself.
+  bool hooks = false;
+  const uint3* coords = nullptr;           // threadIdx of each linear thread id
+  uint3* thread_index = nullptr;           // &threadIdx of this OS thread
+  std::uint32_t* finished_bits = nullptr;  // per warp, one bit per lane
+  void* runner = nullptr;
+  void (*enter)(void* runner, std::uint32_t t) = nullptr;
+  void (*exit)(void* runner, std::uint32_t t) = nullptr;
+};
+
+// Runs the block's threads one after another from loop.next, each through body(). A thread that
+// parks (a barrier) keeps this frame on its fiber; another fiber calls this again to go on with the
+// next thread, and the parked one, once it returns, goes on with whichever thread is next.
+//
+// Not instrumented in check mode: the loop's own reads (loop.hooks after a thread's body, with the
+// thread's recording still on) are the emulator's, not the kernel's. The body is then called, not
+// inlined, which check mode can afford.
+template <class Body>
+__attribute__((no_sanitize("thread"))) void run_thread_loop(ThreadLoop& loop, const Body& body) {
+  while (loop.next < loop.threads && !loop.faulted) {
+    const std::uint32_t t = loop.next++;
+    *loop.thread_index = loop.coords[t];
+    loop.current = t;
+    if (loop.hooks) loop.enter(loop.runner, t);
+    body();
+    if (loop.hooks) {
+      loop.exit(loop.runner, t);
+    } else {
+      ++loop.finished;
+      loop.finished_bits[t >> 5] |= 1u << (t & 31);
+    }
+  }
+}
+
+}  // namespace gpulab::simt::detail
