@@ -240,6 +240,10 @@ void BlockRunner::run(std::uint64_t linear_block, uint3 block_index) {
   std::fill(activemask_wait_.begin(), activemask_wait_.end(), 0u);
   ready_.clear();
   ready_head_ = 0;
+  release_next_ = release_end_ = 0;
+  barrier_arrived_ = 0;
+  barrier_count_ = 0;
+  barrier_mixed_ = false;
   if (checker_ != nullptr) checker_->begin_block(linear_block, block_index);
 
   // The scheduler (this OS thread's own stack) only starts the block and takes control back when
@@ -323,8 +327,10 @@ void BlockRunner::dispatch(From from, std::uint32_t from_thread) {
       switch_to(std::move(scheduler_), scheduler_stack_, from, from_thread);
       return;
     }
-    if (ready_head_ < ready_.size()) {
-      const std::uint32_t t = ready_[ready_head_++];
+    if (release_next_ < release_end_ || ready_head_ < ready_.size()) {
+      // Threads a barrier released (in thread order), then those a collective released.
+      const std::uint32_t t =
+          release_next_ < release_end_ ? release_next_++ : ready_[ready_head_++];
       set_thread(t);
       // The thread that parks may be the one released first (a barrier it arrived at last).
       if (from == From::thread && t == from_thread) return;
@@ -427,6 +433,7 @@ void BlockRunner::abandon() {
   aborting_ = false;
   ready_.clear();
   ready_head_ = 0;
+  release_next_ = release_end_ = 0;
 }
 
 void BlockRunner::on_thread_exit(std::uint32_t t) {
@@ -578,6 +585,15 @@ int BlockRunner::block_barrier(BlockOp op, int predicate, const std::source_loca
   wt.mask = 0;
   wt.block = true;
   block_wait_[w] |= 1u << (t & 31);
+  // Arrivals are counted and compared with the first one as they come, so that releasing the
+  // barrier needs no pass over the block's threads.
+  if (barrier_arrived_ == 0) {
+    barrier_first_ = t;
+  } else if (wait_[barrier_first_].op != wt.op || !same_site(wait_[barrier_first_].where, where)) {
+    barrier_mixed_ = true;
+  }
+  ++barrier_arrived_;
+  barrier_count_ += wt.value;
   if (activemask_wait_[w] != 0) try_resolve_activemask(w, kNoThread, nullptr);
   park(t);
   return static_cast<int>(result_[t]);
@@ -602,15 +618,13 @@ void BlockRunner::quiescent() {
     set_fault(KernelFault::Kind::divergent_barrier, describe_barrier_divergence());
     return;
   }
-  const Wait& first = wait_[0];
-  std::uint64_t count = 0;
-  for (std::uint32_t t = 0; t < n_; ++t) {
-    if (wait_[t].op != first.op || !same_site(wait_[t].where, first.where)) {
-      set_fault(KernelFault::Kind::divergent_barrier, describe_barrier_divergence());
-      return;
-    }
-    count += wait_[t].value;
+  // Every thread waits at a block barrier (none has returned, none waits at a collective).
+  if (barrier_mixed_ || barrier_arrived_ != n_) {
+    set_fault(KernelFault::Kind::divergent_barrier, describe_barrier_divergence());
+    return;
   }
+  const Wait& first = wait_[barrier_first_];
+  const std::uint64_t count = barrier_count_;
   std::uint64_t result = 1;
   switch (static_cast<BlockOp>(first.op)) {
     case BlockOp::sync:
@@ -626,10 +640,12 @@ void BlockRunner::quiescent() {
       result = count != 0 ? 1 : 0;
       break;
   }
-  for (std::uint32_t t = 0; t < n_; ++t) {
-    result_[t] = result;
-    make_ready(t);
-  }
+  std::fill(result_.begin(), result_.end(), result);
+  release_next_ = 0;
+  release_end_ = n_;
+  barrier_arrived_ = 0;
+  barrier_count_ = 0;
+  barrier_mixed_ = false;
   std::fill(block_wait_.begin(), block_wait_.end(), 0u);
   ++totals_.barriers;
   if (checker_ != nullptr) checker_->on_barrier();

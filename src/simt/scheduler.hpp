@@ -143,6 +143,13 @@ class BlockRunner {
 
   std::vector<std::uint32_t> ready_;
   std::size_t ready_head_ = 0;
+  // Threads [release_next_, release_end_) were released by a barrier and run before ready_.
+  std::uint32_t release_next_ = 0, release_end_ = 0;
+  // The barrier being gathered: arrivals, the first one, the predicates' sum, and whether any
+  // arrival waits at another call or kind than the first.
+  std::uint32_t barrier_arrived_ = 0, barrier_first_ = 0;
+  std::uint64_t barrier_count_ = 0;
+  bool barrier_mixed_ = false;
 
   // Fiber plumbing.
   boost::context::fiber scheduler_;  // the suspended scheduler, while a fiber runs
