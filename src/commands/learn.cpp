@@ -214,9 +214,9 @@ std::size_t question_count(const Lesson& lesson) {
 std::string status_of(const std::optional<LessonProgress>& p, const Lesson& l, Lang lang) {
   if (!p) return std::string(tr(lang, "new", "未开始"));
   if (p->done && p->right && question_count(l) > 0) {
-    return fmt::format(fmt::runtime(std::string(tr(lang, "done, {}/{} right at the first try",
-                                                   "已完成，第一次答对 {}/{}"))),
-                       p->right->size(), question_count(l));
+    return fmt::format(
+        fmt::runtime(std::string(tr(lang, "done, {}/{} first try", "已完成，首次答对 {}/{}"))),
+        p->right->size(), question_count(l));
   }
   if (p->done) return std::string(tr(lang, "done", "已完成"));
   return fmt::format(fmt::runtime(std::string(tr(lang, "in progress ({}/{})", "学习中（{}/{}）"))),

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -398,4 +399,47 @@ TEST_CASE("The findings a lesson shows are what gpulab run reports on the lesson
       CHECK(shown >= 1);
     }
   }
+}
+
+TEST_CASE("The teacher's week in docs/teaching.md works as written", "[cli][classroom]") {
+  const std::string doc = read(std::string(GPULAB_SOURCE_DIR) + "/docs/teaching.md");
+  const std::size_t section = doc.find("## A course week, end to end");
+  REQUIRE(section != std::string::npos);
+  const std::size_t begin = doc.find("```sh\n", section);
+  const std::size_t end = doc.find("```", begin + 6);
+  REQUIRE(end != std::string::npos);
+  // The block is indented under its list item.
+  std::string script;
+  for (const std::string& line : lines_of(doc.substr(begin + 6, end - begin - 6))) {
+    script += (line.starts_with("   ") ? line.substr(3) : line) + "\n";
+  }
+  const std::string dir = temp_dir("week");
+  std::ofstream(dir + "/roster.txt") << "s2026-001\ns2026-002\ns2026-003\n";
+  std::ofstream(dir + "/week.sh") << script;
+  const std::string bin = std::filesystem::path(GPULAB_BINARY).parent_path().string();
+  const std::string command = "cd '" + dir + "' && PATH='" + bin + "':\"$PATH\" XDG_STATE_HOME='" +
+                              dir + "/state' bash -e week.sh > week.log 2>&1";
+  CAPTURE(script, read(dir + "/week.log"));
+  REQUIRE(std::system(command.c_str()) == 0);
+  CHECK(read(dir + "/handout-11.txt").find("Your answer: ____") != std::string::npos);
+  CHECK(read(dir + "/handout-11-teacher.txt").find("teacher's copy") != std::string::npos);
+  for (const char* id : {"s2026-001", "s2026-002", "s2026-003"}) {
+    const std::string sheet = read(dir + "/sheets/" + std::string(id) + ".txt");
+    const std::string key = read(dir + "/keys/" + std::string(id) + ".txt");
+    CHECK(sheet.find("Answer: ____") != std::string::npos);
+    CHECK(key.find("Solution:") != std::string::npos);
+  }
+  // Step 3: two students answer (one stops after 2), step 4: the merge names who did not finish.
+  const std::string r1 = dir + "/results/s2026-001.jsonl", r2 = dir + "/results/s2026-002.jsonl";
+  std::filesystem::create_directories(dir + "/results");
+  REQUIRE(run_gpulab({"quiz", "--seed", "s2026-001", "--count", "5", "--results", r1},
+                     "y\ny\ny\ny\ny\n")
+              .exit_code == 0);
+  REQUIRE(run_gpulab({"quiz", "--seed", "s2026-002", "--count", "5", "--results", r2}, "1\n")
+              .exit_code == 0);
+  auto merged = run_gpulab({"quiz", "--merge", r1, r2, "--roster", dir + "/roster.txt"});
+  CAPTURE(merged.out, merged.err);
+  REQUIRE(merged.exit_code == 0);
+  CHECK(merged.out.find("No result (1): s2026-003") != std::string::npos);
+  CHECK(merged.out.find("s2026-002") != std::string::npos);
 }
