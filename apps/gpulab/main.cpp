@@ -123,7 +123,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {  // --help, --version
-    std::ostringstream text;         // written here, so that a failed write is seen with its reason
+    // Help for a command that does not exist is an error, not the help of the one before it.
+    if (auto problem = usage_problem(app, argc, argv, lang)) return fail(kExitUsage, *problem);
+    std::ostringstream text;  // written here, so that a failed write is seen with its reason
     const int code = app.exit(e, text, text);
     errno = 0;
     std::fwrite(text.str().data(), 1, text.str().size(), stdout);

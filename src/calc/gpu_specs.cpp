@@ -180,7 +180,8 @@ std::vector<GpuModel> build_models() {
     m.notes_errata = {
         {"Threads per block (class size)", "1024 (said of every GPU)",
          "512 on compute capability 1.x (the G80); 1024 since 2.0",
-         "每个线程块的线程数（班级人数）", "计算能力 1.x（G80）上为 512；从 2.0 起为 1024"},
+         "每个线程块的线程数（班级人数）", "计算能力 1.x（G80）上为 512；从 2.0 起为 1024",
+         "1024（说是所有 GPU 都如此）"},
     };
     v.push_back(std::move(m));
   }
@@ -386,9 +387,10 @@ std::vector<GpuModel> build_models() {
         {"CUDA Cores / SM", "192", "128", "CUDA 核心 / SM", "128"},
         {"CUDA Cores / GPU", "24,576", "16,384 (128 SMs x 128)", "CUDA 核心 / GPU",
          "16,384（128 个 SM x 128）"},
-        {"Tensor Cores / SM", "6 (3rd Gen)", "4 (4th Gen)", "Tensor Core / SM", "4（第 4 代）"},
+        {"Tensor Cores / SM", "6 (3rd Gen)", "4 (4th Gen)", "Tensor Core / SM", "4（第 4 代）",
+         "6（第 3 代）"},
         {"Tensor Cores / GPU", "768 (3rd Gen)", "512 (4th Gen)", "Tensor Core / GPU",
-         "512（第 4 代）"},
+         "512（第 4 代）", "768（第 3 代）"},
     };
     v.push_back(std::move(m));
   }

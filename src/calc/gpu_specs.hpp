@@ -50,6 +50,7 @@ struct NotesErratum {
   std::string_view correct;        // "128"
   std::string_view field_zh = {};  // the field and the correction in Chinese (empty: as in English)
   std::string_view correct_zh = {};
+  std::string_view notes_say_zh = {};  // empty: the notes' words are the same in both languages
 };
 
 // A spec sheet from a table in src/calc/gpu_specs.cpp; every figure has a source.

@@ -70,9 +70,10 @@ Question warps_on_sm_q(Gen& g, Lang l) {
                          "一个 SM 分到 {} 个线程块，每块 {} 个线程。它上面有多少个线程束？")),
           b, tpb),
       w.warps,
-      fmt::format(fmt::runtime(t(l, "ceil({} / 32) = {} warps per block; {} x {} = {} warps",
-                                 "每块 ceil({} / 32) = {} 个线程束；{} x {} = {} 个线程束")),
-                  tpb, w.warps_per_block, b, w.warps_per_block, w.warps));
+      fmt::format(fmt::runtime(t(l, "ceil({} / 32) = {} per block; {} x {} = {}",
+                                 "每块 ceil({} / 32) = {}；{} x {} = {}")),
+                  tpb, count_noun(l, w.warps_per_block, "warp", "warps", "个线程束"), b,
+                  w.warps_per_block, count_noun(l, w.warps, "warp", "warps", "个线程束")));
 }
 
 Question hide_latency_q(Gen& g, Lang l) {
@@ -426,6 +427,7 @@ Question global_index_3d_q(Gen& g, Lang l) {
 }
 
 // Shared memory a static __shared__ array takes: elements times the element's size.
+constexpr std::int64_t kStaticSharedLimit = 48 * 1024;
 Question shared_bytes_q(Gen& g, Lang l) {
   struct Type {
     const char* name;
@@ -433,7 +435,11 @@ Question shared_bytes_q(Gen& g, Lang l) {
   };
   const Type type = choose<Type>(
       g, {{"float", 4}, {"double", 8}, {"int", 4}, {"__half", 2}, {"char", 1}, {"float4", 16}});
-  const std::int64_t rows = choose<std::int64_t>(g, {8, 16, 32, 64});
+  // Only arrays that compile: static __shared__ memory is at most 48 KB (49,152 bytes) per block.
+  std::vector<std::int64_t> sizes;
+  for (std::int64_t r : {8, 16, 32, 64})
+    if (r * (r + 1) * type.size <= kStaticSharedLimit) sizes.push_back(r);
+  const std::int64_t rows = choose<std::int64_t>(g, sizes);
   const std::int64_t pad = pick(g, 0, 1);
   const std::int64_t cols = rows + pad;
   const std::int64_t bytes = rows * cols * type.size;
@@ -852,6 +858,19 @@ std::vector<Question> make_quiz(std::string_view topics, int count, std::uint64_
   return out;
 }
 
+std::string solution_without_answer(const Question& q) {
+  std::string_view s = q.solution;
+  for (std::string_view sep : {":", "\uFF1A"}) {
+    const std::string head = q.answer + std::string(sep);
+    if (s.size() > head.size() && s.starts_with(head)) {
+      s.remove_prefix(head.size());
+      while (s.starts_with(" ")) s.remove_prefix(1);
+      break;
+    }
+  }
+  return std::string(s);
+}
+
 Grade grade(const Question& q, std::string_view given, Lang l) {
   Grade gr;
   std::string s = ascii_forms(given);
@@ -866,8 +885,21 @@ Grade grade(const Question& q, std::string_view given, Lang l) {
     case AnswerKind::integer:
     case AnswerKind::real: {
       double v = 0;
-      const NumberRead read = read_answer_number(s, v);
+      // "98%" or "98 percent" for a fraction (an answer of at most 1) is 0.98; for a larger
+      // answer (a percentage, a speedup) the number as typed.
+      std::string number = s;
+      bool percent = false;
+      for (std::string_view sign : {"%", "\uFF05", "percent", "per cent"}) {
+        if (number.size() >= sign.size() &&
+            number.compare(number.size() - sign.size(), sign.size(), sign) == 0) {
+          number.erase(number.size() - sign.size());
+          percent = true;
+          break;
+        }
+      }
+      const NumberRead read = read_answer_number(number, v);
       if (read != NumberRead::ok) return malformed(number_note(read, s, l));
+      if (percent && std::fabs(q.values[0]) <= 1) v /= 100;
       if (q.kind == AnswerKind::integer) {
         gr.correct = v == q.values[0];
       } else {

@@ -52,6 +52,10 @@ std::vector<std::string> quiz_order(const std::vector<std::string>& topics, int 
 // empty when it names an unknown topic.
 std::vector<Question> make_quiz(std::string_view topics, int count, std::uint64_t seed, Lang lang);
 
+// The worked solution without the answer it may start with ("no: each thread reads ..." for the
+// answer "no" gives "each thread reads ..."): shown after "The answer is no.", it says no twice.
+std::string solution_without_answer(const Question& q);
+
 struct Grade {
   bool correct = false;
   bool malformed = false;  // the answer could not be read as the kind asked for

@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <random>
@@ -43,9 +44,18 @@ void add_global_options(CLI::App& app, GlobalOptions& g) {
                      "模拟器：按由 SEED 决定的随机顺序运行线程块（正确的内核不受影响）"))
       ->type_name("SEED");
   app.add_flag("--check", g.emu.check,
-               say("Emulator: report races on shared memory (two threads, one address, no "
-                   "barrier)",
-                   "模拟器：报告共享内存上的竞争（两个线程、同一地址、中间没有屏障）"));
+               say("Emulator: check every access and barrier: out-of-bounds and host-pointer "
+                   "accesses, reads of memory never written, races on shared and global memory, a "
+                   "__syncthreads() not every thread reaches; with run also leaks and unchecked "
+                   "launch errors",
+                   "模拟器：检查每次访问和每道屏障：越界访问、主机指针、读取从未写入的内存、"
+                   "共享内存和全局内存上的竞争、不是所有线程都能到达的 __syncthreads()；"
+                   "用于 run 时还有内存泄漏和未检查的启动错误"));
+  app.add_flag("--projector", g.projector,
+               say("High contrast and a large layout for a projector: bold and inverse instead of "
+                   "colours, no faint text, lines of at most 64 columns (a large font fits)",
+                   "适合投影仪的高对比度大字版式：用粗体和反显代替颜色，不用暗淡文字，每行最多 "
+                   "64 列（可以用大字体）"));
   app.add_option("--emu-threads", g.workers_text,
                  say("Emulator: CPU threads that run blocks in parallel (default: one per core)",
                      "模拟器：并行运行线程块的 CPU 线程数（默认每个核心一个）"))
@@ -116,6 +126,8 @@ void finish_global_options(GlobalOptions& g) {
   g.out.color = c == "always"  ? ColorMode::always
                 : c == "never" ? ColorMode::never
                                : ColorMode::automatic;
+  // In the environment, so that a lesson's demos (gpulab run by gpulab) show the same style.
+  if (g.projector) setenv(kProjectorVariable, "1", 1);
   if (g.lang_text.empty()) {
     g.out.lang = lang_from_environment();
   } else {

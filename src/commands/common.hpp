@@ -28,6 +28,7 @@ struct GlobalOptions {
   std::string lang_text;
   std::string shuffle_text;
   std::string workers_text;
+  bool projector = false;
 };
 
 void add_global_options(CLI::App& app, GlobalOptions& g);

@@ -733,8 +733,11 @@ std::string render_model(const calc::GpuModel& m, const OutputOptions& out) {
           "一间教室同时最多 {} 个学生，来自在这里上课的所有班级。", n(m.max_threads_per_sm)));
   s.row(tr(l, "Max warps per SM", "每 SM 最多线程束"), n(m.max_warps_per_sm),
         arch ? F(l,
-                 "{} / 32 = {} groups of 32 (warps). {} warp scheduler(s) pick ready groups: while "
-                 "some wait for the playground, others compute.",
+                 arch->warp_schedulers_per_sm == 1
+                     ? "{} / 32 = {} groups of 32 (warps). {} warp scheduler picks ready groups: "
+                       "while some wait for the playground, others compute."
+                     : "{} / 32 = {} groups of 32 (warps). {} warp schedulers pick ready groups: "
+                       "while some wait for the playground, others compute.",
                  "{} / 32 = {} 个 32 人小组（线程束）。{} 个线程束调度器挑选就绪的小组："
                  "一些小组等操场的数据时，别的小组在计算。",
                  n(m.max_threads_per_sm), m.max_threads_per_sm / 32, arch->warp_schedulers_per_sm)
@@ -811,7 +814,9 @@ std::string render_model(const calc::GpuModel& m, const OutputOptions& out) {
              std::string(tr(l, "sources say", "来源"))});
     for (const auto& e : m.notes_errata) {
       const bool zh = l == Lang::zh && !e.field_zh.empty();
-      t.add_row({std::string(zh ? e.field_zh : e.field), std::string(e.notes_say),
+      const bool zh_say = l == Lang::zh && !e.notes_say_zh.empty();
+      t.add_row({std::string(zh ? e.field_zh : e.field),
+                 std::string(zh_say ? e.notes_say_zh : e.notes_say),
                  std::string(zh ? e.correct_zh : e.correct)});
     }
     s.text(t.render(st, 4));

@@ -189,9 +189,9 @@ std::string render_exercise_check(const exercise::CheckResult& c, const OutputOp
     for (const auto& d : c.diagnoses) {
       std::string text = fmt::format("{}. {}", ++i, d.text.in(l));
       if (d.more_tests > 0) {
-        text += fmt::format(fmt::runtime(std::string(tr(l, " The same in {} more test(s).",
+        text += fmt::format(fmt::runtime(std::string(tr(l, " The same in {} more {}.",
                                                         "另有 {} 个测试出现同样的问题。"))),
-                            d.more_tests);
+                            d.more_tests, plural(d.more_tests, "test", "tests"));
       }
       s += "  " + wrap_text(text, 100, 5, 2) + "\n";
     }

@@ -101,7 +101,7 @@ class HelpFormatter : public CLI::Formatter {
       return CLI::Formatter::make_help(app, name, mode);
     }
     std::string out = make_description(app) + make_usage(app, name) + make_positionals(app) +
-                      make_groups(app, mode);
+                      make_groups(app, mode) + make_subcommands(app, mode);
     std::vector<const CLI::Option*> global = parent->get_options(
         [parent](const CLI::Option* o) { return o->nonpositional() && !is_help_flag(*parent, o); });
     if (!global.empty()) {

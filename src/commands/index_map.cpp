@@ -114,6 +114,65 @@ IndexMapResult run_index_map(const IndexMapOptions& o, Backend* backend) {
 
 namespace {
 
+// A grid too large to draw whole: its first blocks and its last, each box a block with the global
+// indices of its first and last threads, "..." for the blocks between, and a legend.
+std::string draw_summary(const IndexMapResult& r, const Style& st, Lang l) {
+  if (r.total_overflows) {
+    return std::string(tr(l, "  (the grid is too large to draw: its indices overflow 64 bits)\n",
+                          "  （网格太大，无法绘制：索引超出 64 位）\n"));
+  }
+  const std::uint64_t blocks = r.grid.volume(), per_block = r.block.volume();
+  std::vector<std::uint64_t> shown;
+  for (std::uint64_t b = 0; b < std::min<std::uint64_t>(blocks, 2); ++b) shown.push_back(b);
+  if (blocks > 2) shown.push_back(blocks - 1);
+  auto range = [&](std::uint64_t b) {
+    return fmt::format("{} .. {}", group_thousands(b * per_block),
+                       group_thousands((b + 1) * per_block - 1));
+  };
+  std::size_t inner = 0;
+  for (std::uint64_t b : shown) inner = std::max(inner, display_width(range(b)) + 2);
+  const bool gap = blocks > 3;  // blocks between the second and the last, not drawn
+  // Narrow terminals get the first block and the last only.
+  if (shown.size() == 3 && 2 + 3 * (inner + 3) + (gap ? 5 : 0) > st.width()) {
+    shown.erase(shown.begin() + 1);
+  }
+  std::string label, top, middle;
+  for (std::size_t i = 0; i < shown.size(); ++i) {
+    const bool dots = i + 1 == shown.size() && shown[i] > shown[i - (i > 0 ? 1 : 0)] + 1;
+    if (dots) {
+      label += "     ";
+      top += "     ";
+      middle += "  ...";
+    }
+    label += "  " + pad_right(fmt::format("block {}", group_thousands(shown[i])), inner + 2);
+    top += "  +" + std::string(inner, '-') + "+";
+    middle += "  | " + pad_right(range(shown[i]), inner - 1) + "|";
+  }
+  std::string out = st.bold(label) + "\n" + top + "\n" + middle + "\n" + top + "\n";
+  const std::string block_is = count_noun(l, per_block, "thread", "threads", "个线程");
+  out +=
+      fmt::format(fmt::runtime(std::string(tr(
+                      l,
+                      "  Each box is a block of {}, with the global indices of its first and "
+                      "last thread.\n",
+                      "  每个方框是一个线程块（{}），框里是它第一个和最后一个线程的全局索引。\n"))),
+                  block_is);
+  if (shown.size() < blocks) {
+    const std::uint64_t from = shown.size() == 3 ? 2 : 1, to = blocks - 2;
+    out += fmt::format(
+        fmt::runtime(std::string(tr(l, "  ... stands for blocks {} to {} ({}), not drawn.\n",
+                                    "  ... 代表线程块 {} 到 {}（{}），没有画出。\n"))),
+        group_thousands(from), group_thousands(to),
+        count_noun(l, to - from + 1, "block", "blocks", "个线程块"));
+  }
+  if (r.rank >= 2) {
+    out +=
+        std::string(tr(l, "  Blocks are numbered as CUDA counts them: x first, then y, then z.\n",
+                       "  线程块按 CUDA 的顺序编号：先 x，再 y，再 z。\n"));
+  }
+  return out;
+}
+
 // The grid of blocks, each block drawn with its threads' global indices; x to the right, y down.
 std::string draw_grid(const IndexMapResult& r, const Style& st, Lang l) {
   const auto& g = r.grid;
@@ -125,10 +184,7 @@ std::string draw_grid(const IndexMapResult& r, const Style& st, Lang l) {
   const bool cells = g.x <= 8 && g.y <= 8 && g.z <= 4 && b.x <= 16 && b.y <= 16 && b.z == 1 &&
                      !r.total_overflows && g.x * box <= 120 && box + 1 <= st.width();
   if (!cells) {
-    if (g.x > 16 || g.y > 16 || g.z > 4) {
-      return std::string(
-          tr(l, "  (the grid is too large to draw)\n", "  （网格太大，无法绘制）\n"));
-    }
+    if (g.x > 16 || g.y > 16 || g.z > 4) return draw_summary(r, st, l);
   }
   std::string out;
   const std::size_t w = cells ? std::to_string(r.total_threads - 1).size() : 0;
@@ -304,23 +360,31 @@ void render_index_map_to(const IndexMapResult& r, const OutputOptions& out,
                                                           "<<<{}, {}>>> 的线程索引"))),
                               shape_text(r.grid, r.rank), shape_text(r.block, r.rank))) +
        "\n";
-  const std::string total = r.total_overflows ? fmt::format("about {:.3e}", r.total_approx)
-                                              : group_thousands(r.total_threads);
+  const std::string total =
+      r.total_overflows
+          ? fmt::format(
+                fmt::runtime(std::string(tr(l, "about {:.3e} threads", "约 {:.3e} 个线程"))),
+                r.total_approx)
+          : count_noun(l, r.total_threads, "thread", "threads", "个线程");
   s += fmt::format(fmt::runtime(std::string(tr(l,
                                                "  gridDim = ({}, {}, {}), blockDim = ({}, {}, {}): "
-                                               "{} blocks x {} threads = {} threads\n",
+                                               "{} x {} = {}\n",
                                                "  gridDim = ({}, {}, {})，blockDim = ({}, {}, "
-                                               "{})：{} 个线程块 x {} 个线程 = {} 个线程\n"))),
+                                               "{})：{} x {} = {}\n"))),
                    r.grid.x, r.grid.y, r.grid.z, r.block.x, r.block.y, r.block.z,
-                   group_thousands(r.launch.blocks), r.launch.threads_per_block, total);
+                   count_noun(l, r.launch.blocks, "block", "blocks", "个线程块"),
+                   count_noun(l, r.launch.threads_per_block, "thread", "threads", "个线程"), total);
+  const bool one_warp = r.launch.warps_per_block == 1;
   s += fmt::format(
-      fmt::runtime(std::string(tr(l, "  Each block is {} warp(s) of 32 consecutive threads{}.\n\n",
-                                  "  每个线程块是 {} 个由 32 个连续线程组成的线程束{}。\n\n"))),
-      r.launch.warps_per_block,
+      fmt::runtime(std::string(tr(l, "  Each block is {} of 32 consecutive threads{}.\n\n",
+                                  "  每个线程块是 {}（每个由 32 个连续线程组成）{}。\n\n"))),
+      count_noun(l, r.launch.warps_per_block, "warp", "warps", "个线程束"),
       r.launch.idle_lanes_per_block > 0
-          ? fmt::format(fmt::runtime(std::string(
-                            tr(l, "; the last has {} idle lanes", "；最后一个有 {} 个空闲通道"))),
-                        r.launch.idle_lanes_per_block)
+          ? fmt::format(
+                fmt::runtime(std::string(one_warp ? tr(l, "; it has {}", "；它有 {}")
+                                                  : tr(l, "; the last has {}", "；最后一个有 {}"))),
+                count_noun(l, r.launch.idle_lanes_per_block, "idle lane", "idle lanes",
+                           "个空闲通道"))
           : std::string());
   if (!r.table.empty() && !r.elided && r.table.size() > kFullTableUpTo) {
     write(s);
@@ -343,7 +407,11 @@ void render_index_map_to(const IndexMapResult& r, const OutputOptions& out,
     if (r.elided && !r.total_overflows && previous + 1 != r.total_threads) t.add_ellipsis();
     s += t.render(st, 2, highlight) + "\n";
   }
-  if (r.rank >= 2 || (r.grid.x <= 8 && r.block.x <= 16)) s += draw_grid(r, st, l) + "\n";
+  if (r.rank >= 2 || (r.grid.x <= 8 && r.block.x <= 16)) {
+    s += draw_grid(r, st, l) + "\n";
+  } else {
+    s += draw_summary(r, st, l) + "\n";
+  }
   s += formulas(r, st, l);
   if (r.found) {
     const auto& f = *r.found;

@@ -407,13 +407,15 @@ InspectResult run_inspect(const InspectOptions& o, Lang lang) {
   if (o.sass) {
     sass_tool = toolchain::find_cuda_tool("nvdisasm");
     if (!sass_tool) sass_tool = toolchain::find_cuda_tool("cuobjdump");
-    if (!sass_tool) {
-      throw RuntimeFailure(chosen(F(lang, "--sass needs nvdisasm or cuobjdump: {}",
-                                    "--sass 需要 nvdisasm 或 cuobjdump：{}",
-                                    toolchain::missing_message("cuobjdump", lang))));
-    }
   }
   InspectResult r;
+  // No SASS tool: said, and the PTX shown instead (the nearest listing nvcc alone can make).
+  if (o.sass && !sass_tool) {
+    r.sass_missing = F(lang, "--sass needs nvdisasm or cuobjdump: {}; the PTX is shown instead",
+                       "--sass 需要 nvdisasm 或 cuobjdump：{}；改为显示 PTX",
+                       toolchain::missing_message("cuobjdump", lang));
+  }
+  const bool want_ptx = o.ptx || !r.sass_missing.empty();
   r.file = o.file;
   r.arch = fmt::format("sm_{}", o.arch);
   r.nvcc = nvcc->path;
@@ -465,12 +467,12 @@ InspectResult run_inspect(const InspectOptions& o, Lang lang) {
 
   Sources sources;
   std::map<std::string, std::vector<ListingLine>> ptx, sass;
-  if (o.ptx) {
+  if (want_ptx) {
     const std::string ptx_file = (tmp.path() / "kernels.ptx").string();
     run_tool({nvcc->path, "-arch=" + r.arch, "-ptx", "-lineinfo", "-o", ptx_file, o.file});
     ptx = ptx_listings(read_file(ptx_file), sources);
   }
-  if (o.sass) {
+  if (o.sass && sass_tool) {
     r.sass_tool = sass_tool->name;
     if (sass_tool->name == "nvdisasm") {
       sass = sass_listings_nvdisasm(run_tool({sass_tool->path, "-g", "-c", cubin}).out, sources);
@@ -537,6 +539,7 @@ std::string render_inspect(const InspectResult& r, const OutputOptions& out) {
   const Lang l = out.lang;
   std::string s;
   s += st.dim("$ " + fmt::format("{}", fmt::join(r.nvcc_command, " "))) + "\n";
+  if (!r.sass_missing.empty()) s += st.warn(r.sass_missing) + "\n";
   if (r.kernels.empty()) {
     s += F(l, "{} defines no __global__ kernel.\n", "{} 没有定义 __global__ 核函数。\n", r.file);
     return s;
@@ -678,6 +681,8 @@ nlohmann::json inspect_json(const InspectResult& r) {
       {"nvcc_version", r.nvcc_version},
       {"nvcc_command", r.nvcc_command},
       {"sass_tool", r.sass_tool.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.sass_tool)},
+      {"sass_missing",
+       r.sass_missing.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.sass_missing)},
       {"kernels", kernels}};
 }
 

@@ -72,6 +72,8 @@ struct InspectResult {
   std::string nvcc, nvcc_version;
   std::vector<std::string> nvcc_command;
   std::string sass_tool;  // "nvdisasm" or "cuobjdump" (when --sass)
+  // --sass without nvdisasm and cuobjdump: what to install; the PTX is shown instead.
+  std::string sass_missing;
   std::vector<InspectedKernel> kernels;
 };
 

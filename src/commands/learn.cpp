@@ -9,13 +9,17 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <regex>
 
 #include "calc/quiz.hpp"
 #include "commands/quiz.hpp"
 #include "core/error.hpp"
+#include "core/i18n_format.hpp"
 #include "core/input.hpp"
 #include "core/layout.hpp"
 #include "core/lesson.hpp"
@@ -31,29 +35,58 @@ std::string lang_code(Lang l) {
   return l == Lang::zh ? "zh" : "en";
 }
 
-// Lesson text to the terminal: `code` and **bold** styled, the markers dropped.
+// Lesson text to the terminal: `code` and **bold** styled, the markers dropped. A span may go
+// over a line break (never over a blank line); `code` inside bold text is bold, its backticks
+// dropped too. Code blocks (lines indented 4 or more) are kept as written.
 std::string style_text(std::string_view text, const Style& st) {
+  auto span_end = [&](std::size_t from, std::string_view mark) {
+    const std::size_t end = text.find(mark, from);
+    if (end == std::string_view::npos) return end;
+    const std::string_view inside = text.substr(from, end - from);
+    if (inside.empty() || inside.find("\n\n") != std::string_view::npos)
+      return std::string_view::npos;
+    // A code block line inside the span: not a span.
+    for (std::size_t nl = inside.find('\n'); nl != std::string_view::npos;
+         nl = inside.find('\n', nl + 1)) {
+      if (inside.substr(nl + 1).starts_with("    ")) return std::string_view::npos;
+    }
+    return end;
+  };
+  auto without_backticks = [](std::string_view s) {
+    std::string out;
+    for (char c : s)
+      if (c != '`') out += c;
+    return out;
+  };
   std::string out;
   std::size_t i = 0;
+  bool line_start = true;
   while (i < text.size()) {
+    if (line_start && text.substr(i).starts_with("    ")) {  // a code line: as written
+      const std::size_t nl = std::min(text.find('\n', i), text.size());
+      out += text.substr(i, nl - i);
+      i = nl;
+      line_start = false;
+      continue;
+    }
+    line_start = false;
     if (text.compare(i, 2, "**") == 0) {
-      std::size_t end = text.find("**", i + 2);
-      if (end != std::string_view::npos &&
-          text.substr(i + 2, end - i - 2).find('\n') == std::string_view::npos) {
-        out += st.bold(text.substr(i + 2, end - i - 2));
+      const std::size_t end = span_end(i + 2, "**");
+      if (end != std::string_view::npos) {
+        out += st.bold(without_backticks(text.substr(i + 2, end - i - 2)));
         i = end + 2;
         continue;
       }
     }
     if (text[i] == '`') {
-      std::size_t end = text.find('`', i + 1);
-      if (end != std::string_view::npos &&
-          text.substr(i + 1, end - i - 1).find('\n') == std::string_view::npos) {
+      const std::size_t end = span_end(i + 1, "`");
+      if (end != std::string_view::npos) {
         out += st.code(text.substr(i + 1, end - i - 1));
         i = end + 1;
         continue;
       }
     }
+    if (text[i] == '\n') line_start = true;
     out += text[i++];
   }
   return out;
@@ -67,11 +100,35 @@ int screen_rows() {
   return rows > 0 ? static_cast<int>(rows) : 30;
 }
 
+// A handout's demos are the same every time it is printed: the demo data comes from this seed
+// (given to each demo whose command takes --seed and that sets none) and the emulator runs one
+// block at a time, so that printf lines come in one order. Unset for a walked lesson.
+struct DemoSeed {
+  std::optional<std::string> seed;
+  std::vector<std::string> seeded_commands;  // the commands that take --seed
+};
+DemoSeed& demo_seed() {
+  static DemoSeed s;
+  return s;
+}
+
 // Runs a demo: this very binary with the lesson's arguments; stdout then stderr come back.
 std::string run_demo(const std::vector<std::string>& demo, const GlobalOptions& g, bool color) {
   ProcessSpec spec;
   spec.argv = {"/proc/self/exe"};
   spec.argv.insert(spec.argv.end(), demo.begin(), demo.end());
+  if (const DemoSeed& ds = demo_seed(); ds.seed && !demo.empty()) {
+    const auto& cmds = ds.seeded_commands;
+    if (std::find(cmds.begin(), cmds.end(), demo.front()) != cmds.end() &&
+        std::find(demo.begin(), demo.end(), "--seed") == demo.end()) {
+      spec.argv.emplace_back("--seed");
+      spec.argv.push_back(*ds.seed);
+    }
+    if (std::find(demo.begin(), demo.end(), "--emu-threads") == demo.end()) {
+      spec.argv.emplace_back("--emu-threads");
+      spec.argv.emplace_back("1");
+    }
+  }
   for (const char* a :
        {"--lang", g.out.lang == Lang::zh ? "zh" : "en", "--color", color ? "always" : "never"})
     spec.argv.emplace_back(a);
@@ -158,7 +215,7 @@ std::string status_of(const std::optional<LessonProgress>& p, const Lesson& l, L
   if (!p) return std::string(tr(lang, "new", "未开始"));
   if (p->done && p->right && question_count(l) > 0) {
     return fmt::format(
-        fmt::runtime(std::string(tr(lang, "done, {}/{} right", "已完成，答对 {}/{}"))),
+        fmt::runtime(std::string(tr(lang, "done, {}/{} first try", "已完成，首次答对 {}/{}"))),
         p->right->size(), question_count(l));
   }
   if (p->done) return std::string(tr(lang, "done", "已完成"));
@@ -262,7 +319,16 @@ void print_demo(const LessonStep& step, const GlobalOptions& g, const Style& st,
   const std::string cmd = fmt::format("gpulab {}", fmt::join(step.demo, " "));
   fmt::print("\n  {}\n", demo_command(step, st));
   flush_stdout();  // a stdout that cannot be written stops the lesson before its first demo
-  const std::string out = run_demo(step.demo, g, st.enabled());
+  std::string out = run_demo(step.demo, g, st.enabled());
+  if (demo_seed().seed) {
+    // A handout is the same every printing: times, which vary from run to run, are left out.
+    static const std::regex time(R"(\b\d+(?:\.\d+)? ?(ms|us|s)\b)");
+    const std::string masked = std::regex_replace(out, time, "? $1");
+    if (masked != out) {
+      out = masked + std::string(tr(g.out.lang, "(times vary from run to run: shown as ?)\n",
+                                    "（时间每次运行都不同：显示为 ?）\n"));
+    }
+  }
   std::vector<std::string_view> lines;
   for (std::size_t start = 0; start < out.size();) {
     std::size_t nl = out.find('\n', start);
@@ -344,11 +410,16 @@ void print_lesson(const Lesson& lesson, const GlobalOptions& g, const Style& st,
 // How many tries a check question gets before its answer is shown.
 constexpr int kTries = 2;
 
-enum class Asked { right, shown, quit };
+// right: at the first try, the only answer a score counts; right_later: at a later try.
+enum class Asked { right, right_later, shown, quit };
 
 // Asks a step's question until it is answered right, its tries are used up, Enter skips it or q
 // quits. A malformed answer costs no try. The answer is said once, and never after q.
 Asked ask_question(const LessonQuestion& lq, Lang l, const Style& st) {
+  // Feedback is laid out as the lesson is: wrapped at words, Chinese between characters.
+  auto say_laid_out = [l](std::string_view format, auto&&... args) {
+    print_laid_out(fmt::format(fmt::runtime(format), args...), l);
+  };
   print_laid_out(
       fmt::format("\n  {} {}\n  {}\n", st.bold("?"), lq.text,
                   st.dim(fmt::format(
@@ -381,30 +452,31 @@ Asked ask_question(const LessonQuestion& lq, Lang l, const Style& st) {
       gr = calc::grade(q, line, l);
     }
     if (gr.malformed) {
-      fmt::print("  {}{}{}\n",
-                 st.bad(std::string(tr(l, "Could not read that:", "无法读取这个答案："))), sep,
-                 fmt::format(fmt::runtime(std::string(tr(l, "{}; try again (no try used)",
-                                                         "{}；请重新输入（不计次数）"))),
-                             gr.note));
+      say_laid_out("  {}{}{}\n",
+                   st.bad(std::string(tr(l, "Could not read that:", "无法读取这个答案："))), sep,
+                   fmt::format(fmt::runtime(std::string(tr(l, "{}; try again (no try used)",
+                                                           "{}；请重新输入（不计次数）"))),
+                               gr.note));
       continue;
     }
     if (gr.correct) {
-      fmt::print("  {}{}\n", st.good(std::string(tr(l, "Right.", "正确。"))), explain);
-      return Asked::right;
+      say_laid_out("  {}{}\n", st.good(std::string(tr(l, "Right.", "正确。"))), explain);
+      return tries == 0 ? Asked::right : Asked::right_later;
     }
     if (++tries < kTries) {
       const int left = kTries - tries;
-      fmt::print("  {}{}{}\n", st.bad(std::string(tr(l, "Not quite.", "不对。"))), sep,
-                 fmt::format(fmt::runtime(std::string(tr(l,
-                                                         left == 1 ? "Try once more ({} try left)."
-                                                                   : "Try again ({} tries left).",
-                                                         "再试一次（还剩 {} 次）。"))),
-                             left));
+      say_laid_out(
+          "  {}{}{}\n", st.bad(std::string(tr(l, "Not quite.", "不对。"))), sep,
+          fmt::format(
+              fmt::runtime(std::string(
+                  tr(l, left == 1 ? "Try once more ({} try left)." : "Try again ({} tries left).",
+                     "再试一次（还剩 {} 次）。"))),
+              left));
       continue;
     }
-    fmt::print("  {} {}{}\n",
-               st.bad(std::string(tr(l, "Not quite. The answer is", "不对。答案是"))), lq.answer,
-               explain);
+    say_laid_out("  {} {}{}\n",
+                 st.bad(std::string(tr(l, "Not quite. The answer is", "不对。答案是"))), lq.answer,
+                 explain);
     return Asked::shown;
   }
 }
@@ -468,10 +540,13 @@ void walk_lesson(const Lesson& lesson, const std::vector<Lesson>& lessons, const
       fmt::format(fmt::runtime(std::string(tr(l, "Lesson {} done.", "第 {} 课完成。"))),
                   lesson.id.substr(0, lesson.id.find('-')));
   if (questions > 0) {
-    done += " " + fmt::format(fmt::runtime(std::string(tr(l, "Score: {} of {} questions right.",
-                                                          "得分：{} 题中答对 {} 题。"))),
-                              l == Lang::zh ? questions : right.size(),
-                              l == Lang::zh ? right.size() : questions);
+    // Only first tries count: a second try after "Not quite." is no longer the student's own.
+    done +=
+        " " + fmt::format(fmt::runtime(std::string(tr(l, "Score: {} of {} right at the first try.",
+                                                      "得分：{} 题中第一次就答对 {} 题。"))),
+                          l == Lang::zh ? std::to_string(questions) : std::to_string(right.size()),
+                          l == Lang::zh ? std::to_string(right.size())
+                                        : count_noun(questions, "question", "questions"));
   }
   fmt::print("\n{}\n", st.good(done));
   const auto it = std::find_if(lessons.begin(), lessons.end(),
@@ -488,19 +563,65 @@ void walk_lesson(const Lesson& lesson, const std::vector<Lesson>& lessons, const
   }
 }
 
+// `learn N --files DIR`: the lesson's files written into DIR (made when missing), never over a
+// file that is there (the student's own edits).
+void write_lesson_files(const Lesson& lesson, const std::string& dir, const GlobalOptions& g) {
+  const Lang l = g.out.lang;
+  const std::vector<LessonFile> files = lesson_files(lesson.id);
+  const std::string number = lesson.id.substr(0, lesson.id.find('-'));
+  nlohmann::json written = nlohmann::json::array(), kept = nlohmann::json::array();
+  std::string text;
+  if (files.empty()) {
+    throw UsageError(chosen(fmt::format(
+        fmt::runtime(std::string(tr(l, "learn {} --files: lesson {} has no files to run",
+                                    "learn {} --files：第 {} 课没有要运行的文件"))),
+        number, number)));
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    bad_value("--files", dir, both("cannot be made: {}", "无法创建：{}", ec.message()));
+  }
+  for (const LessonFile& f : files) {
+    const std::filesystem::path path = std::filesystem::path(dir) / std::string(f.name);
+    if (std::filesystem::exists(path)) {
+      kept.push_back(path.string());
+      text += fmt::format(fmt::runtime(std::string(tr(l, "  kept {} (it is there already)\n",
+                                                      "  保留 {}（已经存在）\n"))),
+                          path.string());
+      continue;
+    }
+    std::ofstream out(path, std::ios::binary);
+    out.write(f.data.data(), static_cast<std::streamsize>(f.data.size()));
+    out.close();
+    if (!out) {
+      throw RuntimeFailure(both("cannot write {}", "无法写入 {}", path.string()));
+    }
+    written.push_back(path.string());
+    text += fmt::format(fmt::runtime(std::string(tr(l, "  wrote {}\n", "  已写入 {}\n"))),
+                        path.string());
+  }
+  text += fmt::format(
+      fmt::runtime(std::string(tr(l, "Lesson {} says how to run them: gpulab learn {}\n",
+                                  "第 {} 课讲了怎样运行它们：gpulab learn {}\n"))),
+      number, number);
+  emit(g, {{"command", "learn"}, {"id", lesson.id}, {"written", written}, {"kept", kept}}, text);
+}
+
 }  // namespace
 
 void setup_learn(CLI::App& app, GlobalOptions& g) {
   struct Raw {
     std::string lesson;
     bool no_pause = false, restart = false, handout = false, answers = false;
+    std::string files, seed;
   };
   auto raw = std::make_shared<Raw>();
   CLI::App* sub = add_command(
       app, g, "learn",
       help_tr(g, "The course as lessons: explanation, live demo, check question",
               "以课程形式学习：讲解、现场演示、检查题"),
-      [raw, &g] {
+      [raw, &g, &app] {
         const std::vector<Lesson> lessons = load_lessons(lang_code(g.out.lang));
         if (lessons.empty()) {
           throw RuntimeFailure("this gpulab has no lessons built in", "这个 gpulab 没有内置课程");
@@ -509,6 +630,7 @@ void setup_learn(CLI::App& app, GlobalOptions& g) {
         const LessonLookup found = lookup_lesson(lessons, raw->lesson);
         if (found.lesson == nullptr) refuse_lesson_key(raw->lesson, found, lessons, g.out.lang);
         const Lesson* lesson = found.lesson;
+        if (!raw->files.empty()) return write_lesson_files(*lesson, raw->files, g);
         // A handout hides the answers, in JSON too; --answers is the teacher's copy.
         const bool handout = raw->handout || raw->no_pause || raw->answers;
         if (g.out.json) {
@@ -532,7 +654,20 @@ void setup_learn(CLI::App& app, GlobalOptions& g) {
                       "");
         }
         const Style st = style_for(g.out);
-        if (handout || isatty(STDIN_FILENO) != 1) return print_lesson(*lesson, g, st, raw->answers);
+        if (handout || isatty(STDIN_FILENO) != 1) {
+          // Printed twice with one seed, a handout is the same sheet (default seed 1).
+          DemoSeed& ds = demo_seed();
+          ds.seed = raw->seed.empty()
+                        ? std::string("1")
+                        : std::to_string(parse_int("--seed", raw->seed, 0, INT64_MAX));
+          for (const CLI::App* c : app.get_subcommands({}))
+            if (c->get_option_no_throw("--seed") != nullptr)
+              ds.seeded_commands.push_back(c->get_name());
+          return print_lesson(*lesson, g, st, raw->answers);
+        }
+        if (!raw->seed.empty())
+          throw UsageError("--seed: only with --handout (a walked lesson's demos are live)",
+                           "--seed：只能与 --handout 同用（逐步学习时演示是现场运行的）");
         walk_lesson(*lesson, lessons, g, st, raw->restart);
       });
   CLI::Option* lesson =
@@ -565,6 +700,20 @@ void setup_learn(CLI::App& app, GlobalOptions& g) {
   sub->add_flag("--no-pause", raw->no_pause,
                 help_tr(g, "The same as --handout (a script for the projector)",
                         "与 --handout 相同（用作投影稿）"));
+  sub->add_option("--seed", raw->seed,
+                  help_tr(g,
+                          "With --handout: the seed of the demos' data (default 1): the same seed "
+                          "prints the same handout",
+                          "与 --handout 同用：演示数据的种子（默认 1）：同一种子打印出同一份讲义"))
+      ->type_name("N");
+  sub->add_option(
+         "--files", raw->files,
+         help_tr(g,
+                 "Write the files the lesson has you run (e.g. wrong.cu of lesson 11) into "
+                 "DIR, and say what to run; an existing file is kept",
+                 "把这节课要你运行的文件（例如第 11 课的 wrong.cu）写入 DIR，并说明怎样"
+                 "运行；已有的文件不覆盖"))
+      ->type_name("DIR");
   sub->add_flag("--restart", raw->restart,
                 help_tr(g, "Start the lesson from its first step", "从第一步重新开始这节课"));
 }

@@ -237,13 +237,17 @@ std::string render_occupancy_steps(const calc::Occupancy& o, const Style& st, La
                   a.max_threads_per_block, a.major, a.minor)) +
          "\n";
   } else {
-    s += F(l,
-           "    ceil({} threads / 32) = {} warps per block; an SM holds {} warps: {} / {} = {} "
-           "blocks\n",
-           "    ceil({} 个线程 / 32) = 每块 {} 个线程束；一个 SM 容纳 {} 个线程束：{} / {} = {} "
-           "个线程块\n",
-           in.threads, o.warps_per_block, a.max_warps_per_sm, a.max_warps_per_sm, o.warps_per_block,
-           o.limit_warps);
+    s += F(
+        l,
+        o.warps_per_block == 1
+            ? "    ceil({} threads / 32) = {} warp per block; an SM holds {} warps: {} / {} = {} "
+              "blocks\n"
+            : "    ceil({} threads / 32) = {} warps per block; an SM holds {} warps: {} / {} = {} "
+              "blocks\n",
+        "    ceil({} 个线程 / 32) = 每块 {} 个线程束；一个 SM 容纳 {} 个线程束：{} / {} = {} "
+        "个线程块\n",
+        in.threads, o.warps_per_block, a.max_warps_per_sm, a.max_warps_per_sm, o.warps_per_block,
+        o.limit_warps);
   }
   s += "  " + st.bold(std::string(tr(l, "Blocks", "线程块数"))) + "\n";
   s += F(l, "    an SM of compute capability {}.{} holds at most {} blocks\n",

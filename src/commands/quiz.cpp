@@ -12,7 +12,9 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include "core/error.hpp"
@@ -20,6 +22,7 @@
 #include "core/input.hpp"
 #include "core/layout.hpp"
 #include "core/parse.hpp"
+#include "core/text.hpp"
 
 namespace gpulab {
 
@@ -27,6 +30,15 @@ std::string too_long_note(Lang lang) {
   return fmt::format(fmt::runtime(std::string(tr(lang, "Longer than {} bytes, so not read",
                                                  "超过 {} 字节的答案不予读取"))),
                      kMaxAnswerBytes);
+}
+
+std::string questions_noun(Lang lang, std::size_t n) {
+  return count_noun(lang, n, "question", "questions", "题");
+}
+
+std::string solution_line(const calc::Question& q, Lang lang, const Style& st) {
+  return "   " + st.bold(std::string(tr(lang, "Solution:", "解答："))) +
+         (lang == Lang::zh ? "" : " ") + calc::solution_without_answer(q);
 }
 
 QuizResult run_quiz(const QuizOptions& o, Lang lang, std::istream& in, std::FILE* echo,
@@ -83,9 +95,9 @@ QuizResult run_quiz(const QuizOptions& o, Lang lang, std::istream& in, std::FILE
       say(st.good(std::string(tr(lang, "Right.", "正确。"))) + "\n");
     } else {
       say(st.bad(std::string(tr(lang, "Wrong.", "错误。"))) + (lang == Lang::zh ? "" : " ") +
-          fmt::format(fmt::runtime(std::string(tr(lang, "The answer is {}: {}", "答案是 {}：{}"))),
-                      q.answer, q.solution) +
-          "\n");
+          fmt::format(fmt::runtime(std::string(tr(lang, "The answer is {}.", "答案是 {}。"))),
+                      q.answer) +
+          "\n" + solution_line(q, lang, st) + "\n");
     }
     r.answers.push_back(std::move(a));
   }
@@ -169,13 +181,114 @@ void append_record(int fd, const std::string& path, const nlohmann::json& record
                               path, std::string(n < 0 ? std::strerror(err) : "short write")));
 }
 
+// One student's latest result in the merged files.
+struct Merged {
+  std::string who;  // seed_text
+  nlohmann::json record;
+  int attempts = 0;
+};
+
+// `quiz --merge FILE... [--roster FILE]`: every student's latest result, and who has not
+// finished (stopped before the last question) or, with a roster, has no result at all.
+void merge_results(const std::vector<std::string>& files, const std::string& roster,
+                   const GlobalOptions& g) {
+  const Lang l = g.out.lang;
+  std::map<std::string, Merged> by_student;
+  for (const std::string& path : files) {
+    std::ifstream in(path);
+    if (!in)
+      bad_value("--merge", path,
+                both("cannot be read: {}", "无法读取：{}", std::string(std::strerror(errno))));
+    std::string line;
+    for (int number = 1; std::getline(in, line); ++number) {
+      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+      nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+      if (j.is_discarded() || !j.is_object() || j.value("format", "") != "gpulab-quiz-result/1" ||
+          !j.contains("seed_text") || !j.contains("total") || !j.contains("given") ||
+          !j.contains("correct")) {
+        throw RuntimeFailure(both("{} line {}: not a gpulab quiz result (--results writes them)",
+                                  "{} 第 {} 行：不是 gpulab 测验结果（由 --results 写出）", path,
+                                  number));
+      }
+      const std::string who =
+          j["seed_text"].is_string() ? j["seed_text"].get<std::string>() : j["seed_text"].dump();
+      Merged& m = by_student[who];
+      m.who = who;
+      ++m.attempts;
+      // The latest attempt counts (times are UTC ISO 8601: they sort as text).
+      if (m.record.is_null() || j.value("time", "") >= m.record.value("time", "")) m.record = j;
+    }
+  }
+  std::vector<std::string> roster_ids;
+  if (!roster.empty()) {
+    std::ifstream in(roster);
+    if (!in)
+      bad_value("--roster", roster,
+                both("cannot be read: {}", "无法读取：{}", std::string(std::strerror(errno))));
+    for (std::string line; std::getline(in, line);) {
+      while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+      while (!line.empty() && line.front() == ' ') line.erase(line.begin());
+      if (!line.empty()) roster_ids.push_back(line);
+    }
+  }
+  const Style st = style_for(g.out);
+  Table t({std::string(tr(l, "student (seed)", "学生（种子）")),
+           std::string(tr(l, "right", "答对")), std::string(tr(l, "answered", "已答")),
+           std::string(tr(l, "status", "状态")), std::string(tr(l, "time (UTC)", "时间（UTC）"))});
+  nlohmann::json students = nlohmann::json::array();
+  std::vector<std::string> unfinished, missing;
+  for (const auto& [who, m] : by_student) {
+    const int total = m.record["total"].get<int>(), given = m.record["given"].get<int>();
+    const int correct = m.record["correct"].get<int>();
+    const bool finished = given >= total;
+    if (!finished) unfinished.push_back(who);
+    const std::string status =
+        finished ? std::string(tr(l, "finished", "已完成"))
+                 : fmt::format(fmt::runtime(std::string(tr(l, "stopped after {} of {}",
+                                                           "答到第 {} 题（共 {} 题）停止"))),
+                               given, total);
+    t.add_row({who, fmt::format("{}/{}", correct, total), fmt::format("{}/{}", given, total),
+               status, m.record.value("time", "")});
+    students.push_back({{"student", who},
+                        {"correct", correct},
+                        {"given", given},
+                        {"total", total},
+                        {"finished", finished},
+                        {"attempts", m.attempts},
+                        {"time", m.record.value("time", "")}});
+  }
+  for (const std::string& id : roster_ids)
+    if (!by_student.contains(id)) missing.push_back(id);
+  std::string text =
+      st.heading(fmt::format(
+          fmt::runtime(std::string(tr(l, "Quiz results: {} from {}", "测验结果：{}，来自 {}"))),
+          count_noun(l, by_student.size(), "student", "students", "名学生"),
+          count_noun(l, files.size(), "file", "files", "个文件"))) +
+      "\n" + t.render(st) + "\n";
+  auto list = [&](const std::vector<std::string>& ids, std::string_view en, std::string_view zh) {
+    text += fmt::format(
+        fmt::runtime(std::string(tr(l, en, zh))), ids.size(),
+        ids.empty() ? std::string(tr(l, "none", "无")) : fmt::format("{}", fmt::join(ids, ", ")));
+  };
+  list(unfinished, "  Not finished ({}): {}\n", "  未完成（{}）：{}\n");
+  if (!roster.empty()) list(missing, "  No result ({}): {}\n", "  没有结果（{}）：{}\n");
+  nlohmann::json j = {{"command", "quiz"},
+                      {"merged_files", files},
+                      {"students", students},
+                      {"unfinished", unfinished}};
+  if (!roster.empty()) j["no_result"] = missing;
+  emit(g, j, text);
+}
+
 }  // namespace
 
 void setup_quiz(CLI::App& app, GlobalOptions& g) {
   struct Raw {
     std::vector<std::string> topic;
     std::string count = "10", seed, results;
-    bool answers = false;
+    bool answers = false, sheet = false;
+    std::vector<std::string> merge;
+    std::string roster;
   };
   auto raw = std::make_shared<Raw>();
   CLI::App* sub = add_command(
@@ -183,6 +296,10 @@ void setup_quiz(CLI::App& app, GlobalOptions& g) {
       help_tr(g, "Exercises from gpulab's calculators, graded with worked solutions",
               "由 gpulab 的计算器出题，批改并给出详细解答"),
       [raw, &g] {
+        if (!raw->roster.empty() && raw->merge.empty())
+          throw UsageError("--roster: only with --merge (the results to check it against)",
+                           "--roster：只能与 --merge 同用（要对照的结果）");
+        if (!raw->merge.empty()) return merge_results(raw->merge, raw->roster, g);
         QuizOptions o;
         std::string spec;
         for (const auto& t : raw->topic) spec += (spec.empty() ? "" : ",") + t;
@@ -223,6 +340,13 @@ void setup_quiz(CLI::App& app, GlobalOptions& g) {
         o.results = raw->results;
         const Lang lang = g.out.lang;
         const Style st = style_for(g.out);
+        if (raw->sheet && o.answers)
+          throw UsageError("--sheet: not with --answers: the sheet has no answers",
+                           "--sheet：不能与 --answers 同用：题单不含答案");
+        if (raw->sheet && !o.results.empty())
+          bad_value("--results", o.results,
+                    Text{"not with --sheet: the sheet asks no questions here",
+                         "不能与 --sheet 同用：题单不在这里提问"});
         if (o.answers && !o.results.empty())
           bad_value("--results", o.results,
                     Text{"not with --answers: the key asks no questions",
@@ -230,17 +354,41 @@ void setup_quiz(CLI::App& app, GlobalOptions& g) {
         if (o.answers) {
           auto qs = calc::make_quiz(o.topic, o.count, o.seed, lang);
           std::string text =
-              st.heading(fmt::format(
-                  fmt::runtime(std::string(
-                      tr(lang, "Answer key (seed {}, {} questions)", "答案（种子 {}，{} 题）"))),
-                  o.seed_text, qs.size())) +
+              st.heading(fmt::format(fmt::runtime(std::string(tr(lang, "Answer key (seed {}, {})",
+                                                                 "答案（种子 {}，{}）"))),
+                                     o.seed_text, questions_noun(lang, qs.size()))) +
               "\n";
           for (const auto& q : qs) {
-            text += fmt::format("\n{} [{}] {}\n   {} {}\n   {}\n", st.bold(q.id), q.topic, q.prompt,
-                                st.bold(std::string(tr(lang, "Answer:", "答案："))), q.answer,
-                                st.dim(q.solution));
+            text += fmt::format("\n{} [{}] {}\n   {}{}{}\n{}\n", st.bold(q.id), q.topic, q.prompt,
+                                st.bold(std::string(tr(lang, "Answer:", "答案："))),
+                                lang == Lang::zh ? "" : " ", q.answer, solution_line(q, lang, st));
           }
           return emit(g, quiz_key_json(o, qs), text);
+        }
+        if (raw->sheet) {
+          // The students' sheet: the questions of the key with the same seed, no answers, no
+          // time: the same seed prints the same bytes.
+          auto qs = calc::make_quiz(o.topic, o.count, o.seed, lang);
+          std::string text =
+              st.heading(
+                  fmt::format(fmt::runtime(std::string(tr(lang, "gpulab quiz sheet (seed {}, {})",
+                                                          "gpulab 测验题单（种子 {}，{}）"))),
+                              o.seed_text, questions_noun(lang, qs.size()))) +
+              "\n" +
+              std::string(tr(lang, "Name: ____________________", "姓名：____________________")) +
+              "\n";
+          for (const auto& q : qs) {
+            text += fmt::format("\n{} {}\n   {}{}____________\n", st.bold(q.id), q.prompt,
+                                st.bold(std::string(tr(lang, "Answer:", "答案："))),
+                                lang == Lang::zh ? "" : " ");
+          }
+          nlohmann::json j = quiz_key_json(o, qs);
+          for (auto& q : j["questions"]) {
+            q.erase("answer");
+            q.erase("solution");
+          }
+          j["sheet"] = true;
+          return emit(g, j, text);
         }
         const int results_fd = o.results.empty() ? -1 : open_results(o.results);
         // Under --json, stdout is for the JSON: on a terminal the dialogue goes to stderr.
@@ -315,6 +463,25 @@ void setup_quiz(CLI::App& app, GlobalOptions& g) {
                           "把结果（种子、类别、答案、得分、时间）作为一行 JSON 追加到 FILE；"
                           "见 docs/teaching.md"))
       ->type_name("FILE");
+  sub->add_option("--merge", raw->merge,
+                  help_tr(g,
+                          "Merge result files written by --results: each student's latest score, "
+                          "and who stopped before the last question",
+                          "合并 --results 写出的结果文件：每个学生最近一次的得分，以及谁没有答完"))
+      ->type_name("FILE...");
+  sub->add_option("--roster", raw->roster,
+                  help_tr(g,
+                          "With --merge: a file of student ids (the --seed each used), one a line; "
+                          "those with no result are listed",
+                          "与 --merge 同用：学生编号文件（即每人用的 --seed），每行一个；"
+                          "列出没有结果的学生"))
+      ->type_name("FILE");
+  sub->add_flag("--sheet", raw->sheet,
+                help_tr(g,
+                        "Print the questions only, to hand out on paper (same seed, same sheet; "
+                        "--answers with that seed is its key)",
+                        "只打印题目，用于纸质发放（同一种子得到同一份题单；用同一种子加 --answers "
+                        "得到答案）"));
   sub->add_flag(
       "--answers", raw->answers,
       help_tr(g, "Print the teacher's answer key instead of asking", "打印教师用的答案，而不提问"));

@@ -13,6 +13,7 @@
 #include "core/layout.hpp"
 #include "core/parse.hpp"
 #include "core/process.hpp"
+#include "core/text.hpp"
 #include "run/findings.hpp"
 
 namespace gpulab {
@@ -99,19 +100,24 @@ std::string render_run(const RunResult& r, const OutputOptions& out) {
       if (!k.fault.empty()) continue;  // listed with the findings
       if (!k.emulated) {
         s += fmt::format(
-            fmt::runtime(std::string(
-                tr(l, "      {} threads in {} warps; {} idle lanes in each block's last warp\n",
-                   "      {} 个线程，{} 个线程束；每个线程块最后一个线程束空闲 {} 条通道\n"))),
-            k.threads, k.warps, k.idle_lanes_per_block);
+            fmt::runtime(std::string(tr(l, "      {} in {}; {} in each block's last warp\n",
+                                        "      {}，{}；每个线程块最后一个线程束空闲 {}\n"))),
+            count_noun(l, k.threads, "thread", "threads", "个线程"),
+            count_noun(l, k.warps, "warp", "warps", "个线程束"),
+            count_noun(l, k.idle_lanes_per_block, "idle lane", "idle lanes", "条通道"));
         continue;
       }
-      s += fmt::format(fmt::runtime(std::string(tr(
-                           l,
-                           "      {} threads in {} warps; {} idle lanes in each block's last warp; "
-                           "{} barrier crossings, {} warp collectives\n",
-                           "      {} 个线程，{} 个线程束；每个线程块最后一个线程束空闲 {} 条通道；"
-                           "{} 次屏障同步，{} 次线程束集体操作\n"))),
-                       k.threads, k.warps, k.idle_lanes_per_block, k.barriers, k.collectives);
+      s += fmt::format(
+          fmt::runtime(std::string(tr(l,
+                                      "      {} in {}; {} in each block's last warp; "
+                                      "{}, {}\n",
+                                      "      {}，{}；每个线程块最后一个线程束空闲 {}；"
+                                      "{}，{}\n"))),
+          count_noun(l, k.threads, "thread", "threads", "个线程"),
+          count_noun(l, k.warps, "warp", "warps", "个线程束"),
+          count_noun(l, k.idle_lanes_per_block, "idle lane", "idle lanes", "条通道"),
+          count_noun(l, k.barriers, "barrier crossing", "barrier crossings", "次屏障同步"),
+          count_noun(l, k.collectives, "warp collective", "warp collectives", "次线程束集体操作"));
     }
     if (r.launches_truncated) {
       s += std::string(
@@ -160,20 +166,25 @@ std::string render_run(const RunResult& r, const OutputOptions& out) {
       s += "  " + r.sanitizer_missing + "\n";
     }
     for (const auto& t : r.sanitizer) {
-      s += fmt::format(fmt::runtime(std::string(tr(l, "  compute-sanitizer {}: {} error(s)",
+      s += fmt::format(fmt::runtime(std::string(tr(l, "  compute-sanitizer {}: {} {}",
                                                    "  compute-sanitizer {}：{} 个错误"))),
-                       t.tool, t.errors < 0 ? std::string("?") : std::to_string(t.errors)) +
+                       t.tool, t.errors < 0 ? std::string("?") : std::to_string(t.errors),
+                       t.errors == 1 ? "error" : "errors") +
            "\n";
       if (t.errors > 0) s += t.output;
     }
-    s += std::string(tr(
-             l,
-             "  A GPU cannot check: races on global memory, a __syncthreads() not every thread "
-             "reaches (synccheck misses it on an H100), unsynchronised exit; run --backend cpu "
-             "--check for those.",
-             "  GPU 无法检查：全局内存上的竞争、不是所有线程都能到达的 __syncthreads()"
-             "（H100 上 synccheck 查不出），以及退出前未同步；请用 --backend cpu --check 检查。")) +
-         "\n";
+    s +=
+        std::string(tr(
+            l,
+            "  A GPU cannot check races on global memory or an unsynchronised exit. A "
+            "__syncthreads() not every thread reaches: on an H100 synccheck reported 16 errors for "
+            "a 32-thread block where 16 threads reach it, and 0 for a 64-thread block where "
+            "threads 0-15 reach it. Run --backend cpu --check for those.",
+            "  GPU 无法检查全局内存上的竞争和退出前未同步。不是所有线程都能到达的 "
+            "__syncthreads()：在 H100 上，32 线程的线程块中 16 个线程到达时 synccheck 报告了 16 "
+            "个错误，64 线程的线程块中 0-15 号线程到达时报告 0 个。请用 --backend cpu --check "
+            "检查这些。")) +
+        "\n";
   } else if (r.check && check_failures(r) == 0 && r.signal == 0 && !r.timed_out) {
     s += "  " + st.good(std::string(tr(l, "--check found no bugs.", "--check 没有发现错误。"))) +
          "\n";

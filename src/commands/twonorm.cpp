@@ -188,7 +188,7 @@ std::string render_twonorm(const TwoNormResult& r, const OutputOptions& out) {
             "            (__shfl_down_sync by 16, 8, 4, 2, 1), the block's {} warp sums meet in "
             "shared\n"
             "            memory after one __syncthreads(), and each block writes one partial sum.\n"
-            "  Launch 2  two_norm_finish<<<1, {}>>>: adds the {} partials in double precision, "
+            "  Launch 2  two_norm_finish<<<1, {}>>>: adds the {} in double precision, "
             "takes sqrt.\n",
             "  启动 1  two_norm_partials<<<{}, {}>>>：{} 个线程；网格跨步循环让每个线程处理约\n"
             "            {} / {} = {} 个元素。每个线程束用 5 次洗牌（__shfl_down_sync 16, 8, 4, 2, "
@@ -202,7 +202,9 @@ std::string render_twonorm(const TwoNormResult& r, const OutputOptions& out) {
         group_thousands(first.grid.x * first.block.x),
         format_real(
             static_cast<double>(r.count) / static_cast<double>(first.grid.x * first.block.x), 1),
-        first.block.x / 32, first.block.x, first.grid.x);
+        first.block.x / 32, first.block.x,
+        l == Lang::zh ? group_thousands(first.grid.x)
+                      : count_noun(first.grid.x, "partial sum", "partial sums"));
   }
   s += "\n";
   const bool gpu = r.backend == "cuda";

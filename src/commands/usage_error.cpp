@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cctype>
 #include <optional>
 #include <set>
 #include <string_view>
@@ -22,10 +23,26 @@ std::string say(Lang lang, std::string_view en, std::string_view zh, Args&&... a
   return fmt::format(fmt::runtime(tr(lang, en, zh)), std::forward<Args>(args)...);
 }
 
+// "exercise start": a command's name under gpulab, its parents' names first.
+std::string full_name(const CLI::App* command) {
+  std::string name;
+  for (const CLI::App* c = command; c != nullptr && c->get_parent() != nullptr; c = c->get_parent())
+    name = name.empty() ? c->get_name() : c->get_name() + " " + name;
+  return name;
+}
+
 std::string help_hint(Lang lang, const CLI::App* command) {
-  return command == nullptr
-             ? say(lang, " (see 'gpulab help')", "（见 'gpulab help'）")
-             : say(lang, " (see 'gpulab help {}')", "（见 'gpulab help {}'）", command->get_name());
+  if (command == nullptr) return say(lang, " (see 'gpulab help')", "（见 'gpulab help'）");
+  if (command->get_parent() != nullptr && command->get_parent()->get_parent() != nullptr)
+    return say(lang, " (see 'gpulab {} --help')", "（见 'gpulab {} --help'）", full_name(command));
+  return say(lang, " (see 'gpulab help {}')", "（见 'gpulab help {}'）", command->get_name());
+}
+
+// An option of the command or of a command it is under (gpulab's global options included).
+const CLI::Option* find_option_in_chain(const CLI::App* command, const std::string& name) {
+  for (const CLI::App* c = command; c != nullptr; c = c->get_parent())
+    if (const CLI::Option* opt = find_option(*c, name)) return opt;
+  return nullptr;
 }
 
 // Every spelling of every option of `app`: "--json", "-I", "--include".
@@ -52,18 +69,24 @@ bool switch_value(std::string_view v) {
 }
 
 std::string value_name(const CLI::Option* opt) {
+  // An argument that kept CLI11's "TEXT" is named by itself: "ID", not "TEXT".
+  if (opt->get_positional() && (opt->get_type_name().empty() || opt->get_type_name() == "TEXT")) {
+    std::string name = opt->get_name(true, false);
+    for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return name;
+  }
   return opt->get_type_name().empty() ? std::string("VALUE") : opt->get_type_name();
 }
 
 std::string unknown_option(const CLI::App& app, const CLI::App* command, const std::string& typed,
                            Lang lang) {
   std::vector<std::string> names = option_spellings(app);
-  if (command != nullptr) {
-    const auto own = option_spellings(*command);
+  for (const CLI::App* c = command; c != nullptr && c != &app; c = c->get_parent()) {
+    const auto own = option_spellings(*c);
     names.insert(names.begin(), own.begin(), own.end());
   }
   const std::string where =
-      command == nullptr ? std::string() : say(lang, " for {}", "（{} 命令）", command->get_name());
+      command == nullptr ? std::string() : say(lang, " for {}", "（{} 命令）", full_name(command));
   // -p for --p: one dash too few.
   if (!typed.starts_with("--") && typed.size() > 1) {
     const std::string two = "-" + typed;
@@ -97,16 +120,19 @@ std::string unknown_option(const CLI::App& app, const CLI::App* command, const s
          help_hint(lang, command);
 }
 
-std::string unknown_command(const CLI::App& app, const std::string& typed, Lang lang) {
+// `typed` where a command of `parent` was expected (gpulab's own, or a group's: exercise start).
+std::string unknown_command(const CLI::App& parent, const std::string& typed, Lang lang) {
   std::vector<std::string> names;
-  for (const CLI::App* sub : visible_commands(app)) names.push_back(sub->get_name());
+  for (const CLI::App* sub : visible_commands(parent)) names.push_back(sub->get_name());
+  const bool top = parent.get_parent() == nullptr;
+  const std::string shown = top ? typed : full_name(&parent) + " " + typed;
   if (auto guess = closest_name(typed, names)) {
     return say(lang, "unknown command '{}'; did you mean {}?", "未知命令 '{}'；你是想输入 {} 吗？",
-               typed, *guess) +
-           help_hint(lang, nullptr);
+               shown, top ? *guess : full_name(&parent) + " " + *guess) +
+           help_hint(lang, top ? nullptr : &parent);
   }
   return say(lang, "unknown command '{}'; the commands are: {}", "未知命令 '{}'；现有命令：{}",
-             typed, fmt::join(names, ", "));
+             shown, fmt::join(names, ", "));
 }
 
 // How many words the positionals of `command` take; SIZE_MAX when one of them takes any number.
@@ -139,7 +165,7 @@ std::optional<std::string> scan(const CLI::App& app, int argc, const char* const
         name = name.substr(0, 2);
         attached = true;
       }
-      const CLI::Option* opt = command != nullptr ? find_option(*command, name) : nullptr;
+      const CLI::Option* opt = command != nullptr ? find_option_in_chain(command, name) : nullptr;
       if (opt == nullptr) opt = find_option(app, name);
       if (opt == nullptr) return unknown_option(app, command, word.substr(0, eq), lang);
       seen.insert(opt);
@@ -173,6 +199,14 @@ std::optional<std::string> scan(const CLI::App& app, int argc, const char* const
       if (command == nullptr) return unknown_command(app, word, lang);
       continue;
     }
+    // A command group (exercise): its commands before any argument.
+    if (positionals == 0 && !visible_commands(*command).empty()) {
+      if (const CLI::App* sub = find_command(*command, word)) {
+        command = sub;
+        continue;
+      }
+      if (positional_capacity(*command) == 0) return unknown_command(*command, word, lang);
+    }
     if (positionals < positional_capacity(*command)) {
       ++positionals;
       continue;
@@ -188,16 +222,23 @@ std::optional<std::string> scan(const CLI::App& app, int argc, const char* const
     }
     if (takes.empty()) {
       return say(lang, "unexpected argument '{}' for {}: it takes options only",
-                 "{1} 命令不接受参数 '{0}'：它只接受选项", word, command->get_name());
+                 "{1} 命令不接受参数 '{0}'：它只接受选项", word, full_name(command));
     }
     return say(lang, "unexpected argument '{}' for {}: it takes one {}",
-               "{1} 命令多了参数 '{0}'：它只接受一个 {2}", word, command->get_name(),
+               "{1} 命令多了参数 '{0}'：它只接受一个 {2}", word, full_name(command),
                fmt::join(takes, " "));
   }
   return std::nullopt;
 }
 
 }  // namespace
+
+std::optional<std::string> usage_problem(const CLI::App& app, int argc, const char* const* argv,
+                                         Lang lang) {
+  const CLI::App* command = nullptr;
+  std::set<const CLI::Option*> seen;
+  return scan(app, argc, argv, lang, command, seen);
+}
 
 std::string explain_parse_error(const CLI::App& app, const CLI::ParseError& e, int argc,
                                 const char* const* argv, Lang lang) {
@@ -212,11 +253,19 @@ std::string explain_parse_error(const CLI::App& app, const CLI::ParseError& e, i
     if (!opt->get_required() || seen.contains(opt)) continue;
     if (opt->get_positional()) {
       if (opt->count() > 0) continue;
-      return say(lang, "{} needs {}: {}", "{} 命令需要 {}：{}", command->get_name(),
-                 value_name(opt), opt->get_description());
+      return say(lang, "{} needs {}: {}", "{} 命令需要 {}：{}", full_name(command), value_name(opt),
+                 opt->get_description());
     }
-    return say(lang, "{} needs {} {}: {}", "{} 命令需要 {} {}：{}", command->get_name(),
+    return say(lang, "{} needs {} {}: {}", "{} 命令需要 {} {}：{}", full_name(command),
                opt->get_name(false, true), value_name(opt), opt->get_description());
+  }
+  // A group called without one of its commands when it needs one.
+  if (const auto subs = visible_commands(*command);
+      !subs.empty() && command->get_require_subcommand_min() > 0) {
+    std::vector<std::string> names;
+    for (const CLI::App* sub : subs) names.push_back(sub->get_name());
+    return say(lang, "{} needs a command: {}", "{} 命令后面需要一个子命令：{}", full_name(command),
+               fmt::join(names, ", "));
   }
   return say(lang, "{}", "{}", e.what()) + help_hint(lang, command);
 }

@@ -248,10 +248,13 @@ std::string render_vecadd(const VecaddResult& r, const OutputOptions& out) {
   }
   if (r.verified) {
     s += "  " +
-         st.good(fmt::format(fmt::runtime(std::string(
-                                 tr(l, "Verified: all {} elements equal the host's a[i] + b[i].",
-                                    "已验证：全部 {} 个元素都等于主机算出的 a[i] + b[i]。"))),
-                             group_thousands(static_cast<unsigned long long>(r.n)))) +
+         st.good(
+             fmt::format(fmt::runtime(std::string(tr(
+                             l,
+                             r.n == 1 ? "Verified: the {} element equals the host's a[i] + b[i]."
+                                      : "Verified: all {} elements equal the host's a[i] + b[i].",
+                             "已验证：全部 {} 个元素都等于主机算出的 a[i] + b[i]。"))),
+                         group_thousands(static_cast<unsigned long long>(r.n)))) +
          "\n";
   } else {
     const auto& m = *r.first_mismatch;

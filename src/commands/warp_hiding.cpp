@@ -50,8 +50,13 @@ std::string render_warp_hiding(const WarpHidingResult& r, const OutputOptions& o
     s += fmt::format(
         fmt::runtime(std::string(tr(
             l,
-            "  Each warp has K = {} independent operations of C = {} cycles: K x C = {} x {} = {} "
-            "cycles of work\n  that the SM can issue while another warp waits for memory.\n",
+            x.ops == 1
+                ? "  Each warp has K = {} independent operation of C = {} cycles: K x C = {} x {} "
+                  "= {} "
+                  "cycles of work\n  that the SM can issue while another warp waits for memory.\n"
+                : "  Each warp has K = {} independent operations of C = {} cycles: K x C = {} x {} "
+                  "= {} "
+                  "cycles of work\n  that the SM can issue while another warp waits for memory.\n",
             "  每个线程束有 K = {} 条相互独立的运算，每条 C = {} 个周期：K x C = {} x {} = {} "
             "个周期的工作，\n"
             "  可以在别的线程束等待内存时发射。\n"))),

@@ -236,6 +236,57 @@ std::string cut_to_width(std::string_view line, std::size_t width) {
   return out;
 }
 
+std::string wrap_code(std::string_view line, std::size_t width) {
+  if (display_width(line) <= width) return std::string(line);
+  const std::size_t indent = leading_spaces(line);
+  // Each row: the indent, the marker (1 column), then code; at least 8 columns of code a row.
+  const std::size_t lead = indent + 1 + 8 <= width ? indent : 0;
+  struct Piece {
+    std::size_t begin, end;  // bytes of `line`
+  };
+  std::vector<Piece> rows;
+  std::size_t i = 0, row_start = 0, column = 0, last_space = std::string_view::npos;
+  std::size_t room = width;  // the first row has the whole width
+  bool colour = false;
+  while (i < line.size()) {
+    if (line[i] == '\x1b') {
+      i += escape_length(line, i);
+      colour = true;
+      continue;
+    }
+    const std::size_t start = i;
+    const char32_t cp = next_code_point(line, i);
+    const std::size_t w = is_wide(cp) ? 2 : 1;
+    if (column + w > room && start > row_start) {
+      // Break before the last space of the row when it leaves the row at least half full.
+      std::size_t cut = start;
+      if (last_space != std::string_view::npos && last_space > row_start &&
+          display_width(line.substr(row_start, last_space - row_start)) * 2 >= room) {
+        cut = last_space;
+      }
+      rows.push_back({row_start, cut});
+      row_start = cut;
+      room = width - lead - display_width(kContinuation);
+      column = display_width(line.substr(row_start, start - row_start));
+      last_space = std::string_view::npos;
+    }
+    if (cp == U' ' && start > row_start && start >= indent) last_space = start;
+    column += w;
+  }
+  rows.push_back({row_start, line.size()});
+  std::string out;
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    if (r > 0) {  // appended piece by piece: GCC 12 warns wrongly on "\n" + std::string
+      out += '\n';
+      out.append(lead, ' ');
+      out += kContinuation;
+    }
+    out += line.substr(rows[r].begin, rows[r].end - rows[r].begin);
+    if (colour && r + 1 < rows.size()) out += "\x1b[0m";  // each row ends its colour
+  }
+  return out;
+}
+
 std::string verbatim(std::string_view block) {
   std::string out;
   for (std::size_t start = 0; start < block.size();) {
@@ -256,8 +307,7 @@ std::string lay_out(std::string_view text, std::size_t width, Lang lang) {
     if (i > 0) out += '\n';
     const std::string_view line = lines[i];
     if (line.starts_with(kVerbatim)) {
-      out += cut_to_width(line.substr(1), width);
-      if (display_width(line.substr(1)) > width) ++cut;
+      out += wrap_code(line.substr(1), width);
       ++i;
       continue;
     }
@@ -318,17 +368,14 @@ std::string lay_out_lesson(std::string_view text, const Style& style, std::size_
   const std::size_t measure = std::min(width, kProseWidth);
   const std::string pad(indent, ' ');
   std::string out;
-  std::size_t cut = 0;
   for (std::size_t i = 0; i < lines.size();) {
     const std::string_view line = lines[i];
     const std::size_t lead = leading_spaces(line);
     if (blank(line)) {
       if (i + 1 < lines.size()) out += '\n';  // the text's own last newline ends the last line
       ++i;
-    } else if (lead >= 4) {  // code or a drawing: as written, cut when too wide
-      const std::string shown = pad + std::string(line);
-      out += cut_to_width(shown, width) + "\n";
-      if (display_width(shown) > width) ++cut;
+    } else if (lead >= 4) {  // code or a drawing: as written, wrapped as code when too wide
+      out += wrap_code(pad + std::string(line), width) + "\n";
       ++i;
     } else if (trim(line).starts_with("|")) {
       std::vector<std::string_view> rows;
@@ -354,7 +401,6 @@ std::string lay_out_lesson(std::string_view text, const Style& style, std::size_
       i = end;
     }
   }
-  if (cut > 0) out += style.dim(cut_note(width, style.lang())) + "\n";
   return out;
 }
 

@@ -20,12 +20,22 @@ inline constexpr char kVerbatim = '\x1f';
 // `block` with each of its lines marked kVerbatim.
 std::string verbatim(std::string_view block);
 
+// Starts each further row of a code line too wide for the terminal: what follows it on the row
+// goes on the line above with nothing between ("↪ x" continues with " x"). It is never part of the
+// code, so a student types the line in whole.
+inline constexpr std::string_view kContinuation = "\u21aa";
+// A code line (colour codes allowed) for `width` columns: whole when it fits, else broken before
+// a space where one is near the end of a row (else anywhere), each further row indented like
+// the line and starting with kContinuation. Nothing of the code is left out.
+std::string wrap_code(std::string_view line, std::size_t width);
+
 // `line` cut to at most `width` columns, ending in "…" when it was longer; a colour it started is
 // reset after the cut.
 std::string cut_to_width(std::string_view line, std::size_t width);
 
 // A command's text, as its renderer made it (lines already broken for a wide terminal), for
 // `width` columns. Each line is prose or preformatted:
+// - verbatim (kVerbatim: code, a listing): wrapped as code (wrap_code), never cut;
 // - preformatted: a gap of two spaces or more inside it (table columns, "label  value" rows), a
 //   box-drawing character, or a plot's axis; a "label  value" row whose value is prose wraps under
 //   the value; anything else too wide is cut (cut_to_width) and one note at the end says so;
@@ -39,8 +49,8 @@ std::string lay_out(std::string_view text, std::size_t width, Lang lang);
 // A lesson step's text (markdown-like: blank-line separated paragraphs, "- " and "1. " items
 // whose continuation lines are indented less than 4, code and drawings indented 4 or more,
 // "| a | b |" tables) for style.width() columns with `indent` spaces in front: paragraphs and
-// items are re-flowed, tables drawn by Table (which leaves out columns that do not fit), code
-// blocks kept as they are and cut when wider than the terminal, with a note.
+// items are re-flowed, tables drawn by Table (a table too wide becomes a list), code blocks kept
+// as they are and wrapped as code (wrap_code) when wider than the terminal.
 std::string lay_out_lesson(std::string_view text, const Style& style, std::size_t indent);
 
 // Writes `text` laid out for stdout's width; the one way learn and quiz print prose.

@@ -122,6 +122,17 @@ std::vector<Lesson> load_lessons(std::string_view lang) {
   return lessons;
 }
 
+std::vector<LessonFile> lesson_files(std::string_view lesson_id) {
+  const std::string prefix = fmt::format("files/{}/", lesson_id.substr(0, lesson_id.find('-')));
+  std::vector<LessonFile> out;
+  for (const auto& f : embedded::lessons()) {
+    if (f.path.starts_with(prefix)) out.push_back({f.path.substr(prefix.size()), f.data});
+  }
+  std::sort(out.begin(), out.end(),
+            [](const LessonFile& a, const LessonFile& b) { return a.name < b.name; });
+  return out;
+}
+
 const std::vector<TaughtCommand>& taught_commands() {
   // The lesson where the command is first explained and demonstrated (index-map is met in 06
   // and 11 too, but 12 is the one about indexing).

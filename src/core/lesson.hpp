@@ -37,6 +37,14 @@ Lesson parse_lesson(std::string_view id, std::string_view text);
 // Every lesson of a language, in order, from the files compiled into the binary.
 std::vector<Lesson> load_lessons(std::string_view lang);
 
+// The files a lesson has the student run (lessons/files/NN/, the same in every language): what
+// `gpulab learn NN --files DIR` writes. `name` is the file's name ("wrong.cu").
+struct LessonFile {
+  std::string_view name;
+  std::string_view data;
+};
+std::vector<LessonFile> lesson_files(std::string_view lesson_id);
+
 // The gpulab commands a lesson teaches, by lesson number: `learn vecadd` opens lesson 11.
 struct TaughtCommand {
   std::string_view command;  // "vecadd"

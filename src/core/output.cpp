@@ -39,12 +39,18 @@ std::size_t choose_width(const char* columns, std::size_t terminal_columns) {
   return kDefaultWidth;
 }
 
+bool projector_mode() {
+  const char* v = std::getenv(kProjectorVariable);
+  return v != nullptr && *v != '\0' && std::string_view(v) != "0";
+}
+
 std::size_t output_width(int fd) {
   const int saved = errno;  // a width asked for between two writes must not hide their failure
   std::size_t terminal = 0;
   winsize ws{};
   if (isatty(fd) == 1 && ioctl(fd, TIOCGWINSZ, &ws) == 0) terminal = ws.ws_col;
-  const std::size_t width = choose_width(std::getenv("COLUMNS"), terminal);
+  std::size_t width = choose_width(std::getenv("COLUMNS"), terminal);
+  if (projector_mode()) width = std::min(width, kProjectorWidth);
   errno = saved;
   return width;
 }
@@ -130,6 +136,11 @@ void flush_stdout() {
 
 std::string Style::wrap(std::string_view codes, std::string_view s) const {
   if (!enabled_ || s.empty()) return std::string(s);
+  if (projector_mode()) {
+    // Colours wash out on a projector: what stands out is bold, and inverse video for headings
+    // and the highlighted item (readable on a light or a dark background).
+    codes = codes == "1;36" || codes == "1;33" ? "1;7" : codes == "1;31" ? "1;4" : "1";
+  }
   std::string out = "\x1b[";
   out += codes;
   out += 'm';

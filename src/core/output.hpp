@@ -28,6 +28,13 @@ inline constexpr std::size_t kDefaultWidth = 80;
 inline constexpr std::size_t kMinWidth = 20;    // below, no word of a sentence has room
 inline constexpr std::size_t kMaxWidth = 1000;  // above, a typo, not a terminal
 std::size_t output_width(int fd = 1);
+
+// --projector (high contrast, large layout): set in the environment by the global option, so
+// that the gpulab a lesson runs for its demos shows the same style. The width is at most
+// kProjectorWidth and Style uses bold and inverse video, no colour and no faint text.
+inline constexpr const char* kProjectorVariable = "GPULAB_PROJECTOR";
+inline constexpr std::size_t kProjectorWidth = 64;
+bool projector_mode();
 // The same rule on given facts: COLUMNS as set (nullptr when unset) and the terminal's width
 // (0 when `fd` is no terminal).
 std::size_t choose_width(const char* columns, std::size_t terminal_columns);
@@ -70,7 +77,8 @@ class Style {
   std::size_t width() const { return width_; }
   Lang lang() const { return lang_; }
   std::string bold(std::string_view s) const { return wrap("1", s); }
-  std::string dim(std::string_view s) const { return wrap("2", s); }
+  // Secondary text (hints, notes). Never faint (SGR 2): a projector or a pale terminal loses it.
+  std::string dim(std::string_view s) const { return std::string(s); }
   std::string heading(std::string_view s) const { return wrap("1;36", s); }
   std::string good(std::string_view s) const { return wrap("32", s); }
   std::string bad(std::string_view s) const { return wrap("1;31", s); }

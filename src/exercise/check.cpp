@@ -1,5 +1,6 @@
 // gpulab exercise check (see check.hpp): build and run through gpulab run, then explain.
 #include "exercise/check.hpp"
+#include "core/text.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -244,10 +245,10 @@ void diagnose(CheckResult& c) {
         const bool reads = r.rule == "max_global_reads";
         add_once(
             reads ? "too_many_reads" : "too_many_writes",
-            fmt::format("rule broken{}: each thread may {} global memory at most {} time(s); {} "
-                        "{} it {} times.",
-                        in_test, reads ? "read" : "write", r.limit, w.en, reads ? "read" : "wrote",
-                        r.measured),
+            fmt::format("rule broken{}: each thread may {} global memory at most {}; {} "
+                        "{} it {}.",
+                        in_test, reads ? "read" : "write", count_noun(r.limit, "time", "times"),
+                        w.en, reads ? "read" : "wrote", count_noun(r.measured, "time", "times")),
             fmt::format("违反规则{}：每个线程最多{}全局内存 {} 次；{}{}了 {} 次。", in_test_zh,
                         reads ? "读" : "写", r.limit, w.zh, reads ? "读" : "写", r.measured));
       } else if (r.rule == "uses_shared") {

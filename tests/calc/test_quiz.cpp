@@ -422,3 +422,58 @@ TEST_CASE("Numbers as students type them: grouping, full-width digits, units", "
   CHECK_THAT(grade(k, "1,93").note, Catch::Contains("three"));
   CHECK_THAT(grade(k, "abc", Lang::zh).note, Catch::Contains("不是数字"));
 }
+
+TEST_CASE("Every static __shared__ array the quiz asks about fits 48 KB, so it compiles",
+          "[calc][quiz]") {
+  const std::regex decl(R"(__shared__ (\w+) tile\[(\d+)\]\[(\d+)\];)");
+  const std::map<std::string, int> size = {{"float", 4},  {"double", 8}, {"int", 4},
+                                           {"__half", 2}, {"char", 1},   {"float4", 16}};
+  int asked = 0;
+  for (std::uint64_t seed = 0; seed < 400; ++seed) {
+    for (const Question& q : make_quiz("shared-bytes", 10, seed, Lang::en)) {
+      std::smatch m;
+      REQUIRE(std::regex_search(q.prompt, m, decl));
+      const long bytes = size.at(m[1]) * std::stol(m[2]) * std::stol(m[3]);
+      CAPTURE(q.prompt);
+      CHECK(bytes <= 48 * 1024);
+      CHECK(bytes == static_cast<long>(q.values[0]));
+      ++asked;
+    }
+  }
+  CHECK(asked == 4000);
+}
+
+TEST_CASE("The solution shown after the answer does not say the answer again", "[calc][quiz]") {
+  // "The answer is no." then the solution: no "no: no:", no "constant: constant:".
+  const std::regex doubled(R"(\b([A-Za-z]+)[:,.]? \1\b)", std::regex::icase);
+  for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+    for (const Question& q : make_quiz("all", 20, seed, Lang::en)) {
+      const std::string shown = "The answer is " + q.answer + ". " + solution_without_answer(q);
+      CAPTURE(shown);
+      CHECK_FALSE(std::regex_search(shown, doubled));
+      if (q.kind == AnswerKind::word)
+        CHECK_FALSE(solution_without_answer(q).starts_with(q.word + ":"));
+    }
+  }
+}
+
+TEST_CASE("A percent reads as a fraction where the answer is one", "[calc][quiz]") {
+  Question q;
+  q.kind = AnswerKind::real;
+  q.values = {0.98};
+  q.tolerance = 0.001;
+  CHECK(grade(q, "0.98").correct);
+  CHECK(grade(q, "98%").correct);
+  CHECK(grade(q, "98 %").correct);
+  CHECK(grade(q, "98 percent").correct);
+  CHECK(grade(q, "９８％").correct);
+  CHECK_FALSE(grade(q, "98").correct);
+  CHECK_FALSE(grade(q, "90%").correct);
+  // A larger answer (a speedup, a percentage) is the number as typed.
+  q.values = {83.47};
+  q.tolerance = 0.01;
+  CHECK(grade(q, "83.47").correct);
+  CHECK(grade(q, "83.47%").correct);
+  CHECK_FALSE(grade(q, "x%").correct);
+  CHECK(grade(q, "x%").malformed);
+}

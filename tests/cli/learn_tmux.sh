@@ -71,7 +71,9 @@ wait_for "[Enter] next"
 send Enter
 wait_for "[4/5] Amdahl's law"
 wait_for "your answer" 2
-send "０.98" Enter                                   # full-width digits are read
+send "0.5" Enter                                    # wrong at the first try
+wait_for "1 try left"
+send "９８％" Enter                                    # full-width, and a percent for a fraction
 wait_for "Right."
 wait_for "[Enter] next" 2
 send Enter
@@ -81,11 +83,11 @@ send "83.47x" Enter
 wait_for "Right." 2
 wait_for "[Enter] next" 3
 send Enter
-wait_for "Lesson 04 done. Score: 2 of 4 questions right."
+wait_for "Lesson 04 done. Score: 1 of 4 questions right at the first try."
 wait_for "Next: gpulab learn 05"
 wait_for "GPULAB-EXITED-0"
 "$gpulab" learn --json | grep -q '"done"' || { echo "FAIL: learn does not list the lesson done"; exit 1; }
-"$gpulab" learn | grep -q "done, 2/4 right" || { echo "FAIL: learn does not list the score"; "$gpulab" learn; exit 1; }
+"$gpulab" learn | grep -q "done, 1/4 first try" || { echo "FAIL: learn does not list the score"; "$gpulab" learn; exit 1; }
 
 # A 16-row screen: the demo is capped so that the question stays in view, and says how to see all.
 start LINES=16 -- learn 04 --restart --lang en

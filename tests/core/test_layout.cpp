@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/layout.hpp"
+#include "core/lesson.hpp"
 #include "core/plot.hpp"
 #include "core/text.hpp"
 
@@ -173,16 +174,46 @@ TEST_CASE("A label and value row wraps its value under itself", "[core][layout]"
   CHECK(lines(out)[1].starts_with(std::string(24, ' ') + "3,352"));
 }
 
-TEST_CASE("Verbatim lines are cut, never wrapped", "[core][layout]") {
+// A wrapped code line with its continuation rows joined back: the marker and the indent before
+// it go, nothing else.
+static std::string unwrap_code(const std::string& text) {
+  std::string out;
+  const std::vector<std::string> ls = lines(text);
+  for (std::size_t i = 0; i < ls.size(); ++i) {
+    const std::string& l = ls[i];
+    const std::size_t at = l.find(kContinuation);
+    if (i > 0 && at != std::string::npos && l.find_first_not_of(' ') == at) {
+      out += l.substr(at + kContinuation.size());
+    } else {
+      out += (i > 0 ? "\n" : "") + l;
+    }
+  }
+  return out;
+}
+
+TEST_CASE("Verbatim lines are wrapped as code, never cut", "[core][layout]") {
   const std::string code = "  // 5  int i = blockIdx.x * blockDim.x + threadIdx.x;\n";
   const std::string marked = verbatim(code) + "  prose that fits\n";
   CHECK(marked.front() == kVerbatim);
   CHECK(lay_out(marked, 80, Lang::en) == code + "  prose that fits\n");
   const std::string narrow = lay_out(marked, 30, Lang::en);
   CAPTURE(narrow);
-  CHECK(lines(narrow)[0] == "  // 5  int i = blockIdx.x *…");
-  CHECK(lines(narrow)[1] == "  prose that fits");
+  CHECK(widest(narrow) <= 30);
+  CHECK(lines(narrow)[0] == "  // 5  int i = blockIdx.x *");
+  CHECK(lines(narrow)[1].starts_with("  " + std::string(kContinuation) + " blockDim.x"));
+  CHECK(narrow.find("…") == std::string::npos);
+  CHECK(narrow.find("cut") == std::string::npos);
+  CHECK(unwrap_code(narrow) == code + "  prose that fits");
   CHECK(narrow.find(kVerbatim) == std::string::npos);
+}
+
+TEST_CASE("wrap_code breaks anywhere when a row has no space", "[core][layout]") {
+  const std::string line = "    x=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa;";
+  const std::string out = wrap_code(line, 20);
+  CAPTURE(out);
+  CHECK(widest(out) <= 20);
+  CHECK(unwrap_code(out) == line);
+  CHECK(wrap_code("short", 20) == "short");
 }
 
 TEST_CASE("cut_to_width keeps colour codes whole and resets them", "[core][layout]") {
@@ -243,7 +274,7 @@ TEST_CASE("A plot narrows to the terminal", "[core][layout]") {
   CHECK(narrow.find('o') != std::string::npos);
 }
 
-TEST_CASE("A lesson's paragraphs re-flow; its code stays as written", "[core][layout]") {
+TEST_CASE("A lesson's paragraphs re-flow; its code stays whole", "[core][layout]") {
   const std::string step =
       "On the GPU, each thread adds one element. Every thread runs the same kernel and finds out\n"
       "which element is its own from its block number and thread number:\n"
@@ -266,12 +297,14 @@ TEST_CASE("A lesson's paragraphs re-flow; its code stays as written", "[core][la
   const std::string narrow = lay_out_lesson(step, Style(false, 60, Lang::en), 2);
   CAPTURE(narrow);
   CHECK(widest(narrow) <= 60);
-  // The code line is cut, not wrapped (a wrapped line of code would read as two statements).
-  CHECK(narrow.find("      __global__ void vectorAdd(const int *a, const int *b,…") !=
+  // The code line is wrapped as code: a continuation marker, no character lost.
+  CHECK(narrow.find("…") == std::string::npos);
+  CHECK(unwrap_code(narrow).find(
+            "      __global__ void vectorAdd(const int *a, const int *b, int *c, int N) {\n") !=
         std::string::npos);
+  CHECK(narrow.find("\n      " + std::string(kContinuation)) != std::string::npos);
   CHECK(narrow.find("        int tid = blockIdx.x * blockDim.x + threadIdx.x;\n") !=
         std::string::npos);
-  CHECK(narrow.find("cut to fit 60 columns") != std::string::npos);
   // The numbered item wraps under its text, and the next item starts a line of its own.
   CHECK(narrow.find("\n     ") != std::string::npos);
   CHECK(narrow.find("\n  2. short.\n") != std::string::npos);
@@ -312,4 +345,32 @@ TEST_CASE("A lesson's markdown table becomes a table that fits", "[core][layout]
   CHECK(narrow.find("  - registers: who sees it: one thread; where it lives: on\n"
                     "    the SM; speed: fastest\n") != std::string::npos);
   CHECK(narrow.find("device memory; speed: slow") != std::string::npos);
+}
+
+TEST_CASE("Every code line of every lesson shows whole at 60 and 100 columns", "[core][layout]") {
+  for (const char* lang : {"en", "zh"}) {
+    const Lang l = std::string_view(lang) == "zh" ? Lang::zh : Lang::en;
+    const std::vector<Lesson> lessons = load_lessons(lang);
+    REQUIRE(lessons.size() >= 16);
+    std::size_t code_lines = 0;
+    for (const Lesson& lesson : lessons) {
+      for (const LessonStep& step : lesson.steps) {
+        for (std::size_t width : {60, 100}) {
+          const std::string out = lay_out_lesson(step.text, Style(false, width, l), 2);
+          const std::string joined = unwrap_code(out) + "\n";
+          CAPTURE(lang, lesson.id, width, out);
+          CHECK(widest(out) <= width);
+          CHECK(out.find("…") == std::string::npos);
+          for (const std::string& line : lines(step.text)) {
+            if (line.find_first_not_of(' ') < 4 || line.find_first_not_of(' ') == std::string::npos)
+              continue;
+            ++code_lines;
+            CAPTURE(line);
+            CHECK(joined.find("  " + line + "\n") != std::string::npos);
+          }
+        }
+      }
+    }
+    CHECK(code_lines >= 120);  // 66 code lines a language today, each at two widths
+  }
 }
