@@ -197,6 +197,27 @@ void prune_cache(const fs::path& dir) {
 
 }  // namespace
 
+std::vector<std::string> libraries_used(std::string_view source) {
+  std::vector<std::string> out;
+  const auto includes = [&](std::string_view header) {
+    for (std::size_t at = source.find(header); at != std::string_view::npos;
+         at = source.find(header, at + 1)) {
+      const std::size_t line = source.rfind('\n', at);
+      const std::string_view before =
+          source.substr(line == std::string_view::npos ? 0 : line + 1,
+                        at - (line == std::string_view::npos ? 0 : line + 1));
+      if (before.find("#") != std::string_view::npos &&
+          before.find("include") != std::string_view::npos)
+        return true;
+    }
+    return false;
+  };
+  if (includes("curand.h")) out.push_back("curand");
+  if (includes("cublas_v2.h") || includes("cublas.h") || includes("cublas_api.h"))
+    out.push_back("cublas");
+  return out;
+}
+
 std::optional<fs::path> kit_dir() {
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
@@ -318,6 +339,8 @@ Build build_program(const BuildRequest& r) {
     argv.insert(argv.end(), r.extra_flags.begin(), r.extra_flags.end());
     argv.insert(argv.end(),
                 {"-MD", "-MF", depfile.string(), "-o", out.string(), r.source.string()});
+    // The CUDA libraries the program's headers name, linked as `nvcc ... -lcurand` would.
+    for (const std::string& lib : libraries_used(source)) argv.push_back("-l" + lib);
     if (launch_log) {
       // Device code is compiled as before.
       // No sibling calls in host code, so that a function that ends with its launch keeps its
