@@ -85,3 +85,38 @@ TEST_CASE("run: cuRAND on the emulator gives the H100's sequences", "[run]") {
   CHECK(compared > 90000);
   CHECK(exact > 75000);  // every integer, uniform and double uniform
 }
+
+TEST_CASE("run: what the emulator does not run is refused by name before compiling", "[run]") {
+  struct Case {
+    const char* code;
+    const char* token;
+    const char* feature;
+  };
+  const Case cases[] = {
+      {"cuInit(0);", "cuInit", "the CUDA driver API"},
+      {"cudaGraphicsGLRegisterBuffer(0, 0, 0);", "cudaGraphicsGLRegisterBuffer",
+       "graphics interop"},
+      {"nvrtcProgram p;", "nvrtcProgram", "NVRTC"},
+      {"int ok; cudaDeviceCanAccessPeer(&ok, 0, 1);", "cudaDeviceCanAccessPeer",
+       "multi-GPU peer access"},
+      {"cudaIpcMemHandle_t h;", "cudaIpcMemHandle_t", "CUDA IPC"},
+      {"curandStateMRG32k3a s;", "curandStateMRG32k3a", "MRG32k3a"},
+      {"cublasCgemm(0);", "cublasCgemm", "complex-valued cuBLAS"},
+      {"cub::DeviceReduce::Sum(0, 0, 0, 0, 0);", "cub", "CUB"},
+  };
+  const fs::path dir = fs::temp_directory_path() / ("gpulab-refused-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  for (const Case& c : cases) {
+    CAPTURE(c.code);
+    const fs::path file = dir / "refused.cu";
+    std::ofstream(file) << "#include <cstdio>\nint main() {\n  " << c.code << "\n  return 0;\n}\n";
+    const RunResult r =
+        run_gpulab({"run", "--backend", "cpu", file.string()}, {}, {library_cache_env()});
+    CHECK(r.exit_code == 1);
+    CHECK(r.out.empty());
+    CHECK(r.err.find("refused.cu:3: '" + std::string(c.token) + "'") != std::string::npos);
+    CHECK(r.err.find(c.feature) != std::string::npos);
+    CHECK(r.err.find("g++") == std::string::npos);  // named by gpulab, not a compile error
+  }
+  fs::remove_all(dir);
+}
