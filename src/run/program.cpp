@@ -119,6 +119,8 @@ struct Kit {
   std::vector<std::string> shared_libraries;
   std::vector<std::string> link_flags;
   std::vector<std::string> check_flags;
+  // cuBLAS (libgpulab_cublas.a) and the BLAS it calls; empty when the kit was built without it.
+  std::vector<std::string> cublas_shared_libraries;
   std::string id;  // changes when the kit does
 };
 
@@ -146,10 +148,16 @@ Kit load_kit(Lang lang) {
   for (const auto& f : j.at("check_flags")) {
     if (!f.get<std::string>().empty()) kit.check_flags.push_back(f.get<std::string>());
   }
+  if (j.contains("cublas_shared_libraries") && j["cublas_shared_libraries"].is_array()) {
+    for (const auto& lib : j["cublas_shared_libraries"]) {
+      kit.cublas_shared_libraries.push_back(lib.get<std::string>());
+    }
+  }
   Hasher h;
   h.add(j.dump());
   h.add(file_stamp(*dir / "lib/libgpulab_cudart.a"));
   h.add(file_stamp(*dir / "lib/libgpulab_simt.a"));
+  h.add(file_stamp(*dir / "lib/libgpulab_cublas.a"));
   h.add(file_stamp(*dir / "include/cuda_runtime.h"));
   kit.id = h.hex();
   return kit;
@@ -191,6 +199,27 @@ void prune_cache(const fs::path& dir) {
 }
 
 }  // namespace
+
+std::vector<std::string> libraries_used(std::string_view source) {
+  std::vector<std::string> out;
+  const auto includes = [&](std::string_view header) {
+    for (std::size_t at = source.find(header); at != std::string_view::npos;
+         at = source.find(header, at + 1)) {
+      const std::size_t line = source.rfind('\n', at);
+      const std::string_view before =
+          source.substr(line == std::string_view::npos ? 0 : line + 1,
+                        at - (line == std::string_view::npos ? 0 : line + 1));
+      if (before.find("#") != std::string_view::npos &&
+          before.find("include") != std::string_view::npos)
+        return true;
+    }
+    return false;
+  };
+  if (includes("curand.h")) out.push_back("curand");
+  if (includes("cublas_v2.h") || includes("cublas.h") || includes("cublas_api.h"))
+    out.push_back("cublas");
+  return out;
+}
 
 std::optional<fs::path> kit_dir() {
   std::error_code ec;
@@ -313,6 +342,8 @@ Build build_program(const BuildRequest& r) {
     argv.insert(argv.end(), r.extra_flags.begin(), r.extra_flags.end());
     argv.insert(argv.end(),
                 {"-MD", "-MF", depfile.string(), "-o", out.string(), r.source.string()});
+    // The CUDA libraries the program's headers name, linked as `nvcc ... -lcurand` would.
+    for (const std::string& lib : libraries_used(source)) argv.push_back("-l" + lib);
     if (launch_log) {
       // Device code is compiled as before.
       // No sibling calls in host code, so that a function that ends with its launch keeps its
@@ -323,6 +354,16 @@ Build build_program(const BuildRequest& r) {
     const ProcessResult p = run_capture(argv, kCompileLimit);
     if (!p.ok()) compile_failed(p);
   } else {
+    const std::vector<std::string> libraries = libraries_used(source);
+    const bool cublas = std::find(libraries.begin(), libraries.end(), "cublas") != libraries.end();
+    if (cublas && kit.cublas_shared_libraries.empty()) {
+      throw RuntimeFailure(
+          both("{}: cuBLAS on the emulator needs OpenBLAS, and this gpulab was built without it: "
+               "install libopenblas-dev (scripts/install-deps.sh) and rebuild gpulab",
+               "{}：模拟器上的 cuBLAS 需要 OpenBLAS，而这个 gpulab 构建时没有它：请安装 "
+               "libopenblas-dev（scripts/install-deps.sh）后重新构建 gpulab",
+               r.source.string()));
+    }
     const Rewritten rewritten = rewrite_for_emulator(source, r.source.string());
     if (!rewritten.unsupported.empty()) {
       throw RuntimeFailure(chosen(unsupported_message(rewritten.unsupported, r.source, lang)));
@@ -353,6 +394,14 @@ Build build_program(const BuildRequest& r) {
                                      (kit.dir / "lib/libgpulab_cudart.a").string(),
                                      "-Wl,--no-whole-archive",
                                      (kit.dir / "lib/libgpulab_simt.a").string()};
+    if (cublas) {
+      // After the program, before the emulator's runtime it calls into.
+      link.insert(link.begin() + 3, (kit.dir / "lib/libgpulab_cublas.a").string());
+      for (const auto& lib : kit.cublas_shared_libraries) {
+        link.push_back(lib);
+        link.push_back("-Wl,-rpath," + fs::path(lib).parent_path().string());
+      }
+    }
     for (const auto& lib : kit.shared_libraries) {
       link.push_back(lib);
       link.push_back("-Wl,-rpath," + fs::path(lib).parent_path().string());

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/output.hpp"
@@ -37,6 +38,10 @@ struct Build {
 // for a missing compiler or a compile error (the message then holds the compiler's diagnostics,
 // which point at the user's own file and lines).
 Build build_program(const BuildRequest& request);
+
+// The CUDA libraries whose host API the source includes ("curand", "cublas"): --backend gpu links
+// them as `nvcc -lcurand` would; on the emulator gpulab's own versions are always there.
+std::vector<std::string> libraries_used(std::string_view source);
 
 // The whole file (binary-safe), or "" when it cannot be read.
 std::string read_file(const std::filesystem::path& p);

@@ -463,6 +463,12 @@ inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, vo
                                                  block_size, dynamic_shared_bytes);
 }
 
+// thrust (libthrust-dev) runs its "device" algorithms on the CPU, sequentially (the CPP system),
+// unless the program's -D chose another of thrust's host systems (OpenMP, TBB).
+#ifndef THRUST_DEVICE_SYSTEM
+#define THRUST_DEVICE_SYSTEM 4  // THRUST_DEVICE_SYSTEM_CPP
+#endif
+
 // nvcc defines these while compiling a .cu file; the emulator states an H100 (sm_90), whose
 // launch limits it enforces. Unlike nvcc's device pass, host code sees __CUDA_ARCH__ too.
 #ifndef __CUDACC__

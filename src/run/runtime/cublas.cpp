@@ -1,0 +1,484 @@
+// cuBLAS on gpulab's emulator (see cublas_api.h): cuBLAS's argument checks and status codes in
+// front of OpenBLAS's CBLAS, column-major as cuBLAS is. The "device" memory is host memory, so
+// pointers (and scalars in either pointer mode) are used as they are.
+#include <cblas.h>
+
+#include <cstring>
+#include <new>
+
+#include "cublas_api.h"
+#include "simt/memory_check.hpp"
+
+struct cublasContext {
+  cudaStream_t stream = nullptr;
+  cublasPointerMode_t pointer_mode = CUBLAS_POINTER_MODE_HOST;
+  cublasMath_t math_mode = CUBLAS_DEFAULT_MATH;
+};
+
+namespace {
+
+int max1(int v) {
+  return v > 1 ? v : 1;
+}
+
+bool valid_op(cublasOperation_t op) {
+  return op == CUBLAS_OP_N || op == CUBLAS_OP_T || op == CUBLAS_OP_C;
+}
+CBLAS_TRANSPOSE to_cblas(cublasOperation_t op) {
+  return op == CUBLAS_OP_N ? CblasNoTrans : CblasTrans;  // real types: C is T
+}
+
+// The bytes a strided vector of n elements spans.
+std::size_t span_bytes(int n, int inc, std::size_t elem) {
+  if (n <= 0) return 0;
+  const long long step = inc < 0 ? -static_cast<long long>(inc) : inc;
+  return (static_cast<std::size_t>(n - 1) * static_cast<std::size_t>(step) + 1) * elem;
+}
+// Written by the library: no longer uninitialized for --check. Negative increments start at the
+// other end, as in BLAS, but span the same bytes from the pointer given.
+void written(const void* p, std::size_t bytes) {
+  if (p != nullptr && bytes != 0) gpulab::simt::mark_initialized(p, bytes);
+}
+
+// CBLAS's routines for one real type.
+template <class T>
+struct Blas;
+template <>
+struct Blas<float> {
+  static void axpy(int n, float a, const float* x, int ix, float* y, int iy) {
+    cblas_saxpy(n, a, x, ix, y, iy);
+  }
+  static float dot(int n, const float* x, int ix, const float* y, int iy) {
+    return cblas_sdot(n, x, ix, y, iy);
+  }
+  static float nrm2(int n, const float* x, int ix) { return cblas_snrm2(n, x, ix); }
+  static float asum(int n, const float* x, int ix) { return cblas_sasum(n, x, ix); }
+  static void scal(int n, float a, float* x, int ix) { cblas_sscal(n, a, x, ix); }
+  static void copy(int n, const float* x, int ix, float* y, int iy) {
+    cblas_scopy(n, x, ix, y, iy);
+  }
+  static void swap(int n, float* x, int ix, float* y, int iy) { cblas_sswap(n, x, ix, y, iy); }
+  static void gemv(CBLAS_TRANSPOSE t, int m, int n, float a, const float* A, int lda,
+                   const float* x, int ix, float b, float* y, int iy) {
+    cblas_sgemv(CblasColMajor, t, m, n, a, A, lda, x, ix, b, y, iy);
+  }
+  static void ger(int m, int n, float a, const float* x, int ix, const float* y, int iy, float* A,
+                  int lda) {
+    cblas_sger(CblasColMajor, m, n, a, x, ix, y, iy, A, lda);
+  }
+  static void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, float a,
+                   const float* A, int lda, const float* B, int ldb, float b, float* C, int ldc) {
+    cblas_sgemm(CblasColMajor, ta, tb, m, n, k, a, A, lda, B, ldb, b, C, ldc);
+  }
+};
+template <>
+struct Blas<double> {
+  static void axpy(int n, double a, const double* x, int ix, double* y, int iy) {
+    cblas_daxpy(n, a, x, ix, y, iy);
+  }
+  static double dot(int n, const double* x, int ix, const double* y, int iy) {
+    return cblas_ddot(n, x, ix, y, iy);
+  }
+  static double nrm2(int n, const double* x, int ix) { return cblas_dnrm2(n, x, ix); }
+  static double asum(int n, const double* x, int ix) { return cblas_dasum(n, x, ix); }
+  static void scal(int n, double a, double* x, int ix) { cblas_dscal(n, a, x, ix); }
+  static void copy(int n, const double* x, int ix, double* y, int iy) {
+    cblas_dcopy(n, x, ix, y, iy);
+  }
+  static void swap(int n, double* x, int ix, double* y, int iy) { cblas_dswap(n, x, ix, y, iy); }
+  static void gemv(CBLAS_TRANSPOSE t, int m, int n, double a, const double* A, int lda,
+                   const double* x, int ix, double b, double* y, int iy) {
+    cblas_dgemv(CblasColMajor, t, m, n, a, A, lda, x, ix, b, y, iy);
+  }
+  static void ger(int m, int n, double a, const double* x, int ix, const double* y, int iy,
+                  double* A, int lda) {
+    cblas_dger(CblasColMajor, m, n, a, x, ix, y, iy, A, lda);
+  }
+  static void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, double a,
+                   const double* A, int lda, const double* B, int ldb, double b, double* C,
+                   int ldc) {
+    cblas_dgemm(CblasColMajor, ta, tb, m, n, k, a, A, lda, B, ldb, b, C, ldc);
+  }
+};
+
+template <class T>
+cublasStatus_t axpy(cublasHandle_t h, int n, const T* alpha, const T* x, int incx, T* y, int incy) {
+  if (h == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (n <= 0) return CUBLAS_STATUS_SUCCESS;
+  if (alpha == nullptr || x == nullptr || y == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  Blas<T>::axpy(n, *alpha, x, incx, y, incy);
+  written(y, span_bytes(n, incy, sizeof(T)));
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+template <class T, class F>
+cublasStatus_t reduce(cublasHandle_t h, int n, const T* x, int incx, T* result, F f) {
+  if (h == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (result == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  // cuBLAS: n <= 0 or incx <= 0 gives 0.
+  *result = n <= 0 || incx <= 0 ? T(0) : f();
+  written(result, sizeof(T));
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+template <class T>
+cublasStatus_t dot(cublasHandle_t h, int n, const T* x, int incx, const T* y, int incy, T* result) {
+  if (h == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (result == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  *result = n <= 0 ? T(0) : Blas<T>::dot(n, x, incx, y, incy);
+  written(result, sizeof(T));
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+template <class T>
+cublasStatus_t scal(cublasHandle_t h, int n, const T* alpha, T* x, int incx) {
+  if (h == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (n <= 0 || incx <= 0) return CUBLAS_STATUS_SUCCESS;
+  if (alpha == nullptr || x == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  Blas<T>::scal(n, *alpha, x, incx);
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+template <class T>
+cublasStatus_t copy(cublasHandle_t h, int n, const T* x, int incx, T* y, int incy) {
+  if (h == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (n <= 0) return CUBLAS_STATUS_SUCCESS;
+  Blas<T>::copy(n, x, incx, y, incy);
+  written(y, span_bytes(n, incy, sizeof(T)));
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+template <class T>
+cublasStatus_t swap(cublasHandle_t h, int n, T* x, int incx, T* y, int incy) {
+  if (h == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (n <= 0) return CUBLAS_STATUS_SUCCESS;
+  Blas<T>::swap(n, x, incx, y, incy);
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+// Isamax/Isamin: the 1-based index of the first element of largest (smallest) magnitude.
+template <class T>
+cublasStatus_t iamax(cublasHandle_t h, int n, const T* x, int incx, int* result, bool largest) {
+  if (h == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (result == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  int best = 0;
+  if (n > 0 && incx > 0) {
+    T best_value = x[0] < 0 ? -x[0] : x[0];
+    best = 1;
+    for (int i = 1; i < n; ++i) {
+      const T v = x[static_cast<std::size_t>(i) * incx];
+      const T a = v < 0 ? -v : v;
+      if (largest ? a > best_value : a < best_value) {
+        best_value = a;
+        best = i + 1;
+      }
+    }
+  }
+  *result = best;
+  written(result, sizeof(int));
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+template <class T>
+cublasStatus_t gemv(cublasHandle_t h, cublasOperation_t trans, int m, int n, const T* alpha,
+                    const T* A, int lda, const T* x, int incx, const T* beta, T* y, int incy) {
+  if (h == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (!valid_op(trans) || m < 0 || n < 0 || lda < max1(m) || incx == 0 || incy == 0)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
+  if (alpha == nullptr || beta == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  Blas<T>::gemv(to_cblas(trans), m, n, *alpha, A, lda, x, incx, *beta, y, incy);
+  written(y, span_bytes(trans == CUBLAS_OP_N ? m : n, incy, sizeof(T)));
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+template <class T>
+cublasStatus_t ger(cublasHandle_t h, int m, int n, const T* alpha, const T* x, int incx, const T* y,
+                   int incy, T* A, int lda) {
+  if (h == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (m < 0 || n < 0 || incx == 0 || incy == 0 || lda < max1(m)) return CUBLAS_STATUS_INVALID_VALUE;
+  if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
+  Blas<T>::ger(m, n, *alpha, x, incx, y, incy, A, lda);
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+template <class T>
+cublasStatus_t gemm_check(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m,
+                          int n, int k, int lda, int ldb, int ldc) {
+  if (h == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (!valid_op(ta) || !valid_op(tb) || m < 0 || n < 0 || k < 0) return CUBLAS_STATUS_INVALID_VALUE;
+  if (lda < max1(ta == CUBLAS_OP_N ? m : k) || ldb < max1(tb == CUBLAS_OP_N ? k : n) ||
+      ldc < max1(m))
+    return CUBLAS_STATUS_INVALID_VALUE;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+template <class T>
+void gemm_one(cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, T alpha, const T* A,
+              int lda, const T* B, int ldb, T beta, T* C, int ldc) {
+  if (m == 0 || n == 0) return;
+  Blas<T>::gemm(to_cblas(ta), to_cblas(tb), m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  written(C, (static_cast<std::size_t>(n - 1) * ldc + m) * sizeof(T));
+}
+
+template <class T>
+cublasStatus_t gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n,
+                    int k, const T* alpha, const T* A, int lda, const T* B, int ldb, const T* beta,
+                    T* C, int ldc) {
+  if (const auto s = gemm_check<T>(h, ta, tb, m, n, k, lda, ldb, ldc); s != CUBLAS_STATUS_SUCCESS)
+    return s;
+  if (alpha == nullptr || beta == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  gemm_one(ta, tb, m, n, k, *alpha, A, lda, B, ldb, *beta, C, ldc);
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+template <class T>
+cublasStatus_t gemm_batched(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m,
+                            int n, int k, const T* alpha, const T* const A[], int lda,
+                            const T* const B[], int ldb, const T* beta, T* const C[], int ldc,
+                            int batch) {
+  if (const auto s = gemm_check<T>(h, ta, tb, m, n, k, lda, ldb, ldc); s != CUBLAS_STATUS_SUCCESS)
+    return s;
+  if (batch < 0 || alpha == nullptr || beta == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  for (int i = 0; i < batch; ++i)
+    gemm_one(ta, tb, m, n, k, *alpha, A[i], lda, B[i], ldb, *beta, C[i], ldc);
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+template <class T>
+cublasStatus_t gemm_strided(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m,
+                            int n, int k, const T* alpha, const T* A, int lda, long long sa,
+                            const T* B, int ldb, long long sb, const T* beta, T* C, int ldc,
+                            long long sc, int batch) {
+  if (const auto s = gemm_check<T>(h, ta, tb, m, n, k, lda, ldb, ldc); s != CUBLAS_STATUS_SUCCESS)
+    return s;
+  if (batch < 0 || alpha == nullptr || beta == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  for (int i = 0; i < batch; ++i) {
+    gemm_one(ta, tb, m, n, k, *alpha, A + i * sa, lda, B + i * sb, ldb, *beta, C + i * sc, ldc);
+  }
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t copy_strided(int n, int elem, const void* x, int incx, void* y, int incy) {
+  if (n < 0 || elem <= 0 || incx <= 0 || incy <= 0) return CUBLAS_STATUS_INVALID_VALUE;
+  if (x == nullptr || y == nullptr)
+    return n == 0 ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_INVALID_VALUE;
+  const auto* src = static_cast<const unsigned char*>(x);
+  auto* dst = static_cast<unsigned char*>(y);
+  for (int i = 0; i < n; ++i) {
+    std::memcpy(dst + static_cast<std::size_t>(i) * incy * elem,
+                src + static_cast<std::size_t>(i) * incx * elem, static_cast<std::size_t>(elem));
+  }
+  written(y, span_bytes(n, incy, static_cast<std::size_t>(elem)));
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t copy_matrix(int rows, int cols, int elem, const void* a, int lda, void* b, int ldb) {
+  if (rows < 0 || cols < 0 || elem <= 0 || lda <= 0 || ldb <= 0 || lda < rows || ldb < rows)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  if (rows == 0 || cols == 0) return CUBLAS_STATUS_SUCCESS;
+  if (a == nullptr || b == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  for (int c = 0; c < cols; ++c) {
+    std::memcpy(static_cast<unsigned char*>(b) + static_cast<std::size_t>(c) * ldb * elem,
+                static_cast<const unsigned char*>(a) + static_cast<std::size_t>(c) * lda * elem,
+                static_cast<std::size_t>(rows) * elem);
+  }
+  written(b, (static_cast<std::size_t>(cols - 1) * ldb + rows) * elem);
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+}  // namespace
+
+cublasStatus_t cublasCreate(cublasHandle_t* handle) {
+  if (handle == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  *handle = new (std::nothrow) cublasContext;
+  return *handle == nullptr ? CUBLAS_STATUS_ALLOC_FAILED : CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasDestroy(cublasHandle_t handle) {
+  if (handle == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
+  delete handle;
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasGetVersion(cublasHandle_t handle, int* version) {
+  if (handle == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (version == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  *version = CUBLAS_VERSION;
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasSetStream(cublasHandle_t handle, cudaStream_t stream) {
+  if (handle == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
+  handle->stream = stream;
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasGetStream(cublasHandle_t handle, cudaStream_t* stream) {
+  if (handle == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (stream == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  *stream = handle->stream;
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasSetPointerMode(cublasHandle_t handle, cublasPointerMode_t mode) {
+  if (handle == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (mode != CUBLAS_POINTER_MODE_HOST && mode != CUBLAS_POINTER_MODE_DEVICE)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  handle->pointer_mode = mode;
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasGetPointerMode(cublasHandle_t handle, cublasPointerMode_t* mode) {
+  if (handle == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (mode == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  *mode = handle->pointer_mode;
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode) {
+  if (handle == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
+  handle->math_mode = mode;  // the emulator computes in the type's own precision in every mode
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t* mode) {
+  if (handle == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (mode == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  *mode = handle->math_mode;
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasSetAtomicsMode(cublasHandle_t handle, cublasAtomicsMode_t) {
+  return handle == nullptr ? CUBLAS_STATUS_NOT_INITIALIZED : CUBLAS_STATUS_SUCCESS;
+}
+const char* cublasGetStatusName(cublasStatus_t status) {
+  switch (status) {
+    case CUBLAS_STATUS_SUCCESS:
+      return "CUBLAS_STATUS_SUCCESS";
+    case CUBLAS_STATUS_NOT_INITIALIZED:
+      return "CUBLAS_STATUS_NOT_INITIALIZED";
+    case CUBLAS_STATUS_ALLOC_FAILED:
+      return "CUBLAS_STATUS_ALLOC_FAILED";
+    case CUBLAS_STATUS_INVALID_VALUE:
+      return "CUBLAS_STATUS_INVALID_VALUE";
+    case CUBLAS_STATUS_ARCH_MISMATCH:
+      return "CUBLAS_STATUS_ARCH_MISMATCH";
+    case CUBLAS_STATUS_MAPPING_ERROR:
+      return "CUBLAS_STATUS_MAPPING_ERROR";
+    case CUBLAS_STATUS_EXECUTION_FAILED:
+      return "CUBLAS_STATUS_EXECUTION_FAILED";
+    case CUBLAS_STATUS_INTERNAL_ERROR:
+      return "CUBLAS_STATUS_INTERNAL_ERROR";
+    case CUBLAS_STATUS_NOT_SUPPORTED:
+      return "CUBLAS_STATUS_NOT_SUPPORTED";
+    case CUBLAS_STATUS_LICENSE_ERROR:
+      return "CUBLAS_STATUS_LICENSE_ERROR";
+  }
+  return "CUBLAS_STATUS_UNKNOWN";
+}
+const char* cublasGetStatusString(cublasStatus_t status) {
+  switch (status) {
+    case CUBLAS_STATUS_SUCCESS:
+      return "success";
+    case CUBLAS_STATUS_NOT_INITIALIZED:
+      return "the library was not initialized";
+    case CUBLAS_STATUS_ALLOC_FAILED:
+      return "the resource allocation failed";
+    case CUBLAS_STATUS_INVALID_VALUE:
+      return "an invalid numeric value was used as an argument";
+    case CUBLAS_STATUS_ARCH_MISMATCH:
+      return "an absent device architectural feature is required";
+    case CUBLAS_STATUS_MAPPING_ERROR:
+      return "an access to GPU memory space failed";
+    case CUBLAS_STATUS_EXECUTION_FAILED:
+      return "the GPU program failed to execute";
+    case CUBLAS_STATUS_INTERNAL_ERROR:
+      return "an internal operation failed";
+    case CUBLAS_STATUS_NOT_SUPPORTED:
+      return "the functionality requested is not supported";
+    case CUBLAS_STATUS_LICENSE_ERROR:
+      return "error detected trying to check the license";
+  }
+  return "unknown error";
+}
+
+cublasStatus_t cublasSetVector(int n, int e, const void* x, int ix, void* y, int iy) {
+  return copy_strided(n, e, x, ix, y, iy);
+}
+cublasStatus_t cublasGetVector(int n, int e, const void* x, int ix, void* y, int iy) {
+  return copy_strided(n, e, x, ix, y, iy);
+}
+cublasStatus_t cublasSetMatrix(int r, int c, int e, const void* a, int lda, void* b, int ldb) {
+  return copy_matrix(r, c, e, a, lda, b, ldb);
+}
+cublasStatus_t cublasGetMatrix(int r, int c, int e, const void* a, int lda, void* b, int ldb) {
+  return copy_matrix(r, c, e, a, lda, b, ldb);
+}
+cublasStatus_t cublasSetVectorAsync(int n, int e, const void* x, int ix, void* y, int iy,
+                                    cudaStream_t) {
+  return copy_strided(n, e, x, ix, y, iy);
+}
+cublasStatus_t cublasGetVectorAsync(int n, int e, const void* x, int ix, void* y, int iy,
+                                    cudaStream_t) {
+  return copy_strided(n, e, x, ix, y, iy);
+}
+cublasStatus_t cublasSetMatrixAsync(int r, int c, int e, const void* a, int lda, void* b, int ldb,
+                                    cudaStream_t) {
+  return copy_matrix(r, c, e, a, lda, b, ldb);
+}
+cublasStatus_t cublasGetMatrixAsync(int r, int c, int e, const void* a, int lda, void* b, int ldb,
+                                    cudaStream_t) {
+  return copy_matrix(r, c, e, a, lda, b, ldb);
+}
+
+#define GPULAB_CUBLAS_DEFINE(T, P, p)                                                              \
+  cublasStatus_t cublas##P##axpy(cublasHandle_t h, int n, const T* alpha, const T* x, int incx,    \
+                                 T* y, int incy) {                                                 \
+    return axpy(h, n, alpha, x, incx, y, incy);                                                    \
+  }                                                                                                \
+  cublasStatus_t cublas##P##dot(cublasHandle_t h, int n, const T* x, int incx, const T* y,         \
+                                int incy, T* result) {                                             \
+    return dot(h, n, x, incx, y, incy, result);                                                    \
+  }                                                                                                \
+  cublasStatus_t cublas##P##nrm2(cublasHandle_t h, int n, const T* x, int incx, T* result) {       \
+    return reduce(h, n, x, incx, result, [&] { return Blas<T>::nrm2(n, x, incx); });               \
+  }                                                                                                \
+  cublasStatus_t cublas##P##asum(cublasHandle_t h, int n, const T* x, int incx, T* result) {       \
+    return reduce(h, n, x, incx, result, [&] { return Blas<T>::asum(n, x, incx); });               \
+  }                                                                                                \
+  cublasStatus_t cublas##P##scal(cublasHandle_t h, int n, const T* alpha, T* x, int incx) {        \
+    return scal(h, n, alpha, x, incx);                                                             \
+  }                                                                                                \
+  cublasStatus_t cublas##P##copy(cublasHandle_t h, int n, const T* x, int incx, T* y, int incy) {  \
+    return copy(h, n, x, incx, y, incy);                                                           \
+  }                                                                                                \
+  cublasStatus_t cublas##P##swap(cublasHandle_t h, int n, T* x, int incx, T* y, int incy) {        \
+    return swap(h, n, x, incx, y, incy);                                                           \
+  }                                                                                                \
+  cublasStatus_t cublasI##p##amax(cublasHandle_t h, int n, const T* x, int incx, int* result) {    \
+    return iamax(h, n, x, incx, result, true);                                                     \
+  }                                                                                                \
+  cublasStatus_t cublasI##p##amin(cublasHandle_t h, int n, const T* x, int incx, int* result) {    \
+    return iamax(h, n, x, incx, result, false);                                                    \
+  }                                                                                                \
+  cublasStatus_t cublas##P##gemv(cublasHandle_t h, cublasOperation_t trans, int m, int n,          \
+                                 const T* alpha, const T* A, int lda, const T* x, int incx,        \
+                                 const T* beta, T* y, int incy) {                                  \
+    return gemv(h, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);                            \
+  }                                                                                                \
+  cublasStatus_t cublas##P##ger(cublasHandle_t h, int m, int n, const T* alpha, const T* x,        \
+                                int incx, const T* y, int incy, T* A, int lda) {                   \
+    return ger(h, m, n, alpha, x, incx, y, incy, A, lda);                                          \
+  }                                                                                                \
+  cublasStatus_t cublas##P##gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb,     \
+                                 int m, int n, int k, const T* alpha, const T* A, int lda,         \
+                                 const T* B, int ldb, const T* beta, T* C, int ldc) {              \
+    return gemm(h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);                          \
+  }                                                                                                \
+  cublasStatus_t cublas##P##gemmBatched(cublasHandle_t h, cublasOperation_t ta,                    \
+                                        cublasOperation_t tb, int m, int n, int k, const T* alpha, \
+                                        const T* const A[], int lda, const T* const B[], int ldb,  \
+                                        const T* beta, T* const C[], int ldc, int batch) {         \
+    return gemm_batched(h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, batch);           \
+  }                                                                                                \
+  cublasStatus_t cublas##P##gemmStridedBatched(                                                    \
+      cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,           \
+      const T* alpha, const T* A, int lda, long long sa, const T* B, int ldb, long long sb,        \
+      const T* beta, T* C, int ldc, long long sc, int batch) {                                     \
+    return gemm_strided(h, ta, tb, m, n, k, alpha, A, lda, sa, B, ldb, sb, beta, C, ldc, sc,       \
+                        batch);                                                                    \
+  }
+GPULAB_CUBLAS_DEFINE(float, S, s)
+GPULAB_CUBLAS_DEFINE(double, D, d)

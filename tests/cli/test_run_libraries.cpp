@@ -1,0 +1,122 @@
+// gpulab run with the CUDA libraries on the emulator: cuRAND's sequences against an H100's
+// recording, cuBLAS against a float64 reference, thrust on the CPU device system.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <unistd.h>
+
+#include "support/run.hpp"
+
+using namespace gpulab::test;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+const fs::path kSource = fs::path(GPULAB_SOURCE_DIR);
+
+std::string library_cache_env() {
+  static const fs::path dir = [] {
+    fs::path d = fs::temp_directory_path() / ("gpulab-run-lib-test-" + std::to_string(::getpid()));
+    fs::remove_all(d);
+    fs::create_directories(d);
+    return d;
+  }();
+  return "XDG_CACHE_HOME=" + dir.string();
+}
+
+std::vector<json> json_lines(const std::string& text) {
+  std::vector<json> out;
+  for (const std::string& l : lines_of(text)) {
+    if (!l.empty()) out.push_back(json::parse(l));
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("run: cuRAND on the emulator gives the H100's sequences", "[run]") {
+  // bench/curand_h100.cu printed tests/run_corpus/curand_h100.jsonl on an H100; the same program,
+  // unmodified, on the emulator.
+  const RunResult r =
+      run_gpulab({"run", "--backend", "cpu", (kSource / "bench/curand_h100.cu").string()}, {},
+                 {library_cache_env()});
+  CAPTURE(r.err);
+  REQUIRE(r.exit_code == 0);
+  std::ifstream in(kSource / "tests/run_corpus/curand_h100.jsonl");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::vector<json> gpu = json_lines(ss.str());
+  const std::vector<json> emu = json_lines(r.out);
+  REQUIRE(gpu.size() == 30);
+  REQUIRE(emu.size() == gpu.size());
+  std::size_t exact = 0, compared = 0;
+  for (std::size_t line = 0; line < gpu.size(); ++line) {
+    for (const auto& [key, value] : gpu[line].items()) {
+      if (key == "n_generated" || key == "n_recorded") continue;
+      REQUIRE(emu[line].contains(key));
+      const json& mine = emu[line][key];
+      // Normals: a GPU's __sincosf/logf and the CPU's differ in the last bits (recorded: at most
+      // 1.8e-6 for floats, 9e-16 for doubles). Everything else is bit for bit.
+      const bool normal = key.find("normal") != std::string::npos ||
+                          (key == "values" && gpu[line]["call"] == "normal");
+      const json a = value.is_array() ? value : json::array({value});
+      const json b = mine.is_array() ? mine : json::array({mine});
+      REQUIRE(b.size() >= a.size());
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        CAPTURE(line, key, i, a[i], b[i]);
+        ++compared;
+        if (a[i] == b[i]) {
+          ++exact;
+          continue;
+        }
+        REQUIRE(normal);
+        const double x = a[i].get<double>(), y = b[i].get<double>();
+        CHECK(std::fabs(x - y) <=
+              (key == "normal_double" ? 1e-12 : 1e-5) * std::max(1.0, std::fabs(x)));
+      }
+    }
+  }
+  CHECK(compared > 90000);
+  CHECK(exact > 75000);  // every integer, uniform and double uniform
+}
+
+TEST_CASE("run: what the emulator does not run is refused by name before compiling", "[run]") {
+  struct Case {
+    const char* code;
+    const char* token;
+    const char* feature;
+  };
+  const Case cases[] = {
+      {"cuInit(0);", "cuInit", "the CUDA driver API"},
+      {"cudaGraphicsGLRegisterBuffer(0, 0, 0);", "cudaGraphicsGLRegisterBuffer",
+       "graphics interop"},
+      {"nvrtcProgram p;", "nvrtcProgram", "NVRTC"},
+      {"int ok; cudaDeviceCanAccessPeer(&ok, 0, 1);", "cudaDeviceCanAccessPeer",
+       "multi-GPU peer access"},
+      {"cudaIpcMemHandle_t h;", "cudaIpcMemHandle_t", "CUDA IPC"},
+      {"curandStateMRG32k3a s;", "curandStateMRG32k3a", "MRG32k3a"},
+      {"cublasCgemm(0);", "cublasCgemm", "complex-valued cuBLAS"},
+      {"cub::DeviceReduce::Sum(0, 0, 0, 0, 0);", "cub", "CUB"},
+  };
+  const fs::path dir = fs::temp_directory_path() / ("gpulab-refused-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  for (const Case& c : cases) {
+    CAPTURE(c.code);
+    const fs::path file = dir / "refused.cu";
+    std::ofstream(file) << "#include <cstdio>\nint main() {\n  " << c.code << "\n  return 0;\n}\n";
+    const RunResult r =
+        run_gpulab({"run", "--backend", "cpu", file.string()}, {}, {library_cache_env()});
+    CHECK(r.exit_code == 1);
+    CHECK(r.out.empty());
+    CHECK(r.err.find("refused.cu:3: '" + std::string(c.token) + "'") != std::string::npos);
+    CHECK(r.err.find(c.feature) != std::string::npos);
+    CHECK(r.err.find("g++") == std::string::npos);  // named by gpulab, not a compile error
+  }
+  fs::remove_all(dir);
+}
