@@ -11,6 +11,7 @@
 #   <program>.source.csv   ncu's source page (SASS with the CUDA lines, per-instruction counters)
 #   <program>.sass         cuobjdump -sass of the binary (to explain a difference)
 #   <program>.gpulab.json  gpulab profile --json on the emulator, when this gpulab has the command
+#   <program>.gpulab_gpu.txt  gpulab profile --backend gpu: the emulator's numbers beside ncu's
 #   <program>.ncu.log      ncu's stderr (ERR_NVGPUCTRPERM there: counters not permitted)
 #   summary.txt            what ran, what failed
 set -uo pipefail
@@ -53,7 +54,11 @@ for f in tests/profile/corpus/*.cu; do
   ncu --section SourceCounters --csv --page source --print-source cuda,sass \
       "$bin" > "$dir/$name.source.csv" 2>> "$dir/$name.ncu.log" || true
   if [ "$has_profile" = 1 ]; then
-    "$G" profile "$f" --backend cpu --json > "$dir/$name.gpulab.json" 2> "$dir/$name.gpulab.err"
+    # The emulator's counts, and the command's own --backend gpu (ncu beside the emulator).
+    "$G" profile "$f" --backend cpu --json --report "$dir/$name.gpulab.json" \
+      > /dev/null 2> "$dir/$name.gpulab.err"
+    "$G" profile "$f" --backend gpu --report "$dir/$name.gpulab_gpu.txt" \
+      > /dev/null 2>> "$dir/$name.gpulab.err"
   fi
 done
 
