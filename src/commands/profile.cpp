@@ -21,6 +21,7 @@
 #include "core/toolchain.hpp"
 #include "profile/draw.hpp"
 #include "run/program.hpp"
+#include "run/session.hpp"
 
 #if GPULAB_HAVE_CUDA
 #include "cuda/device_query.hpp"
@@ -108,45 +109,47 @@ void measure_on_gpu(const ProfileOptions& o, ProfileResult& r) {
 
 ProfileResult run_profile(const ProfileOptions& o) {
   ProfileResult r;
-  r.file = fs::absolute(o.file).lexically_normal().string();
-
-  run::BuildRequest b;
-  b.source = r.file;
-  b.target = run::Target::emulator_profiled;
-  b.extra_flags = o.compiler_flags;
-  b.use_cache = o.use_cache;
-  b.lang = o.lang;
-  const run::Build build = run::build_program(b);
-  r.compiler = build.compiler;
-  r.cached = build.cached;
-  r.compile_ms = build.compile_ms;
-
-  run::ExecRequest x;
-  x.program = build.program;
-  x.args = o.args;
-  x.profile = true;
-  x.workers = o.workers;
-  x.timeout = o.timeout;
-  x.max_output_bytes = o.max_output_bytes;
-  const run::Execution e = run::execute(x);
-  r.exit_code = e.exit_code;
-  r.signal = e.signal;
-  r.timed_out = e.timed_out;
-  r.output_capped = e.output_capped;
-  r.output_ends_line = e.output_ends_line;
-  r.run_ms = e.run_ms;
-  for (const json& line : e.report) {
-    if (line.value("event", "") == "launch" && line.contains("fault"))
-      r.faults.push_back(line.value("kernel", "") + ": " + line.value("fault", ""));
+  // The engine (run/session.hpp) builds the program with the counters and runs it; its report's
+  // "profile" lines come back among the events run does not read itself.
+  RunOptions session;
+  session.file = o.file;
+  session.args = o.args;
+  session.profile = true;
+  session.compiler_flags = o.compiler_flags;
+  session.timeout = o.timeout;
+  session.max_output_bytes = o.max_output_bytes;
+  session.use_cache = o.use_cache;
+  session.workers = o.workers;
+  session.lang = o.lang;
+  const RunResult run = run_program(session);
+  r.file = run.file;
+  r.compiler = run.compiler;
+  r.cached = run.cached;
+  r.compile_ms = run.compile_ms;
+  r.exit_code = run.exit_code;
+  r.signal = run.signal;
+  r.timed_out = run.timed_out;
+  r.output_capped = run.output_capped;
+  r.output_ends_line = run.output_ends_line;
+  r.run_ms = run.run_ms;
+  for (const RunLaunch& l : run.launches) {
+    if (!l.fault.empty()) r.faults.push_back(l.kernel + ": " + l.fault);
   }
+  if (run.crash) {
+    r.faults.push_back(both("the program crashed ({}) in kernel {}", "程序崩溃（{}），在内核 {} 中",
+                            run.crash->value("signal", json("?")).dump(),
+                            run.crash->value("kernel", std::string("?")))
+                           .in(o.lang));
+  }
+  const std::vector<json>& report = run.other_events;
 
-  const std::vector<std::uint64_t> pcs = profile::profile_addresses(e.report);
-  const std::vector<std::string> where = run::source_lines(build.program, r.file, pcs);
+  const std::vector<std::uint64_t> pcs = profile::profile_addresses(report);
+  const std::vector<std::string> where = run::source_lines(run.program, r.file, pcs);
   std::map<std::uint64_t, profile::SourcePlace> places;
   for (std::size_t i = 0; i < pcs.size() && i < where.size(); ++i)
     places[pcs[i]] = place_of(where[i], r.file);
   r.kernels = profile::read_profiles(
-      e.report,
+      report,
       [&](std::uint64_t pc) {
         const auto it = places.find(pc);
         return it == places.end() ? profile::SourcePlace{} : it->second;
@@ -487,9 +490,6 @@ void setup_profile(CLI::App& app, GlobalOptions& g) {
     if (g.backend == BackendChoice::gpu) {
       std::string notice;
       o.gpu = gpu_chosen(g.backend, &notice, g.out.lang);
-    }
-    if (!fs::exists(o.file)) {
-      throw UsageError(both("{}: no such file", "{}：没有这个文件", o.file));
     }
     ProfileResult r = run_profile(o);
     const std::string report =
