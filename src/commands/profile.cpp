@@ -299,10 +299,11 @@ void render_kernel(const ProfileResult& r, const KernelProfile& k, const Style& 
   }
   if (k.has_branches && c.branch.branches == 0) {
     out += "  " +
-           both("No branch whose lanes went different ways; {} active threads per executed "
-                "basic block on average",
-                "没有 lane 走向不同的分支；每个执行的基本块平均 {} 个活跃线程",
-                number(profile::thread_inst_per_inst(c)))
+           both(
+               "No branch whose lanes went different ways; {} active threads per executed "
+               "basic block on average",
+               "没有 lane 走向不同的分支；每个执行的基本块平均 {} 个活跃线程",
+               number(profile::thread_inst_per_inst(c)))
                .in(l) +
            "\n";
   } else if (k.has_branches) {

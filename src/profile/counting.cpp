@@ -132,7 +132,8 @@ double thread_inst_per_inst(const Counters& c) {
 }
 
 double branch_uniformity_pct(const Counters& c) {
-  return c.branch.branches == 0 ? 100.0
+  // As ncu reports it: 0 when no branch was executed (0 of 0).
+  return c.branch.branches == 0 ? 0.0
                                 : 100.0 * static_cast<double>(c.branch.uniform) /
                                       static_cast<double>(c.branch.branches);
 }

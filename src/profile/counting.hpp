@@ -76,7 +76,8 @@ struct Counters {
   bool empty() const;
 };
 
-// Derived values, as ncu prints them; 0 where nothing was counted.
+// Derived values, as ncu prints them; 0 where nothing was counted (a kernel without branches has a
+// branch uniformity of 0%, as in ncu).
 double sectors_per_request(const GlobalCost& c);
 double thread_inst_per_inst(const Counters& c);
 double branch_uniformity_pct(const Counters& c);

@@ -200,4 +200,7 @@ TEST_CASE("counters: sums and the ratios ncu reports", "[profile]") {
   CHECK(twice.branch.divergent == 2);
   CHECK_FALSE(twice.empty());
   CHECK(Counters{}.empty());
+  // No branch at all: ncu says 0%, and so does the model.
+  CHECK(branch_uniformity_pct(Counters{}) == 0.0);
+  CHECK(thread_inst_per_inst(Counters{}) == 0.0);
 }
