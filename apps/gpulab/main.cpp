@@ -24,6 +24,7 @@
 #include "commands/inspect.hpp"
 #include "commands/learn.hpp"
 #include "commands/occupancy.hpp"
+#include "commands/profile.hpp"
 #include "commands/quiz.hpp"
 #include "commands/run.hpp"
 #include "commands/twonorm.hpp"
@@ -89,6 +90,7 @@ int main(int argc, char** argv) {
   setup_learn(app, global);
   setup_quiz(app, global);
   setup_run(app, global);
+  setup_profile(app, global);
   setup_exercise(app, global);
   setup_hello(app, global);
   setup_vecadd(app, global);

@@ -370,7 +370,8 @@ Build build_program(const BuildRequest& r) {
     }
     const fs::path cpp = work / "main.cpp";
     std::ofstream(cpp, std::ios::binary) << rewritten.text;
-    const bool checked = r.target == Target::emulator_checked;
+    const bool profiled = r.target == Target::emulator_profiled;
+    const bool checked = r.target == Target::emulator_checked || profiled;
     std::vector<std::string> argv = {compiler->path,
                                      "-std=c++20",
                                      checked ? "-O1" : "-O2",
@@ -382,6 +383,9 @@ Build build_program(const BuildRequest& r) {
                                      "-include",
                                      "cuda_runtime.h"};
     if (checked) argv.insert(argv.end(), kit.check_flags.begin(), kit.check_flags.end());
+    // Every basic block calls a hook (the branches); aggregates are not split into scalars, so
+    // that a float4 is one 16-byte access as on a GPU, not four 4-byte ones.
+    if (profiled) argv.insert(argv.end(), {"-fsanitize-coverage=trace-pc", "-fno-tree-sra"});
     argv.insert(argv.end(), r.extra_flags.begin(), r.extra_flags.end());
     argv.insert(argv.end(), {"-MD", "-MF", depfile.string(), "-x", "c++", "-c", cpp.string(), "-o",
                              (work / "main.o").string()});
@@ -449,6 +453,7 @@ Execution execute(const ExecRequest& r) {
   spec.argv = {r.program.string()};
   spec.argv.insert(spec.argv.end(), r.args.begin(), r.args.end());
   spec.env = {{report::kEnvReport, report.string()}, {report::kEnvCheck, r.check ? "1" : "0"}};
+  if (r.profile) spec.env.emplace_back(report::kEnvProfile, "1");
   if (r.workers != 0) spec.env.emplace_back(report::kEnvWorkers, std::to_string(r.workers));
   if (r.shuffle_seed) spec.env.emplace_back(report::kEnvShuffle, std::to_string(*r.shuffle_seed));
   spec.output = ProcessSpec::Output::forward;

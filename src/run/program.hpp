@@ -16,7 +16,8 @@
 
 namespace gpulab::run {
 
-enum class Target { emulator, emulator_checked, gpu };
+// emulator_profiled: emulator_checked plus a hook at every basic block (gpulab profile's branches).
+enum class Target { emulator, emulator_checked, gpu, emulator_profiled };
 
 struct BuildRequest {
   std::filesystem::path source;  // absolute
@@ -66,6 +67,7 @@ struct ExecRequest {
   std::filesystem::path program;
   std::vector<std::string> args;
   bool check = false;
+  bool profile = false;  // gpulab profile's counters (a Target::emulator_profiled build)
   unsigned workers = 0;
   std::optional<std::uint64_t> shuffle_seed;
   std::chrono::milliseconds timeout{0};

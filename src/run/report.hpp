@@ -24,11 +24,14 @@ inline constexpr const char* kEnvCheck = "GPULAB_RUN_CHECK";
 inline constexpr const char* kEnvWorkers = "GPULAB_RUN_WORKERS";
 // --shuffle-blocks: the seed of the blocks' order (a decimal number).
 inline constexpr const char* kEnvShuffle = "GPULAB_RUN_SHUFFLE";
+// "1": gpulab profile's counters (the program was built as Target::emulator_profiled); a
+// "profile" line follows each launch.
+inline constexpr const char* kEnvProfile = "GPULAB_RUN_PROFILE";
 
 // ---- Events: the "event" field of every line. ----
 inline constexpr const char* kEventField = "event";
 namespace event {
-// The emulator started: {check: bool, workers: number, format: kFormatVersion}.
+// The emulator started: {check: bool, profile: bool, workers: number, format: kFormatVersion}.
 inline constexpr const char* start = "start";
 // One kernel launch. Emulator: {kernel, site "FILE:LINE", grid [3], block [3], shared_bytes,
 // threads, warps, warps_per_block, idle_lanes_per_block, barriers, collectives,
@@ -48,6 +51,13 @@ inline constexpr const char* exit = "exit";
 inline constexpr const char* gpu_exit = "gpu_exit";
 // The access recorder of `gpulab exercise` (simt/access_record): per-launch access counts.
 inline constexpr const char* record = "record";
+// gpulab profile's counters of one launch (simt/profile_gather, docs/profile.md): {kernel,
+// launch_site, grid [3], block [3], has_branches, accesses [{pc, space "global"|"shared", op
+// "ld"|"st", width, requests, sectors, ideal_sectors, bytes_used | wavefronts, ideal_wavefronts,
+// conflicts, worst_way, array; example {block [3], warp, width, addresses [32, null = idle]}}],
+// branches [{pc, targets [pc], uniform, divergent, example {block, warp, active, lanes [mask per
+// target]}}], blocks [{pc, inst, thread_inst}]}.
+inline constexpr const char* profile = "profile";
 // Lines whose event starts with this are the exercise harness's own (exercises/harness.cuh):
 // exercise_start, exercise_test, exercise_limit, exercise_buffer, exercise_result,
 // exercise_error, exercise_end. gpulab run passes them on untouched (RunResult::other_events).

@@ -232,8 +232,10 @@ RunResult run_program(const RunOptions& o) {
 
   run::BuildRequest b;
   b.source = r.file;
-  b.target =
-      o.gpu ? run::Target::gpu : (o.check ? run::Target::emulator_checked : run::Target::emulator);
+  b.target = o.gpu       ? run::Target::gpu
+             : o.profile ? run::Target::emulator_profiled
+             : o.check   ? run::Target::emulator_checked
+                         : run::Target::emulator;
   b.gpu_arch = o.gpu_arch;
   if (o.gpu && b.gpu_arch.empty()) b.gpu_arch = gpu_arch_of_device().value_or("");
   b.extra_flags = o.compiler_flags;
@@ -241,6 +243,7 @@ RunResult run_program(const RunOptions& o) {
   b.lang = o.lang;
   const run::Build build = run::build_program(b);
   r.compiler = build.compiler;
+  r.program = build.program.string();
   r.cached = build.cached;
   r.compile_ms = build.compile_ms;
 
@@ -248,6 +251,7 @@ RunResult run_program(const RunOptions& o) {
   x.program = build.program;
   x.args = o.args;
   x.check = o.check && !o.gpu;
+  x.profile = o.profile && !o.gpu;
   x.workers = o.workers;
   x.shuffle_seed = o.shuffle_seed;
   x.timeout = o.timeout;

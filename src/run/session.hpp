@@ -21,6 +21,8 @@ struct RunOptions {
   std::string file;
   std::vector<std::string> args;  // after --
   bool check = false;
+  // gpulab profile's counters: a "profile" line per launch in other_events (emulator only).
+  bool profile = false;
   bool gpu = false;  // the GPU backend (nvcc); else the emulator
   std::string gpu_arch;
   std::vector<std::string> compiler_flags;  // -I and -D
@@ -55,6 +57,7 @@ struct RunResult {
   std::string file;
   std::string backend;  // "cpu-emulator" or "cuda"
   std::string compiler;
+  std::string program;  // the built program (code addresses in its report: run::source_lines)
   bool cached = false;
   double compile_ms = 0, run_ms = 0;
   bool check = false;

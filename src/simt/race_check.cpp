@@ -35,6 +35,31 @@ RaceChecker::RaceChecker(const LaunchShape& shape, std::size_t max_reports)
   vc_epoch_.assign(shape.warps, 0);
   check_global_ = memory_checks_enabled();
   recording_ = access_recording_enabled();
+  if (profiling_enabled()) {
+    profile_ = std::make_unique<ProfileCollector>(shape);
+    profile_only_ = profiling_only();
+  }
+}
+
+void RaceChecker::profile_access(std::uintptr_t address, std::size_t size, bool write,
+                                 std::uintptr_t pc) {
+  if (address >= dyn_begin_ && address < dyn_end_) {
+    profile_->access(address - dyn_begin_, size, write, "extern", pc, thread_);
+    return;
+  }
+  if (address >= tls_begin_ && address < tls_end_) {
+    const std::uint64_t off = address - tls_begin_;
+    const auto* sym = ProgramSymbols::get().tls_symbol_at(off);
+    if (sym != nullptr && sym->user_shared)
+      profile_->access(off - sym->offset, size, write, sym->name.c_str(), pc, thread_);
+    return;
+  }
+  if (runner_ != nullptr) {
+    const StackBounds stack = runner_->current_stack();
+    const auto begin = reinterpret_cast<std::uintptr_t>(stack.bottom);
+    if (address >= begin && address < begin + stack.size) return;  // the thread's locals
+  }
+  if (profile_->is_global(address)) profile_->access(address, size, write, nullptr, pc, thread_);
 }
 
 void RaceChecker::record_shared(std::uintptr_t address, std::size_t size, bool write, bool atomic) {
@@ -59,10 +84,12 @@ void RaceChecker::begin_block(std::uint64_t linear_block, uint3 block_index) {
   block_first_epoch_ = epoch_;
   block_linear_ = linear_block;
   block_index_ = block_index;
+  if (profile_) profile_->begin_block(block_index);
 }
 
 void RaceChecker::on_barrier() {
   ++epoch_;
+  if (profile_) profile_->on_barrier();
 }
 
 void RaceChecker::refresh_warp(std::uint32_t warp) {
@@ -128,6 +155,12 @@ void RaceChecker::access_global(std::uintptr_t address, std::size_t size, bool w
 
 void RaceChecker::access(std::uintptr_t address, std::size_t size, bool write, std::uintptr_t pc,
                          bool atomic) {
+  // Nsight Compute counts atomics apart from loads and stores: so does gpulab profile.
+  if (profile_ && !atomic) profile_access(address, size, write, pc);
+  if (profile_only_) {
+    if (address >= tls_begin_ && address < tls_end_) instrumented_ = true;
+    return;
+  }
   if (address < tls_begin_ || address >= tls_end_) {
     if (recording_)
       record_access(address, size, write, atomic, nullptr, block_linear_, block_index_, thread_);

@@ -11,6 +11,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "simt/profile_gather.hpp"
 #include "simt/scheduler.hpp"
 #include "simt/simt.hpp"
 
@@ -34,6 +35,10 @@ class RaceChecker {
   void access(std::uintptr_t address, std::size_t size, bool write, std::uintptr_t pc,
               bool atomic = false);
   bool instrumented() const { return instrumented_; }
+  // Called from the basic-block hook (gpulab profile's builds) while a CUDA thread runs.
+  void basic_block(std::uintptr_t pc) {
+    if (profile_) profile_->basic_block(pc, thread_);
+  }
 
   std::vector<Race> take_races() { return std::move(races_); }
   std::uint64_t races_found() const { return races_found_; }
@@ -70,6 +75,10 @@ class RaceChecker {
   bool check_global_ = false;  // global-memory checks on (memory_check.hpp)
   bool recording_ = false;     // the exercise recorder is on (access_record.hpp)
   void record_shared(std::uintptr_t address, std::size_t size, bool write, bool atomic);
+  // gpulab profile: the counters (profile_gather.hpp); with profile_only_, no race checks.
+  std::unique_ptr<ProfileCollector> profile_;
+  bool profile_only_ = false;
+  void profile_access(std::uintptr_t address, std::size_t size, bool write, std::uintptr_t pc);
   std::uint32_t block_first_epoch_ = 0;
   std::uint64_t block_linear_ = 0;
   uint3 block_index_{0, 0, 0};

@@ -84,6 +84,15 @@ void __tsan_read_range(void* p, unsigned long size) {
 void __tsan_write_range(void* p, unsigned long size) {
   on_access(p, size, true, __builtin_return_address(0));
 }
+// gpulab profile's builds add -fsanitize-coverage=trace-pc: a call at the start of every basic
+// block, from which the profile rebuilds each warp's branches.
+void __sanitizer_cov_trace_pc() {
+  if (gpulab::simt::detail::RaceChecker* c = gpulab::simt::detail::tl_recording; c != nullptr) {
+    gpulab::simt::detail::tl_recording = nullptr;
+    c->basic_block(reinterpret_cast<std::uintptr_t>(__builtin_return_address(0)));
+    gpulab::simt::detail::tl_recording = c;
+  }
+}
 void __tsan_vptr_update(void**, void*) {}
 void __tsan_vptr_read(void**) {}
 

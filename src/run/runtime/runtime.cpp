@@ -29,6 +29,7 @@
 #include "run/report.hpp"
 #include "simt/access_record.hpp"
 #include "simt/memory_check.hpp"
+#include "simt/profile_gather.hpp"
 #include "simt/scheduler.hpp"
 #include "simt/simt.hpp"
 
@@ -46,6 +47,8 @@ using Clock = std::chrono::steady_clock;
 struct Settings {
   int report_fd = -1;
   bool check = false;
+  bool profile =
+      false;  // GPULAB_RUN_PROFILE=1: gpulab profile's counters, a "profile" line per launch
   unsigned workers = 0;
   std::optional<std::uint64_t> shuffle;
 };
@@ -274,6 +277,10 @@ struct Startup {
     if (const char* sh = std::getenv(report::kEnvShuffle); sh != nullptr && *sh != '\0') {
       s.settings.shuffle = std::strtoull(sh, nullptr, 10);
     }
+    if (const char* p = std::getenv(report::kEnvProfile); p != nullptr && std::string(p) == "1") {
+      s.settings.profile = simt::check_supported();
+      if (s.settings.profile) simt::enable_profiling(!s.settings.check);
+    }
     if (s.settings.check) {
       simt::enable_memory_checks();
       s.settings.workers = 1;  // one block after another: the same findings every run
@@ -288,6 +295,7 @@ struct Startup {
     std::atexit(at_exit);
     write_line({{report::kEventField, report::event::start},
                 {"check", s.settings.check},
+                {"profile", s.settings.profile},
                 {"workers", s.settings.workers},
                 {"format", report::kFormatVersion}});
   }
@@ -410,6 +418,67 @@ void write_record(const LaunchSite& site, const simt::LaunchRecord& r, int level
   write_line(line);
 }
 
+// gpulab profile: what one launch counted (src/simt/profile_gather.hpp; docs/profile.md).
+void write_profile(const LaunchSite& site, const simt::LaunchProfile& p,
+                   const LaunchConfig& config) {
+  const auto lanes = [](const profile::WarpAccess& a) {
+    json list = json::array();
+    for (unsigned l = 0; l < profile::kWarpLanes; ++l)
+      list.push_back((a.active >> l & 1u) != 0 ? json(a.address[l]) : json(nullptr));
+    return list;
+  };
+  json accesses = json::array();
+  for (const simt::ProfiledAccess& a : p.accesses) {
+    json j = {{"pc", a.pc},
+              {"space", a.shared ? "shared" : "global"},
+              {"op", a.store ? "st" : "ld"},
+              {"width", a.width},
+              {"example",
+               {{"block", dims(a.example_block)},
+                {"warp", a.example_warp},
+                {"width", a.example.width},
+                {"addresses", lanes(a.example)}}}};
+    if (a.shared) {
+      j["array"] = a.array != nullptr ? a.array : "";
+      j["requests"] = a.smem.requests;
+      j["wavefronts"] = a.smem.wavefronts;
+      j["ideal_wavefronts"] = a.smem.ideal_wavefronts;
+      j["conflicts"] = a.smem.conflicts;
+      j["worst_way"] = a.smem.worst_way;
+    } else {
+      j["requests"] = a.global.requests;
+      j["sectors"] = a.global.sectors;
+      j["ideal_sectors"] = a.global.ideal_sectors;
+      j["bytes_used"] = a.global.bytes_used;
+    }
+    accesses.push_back(std::move(j));
+  }
+  json branches = json::array();
+  for (const simt::ProfiledBranch& b : p.branches) {
+    branches.push_back({{"pc", b.pc},
+                        {"targets", b.targets},
+                        {"uniform", b.uniform},
+                        {"divergent", b.divergent},
+                        {"example",
+                         {{"block", dims(b.example_block)},
+                          {"warp", b.example_warp},
+                          {"active", b.example_active},
+                          {"lanes", b.example_masks}}}});
+  }
+  json blocks = json::array();
+  for (const simt::ProfiledBlock& b : p.blocks)
+    blocks.push_back({{"pc", b.pc}, {"inst", b.inst}, {"thread_inst", b.thread_inst}});
+  write_line({{report::kEventField, report::event::profile},
+              {"kernel", site.callee},
+              {"launch_site", site_text(site.file, site.line)},
+              {"grid", dims(config.grid)},
+              {"block", dims(config.block)},
+              {"has_branches", p.has_branches},
+              {"accesses", std::move(accesses)},
+              {"branches", std::move(branches)},
+              {"blocks", std::move(blocks)}});
+}
+
 }  // namespace
 
 // The exercise harness's calls (declared by the harness itself; no CUDA program needs them).
@@ -449,8 +518,9 @@ void launch_erased(const LaunchSite& site, const void* kernel, const LaunchConfi
   simt::RunOptions options;
   options.workers = s.settings.workers;
   options.shuffle_seed = s.settings.shuffle;
-  options.check = s.settings.check;
-  options.assume_instrumented = s.settings.check;  // gpulab run compiled the program so
+  options.check = s.settings.check || s.settings.profile;
+  // gpulab run compiled the program so
+  options.assume_instrumented = s.settings.check || s.settings.profile;
   options.max_reports = 16;
   const simt::detail::ErasedKernel erased{kernel, run_thread, closure, run_threads};
   json line = {{report::kEventField, report::event::launch},
@@ -466,6 +536,7 @@ void launch_erased(const LaunchSite& site, const void* kernel, const LaunchConfi
   }
   const int record_level = checked ? s.record_level : 0;
   if (record_level > 0) simt::detail::begin_recorded_launch(config.grid, config.block);
+  if (s.settings.profile) simt::detail::begin_profiled_launch();
   g_running_file = site.file;
   g_running_line = site.line;
   g_running_kernel = site.callee;
@@ -562,6 +633,7 @@ void launch_erased(const LaunchSite& site, const void* kernel, const LaunchConfi
   if (record_level > 0) {
     write_record(site, simt::detail::end_recorded_launch(), record_level, barriers, config);
   }
+  if (s.settings.profile) write_profile(site, simt::detail::end_profiled_launch(), config);
   if (error != cudaSuccess) set_error(error);
   std::lock_guard lock(s.mutex);
   ++s.launches;

@@ -1,0 +1,58 @@
+// gpulab profile FILE.cu: Nsight Compute's memory and divergence counters for every kernel launch
+// of the student's own program, counted on the emulator (no GPU needed), per line, explained; with
+// --backend gpu, ncu's numbers beside them.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "commands/common.hpp"
+#include "profile/ncu.hpp"
+#include "profile/report.hpp"
+
+namespace gpulab {
+
+struct ProfileOptions {
+  std::string file;
+  std::vector<std::string> args;            // after --
+  std::vector<std::string> compiler_flags;  // -I and -D
+  std::chrono::milliseconds timeout{std::chrono::seconds(120)};
+  std::size_t max_output_bytes = 64u << 20;
+  bool use_cache = true;
+  unsigned workers = 0;
+  bool gpu = false;  // also measure with ncu on the GPU
+  std::string gpu_arch;
+  Lang lang = Lang::en;
+};
+
+struct ProfileResult {
+  std::string file;
+  std::string backend = "cpu-emulator";
+  std::string compiler;
+  bool cached = false;
+  double compile_ms = 0, run_ms = 0;
+  int exit_code = -1, signal = 0;
+  bool timed_out = false, output_capped = false;
+  bool output_ends_line = true;
+  std::vector<profile::KernelProfile> kernels;
+  std::vector<std::string> faults;  // a launch that faulted: its counts stop there
+  std::vector<std::string> source;  // the file's lines, for the annotated listing
+  // --backend gpu
+  bool gpu_asked = false;
+  std::string gpu_compiler;
+  std::vector<profile::NcuLaunch> gpu;
+  std::string gpu_why_not;  // ncu missing, not permitted, failed
+};
+
+ProfileResult run_profile(const ProfileOptions& o);
+std::string render_profile(const ProfileResult& r, const OutputOptions& out);
+nlohmann::json profile_json(const ProfileResult& r);
+void setup_profile(CLI::App& app, GlobalOptions& g);
+
+}  // namespace gpulab

@@ -1,0 +1,438 @@
+// gpulab profile's counters, gathered from the instrumented accesses (see profile_gather.hpp).
+#include "simt/profile_gather.hpp"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <bit>
+#include <map>
+#include <mutex>
+#include <unordered_map>
+
+#include "simt/memory_check.hpp"
+#include "simt/program_symbols.hpp"
+#include "simt/scheduler.hpp"
+
+namespace gpulab::simt {
+namespace {
+
+std::atomic<bool> g_enabled{false};
+std::atomic<bool> g_only{false};
+
+std::uint64_t mix(std::uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  return x ^ (x >> 33);
+}
+
+// Open addressing from a 64-bit key (never 0) to a value, cleared in one sweep per block.
+template <class V>
+class FlatMap {
+ public:
+  FlatMap() { resize(1024); }
+  V& operator[](std::uint64_t key) {
+    if ((used_ + 1) * 2 > keys_.size()) grow();
+    std::size_t i = mix(key) & mask_;
+    while (keys_[i] != 0 && keys_[i] != key) i = (i + 1) & mask_;
+    if (keys_[i] == 0) {
+      keys_[i] = key;
+      values_[i] = V{};
+      ++used_;
+    }
+    return values_[i];
+  }
+  void clear() {
+    if (used_ == 0) return;
+    std::fill(keys_.begin(), keys_.end(), 0);
+    used_ = 0;
+  }
+  template <class F>
+  void each(F f) {
+    for (std::size_t i = 0; i < keys_.size(); ++i)
+      if (keys_[i] != 0) f(keys_[i], values_[i]);
+  }
+
+ private:
+  void resize(std::size_t n) {
+    keys_.assign(n, 0);
+    values_.assign(n, V{});
+    mask_ = n - 1;
+    used_ = 0;
+  }
+  void grow() {
+    std::vector<std::uint64_t> keys = std::move(keys_);
+    std::vector<V> values = std::move(values_);
+    resize(keys.size() * 2);
+    for (std::size_t i = 0; i < keys.size(); ++i)
+      if (keys[i] != 0) (*this)[keys[i]] = std::move(values[i]);
+  }
+  std::vector<std::uint64_t> keys_;
+  std::vector<V> values_;
+  std::size_t mask_ = 0, used_ = 0;
+};
+
+// Per-lane occurrence counts key on (code address, thread); warp groups on (code address, warp,
+// occurrence). Code addresses fit in 47 bits; the rest is hashed together.
+std::uint64_t lane_key(std::uintptr_t pc, std::uint32_t thread) {
+  return (static_cast<std::uint64_t>(pc) << 11 | thread) + 1;
+}
+std::uint64_t group_key(std::uintptr_t pc, std::uint32_t warp, std::uint32_t occurrence) {
+  return mix(static_cast<std::uint64_t>(pc) * 0x9e3779b97f4a7c15ULL ^
+             (static_cast<std::uint64_t>(occurrence) << 6 | warp)) |
+         1;
+}
+
+struct PendingAccess {
+  profile::WarpAccess access;
+  std::uintptr_t pc = 0;
+  std::uint32_t warp = 0;
+  const char* array = nullptr;
+  bool shared = false, store = false;
+};
+
+struct PendingStep {
+  std::uintptr_t pc = 0;
+  std::uint32_t warp = 0;
+  std::uint32_t active = 0;
+  // The blocks the lanes went to next, with their lanes (a conditional branch has two).
+  std::array<std::uintptr_t, 4> target{};
+  std::array<std::uint32_t, 4> lanes{};
+  std::uint8_t targets = 0;
+};
+
+struct BranchTotals {
+  std::vector<std::uintptr_t> targets;
+  std::uint64_t uniform = 0, divergent = 0;
+  std::uint32_t example_active = 0;
+  std::vector<std::uint32_t> example_masks;
+  uint3 example_block{0, 0, 0};
+  std::uint32_t example_warp = 0;
+  bool has_example = false;
+};
+
+struct SiteKey {
+  std::uintptr_t pc;
+  bool shared, store;
+  bool operator<(const SiteKey& o) const {
+    return pc != o.pc ? pc < o.pc : shared != o.shared ? shared < o.shared : store < o.store;
+  }
+};
+
+// What a worker (or the whole launch) has counted.
+struct Totals {
+  std::map<SiteKey, ProfiledAccess> accesses;
+  std::map<std::uintptr_t, BranchTotals> branches;
+  std::map<std::uintptr_t, ProfiledBlock> blocks;
+  bool saw_blocks = false;
+
+  void merge(Totals& o) {
+    for (auto& [k, a] : o.accesses) {
+      auto [it, fresh] = accesses.try_emplace(k, a);
+      if (fresh) continue;
+      ProfiledAccess& m = it->second;
+      m.width = std::max(m.width, a.width);
+      profile::Counters c;  // reuse the counters' sums
+      c.add_global(m.global, false);
+      c.add_global(a.global, false);
+      m.global = c.global_ld;
+      c.add_shared(m.smem, false);
+      c.add_shared(a.smem, false);
+      m.smem = c.shared_ld;
+      if (a.example_cost > m.example_cost) {
+        m.example = a.example;
+        m.example_cost = a.example_cost;
+        m.example_block = a.example_block;
+        m.example_warp = a.example_warp;
+      }
+    }
+    for (auto& [pc, b] : o.branches) {
+      BranchTotals& m = branches[pc];
+      for (std::uintptr_t t : b.targets)
+        if (std::find(m.targets.begin(), m.targets.end(), t) == m.targets.end())
+          m.targets.push_back(t);
+      m.uniform += b.uniform;
+      m.divergent += b.divergent;
+      if (!m.has_example && b.has_example) {
+        m.has_example = true;
+        m.example_active = b.example_active;
+        m.example_masks = b.example_masks;
+        m.example_block = b.example_block;
+        m.example_warp = b.example_warp;
+      }
+    }
+    for (auto& [pc, b] : o.blocks) {
+      ProfiledBlock& m = blocks[pc];
+      m.pc = pc;
+      m.inst += b.inst;
+      m.thread_inst += b.thread_inst;
+    }
+    saw_blocks = saw_blocks || o.saw_blocks;
+    o = Totals{};
+  }
+};
+
+struct LaunchState {
+  std::mutex mutex;
+  Totals totals;
+};
+
+LaunchState& launch_state() {
+  static auto* s = new LaunchState;
+  return *s;
+}
+
+}  // namespace
+
+void enable_profiling(bool only_profile) {
+  g_only = only_profile;
+  g_enabled = true;
+}
+bool profiling_enabled() {
+  return g_enabled;
+}
+bool profiling_only() {
+  return g_only;
+}
+
+namespace detail {
+
+struct ProfileCollector::Impl {
+  explicit Impl(const LaunchShape& s) : shape(s), last(s.threads) {}
+
+  const LaunchShape& shape;
+  uint3 block{0, 0, 0};
+  FlatMap<std::uint32_t> occurrences;   // lane_key -> times executed
+  FlatMap<std::uint32_t> access_index;  // group_key -> index in accesses + 1
+  std::vector<PendingAccess> accesses;
+  FlatMap<std::uint32_t> step_index;  // group_key -> index in steps + 1
+  std::vector<PendingStep> steps;
+  // Per thread: the step of the basic block it is in (index in steps + 1), 0 before the first.
+  std::vector<std::uint32_t> last;
+  Totals totals;
+  // Device memory regions already looked up: [begin, end).
+  std::array<std::pair<std::uintptr_t, std::uintptr_t>, 8> regions{};
+  std::size_t next_region = 0;
+
+  std::uint32_t occurrence(std::uintptr_t pc, std::uint32_t thread) {
+    return occurrences[lane_key(pc, thread)]++;
+  }
+
+  void flush_accesses() {
+    for (const PendingAccess& p : accesses) {
+      ProfiledAccess& site = totals.accesses[SiteKey{p.pc, p.shared, p.store}];
+      site.pc = p.pc;
+      site.shared = p.shared;
+      site.store = p.store;
+      site.width = std::max(site.width, p.access.width);
+      site.array = p.array;
+      std::uint64_t cost = 0;
+      profile::Counters c;
+      if (p.shared) {
+        const profile::SharedCost s = profile::shared_cost(p.access);
+        c.add_shared(site.smem, false);
+        c.add_shared(s, false);
+        site.smem = c.shared_ld;
+        cost = s.wavefronts * 64 + s.worst_way;
+      } else {
+        const profile::GlobalCost g = profile::global_cost(p.access);
+        c.add_global(site.global, false);
+        c.add_global(g, false);
+        site.global = c.global_ld;
+        cost = g.sectors;
+      }
+      if (cost > site.example_cost) {
+        site.example = p.access;
+        site.example_cost = cost;
+        site.example_block = block;
+        site.example_warp = p.warp;
+      }
+    }
+    accesses.clear();
+    access_index.clear();
+  }
+
+  void flush_steps() {
+    for (const PendingStep& s : steps) {
+      ProfiledBlock& b = totals.blocks[s.pc];
+      b.pc = s.pc;
+      b.inst += 1;
+      b.thread_inst += static_cast<std::uint64_t>(std::popcount(s.active));
+      if (s.targets == 0) continue;  // the lanes' last block (they returned)
+      BranchTotals& br = totals.branches[s.pc];
+      for (std::uint8_t i = 0; i < s.targets; ++i)
+        if (std::find(br.targets.begin(), br.targets.end(), s.target[i]) == br.targets.end())
+          br.targets.push_back(s.target[i]);
+      // Lanes that returned from here are not counted as a side of the branch.
+      if (s.targets == 1) {
+        ++br.uniform;
+      } else {
+        ++br.divergent;
+        if (!br.has_example) {
+          br.has_example = true;
+          br.example_active = s.active;
+          br.example_masks.assign(s.lanes.begin(), s.lanes.begin() + s.targets);
+          br.example_block = block;
+          br.example_warp = s.warp;
+        }
+      }
+    }
+    steps.clear();
+    step_index.clear();
+    std::fill(last.begin(), last.end(), 0);
+  }
+
+  void flush() {
+    flush_accesses();
+    flush_steps();
+  }
+
+  void publish() {
+    flush();
+    LaunchState& s = launch_state();
+    std::lock_guard lock(s.mutex);
+    s.totals.merge(totals);
+  }
+};
+
+ProfileCollector::ProfileCollector(const LaunchShape& shape)
+    : impl_(std::make_unique<Impl>(shape)) {}
+
+ProfileCollector::~ProfileCollector() {
+  impl_->publish();
+}
+
+void ProfileCollector::begin_block(uint3 block_index) {
+  impl_->publish();
+  impl_->occurrences.clear();
+  impl_->block = block_index;
+}
+
+void ProfileCollector::on_barrier() {
+  // Steps are not flushed: a lane's step continues past the barrier into its next block, which
+  // is where the branch (if any) is decided. Accesses before the barrier are complete.
+  impl_->flush_accesses();
+}
+
+bool ProfileCollector::is_global(std::uintptr_t address) {
+  Impl& m = *impl_;
+  for (const auto& [b, e] : m.regions)
+    if (address >= b && address < e) return true;
+  std::pair<std::uintptr_t, std::uintptr_t> found{0, 0};
+  if (const auto a = find_allocation(reinterpret_cast<const void*>(address))) {
+    found = {a->begin, a->begin + a->bytes};
+  } else if (const auto o = ProgramSymbols::get().object_at_or_below(address);
+             o && address < o->address + o->size) {
+    found = {o->address, o->address + o->size};
+  } else {
+    return false;
+  }
+  m.regions[m.next_region++ % m.regions.size()] = found;
+  return true;
+}
+
+void ProfileCollector::access(std::uintptr_t address, std::size_t size, bool write,
+                              const char* array, std::uintptr_t pc, std::uint32_t thread) {
+  const bool shared = array != nullptr;
+  Impl& m = *impl_;
+  const std::uint32_t warp = thread / profile::kWarpLanes;
+  const std::uint32_t lane = thread % profile::kWarpLanes;
+  // Wider copies (a struct, memcpy) are 16-byte pieces, as a GPU moves them.
+  const std::size_t pieces = std::min<std::size_t>((std::max<std::size_t>(size, 1) + 15) / 16, 64);
+  for (std::size_t piece = 0; piece < pieces; ++piece) {
+    const std::uintptr_t piece_pc = pc + piece * 0x100000000000ULL;
+    const std::uint32_t k = m.occurrence(piece_pc, thread);
+    std::uint32_t& index = m.access_index[group_key(piece_pc, warp, k)];
+    if (index == 0) {
+      m.accesses.emplace_back();
+      PendingAccess& p = m.accesses.back();
+      p.pc = pc;
+      p.warp = warp;
+      p.shared = shared;
+      p.array = array;
+      p.store = write;
+      p.access.width = 0;
+      index = static_cast<std::uint32_t>(m.accesses.size());
+    }
+    PendingAccess& p = m.accesses[index - 1];
+    p.access.address[lane] = address + piece * 16;
+    p.access.active |= 1u << lane;
+    p.access.width =
+        std::max(p.access.width, static_cast<std::uint32_t>(std::min<std::size_t>(size, 16)));
+  }
+}
+
+void ProfileCollector::basic_block(std::uintptr_t pc, std::uint32_t thread) {
+  Impl& m = *impl_;
+  const std::uint32_t warp = thread / profile::kWarpLanes;
+  const std::uint32_t lane_bit = 1u << (thread % profile::kWarpLanes);
+  // The step this lane leaves: record where it went.
+  if (const std::uint32_t from = m.last[thread]; from != 0) {
+    PendingStep& s = m.steps[from - 1];
+    std::uint8_t i = 0;
+    while (i < s.targets && s.target[i] != pc) ++i;
+    if (i == s.targets && i < s.target.size()) s.target[s.targets++] = pc;
+    if (i < s.target.size()) s.lanes[i] |= lane_bit;
+  }
+  const std::uint32_t k = m.occurrence(pc, thread);
+  std::uint32_t& index = m.step_index[group_key(pc, warp, k)];
+  if (index == 0) {
+    m.steps.emplace_back();
+    m.steps.back().pc = pc;
+    m.steps.back().warp = warp;
+    index = static_cast<std::uint32_t>(m.steps.size());
+  }
+  m.steps[index - 1].active |= lane_bit;
+  m.last[thread] = index;
+  m.totals.saw_blocks = true;
+}
+
+void begin_profiled_launch() {
+  LaunchState& s = launch_state();
+  std::lock_guard lock(s.mutex);
+  s.totals = Totals{};
+}
+
+LaunchProfile end_profiled_launch() {
+  LaunchState& s = launch_state();
+  std::lock_guard lock(s.mutex);
+  LaunchProfile r;
+  r.has_branches = s.totals.saw_blocks;
+  for (auto& [k, a] : s.totals.accesses) {
+    if (a.shared) {
+      r.total.add_shared(a.smem, a.store);
+    } else {
+      r.total.add_global(a.global, a.store);
+    }
+    r.accesses.push_back(std::move(a));
+  }
+  for (auto& [pc, b] : s.totals.branches) {
+    // A block that every lane always left for the same block ends in a jump or a fall-through:
+    // not a branch of the source.
+    if (b.targets.size() < 2) continue;
+    ProfiledBranch out;
+    out.pc = pc;
+    out.targets = b.targets;
+    out.uniform = b.uniform;
+    out.divergent = b.divergent;
+    out.example_active = b.example_active;
+    out.example_masks = b.example_masks;
+    out.example_block = b.example_block;
+    out.example_warp = b.example_warp;
+    r.total.branch.branches += b.uniform + b.divergent;
+    r.total.branch.uniform += b.uniform;
+    r.total.branch.divergent += b.divergent;
+    r.branches.push_back(std::move(out));
+  }
+  for (auto& [pc, b] : s.totals.blocks) {
+    r.total.inst_executed += b.inst;
+    r.total.thread_inst_executed += b.thread_inst;
+    r.blocks.push_back(b);
+  }
+  s.totals = Totals{};
+  return r;
+}
+
+}  // namespace detail
+}  // namespace gpulab::simt

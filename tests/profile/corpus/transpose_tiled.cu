@@ -1,0 +1,49 @@
+// Tiled transpose through __shared__ float tile[32][32]: global accesses coalesced, the column read of the tile a 32-way bank conflict.
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#define CHECK(call)                                                             \
+  do {                                                                          \
+    cudaError_t e = (call);                                                     \
+    if (e != cudaSuccess) {                                                     \
+      std::printf("%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); \
+      return 1;                                                                 \
+    }                                                                           \
+  } while (0)
+
+constexpr int N = 64;
+__global__ void transpose_tiled(const float* in, float* out) {
+  __shared__ float tile[32][32];
+  int x = blockIdx.x * 32 + threadIdx.x;
+  int y = blockIdx.y * 32 + threadIdx.y;
+  tile[threadIdx.y][threadIdx.x] = in[y * N + x];
+  __syncthreads();
+  int tx = blockIdx.y * 32 + threadIdx.x;
+  int ty = blockIdx.x * 32 + threadIdx.y;
+  out[ty * N + tx] = tile[threadIdx.x][threadIdx.y];
+}
+
+int main() {
+  const int n = N * N, n_out = N * N;
+  std::vector<float> h_in(n), h_out(n_out);
+  for (int i = 0; i < n; ++i) h_in[i] = float(i % 1000);
+  float *in = nullptr, *out = nullptr;
+  CHECK(cudaMalloc(&in, n * sizeof(float)));
+  CHECK(cudaMalloc(&out, n_out * sizeof(float)));
+  CHECK(cudaMemcpy(in, h_in.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+  CHECK(cudaMemset(out, 0, n_out * sizeof(float)));
+  transpose_tiled<<<dim3(N / 32, N / 32), dim3(32, 32)>>>(in, out);
+  CHECK(cudaGetLastError());
+  CHECK(cudaMemcpy(h_out.data(), out, n_out * sizeof(float), cudaMemcpyDeviceToHost));
+  int wrong = 0;
+  for (int i = 0; i < n_out; ++i) {
+    if (!(h_out[i] == (h_in[(i % N) * N + i / N]))) ++wrong;
+  }
+  std::printf("transpose_tiled: %s\n", wrong == 0 ? "ok" : "WRONG");
+  CHECK(cudaFree(in));
+  CHECK(cudaFree(out));
+  return wrong == 0 ? 0 : 1;
+}
