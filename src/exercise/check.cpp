@@ -247,8 +247,10 @@ void diagnose(CheckResult& c) {
             reads ? "too_many_reads" : "too_many_writes",
             fmt::format("rule broken{}: each thread may {} global memory at most {}; {} "
                         "{} it {}.",
-                        in_test, reads ? "read" : "write", count_noun(r.limit, "time", "times"),
-                        w.en, reads ? "read" : "wrote", count_noun(r.measured, "time", "times")),
+                        in_test, reads ? "read" : "write",
+                        count_noun(static_cast<unsigned long long>(r.limit), "time", "times"), w.en,
+                        reads ? "read" : "wrote",
+                        count_noun(static_cast<unsigned long long>(r.measured), "time", "times")),
             fmt::format("违反规则{}：每个线程最多{}全局内存 {} 次；{}{}了 {} 次。", in_test_zh,
                         reads ? "读" : "写", r.limit, w.zh, reads ? "读" : "写", r.measured));
       } else if (r.rule == "uses_shared") {
