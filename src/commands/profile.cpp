@@ -22,6 +22,7 @@
 #include "profile/draw.hpp"
 #include "run/program.hpp"
 #include "run/session.hpp"
+#include "simt/simt.hpp"  // check_supported
 
 #if GPULAB_HAVE_CUDA
 #include "cuda/device_query.hpp"
@@ -108,6 +109,13 @@ void measure_on_gpu(const ProfileOptions& o, ProfileResult& r) {
 }  // namespace
 
 ProfileResult run_profile(const ProfileOptions& o) {
+  if (!simt::check_supported()) {
+    throw RuntimeFailure(both(
+        "gpulab profile is not available in this build: it is built with ThreadSanitizer, whose "
+        "runtime owns the hooks the counters rely on",
+        "这个构建不能使用 gpulab profile：它是用 ThreadSanitizer "
+        "构建的，计数所依赖的钩子归它的运行时所有"));
+  }
   ProfileResult r;
   // The engine (run/session.hpp) builds the program with the counters and runs it; its report's
   // "profile" lines come back among the events run does not read itself.

@@ -214,6 +214,10 @@ struct ProfileCollector::Impl {
   // Device memory regions already looked up: [begin, end).
   std::array<std::pair<std::uintptr_t, std::uintptr_t>, 8> regions{};
   std::size_t next_region = 0;
+  // 64-byte granules found to be no device memory (the kernel's argument block, read by the
+  // launch's own code for every thread): a miss costs a symbol lookup, so it is remembered.
+  std::array<std::uintptr_t, 8> not_global{};
+  std::size_t next_not_global = 0;
 
   std::uint32_t occurrence(std::uintptr_t pc, std::uint32_t thread) {
     return occurrences[lane_key(pc, thread)]++;
@@ -319,6 +323,9 @@ bool ProfileCollector::is_global(std::uintptr_t address) {
   Impl& m = *impl_;
   for (const auto& [b, e] : m.regions)
     if (address >= b && address < e) return true;
+  const std::uintptr_t granule = (address >> 6) + 1;
+  for (std::uintptr_t g : m.not_global)
+    if (g == granule) return false;
   std::pair<std::uintptr_t, std::uintptr_t> found{0, 0};
   if (const auto a = find_allocation(reinterpret_cast<const void*>(address))) {
     found = {a->begin, a->begin + a->bytes};
@@ -326,6 +333,7 @@ bool ProfileCollector::is_global(std::uintptr_t address) {
              o && address < o->address + o->size) {
     found = {o->address, o->address + o->size};
   } else {
+    m.not_global[m.next_not_global++ % m.not_global.size()] = granule;
     return false;
   }
   m.regions[m.next_region++ % m.regions.size()] = found;

@@ -1,0 +1,190 @@
+// gpulab profile on the emulator: every program of the profile corpus (tests/profile/corpus) gives
+// the counts Nsight Compute measured on an H100 (tests/profile/ncu_h100.csv), except the values
+// tests/profile/known_differences.csv lists with the reason; the text explains in both languages.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <unistd.h>
+
+#include "support/cli.hpp"
+#include "support/run.hpp"
+
+using namespace gpulab::test;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+const fs::path kProfile = fs::path(GPULAB_SOURCE_DIR) / "tests" / "profile";
+
+// A cache of its own, so that tests neither read nor fill the user's.
+std::string cache_env() {
+  static const fs::path dir = [] {
+    fs::path d = fs::temp_directory_path() / ("gpulab-profile-test-" + std::to_string(::getpid()));
+    fs::remove_all(d);
+    fs::create_directories(d);
+    return d;
+  }();
+  return "XDG_CACHE_HOME=" + dir.string();
+}
+
+// One CSV record with quoted fields ("1,024").
+std::vector<std::string> fields(const std::string& line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (char c : line) {
+    if (c == '"') {
+      quoted = !quoted;
+    } else if (c == ',' && !quoted) {
+      out.emplace_back();
+    } else {
+      out.back() += c;
+    }
+  }
+  return out;
+}
+
+double number(std::string s) {
+  s.erase(std::remove(s.begin(), s.end(), ','), s.end());
+  return std::stod(s);
+}
+
+// program -> metric -> value, from a CSV whose first columns are program, (kernel,) metric, value.
+std::map<std::string, std::map<std::string, double>> h100() {
+  std::map<std::string, std::map<std::string, double>> v;
+  std::ifstream in(kProfile / "ncu_h100.csv");
+  std::string line;
+  std::getline(in, line);
+  while (std::getline(in, line)) {
+    const auto f = fields(line);
+    if (f.size() == 4) v[f[0]][f[2]] = number(f[3]);
+  }
+  return v;
+}
+
+struct Known {
+  double emulator, h100;
+};
+std::map<std::pair<std::string, std::string>, Known> known_differences() {
+  std::map<std::pair<std::string, std::string>, Known> k;
+  std::ifstream in(kProfile / "known_differences.csv");
+  std::string line;
+  std::getline(in, line);
+  while (std::getline(in, line)) {
+    const auto f = fields(line);
+    if (f.size() >= 4) k[{f[0], f[1]}] = Known{number(f[2]), number(f[3])};
+  }
+  return k;
+}
+
+json profile_json(const fs::path& file) {
+  const fs::path report =
+      fs::temp_directory_path() / ("gpulab-profile-" + std::to_string(::getpid()) + ".json");
+  const auto r = run_gpulab(
+      {"profile", file.string(), "--backend", "cpu", "--json", "--report", report.string()}, {},
+      {cache_env()});
+  CAPTURE(file, r.out, r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::EndsWith(": ok\n"));  // the program's own output passes through
+  std::ifstream in(report);
+  std::stringstream s;
+  s << in.rdbuf();
+  fs::remove(report);
+  return json::parse(s.str());
+}
+
+// The text with its line breaks (and the indent after them) taken out: sentences are wrapped at
+// 100 columns at most, whatever COLUMNS says.
+std::string flat(const std::string& text, const char* joiner = " ") {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\n') {
+      out += text[i];
+      continue;
+    }
+    while (i + 1 < text.size() && text[i + 1] == ' ') ++i;
+    out += joiner;
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("profile: the corpus counts what ncu measured on the H100, but the known differences",
+          "[run]") {
+  const auto gpu = h100();
+  const auto known = known_differences();
+  REQUIRE(gpu.size() == 16);
+  int equal = 0, differ = 0;
+  for (const auto& entry : fs::directory_iterator(kProfile / "corpus")) {
+    const std::string program = entry.path().stem().string();
+    const json j = profile_json(entry.path());
+    REQUIRE(j.at("launches").size() == 1);
+    const json& m = j["launches"][0]["metrics"];
+    REQUIRE(gpu.count(program) == 1);
+    for (const auto& [metric, value] : m.items()) {
+      CAPTURE(program, metric, value);
+      REQUIRE(gpu.at(program).count(metric) == 1);
+      const double ours = value.get<double>(), theirs = gpu.at(program).at(metric);
+      const auto k = known.find({program, metric});
+      if (k == known.end()) {
+        CHECK(ours == Approx(theirs).margin(0.005));
+        ++equal;
+      } else {
+        CHECK(ours == Approx(k->second.emulator).margin(0.005));
+        CHECK(theirs == Approx(k->second.h100).margin(0.005));
+        ++differ;
+      }
+    }
+  }
+  CHECK(equal == 152);
+  CHECK(differ == 8);
+}
+
+TEST_CASE("profile: per line, worst first, in English and Chinese", "[run]") {
+  const fs::path file = kProfile / "corpus" / "transpose_tiled.cu";
+  // Wide enough that no sentence is wrapped where the test looks for it.
+  const auto en =
+      run_gpulab({"profile", file.string(), "--backend", "cpu"}, {}, {cache_env(), "COLUMNS=300"});
+  CAPTURE(en.err);
+  REQUIRE(en.exit_code == 0);
+  CHECK_THAT(flat(en.err),
+             Catch::Contains("transpose_tiled.cu:26: each warp load of "
+                             "transpose_tiled::tile needs 32 wavefronts where 1 would do"));
+  CHECK_THAT(en.err, Catch::Contains("wavefront 2  1"));  // the drawing: lane 1 waits for lane 0
+  CHECK_THAT(en.err, Catch::Contains("4,096/3968"));      // the listing's line 26
+  const auto zh = run_gpulab({"profile", file.string(), "--backend", "cpu", "--lang", "zh"}, {},
+                             {cache_env(), "COLUMNS=300"});
+  REQUIRE(zh.exit_code == 0);
+  // Chinese lines break anywhere, without a space: compare without any.
+  std::string zh_text = zh.err;
+  zh_text.erase(
+      std::remove_if(zh_text.begin(), zh_text.end(), [](char c) { return c == ' ' || c == '\n'; }),
+      zh_text.end());
+  CHECK_THAT(zh_text, Catch::Contains("需要32个wavefront，本来1个就够"));
+
+  const json j = profile_json(kProfile / "corpus" / "strided.cu");
+  const json& launch = j["launches"][0];
+  CHECK(launch["kernel"] == "gather_strided");
+  CHECK(launch["grid"] == json::array({32, 1, 1}));
+  CHECK(launch["findings"][0]["kind"] == "uncoalesced");
+  CHECK(launch["findings"][0]["line"] == 19);
+  bool line19 = false;
+  for (const json& l : launch["lines"]) {
+    if (l["line"] != 19) continue;
+    line19 = true;
+    CHECK(l["metrics"]["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] == 8192);
+  }
+  CHECK(line19);
+}
+
+TEST_CASE("profile: bad input is a usage error", "[run]") {
+  check_usage_error({"profile", "no-such-file.cu"}, "no-such-file.cu");
+  check_usage_error({"profile", (kProfile / "corpus" / "coalesced.cu").string(), "--timeout", "0"},
+                    "--timeout");
+}
