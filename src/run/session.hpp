@@ -19,11 +19,16 @@ namespace gpulab {
 // The session: what to build and run, and how.
 struct RunOptions {
   std::string file;
-  std::vector<std::string> args;  // after --
+  std::vector<std::string> more_files;  // the program's other files (.cu, .cpp, .c, ...)
+  std::vector<std::string> args;        // after --
   bool check = false;
   bool gpu = false;  // the GPU backend (nvcc); else the emulator
   std::string gpu_arch;
-  std::vector<std::string> compiler_flags;  // -I and -D
+  std::vector<std::string> compiler_flags;  // -I, -D, -U, -Xcompiler's
+  std::vector<std::string> link_flags;      // -l, -L
+  std::vector<std::string> nvcc_flags;      // given to nvcc only (-arch, -rdc, -G, -O, -std, ...)
+  // nvcc's flags the emulator accepts and does not use (said in the report).
+  std::vector<std::string> emulator_ignores;
   std::chrono::milliseconds timeout{std::chrono::seconds(120)};
   std::size_t max_output_bytes = 64u << 20;
   bool use_cache = true;
@@ -53,7 +58,9 @@ struct RunFinding {
 
 struct RunResult {
   std::string file;
-  std::string backend;  // "cpu-emulator" or "cuda"
+  std::vector<std::string> more_files;
+  std::vector<std::string> flags_without_effect;  // nvcc flags the emulator accepted, unused
+  std::string backend;                            // "cpu-emulator" or "cuda"
   std::string compiler;
   bool cached = false;
   double compile_ms = 0, run_ms = 0;
