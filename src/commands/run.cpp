@@ -472,10 +472,11 @@ void setup_run(CLI::App& app, GlobalOptions& g) {
                         "-std -O -g -G -lineinfo -rdc -dc -Xcompiler -arch -gencode -code "
                         "--use_fast_math (gpulab help run)",
                         f),
-            fmt::format("{}：gpulab run 不认识的 nvcc 选项；它接受 -I -D -U -l -L -std -O -g -G "
-                        "-lineinfo -rdc -dc -Xcompiler -arch -gencode -code --use_fast_math"
-                        "（gpulab help run）",
-                        f));
+            fmt::format(
+                "{}：gpulab run 不认识的 nvcc 选项（见 gpulab help run）；它接受 -I -D -U -l "
+                "-L -std -O -g -G -lineinfo -rdc -dc -Xcompiler -arch -gencode -code "
+                "--use_fast_math",
+                f));
       }
     }
     if (o.shuffle_seed && o.gpu) {
@@ -515,7 +516,7 @@ void setup_run(CLI::App& app, GlobalOptions& g) {
                           "程序的文件：.cu 以及 .cpp/.cc/.cxx/.c，像 nvcc 那样一起编译；程序自己的"
                           "参数写在 -- 之后"))
       ->required()
-      ->type_name("FILE.cu...");
+      ->type_name("FILE.cu");
   sub->add_option("--program-arg", raw->args,
                   help_tr(g, "Arguments for the program", "传给程序的参数"))
       ->expected(1)

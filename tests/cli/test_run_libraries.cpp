@@ -101,7 +101,8 @@ TEST_CASE("run: what the emulator does not run is refused by name before compili
        "multi-GPU peer access"},
       {"cudaIpcMemHandle_t h;", "cudaIpcMemHandle_t", "CUDA IPC"},
       {"curandStateMRG32k3a s;", "curandStateMRG32k3a", "MRG32k3a"},
-      {"cublasCgemm(0);", "cublasCgemm", "complex-valued cuBLAS"},
+      {"cublasHandle_t h; cublasCreate(&h); cublasCgemm(0);", "cublasCgemm",
+       "complex-valued cuBLAS"},
       {"cub::DeviceReduce::Sum(0, 0, 0, 0, 0);", "cub", "CUB"},
   };
   const fs::path dir = fs::temp_directory_path() / ("gpulab-refused-" + std::to_string(::getpid()));
