@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <CLI/CLI.hpp>
+#include <algorithm>
 
 #include <cerrno>
 #include <cstdio>
@@ -122,8 +123,14 @@ int main(int argc, char** argv) {
     return finish(kExitOk, errno);
   }
 
+  // gpulab run takes nvcc's command line: its spellings are made gpulab's before the parse.
+  const std::vector<std::string> normalized =
+      normalize_run_arguments(std::vector<std::string>(argv + 1, argv + argc));
+  std::vector<const char*> normalized_argv = {argv[0]};
+  for (const std::string& w : normalized) normalized_argv.push_back(w.c_str());
   try {
-    app.parse(argc, argv);
+    std::vector<std::string> words(normalized.rbegin(), normalized.rend());  // CLI11: last first
+    app.parse(words);
   } catch (const CLI::Success& e) {  // --help, --version
     // Help for a command that does not exist is an error, not the help of the one before it.
     if (auto problem = usage_problem(app, argc, argv, lang)) return fail(kExitUsage, *problem);
@@ -133,7 +140,8 @@ int main(int argc, char** argv) {
     std::fwrite(text.str().data(), 1, text.str().size(), stdout);
     return finish(code, errno);
   } catch (const CLI::ParseError& e) {
-    return fail(kExitUsage, explain_parse_error(app, e, argc, argv, lang));
+    return fail(kExitUsage, explain_parse_error(app, e, static_cast<int>(normalized_argv.size()),
+                                                normalized_argv.data(), lang));
   } catch (const ExitCode& e) {
     std::fflush(stdout);
     return finish(e.code());

@@ -3,11 +3,13 @@
 #include "commands/run.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <cstring>
 #include <filesystem>
 #include <regex>
+#include <set>
 
 #include "core/error.hpp"
 #include "core/layout.hpp"
@@ -45,7 +47,6 @@ std::string render_run(const RunResult& r, const OutputOptions& out) {
                         r.compile_ms / 1000.0),
       r.run_ms);
   s += "\n";
-
   // How the program ended.
   if (r.timed_out) {
     s += "  " +
@@ -78,6 +79,20 @@ std::string render_run(const RunResult& r, const OutputOptions& out) {
   } else {
     s += fmt::format(fmt::runtime(std::string(tr(l, "  exit code {}", "  退出码 {}"))),
                      r.exit_code) +
+         "\n";
+  }
+  if (!r.more_files.empty()) {
+    std::string names;
+    for (const std::string& f : r.more_files) names += " " + fs::path(f).filename().string();
+    s += fmt::format(fmt::runtime(std::string(tr(l, "  Built with it:{}", "  一起编译的文件：{}"))),
+                     names) +
+         "\n";
+  }
+  if (!r.flags_without_effect.empty()) {
+    s += fmt::format(fmt::runtime(std::string(tr(
+                         l, "  Accepted, no effect on the emulator: {} (nvcc's flags for a GPU).",
+                         "  已接受、在模拟器上不起作用：{}（这些是 nvcc 为 GPU 编译的选项）。"))),
+                     fmt::join(r.flags_without_effect, " ")) +
          "\n";
   }
 
@@ -206,6 +221,8 @@ json run_json(const RunResult& r) {
             {"compiler", r.compiler},
             {"cached", r.cached},
             {"compile_ms", r.compile_ms},
+            {"more_files", r.more_files},
+            {"flags_without_effect", r.flags_without_effect},
             {"run_ms", r.run_ms},
             {"check", r.check},
             {"exit_code",
@@ -256,9 +273,116 @@ json run_json(const RunResult& r) {
   return j;
 }
 
+std::vector<std::string> normalize_run_arguments(const std::vector<std::string>& args) {
+  std::vector<std::string> out;
+  std::size_t i = 0;
+  // Up to the subcommand (global options may come first), nothing changes.
+  for (; i < args.size(); ++i) {
+    out.push_back(args[i]);
+    if (args[i] == "--") return args;
+    if (args[i] == "run") break;
+  }
+  if (i == args.size()) return args;
+  ++i;
+  // nvcc's flags, as users type them (-IDIR, -I DIR, --include-path DIR, -arch=sm_90, ...): one
+  // option of gpulab's each, so that no flag swallows the file after it.
+  const auto value_of = [&](std::string_view t, std::string_view name, std::string* v) {
+    if (t == name) {
+      if (i + 1 >= args.size()) return false;
+      *v = args[++i];
+      return true;
+    }
+    if (t.starts_with(name) && t.size() > name.size()) {
+      std::string_view rest = t.substr(name.size());
+      if (name.starts_with("--") || name.size() > 2) {
+        if (rest.front() != '=') return false;
+        rest.remove_prefix(1);
+      } else if (rest.front() == '=') {
+        rest.remove_prefix(1);
+      }
+      *v = std::string(rest);
+      return true;
+    }
+    return false;
+  };
+  static const std::set<std::string> kBare = {"-g",
+                                              "-G",
+                                              "-lineinfo",
+                                              "--generate-line-info",
+                                              "--device-debug",
+                                              "-use_fast_math",
+                                              "--use_fast_math",
+                                              "-dc",
+                                              "-rdc",
+                                              "-m64",
+                                              "-w",
+                                              "-Wno-deprecated-gpu-targets",
+                                              "--debug",
+                                              "-O0",
+                                              "-O1",
+                                              "-O2",
+                                              "-O3",
+                                              "-O"};
+  for (; i < args.size(); ++i) {
+    const std::string& t = args[i];
+    std::string v;
+    if (t == "--") {
+      for (++i; i < args.size(); ++i) out.push_back("--program-arg=" + args[i]);
+      break;
+    }
+    if (t.size() < 2 || t[0] != '-' || t.starts_with("--program-arg=")) {
+      out.push_back(t);
+    } else if (value_of(t, "-I", &v) || value_of(t, "--include-path", &v) ||
+               value_of(t, "--include", &v)) {
+      out.push_back("--include=" + v);
+    } else if (value_of(t, "-D", &v) || value_of(t, "--define-macro", &v) ||
+               value_of(t, "--define", &v)) {
+      out.push_back("--define=" + v);
+    } else if (value_of(t, "-U", &v) || value_of(t, "--undefine-macro", &v)) {
+      out.push_back("--nvcc-flag=-U" + v);
+    } else if (value_of(t, "-L", &v) || value_of(t, "--library-path", &v)) {
+      out.push_back("--nvcc-flag=-L" + v);
+    } else if (t != "-lineinfo" && (value_of(t, "-l", &v) || value_of(t, "--library", &v))) {
+      out.push_back("--nvcc-flag=-l" + v);
+    } else if (value_of(t, "-Xcompiler", &v) || value_of(t, "--compiler-options", &v)) {
+      out.push_back("--nvcc-flag=-Xcompiler=" + v);
+    } else if (value_of(t, "-std", &v) || value_of(t, "--std", &v)) {
+      out.push_back("--nvcc-flag=-std=" + v);
+    } else if (value_of(t, "-arch", &v) || value_of(t, "--gpu-architecture", &v)) {
+      out.push_back("--nvcc-flag=-arch=" + v);
+    } else if (value_of(t, "-gencode", &v) || value_of(t, "--generate-code", &v)) {
+      out.push_back("--nvcc-flag=-gencode=" + v);
+    } else if (value_of(t, "-code", &v) || value_of(t, "--gpu-code", &v)) {
+      out.push_back("--nvcc-flag=-code=" + v);
+    } else if (value_of(t, "-rdc", &v) || value_of(t, "--relocatable-device-code", &v)) {
+      out.push_back("--nvcc-flag=-rdc=" + v);
+    } else if (value_of(t, "-o", &v) || value_of(t, "--output-file", &v)) {
+      out.push_back("--nvcc-flag=-o=" + v);
+    } else if (kBare.count(t) != 0) {
+      out.push_back("--nvcc-flag=" + t);
+    } else if (t[1] != '-' && t != "-h" && t != "-v") {
+      out.push_back("--nvcc-flag=" + t);  // refused by name in the command's callback
+    } else {
+      out.push_back(t);
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// The source files nvcc builds into one program.
+bool source_file(const std::string& name) {
+  static const std::set<std::string> kSources = {".cu", ".cpp", ".cc", ".cxx", ".c", ".C"};
+  return kSources.count(fs::path(name).extension().string()) != 0;
+}
+
+}  // namespace
+
 void setup_run(CLI::App& app, GlobalOptions& g) {
   struct Raw {
-    std::string file;
+    std::vector<std::string> files;
+    std::vector<std::string> nvcc_flags;
     std::vector<std::string> args;
     std::vector<std::string> includes, defines;
     std::string timeout = "120", max_output = "67108864", arch, report;
@@ -278,8 +402,22 @@ void setup_run(CLI::App& app, GlobalOptions& g) {
     g.emu.check = false;
     finish_global_options(g);
     RunOptions o;
-    o.file = raw->file;
-    o.args = raw->args;
+    // Files are the sources; without a "--", words that name no source after the first file are
+    // the program's arguments (gpulab run prog.cu 64).
+    for (const std::string& f : raw->files) {
+      if (source_file(f)) {
+        (o.file.empty() ? o.file : o.more_files.emplace_back()) = f;
+      } else if (!o.file.empty() && raw->args.empty()) {
+        o.args.push_back(f);
+      } else {
+        bad_value("FILE", f,
+                  {"expected a CUDA or C/C++ source (.cu, .cpp, .cc, .cxx, .c); the program's "
+                   "own arguments go after --",
+                   "应为 CUDA 或 C/C++ 源文件（.cu、.cpp、.cc、.cxx、.c）；程序自己的参数写在 -- "
+                   "之后"});
+      }
+    }
+    if (!raw->args.empty()) o.args.insert(o.args.end(), raw->args.begin(), raw->args.end());
     o.check = check;
     o.lang = g.out.lang;
     o.timeout = std::chrono::milliseconds(
@@ -306,6 +444,51 @@ void setup_run(CLI::App& app, GlobalOptions& g) {
       std::string notice;
       o.gpu = gpu_chosen(g.backend, &notice, g.out.lang);
       if (!notice.empty() && !g.out.json) write_stderr(fmt::format("gpulab: {}\n", notice));
+    }
+    for (const std::string& f : raw->nvcc_flags) {
+      if (f.starts_with("-U")) {
+        o.compiler_flags.push_back(f);
+      } else if ((f.starts_with("-l") && f != "-lineinfo") || f.starts_with("-L")) {
+        o.link_flags.push_back(f);
+      } else if (f.starts_with("-Xcompiler=")) {
+        if (o.gpu) {
+          o.nvcc_flags.push_back(f);
+        } else {
+          // nvcc's -Xcompiler takes a comma-separated list for the host compiler: here, g++.
+          std::string list = f.substr(11);
+          for (std::size_t at = 0; at <= list.size();) {
+            const std::size_t comma = std::min(list.find(',', at), list.size());
+            if (comma > at) o.compiler_flags.push_back(list.substr(at, comma - at));
+            at = comma + 1;
+          }
+        }
+      } else if (f.starts_with("-o=")) {
+        // gpulab keeps the program in its cache; nvcc's output name has no use here.
+        o.emulator_ignores.push_back(f);
+      } else if (f == "-dc" || f == "-rdc" || f.starts_with("-rdc=") || f.starts_with("-std=") ||
+                 f.starts_with("-arch=") || f.starts_with("-gencode=") || f.starts_with("-code=") ||
+                 f.starts_with("-O") || f == "-g" || f == "-G" || f == "--debug" ||
+                 f == "--device-debug" || f == "-lineinfo" || f == "--generate-line-info" ||
+                 f == "-use_fast_math" || f == "--use_fast_math" || f == "-m64" || f == "-w" ||
+                 f == "-Wno-deprecated-gpu-targets") {
+        if (o.gpu) {
+          // -dc compiles without linking; a program to run needs both: relocatable device code.
+          o.nvcc_flags.push_back(f == "-dc" || f == "-rdc" ? "-rdc=true" : f);
+        } else {
+          o.emulator_ignores.push_back(f);
+        }
+      } else {
+        throw UsageError(
+            fmt::format("{}: an nvcc flag gpulab run does not know; it takes -I -D -U -l -L "
+                        "-std -O -g -G -lineinfo -rdc -dc -Xcompiler -arch -gencode -code "
+                        "--use_fast_math (gpulab help run)",
+                        f),
+            fmt::format(
+                "{}：gpulab run 不认识的 nvcc 选项（见 gpulab help run）；它接受 -I -D -U -l "
+                "-L -std -O -g -G -lineinfo -rdc -dc -Xcompiler -arch -gencode -code "
+                "--use_fast_math",
+                f));
+      }
     }
     if (o.shuffle_seed && o.gpu) {
       throw UsageError(
@@ -337,22 +520,41 @@ void setup_run(CLI::App& app, GlobalOptions& g) {
     if (check_failures(r) > 0) throw ExitCode(kExitFailure);
     if (r.exit_code != 0) throw ExitCode(r.exit_code);
   });
-  sub->add_option(
-         "file", raw->file,
-         help_tr(g, "The CUDA program (.cu) to build and run", "要编译并运行的 CUDA 程序（.cu）"))
+  sub->add_option("files", raw->files,
+                  help_tr(g,
+                          "The program's files: .cu, and .cpp/.cc/.cxx/.c, built together as "
+                          "nvcc builds them; its arguments go after --",
+                          "程序的文件：.cu 以及 .cpp/.cc/.cxx/.c，像 nvcc 那样一起编译；程序自己的"
+                          "参数写在 -- 之后"))
       ->required()
       ->type_name("FILE.cu");
-  sub->add_option(
-         "args", raw->args,
-         help_tr(g, "Arguments for the program (after --)", "传给程序的参数（写在 -- 之后）"))
-      ->type_name("ARGS");
+  sub->add_option("--program-arg", raw->args,
+                  help_tr(g, "Arguments for the program", "传给程序的参数"))
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->group("");
+  sub->add_option("--nvcc-flag", raw->nvcc_flags,
+                  help_tr(g, "One of nvcc's flags", "一个 nvcc 选项"))
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->group("");
   sub->add_option("-I,--include", raw->includes,
-                  help_tr(g, "Add a folder to the compiler's include path",
-                          "把一个文件夹加入编译器的头文件搜索路径"))
+                  help_tr(g,
+                          "Add a folder to the compiler's include path (also -IDIR, "
+                          "--include-path)",
+                          "把一个文件夹加入编译器的头文件搜索路径（也可写 -IDIR、--include-path）"))
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->type_name("DIR");
   sub->add_option("-D,--define", raw->defines,
-                  help_tr(g, "Define a preprocessor macro (NAME or NAME=VALUE)",
-                          "定义一个预处理宏（NAME 或 NAME=VALUE）"))
+                  help_tr(g, "Define a preprocessor macro (NAME or NAME=VALUE; also -DNAME)",
+                          "定义一个预处理宏（NAME 或 NAME=VALUE；也可写 -DNAME）"))
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->type_name("NAME[=VALUE]");
   sub->add_option("--timeout", raw->timeout,
                   help_tr(g, "Stop the program after this many seconds (default 120)",

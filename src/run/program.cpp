@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <cxxabi.h>
@@ -252,13 +253,19 @@ constexpr std::array<const char*, 7> kLaunchLogFlags = {"-g",
 
 Build build_program(const BuildRequest& r) {
   const Lang lang = r.lang;
-  if (!fs::exists(r.source)) {
-    throw UsageError(both("{}: no such file", "{}：文件不存在", r.source.string()));
+  std::vector<fs::path> sources = {r.source};
+  sources.insert(sources.end(), r.more_sources.begin(), r.more_sources.end());
+  std::vector<std::string> texts;
+  for (const fs::path& f : sources) {
+    if (!fs::exists(f)) throw UsageError(both("{}: no such file", "{}：文件不存在", f.string()));
+    if (!fs::is_regular_file(f)) {
+      throw UsageError(both("{}: not a regular file", "{}：不是普通文件", f.string()));
+    }
+    texts.push_back(read_file(f));
   }
-  if (!fs::is_regular_file(r.source)) {
-    throw UsageError(both("{}: not a regular file", "{}：不是普通文件", r.source.string()));
-  }
-  const std::string source = read_file(r.source);
+  const std::string& source = texts.front();
+  std::string all_sources;  // what the libraries_used scan reads
+  for (const std::string& t : texts) all_sources += t + "\n";
 
   Build build;
   std::optional<toolchain::Tool> compiler;
@@ -283,8 +290,12 @@ Build build_program(const BuildRequest& r) {
 
   Hasher key;
   key.add(GPULAB_VERSION);
-  key.add(source);
-  key.add(r.source.string());
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    key.add(texts[i]);
+    key.add(sources[i].string());
+  }
+  for (const auto& f : r.link_flags) key.add("link:" + f);
+  for (const auto& f : r.nvcc_flags) key.add("nvcc:" + f);
   key.add(std::to_string(static_cast<int>(r.target)));
   key.add(r.gpu_arch);
   key.add(compiler->path);
@@ -324,7 +335,7 @@ Build build_program(const BuildRequest& r) {
   const auto start = std::chrono::steady_clock::now();
   const fs::path out = work / "program";
   const fs::path depfile = work / "deps.d";
-  const std::string source_dir = r.source.parent_path().string();
+  std::vector<std::string> all_deps;  // every file the compiles read
   auto compile_failed = [&](const ProcessResult& p) {
     std::string diagnostics = p.err.empty() ? p.out : p.err;
     if (p.timed_out) {
@@ -337,13 +348,27 @@ Build build_program(const BuildRequest& r) {
   constexpr auto kCompileLimit = std::chrono::minutes(5);
 
   if (r.target == Target::gpu) {
-    std::vector<std::string> argv = {compiler->path, "-O2", "-lineinfo", "-std=c++17"};
-    if (!r.gpu_arch.empty()) argv.push_back("-arch=" + r.gpu_arch);
+    const auto given = [&](std::string_view prefix) {
+      return std::any_of(r.nvcc_flags.begin(), r.nvcc_flags.end(),
+                         [&](const std::string& f) { return f.starts_with(prefix); });
+    };
+    // gpulab's defaults, unless the user's own nvcc flags say otherwise.
+    std::vector<std::string> argv = {compiler->path};
+    if (!given("-O")) argv.push_back("-O2");
+    if (!given("-G") && !given("-lineinfo")) argv.push_back("-lineinfo");
+    if (!given("-std=")) argv.push_back("-std=c++17");
+    if (!r.gpu_arch.empty() && !given("-arch") && !given("-gencode") && !given("-code")) {
+      argv.push_back("-arch=" + r.gpu_arch);
+    }
+    argv.insert(argv.end(), r.nvcc_flags.begin(), r.nvcc_flags.end());
     argv.insert(argv.end(), r.extra_flags.begin(), r.extra_flags.end());
-    argv.insert(argv.end(),
-                {"-MD", "-MF", depfile.string(), "-o", out.string(), r.source.string()});
+    // One file: its dependencies come from -MD (nvcc takes -MD with one input only).
+    if (sources.size() == 1) argv.insert(argv.end(), {"-MD", "-MF", depfile.string()});
+    argv.insert(argv.end(), {"-o", out.string()});
+    for (const fs::path& f : sources) argv.push_back(f.string());
+    argv.insert(argv.end(), r.link_flags.begin(), r.link_flags.end());
     // The CUDA libraries the program's headers name, linked as `nvcc ... -lcurand` would.
-    for (const std::string& lib : libraries_used(source)) argv.push_back("-l" + lib);
+    for (const std::string& lib : libraries_used(all_sources)) argv.push_back("-l" + lib);
     if (launch_log) {
       // Device code is compiled as before.
       // No sibling calls in host code, so that a function that ends with its launch keeps its
@@ -354,7 +379,7 @@ Build build_program(const BuildRequest& r) {
     const ProcessResult p = run_capture(argv, kCompileLimit);
     if (!p.ok()) compile_failed(p);
   } else {
-    const std::vector<std::string> libraries = libraries_used(source);
+    const std::vector<std::string> libraries = libraries_used(all_sources);
     const bool cublas = std::find(libraries.begin(), libraries.end(), "cublas") != libraries.end();
     if (cublas && kit.cublas_shared_libraries.empty()) {
       throw RuntimeFailure(
@@ -364,43 +389,75 @@ Build build_program(const BuildRequest& r) {
                "libopenblas-dev（scripts/install-deps.sh）后重新构建 gpulab",
                r.source.string()));
     }
-    const Rewritten rewritten = rewrite_for_emulator(source, r.source.string());
-    if (!rewritten.unsupported.empty()) {
-      throw RuntimeFailure(chosen(unsupported_message(rewritten.unsupported, r.source, lang)));
-    }
-    const fs::path cpp = work / "main.cpp";
-    std::ofstream(cpp, std::ios::binary) << rewritten.text;
     const bool profiled = r.target == Target::emulator_profiled;
     const bool checked = r.target == Target::emulator_checked || profiled;
-    std::vector<std::string> argv = {compiler->path,
-                                     "-std=c++20",
-                                     checked ? "-O1" : "-O2",
-                                     "-g",
-                                     "-fno-extern-tls-init",
-                                     "-iquote",
-                                     source_dir,
-                                     "-I" + (kit.dir / "include").string(),
-                                     "-include",
-                                     "cuda_runtime.h"};
-    if (checked) argv.insert(argv.end(), kit.check_flags.begin(), kit.check_flags.end());
-    // Every basic block calls a hook (the branches); aggregates are not split into scalars, so
-    // that a float4 is one 16-byte access as on a GPU, not four 4-byte ones.
-    if (profiled) argv.insert(argv.end(), {"-fsanitize-coverage=trace-pc", "-fno-tree-sra"});
-    argv.insert(argv.end(), r.extra_flags.begin(), r.extra_flags.end());
-    argv.insert(argv.end(), {"-MD", "-MF", depfile.string(), "-x", "c++", "-c", cpp.string(), "-o",
-                             (work / "main.o").string()});
-    const ProcessResult p = run_capture(argv, kCompileLimit);
-    if (!p.ok()) compile_failed(p);
-    std::vector<std::string> link = {compiler->path,
-                                     "-no-pie",
-                                     (work / "main.o").string(),
-                                     "-Wl,--whole-archive",
-                                     (kit.dir / "lib/libgpulab_cudart.a").string(),
-                                     "-Wl,--no-whole-archive",
-                                     (kit.dir / "lib/libgpulab_simt.a").string()};
+    std::vector<std::string> objects;
+    std::vector<std::string> deps;
+    for (std::size_t i = 0; i < sources.size(); ++i) {
+      const fs::path& file = sources[i];
+      const std::string ext = file.extension().string();
+      const bool c_file = ext == ".c";
+      // Every file but C is CUDA to the emulator: nvcc compiles .cpp files with the host compiler,
+      // where no <<<>>> can stand, so the rewrite leaves them as they are.
+      const fs::path copy = work / (i == 0 ? std::string("main.cpp")
+                                           : fmt::format("main_{}{}", i, c_file ? ".c" : ".cpp"));
+      if (c_file) {
+        std::ofstream(copy, std::ios::binary) << "#line 1 \"" << file.string() << "\"\n"
+                                              << texts[i];
+      } else {
+        const Rewritten rewritten = rewrite_for_emulator(texts[i], file.string());
+        if (!rewritten.unsupported.empty()) {
+          throw RuntimeFailure(chosen(unsupported_message(rewritten.unsupported, file, lang)));
+        }
+        std::ofstream(copy, std::ios::binary) << rewritten.text;
+      }
+      const fs::path object = work / fmt::format("main_{}.o", i);
+      const fs::path dep = work / fmt::format("deps_{}.d", i);
+      std::vector<std::string> argv = {compiler->path};
+      if (c_file) {
+        argv.insert(argv.end(), {"-x", "c", "-O2", "-g", "-iquote", file.parent_path().string(),
+                                 "-I" + (kit.dir / "include").string()});
+      } else {
+        argv.insert(argv.end(),
+                    {"-std=c++20", checked ? "-O1" : "-O2", "-g", "-fno-extern-tls-init", "-iquote",
+                     file.parent_path().string(), "-I" + (kit.dir / "include").string(), "-include",
+                     "cuda_runtime.h"});
+        if (checked) argv.insert(argv.end(), kit.check_flags.begin(), kit.check_flags.end());
+        // Every basic block calls a hook (the branches); aggregates are not split into scalars,
+        // so that a float4 is one 16-byte access as on a GPU, not four 4-byte ones.
+        if (profiled) argv.insert(argv.end(), {"-fsanitize-coverage=trace-pc", "-fno-tree-sra"});
+      }
+      argv.insert(argv.end(), r.extra_flags.begin(), r.extra_flags.end());
+      argv.insert(argv.end(), {"-MD", "-MF", dep.string()});
+      if (!c_file) argv.insert(argv.end(), {"-x", "c++"});
+      argv.insert(argv.end(), {"-c", copy.string(), "-o", object.string()});
+      const ProcessResult p = run_capture(argv, kCompileLimit);
+      if (!p.ok()) compile_failed(p);
+      objects.push_back(object.string());
+      for (std::string& d : read_depfile(dep)) deps.push_back(std::move(d));
+      fs::remove(dep, ec);
+    }
+    all_deps = deps;
+    std::vector<std::string> link = {compiler->path, "-no-pie"};
+    link.insert(link.end(), objects.begin(), objects.end());
+    // The user's -L before the libraries; -l of CUDA's own libraries are gpulab's here.
+    static const std::set<std::string> kCudaLibraries = {
+        "-lcudart",   "-lcudart_static", "-lcudadevrt",     "-lcublas", "-lcublas_static",
+        "-lcublasLt", "-lcurand",        "-lcurand_static", "-lcuda"};
+    std::vector<std::string> user_libraries;
+    for (const std::string& f : r.link_flags) {
+      if (kCudaLibraries.count(f) == 0) user_libraries.push_back(f);
+    }
+    const std::size_t after_objects = link.size();
+    link.insert(link.end(),
+                {"-Wl,--whole-archive", (kit.dir / "lib/libgpulab_cudart.a").string(),
+                 "-Wl,--no-whole-archive", (kit.dir / "lib/libgpulab_simt.a").string()});
+    link.insert(link.begin() + static_cast<std::ptrdiff_t>(after_objects), user_libraries.begin(),
+                user_libraries.end());
     if (cublas) {
       // After the program, before the emulator's runtime it calls into.
-      link.insert(link.begin() + 3, (kit.dir / "lib/libgpulab_cublas.a").string());
+      link.insert(link.begin() + static_cast<std::ptrdiff_t>(after_objects),
+                  (kit.dir / "lib/libgpulab_cublas.a").string());
       for (const auto& lib : kit.cublas_shared_libraries) {
         link.push_back(lib);
         link.push_back("-Wl,-rpath," + fs::path(lib).parent_path().string());
@@ -419,9 +476,29 @@ Build build_program(const BuildRequest& r) {
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 
   // Into the cache: a folder of its own, renamed into place in one step.
-  write_manifest(work / "deps.json", read_depfile(depfile), work);
+  if (r.target == Target::gpu) {
+    all_deps = read_depfile(depfile);
+    // Several files: nvcc gives no dependency list; the files themselves are in the key, and the
+    // headers in their folders and in the -I folders are stamped.
+    if (sources.size() > 1) {
+      std::set<fs::path> folders;
+      for (const fs::path& f : sources) folders.insert(f.parent_path());
+      for (const std::string& f : r.extra_flags) {
+        if (f.starts_with("-I") && f.size() > 2) folders.insert(fs::absolute(f.substr(2)));
+      }
+      for (const fs::path& folder : folders) {
+        for (const auto& e : fs::directory_iterator(folder, ec)) {
+          const std::string ext = e.path().extension().string();
+          if (ext == ".h" || ext == ".hpp" || ext == ".cuh" || ext == ".inl" || ext == ".hxx")
+            all_deps.push_back(e.path().string());
+        }
+      }
+    }
+  }
+  write_manifest(work / "deps.json", all_deps, work);
   fs::remove(depfile, ec);
-  fs::remove(work / "main.o", ec);
+  for (std::size_t i = 0; i < sources.size(); ++i)
+    fs::remove(work / fmt::format("main_{}.o", i), ec);
   fs::remove_all(entry, ec);
   fs::rename(work, entry, ec);
   if (ec) {

@@ -23,7 +23,11 @@ struct BuildRequest {
   std::filesystem::path source;  // absolute
   Target target = Target::emulator;
   std::string gpu_arch;                  // "sm_90" for Target::gpu
-  std::vector<std::string> extra_flags;  // -I, -D, ... passed to the compiler
+  std::vector<std::string> extra_flags;  // -I, -D, -U, -Xcompiler's: passed to every compile
+  // More files of the same program (.cu, .cpp, .cc, .cxx, .c), compiled and linked with `source`.
+  std::vector<std::filesystem::path> more_sources;  // absolute
+  std::vector<std::string> link_flags;              // -l, -L (both backends)
+  std::vector<std::string> nvcc_flags;  // -arch, -rdc, -G, -O, -std, ...: --backend gpu only
   bool use_cache = true;
   Lang lang = Lang::en;
 };

@@ -232,6 +232,16 @@ RunResult run_program(const RunOptions& o) {
 
   run::BuildRequest b;
   b.source = r.file;
+  for (const std::string& f : o.more_files) {
+    r.more_files.push_back(fs::absolute(f).lexically_normal().string());
+    b.more_sources.push_back(r.more_files.back());
+  }
+  b.link_flags = o.link_flags;
+  if (o.gpu) {
+    b.nvcc_flags = o.nvcc_flags;
+  } else {
+    r.flags_without_effect = o.emulator_ignores;
+  }
   b.target = o.gpu       ? run::Target::gpu
              : o.profile ? run::Target::emulator_profiled
              : o.check   ? run::Target::emulator_checked

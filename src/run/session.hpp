@@ -19,13 +19,18 @@ namespace gpulab {
 // The session: what to build and run, and how.
 struct RunOptions {
   std::string file;
-  std::vector<std::string> args;  // after --
+  std::vector<std::string> more_files;  // the program's other files (.cu, .cpp, .c, ...)
+  std::vector<std::string> args;        // after --
   bool check = false;
   // gpulab profile's counters: a "profile" line per launch in other_events (emulator only).
   bool profile = false;
   bool gpu = false;  // the GPU backend (nvcc); else the emulator
   std::string gpu_arch;
-  std::vector<std::string> compiler_flags;  // -I and -D
+  std::vector<std::string> compiler_flags;  // -I, -D, -U, -Xcompiler's
+  std::vector<std::string> link_flags;      // -l, -L
+  std::vector<std::string> nvcc_flags;      // given to nvcc only (-arch, -rdc, -G, -O, -std, ...)
+  // nvcc's flags the emulator accepts and does not use (said in the report).
+  std::vector<std::string> emulator_ignores;
   std::chrono::milliseconds timeout{std::chrono::seconds(120)};
   std::size_t max_output_bytes = 64u << 20;
   bool use_cache = true;
@@ -55,7 +60,9 @@ struct RunFinding {
 
 struct RunResult {
   std::string file;
-  std::string backend;  // "cpu-emulator" or "cuda"
+  std::vector<std::string> more_files;
+  std::vector<std::string> flags_without_effect;  // nvcc flags the emulator accepted, unused
+  std::string backend;                            // "cpu-emulator" or "cuda"
   std::string compiler;
   std::string program;  // the built program (code addresses in its report: run::source_lines)
   bool cached = false;

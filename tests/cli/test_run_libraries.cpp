@@ -101,7 +101,8 @@ TEST_CASE("run: what the emulator does not run is refused by name before compili
        "multi-GPU peer access"},
       {"cudaIpcMemHandle_t h;", "cudaIpcMemHandle_t", "CUDA IPC"},
       {"curandStateMRG32k3a s;", "curandStateMRG32k3a", "MRG32k3a"},
-      {"cublasCgemm(0);", "cublasCgemm", "complex-valued cuBLAS"},
+      {"cublasHandle_t h; cublasCreate(&h); cublasCgemm(0);", "cublasCgemm",
+       "complex-valued cuBLAS"},
       {"cub::DeviceReduce::Sum(0, 0, 0, 0, 0);", "cub", "CUB"},
   };
   const fs::path dir = fs::temp_directory_path() / ("gpulab-refused-" + std::to_string(::getpid()));
@@ -118,5 +119,71 @@ TEST_CASE("run: what the emulator does not run is refused by name before compili
     CHECK(r.err.find(c.feature) != std::string::npos);
     CHECK(r.err.find("g++") == std::string::npos);  // named by gpulab, not a compile error
   }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("run takes nvcc's command line: several files, -rdc, flags anywhere, -- for the program",
+          "[run]") {
+  const fs::path dir = kSource / "tests/run_corpus/multi";
+  const std::string inc = (dir / "include").string();
+  const std::string main_cu = (dir / "main.cu").string(), kernels = (dir / "kernels.cu").string(),
+                    reference = (dir / "reference.cpp").string();
+  const auto run = [](std::vector<std::string> args) {
+    args.insert(args.begin(), {"run", "--backend", "cpu"});
+    return run_gpulab(args, {}, {library_cache_env()});
+  };
+  // -I before the file, -D glued, flags between the files, the program's own -n=64 after --.
+  RunResult r = run({"-I" + inc, "-DOFFSET=7", main_cu, "-rdc=true", kernels, "-arch=sm_90",
+                     reference, "-lineinfo", "--", "-n=64"});
+  CAPTURE(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "n=64 last=196 matches the host\n");
+  // The flags a GPU build uses are named in the report, not dropped in silence.
+  CHECK(r.err.find("no effect on the emulator: -rdc=true -arch=sm_90 -lineinfo") !=
+        std::string::npos);
+  CHECK(r.err.find("Built with it: kernels.cu reference.cpp") != std::string::npos);
+  // The other spellings: -I DIR, --include-path DIR, -D NAME=VALUE apart, -dc, -Xcompiler, -l.
+  r = run({"--include-path", inc, "-D", "OFFSET=2", "-dc", "-Xcompiler", "-Wall,-O1", main_cu,
+           kernels, reference, "-lcudadevrt", "-lm", "--json"});
+  CAPTURE(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "n=100 last=299 matches the host\n");
+  const json j = json::parse(r.err);
+  CHECK(j["more_files"].size() == 2);
+  CHECK(j["flags_without_effect"] == json::array({"-dc"}));
+  // Without the macro, kernels.cu does not compile, and the error names it.
+  r = run({"-I", inc, main_cu, kernels, reference});
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("kernels.cu:") != std::string::npos);
+  CHECK(r.err.find("OFFSET") != std::string::npos);
+  // -U undoes a -D, as with nvcc.
+  r = run({"-I", inc, "-DOFFSET=3", "-UOFFSET", main_cu, kernels, reference});
+  CHECK(r.exit_code == 1);
+  // An nvcc flag gpulab does not know: one line, exit 2.
+  r = run({"-I", inc, "-DOFFSET=7", main_cu, kernels, reference, "-fancy-flag"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("-fancy-flag: an nvcc flag gpulab run does not know") != std::string::npos);
+  CHECK(lines_of(r.err).size() == 1);
+  // A word that is no source, before --: refused by name.
+  r = run({"notes.txt"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("notes.txt") != std::string::npos);
+}
+
+TEST_CASE("run: the cache key covers every file of the program", "[run]") {
+  const fs::path dir = fs::temp_directory_path() / ("gpulab-multi-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "main.cu") << "#include <cstdio>\nint value();\n__global__ void k() {}\n"
+                                    "int main() { k<<<1, 1>>>(); cudaDeviceSynchronize(); "
+                                    "printf(\"%d\\n\", value()); }\n";
+  std::ofstream(dir / "value.cpp") << "int value() { return 1; }\n";
+  const std::vector<std::string> args = {"run", "--backend", "cpu", (dir / "main.cu").string(),
+                                         (dir / "value.cpp").string()};
+  RunResult r = run_gpulab(args, {}, {library_cache_env()});
+  CHECK(r.out == "1\n");
+  std::ofstream(dir / "value.cpp") << "int value() { return 2; }\n";
+  r = run_gpulab(args, {}, {library_cache_env()});
+  CHECK(r.out == "2\n");
+  CHECK(r.err.find("(cached)") == std::string::npos);
   fs::remove_all(dir);
 }
