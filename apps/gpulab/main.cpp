@@ -31,7 +31,9 @@
 #include "commands/vecadd.hpp"
 #include "commands/warp_hiding.hpp"
 #include "core/error.hpp"
+#include "core/input.hpp"
 #include "core/output.hpp"
+#include "core/process.hpp"
 #include "core/version.hpp"
 
 namespace {
@@ -40,7 +42,8 @@ using namespace gpulab;
 
 int fail(int code, const std::string& message) {
   std::fflush(stdout);
-  write_stderr(fmt::format("gpulab: error: {}\n", message));  // never throws: stderr may be full
+  // What the user typed or a compiler printed may hold escape bytes: shown, never obeyed.
+  write_stderr(fmt::format("gpulab: error: {}\n", escape_controls(message)));  // never throws
   return code;
 }
 

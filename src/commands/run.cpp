@@ -4,17 +4,23 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
+
 #include <filesystem>
 #include <map>
 #include <regex>
 #include <set>
 
 #include "core/error.hpp"
+#include "core/file_check.hpp"
+#include "core/input.hpp"
 #include "core/layout.hpp"
 #include "core/parse.hpp"
 #include "core/process.hpp"
 #include "core/toolchain.hpp"
 #include "run/program.hpp"
+#include "run/sanitizer.hpp"
 
 #if GPULAB_HAVE_CUDA
 #include "cuda/device_query.hpp"
@@ -31,7 +37,7 @@ namespace {
 const std::set<std::string> kCheckKinds = {
     "out_of_bounds",       "host_memory",           "uninitialized_read", "uninitialized_copy",
     "global_race",         "shared_race",           "kernel_fault",       "leak",
-    "unsynchronized_exit", "unchecked_launch_error"};
+    "unsynchronized_exit", "unchecked_launch_error", "misaligned_access"};
 
 std::string dims_text(const json& d) {
   if (!d.is_array() || d.size() != 3) return "?";
@@ -41,9 +47,10 @@ std::string dims_text(const json& d) {
 
 std::string short_path(const std::string& where, const std::string& file) {
   // "/abs/dir/prog.cu:12" -> "prog.cu:12" when it is the user's file.
+  // File names may hold escape bytes: shown escaped (core/input.hpp), never sent to the terminal.
   const std::string dir = fs::path(file).parent_path().string() + "/";
-  if (!dir.empty() && where.rfind(dir, 0) == 0) return where.substr(dir.size());
-  return where;
+  if (!dir.empty() && where.rfind(dir, 0) == 0) return escape_controls(where.substr(dir.size()));
+  return escape_controls(where);
 }
 
 // On the GPU the launch log gives each launch's call frames: addr2line names the kernel and the
@@ -216,12 +223,30 @@ void run_sanitizers(const fs::path& program, const RunOptions& o, RunResult& r) 
     const ProcessResult p = run_capture(argv, o.timeout * 4);
     RunResult::SanitizerRun s;
     s.tool = t.front();
-    std::smatch m;
     const std::string all = p.out + p.err;
-    if (std::regex_search(all, m, std::regex(R"(ERROR SUMMARY: (\d+) error)"))) {
-      s.errors = std::stoi(m[1].str());
-    } else if (std::regex_search(all, m, std::regex(R"(RACECHECK SUMMARY: (\d+) hazard)"))) {
-      s.errors = std::stoi(m[1].str());
+    const run::SanitizerReport parsed = run::parse_sanitizer_output(s.tool, all);
+    s.errors = parsed.errors;
+    s.findings = parsed.findings.size();
+    // Into the findings the emulator gives, one per bug (kind and line), counted.
+    for (const json& x : parsed.findings) {
+      RunFinding f;
+      f.kind = x.at("kind").get<std::string>();
+      f.where = short_path(x.value("where", ""), r.file);
+      f.other_where = short_path(x.value("other_where", ""), r.file);
+      f.facts = x;
+      f.facts.erase("kind");
+      f.facts.erase("where");
+      f.facts.erase("other_where");
+      const auto same = std::find_if(r.findings.begin(), r.findings.end(), [&](const RunFinding& o) {
+        return o.kind == f.kind && o.where == f.where && o.other_where == f.other_where &&
+               o.facts.value("tool", "") == s.tool && !f.where.empty();
+      });
+      if (same != r.findings.end()) {
+        same->facts["hits"] = same->facts.value("hits", std::uint64_t{1}) +
+                              f.facts.value("hits", std::uint64_t{1});
+        continue;
+      }
+      r.findings.push_back(std::move(f));
     }
     // Only the sanitizer's own lines; the program's output was shown once already.
     std::string own;
@@ -239,6 +264,7 @@ void run_sanitizers(const fs::path& program, const RunOptions& o, RunResult& r) 
 
 RunResult run_program(const RunOptions& o) {
   RunResult r;
+  require_readable_file(o.file);
   r.file = fs::absolute(o.file).lexically_normal().string();
   r.check = o.check;
   r.backend = o.gpu ? "cuda" : "cpu-emulator";
@@ -255,6 +281,7 @@ RunResult run_program(const RunOptions& o) {
   b.use_cache = o.use_cache;
   b.lang = o.lang;
   const run::Build build = run::build_program(b);
+  r.cache_problem = build.cache_problem;
   r.compiler = build.compiler;
   r.cached = build.cached;
   r.compile_ms = build.compile_ms;
@@ -274,6 +301,11 @@ RunResult run_program(const RunOptions& o) {
   r.output_capped = e.output_capped;
   r.run_ms = e.run_ms;
   r.output_ends_line = e.output_ends_line;
+  r.main_returned = e.main_returned;
+  r.leftover_processes = e.leftover_processes;
+  r.leftovers_held_output = e.leftovers_held_output;
+  r.stdout_errno = e.stdout_errno;
+  r.stderr_errno = e.stderr_errno;
   static const std::set<std::string> run_events = {
       "start", "launch", "launches_not_listed", "finding", "crash", "exit", "gpu_exit"};
   for (const json& line : e.report) {
@@ -288,7 +320,10 @@ std::size_t check_failures(const RunResult& r) {
   if (!r.check) return 0;
   std::size_t n = 0;
   for (const RunFinding& f : r.findings) n += kCheckKinds.count(f.kind);
-  for (const auto& s : r.sanitizer) n += s.errors > 0 ? static_cast<std::size_t>(s.errors) : 0;
+  // A tool that counted errors in a shape gpulab could not read still fails the check.
+  for (const auto& s : r.sanitizer) {
+    if (s.findings == 0 && s.errors > 0) n += static_cast<std::size_t>(s.errors);
+  }
   return n;
 }
 
@@ -315,7 +350,80 @@ std::string region_text(const json& f, Lang l) {
 
 }  // namespace
 
+namespace {
+
+// A finding compute-sanitizer made on the GPU: the facts it printed, in the emulator's words.
+std::string describe_sanitizer_finding(const RunFinding& f, Lang l) {
+  const json& x = f.facts;
+  const std::string tool = x.value("tool", "");
+  const std::string kernel = x.value("kernel", "?");
+  const bool write = x.value("write", false);
+  const std::string did =
+      write ? std::string(tr(l, "wrote", "写入")) : std::string(tr(l, "read", "读取"));
+  const auto hits = x.value("hits", std::uint64_t{1});
+  const std::string times =
+      hits > 1
+          ? fmt::format(
+                fmt::runtime(std::string(tr(l, " ({} reports like it)", "（同类报告 {} 次）"))),
+                hits)
+          : std::string();
+  const std::string by = fmt::format(
+      fmt::runtime(std::string(tr(l, "compute-sanitizer {}", "compute-sanitizer {}"))), tool);
+  const std::string space = x.value("space", "");
+  if (f.kind == "out_of_bounds" || f.kind == "misaligned_access" ||
+      f.kind == "uninitialized_read") {
+    std::string how;
+    if (x.contains("offset")) {
+      const auto offset = x.value("offset", std::int64_t{0});
+      how = offset < 0
+                ? fmt::format(fmt::runtime(std::string(tr(
+                                  l, ", {} bytes before an allocation of {} bytes",
+                                  "，在一块 {1} 字节的显存之前 {0} 字节"))),
+                              -offset, x.value("region_bytes", std::uint64_t{0}))
+                : fmt::format(fmt::runtime(std::string(tr(
+                                  l, " at byte {} of an allocation of {} bytes, past its end",
+                                  "，位于一块 {1} 字节的显存的第 {0} 字节，已越过末尾"))),
+                              offset, x.value("region_bytes", std::uint64_t{0}));
+    } else if (x.contains("address_is")) {
+      how = ": " + x.value("address_is", "");
+    }
+    return fmt::format(
+        fmt::runtime(std::string(tr(l, "{}: kernel {}, {} {} {} bytes of {} memory{}{} ({}).",
+                                    "{}：核函数 {}，{} {} {} 字节的{}内存{}{}（{}）。"))),
+        finding_title(f.kind, l), kernel, who(x, "block", "thread", l), did,
+        x.value("bytes", std::uint64_t{0}), space.empty() ? "?" : space, how, times, by);
+  }
+  if (f.kind == "shared_race") {
+    return fmt::format(
+        fmt::runtime(std::string(
+            tr(l,
+               "race on shared memory in kernel {}: a {} at {} and a {} at {} with no "
+               "__syncthreads() between them{} ({}). The usual fix: a __syncthreads() between "
+               "the write and the read.",
+               "核函数 {} 中共享内存上的竞争：{2} 处的{1}与 {4} 处的{3}之间没有 "
+               "__syncthreads(){5}（{6}）。常见的修正：在写和读之间加 __syncthreads()。"))),
+        kernel, write ? tr(l, "write", "写") : tr(l, "read", "读"), f.where.empty() ? "?" : f.where,
+        x.value("other_write", false) ? tr(l, "write", "写") : tr(l, "read", "读"),
+        f.other_where.empty() ? "?" : f.other_where, times, by);
+  }
+  if (f.kind == "leak") {
+    return fmt::format(
+        fmt::runtime(std::string(tr(l, "{} bytes of device memory were never freed (cudaFree) ({}).",
+                                    "{} 字节的显存没有释放（cudaFree）（{}）。"))),
+        x.value("bytes", std::uint64_t{0}), by);
+  }
+  if (f.kind == "launch_error") {
+    return fmt::format(fmt::runtime(std::string(tr(l, "{} failed: {} ({}).", "{} 失败：{}（{}）。"))),
+                       x.value("api", ""), x.value("error", ""), by);
+  }
+  return fmt::format("{}: {} ({}){}", finding_title(f.kind, l),
+                     escape_controls(x.value("message", "")), by, times);
+}
+
+}  // namespace
+
 std::string describe_finding(const RunFinding& f, Lang l) {
+  if (f.facts.contains("tool")) return describe_sanitizer_finding(f, l);
   const json& x = f.facts;
   const std::string k = f.kind;
   const std::string kernel = x.value("kernel", "");
@@ -468,6 +576,8 @@ std::string finding_title(const std::string& kind, Lang l) {
       {"leak", {"memory leak", "显存泄漏"}},
       {"unsynchronized_exit", {"no wait before exit", "退出前未同步"}},
       {"unchecked_launch_error", {"unchecked launch error", "未检查的启动错误"}},
+      {"misaligned_access", {"misaligned access", "未对齐的访问"}},
+      {"launch_error", {"launch error", "启动错误"}},
   };
   const auto it = titles.find(kind);
   if (it == titles.end()) return kind;
@@ -479,7 +589,7 @@ std::string render_run(const RunResult& r, const OutputOptions& out) {
   // The report goes to stderr: its width, not stdout's.
   const Style st(out.color == ColorMode::always, output_width(STDERR_FILENO), out.lang);
   std::string s;
-  const std::string name = fs::path(r.file).filename().string();
+  const std::string name = escape_controls(fs::path(r.file).filename().string());
   const std::string where = r.backend == "cuda"
                                 ? std::string(tr(l, "on the GPU (nvcc)", "在 GPU 上（nvcc 编译）"))
                                 : std::string(tr(l, "on gpulab's CPU emulator (not a GPU)",
@@ -529,8 +639,25 @@ std::string render_run(const RunResult& r, const OutputOptions& out) {
     }
     s += "  " + st.bad(crash) + "\n";
   } else {
-    s += fmt::format(fmt::runtime(std::string(tr(l, "  exit code {}", "  退出码 {}"))),
+    s += fmt::format(fmt::runtime(std::string(
+                         tr(l, "  main returned: exit code {}", "  main 已返回：退出码 {}"))),
                      r.exit_code) +
+         "\n";
+  }
+  if (r.leftover_processes > 0) {
+    s += "  " +
+         st.warn(fmt::format(
+             fmt::runtime(std::string(
+                 r.leftovers_held_output
+                     ? tr(l,
+                          "{} process(es) it started were still running and holding its output "
+                          "after it ended: gpulab ended them",
+                          "程序结束后，它启动的 {} 个进程仍在运行并占用着它的输出：gpulab "
+                          "已结束它们")
+                     : tr(l, "{} process(es) it started were still running after it ended: "
+                             "gpulab ended them",
+                          "程序结束后，它启动的 {} 个进程仍在运行：gpulab 已结束它们"))),
+             r.leftover_processes)) +
          "\n";
   }
 
@@ -618,7 +745,7 @@ std::string render_run(const RunResult& r, const OutputOptions& out) {
                                                    "  compute-sanitizer {}：{} 个错误"))),
                        t.tool, t.errors < 0 ? std::string("?") : std::to_string(t.errors)) +
            "\n";
-      if (t.errors > 0) s += t.output;
+      if (t.errors > 0 && t.findings == 0) s += t.output;  // a shape gpulab could not read
     }
     s += std::string(tr(
              l,
@@ -656,6 +783,8 @@ json run_json(const RunResult& r) {
             {"signal", r.signal != 0 ? json(signal_name(r.signal)) : json(nullptr)},
             {"timed_out", r.timed_out},
             {"output_capped", r.output_capped},
+            {"main_returned", r.main_returned},
+            {"leftover_processes", r.leftover_processes},
             {"launches_total", r.launches_total},
             {"lost_printf_bytes", r.lost_printf_bytes},
             {"dropped_printf_bytes", r.dropped_printf_bytes},
@@ -690,6 +819,7 @@ json run_json(const RunResult& r) {
   }
   j["findings"] = findings;
   if (r.crash) j["crash"] = *r.crash;
+  if (!r.cache_problem.empty()) j["cache_problem"] = r.cache_problem;
   if (!r.sanitizer.empty() || !r.sanitizer_missing.empty()) {
     json s = json::array();
     for (const auto& t : r.sanitizer) s.push_back({{"tool", t.tool}, {"errors", t.errors}});
@@ -698,6 +828,22 @@ json run_json(const RunResult& r) {
   }
   return j;
 }
+
+namespace {
+
+// The report on stderr, laid out for its width; false when it could not be written.
+bool write_report_to_stderr(const RunResult& r, const std::string& report,
+                            const GlobalOptions& g) {
+  // "hello world" without a newline: on a terminal, the report starts on a line of its own.
+  std::string shown = !r.output_ends_line && isatty(STDERR_FILENO) ? "\n" : "";
+  shown += g.out.json ? report : lay_out(report, output_width(STDERR_FILENO), g.out.lang);
+  const bool wrote = std::fwrite(shown.data(), 1, shown.size(), stderr) == shown.size();
+  const bool flushed = std::fflush(stderr) == 0;
+  std::clearerr(stderr);
+  return wrote && flushed;
+}
+
+}  // namespace
 
 void setup_run(CLI::App& app, GlobalOptions& g) {
   struct Raw {
@@ -755,25 +901,35 @@ void setup_run(CLI::App& app, GlobalOptions& g) {
           "--shuffle-blocks needs --backend cpu: only gpulab's emulator can shuffle blocks",
           "--shuffle-blocks 需要 --backend cpu：只有 gpulab 的模拟器能打乱线程块的顺序");
     }
+    const SignalGuard signals;  // Ctrl-C ends the compiler or the program, and then gpulab
     RunResult r = run_program(o);
+    throw_if_interrupted();
+    if (!r.cache_problem.empty() && !g.out.json) write_stderr("gpulab: " + escape_controls(r.cache_problem) + "\n");
     const std::string report =
         g.out.json ? run_json(r).dump(2, ' ', false, json::error_handler_t::replace) + "\n"
                    : render_run(r, g.out);
-    std::fflush(stdout);
+    bool report_lost = false;
     if (raw->report.empty()) {
-      // "hello world" without a newline: on a terminal, the report starts on a line of its own.
-      if (!r.output_ends_line && isatty(STDERR_FILENO)) std::fputc('\n', stderr);
-      const std::string shown =
-          g.out.json ? report : lay_out(report, output_width(STDERR_FILENO), g.out.lang);
-      std::fwrite(shown.data(), 1, shown.size(), stderr);
+      report_lost = !write_report_to_stderr(r, report, g) || r.stderr_errno != 0;
     } else {
       std::FILE* f = std::fopen(raw->report.c_str(), "w");
       if (f == nullptr || std::fwrite(report.data(), 1, report.size(), f) != report.size() ||
           std::fclose(f) != 0) {
-        throw RuntimeFailure(
-            both("--report {}: cannot write the report", "--report {}：无法写入报告", raw->report));
+        const int error = errno;
+        throw RuntimeFailure(both("--report {}: cannot write the report: {}",
+                                  "--report {}：无法写入报告：{}", printable(raw->report, 200),
+                                  std::string(std::strerror(error))));
       }
     }
+    // The program's output could not be passed on: like a failed write of our own.
+    errno = 0;
+    if (r.stdout_errno != 0 || std::fflush(stdout) != 0 || std::ferror(stdout) != 0) {
+      const int error = r.stdout_errno != 0 ? r.stdout_errno : (errno != 0 ? errno : EIO);
+      throw RuntimeFailure(both("cannot write to standard output: {}", "无法写入标准输出：{}",
+                                std::string(std::strerror(error))));
+    }
+    // A report that could not be written to stderr: nowhere is left to say so; the exit code tells.
+    if (report_lost) throw ExitCode(kExitFailure);
     if (r.timed_out || r.output_capped || r.signal != 0) {
       throw ExitCode(kExitFailure);
     }

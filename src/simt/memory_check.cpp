@@ -49,6 +49,7 @@ constexpr std::size_t kShadowPage = 4096;
 struct State {
   std::mutex mutex;
   std::map<std::uintptr_t, Entry> allocations;  // by begin
+  std::map<std::uintptr_t, std::size_t> device_heap;  // begin -> bytes: malloc/new in kernels
   bool checks = false;
 
   // Check mode.
@@ -297,6 +298,18 @@ std::size_t count_uninitialized(const void* p, std::size_t bytes, std::size_t* f
   return count;
 }
 
+void note_device_heap(const void* p, std::size_t bytes) {
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  s.device_heap[reinterpret_cast<std::uintptr_t>(p)] = std::max<std::size_t>(bytes, 1);
+}
+
+void forget_device_heap(const void* p) {
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  s.device_heap.erase(reinterpret_cast<std::uintptr_t>(p));
+}
+
 namespace detail {
 
 void begin_checked_launch(std::uintptr_t arguments_begin, std::uintptr_t arguments_end) {
@@ -392,6 +405,18 @@ void check_global(std::uintptr_t address, std::size_t size, bool write, bool ato
       add_finding(s, std::move(f));
     }
     return;
+  }
+  // Memory a kernel allocated (malloc, new): device memory, as on a GPU.
+  if (auto it = s.device_heap.upper_bound(address); it != s.device_heap.begin()) {
+    --it;
+    if (address < it->first + it->second) {
+      f.region = "allocation";
+      f.region_site = "malloc/new in a kernel";
+      f.region_bytes = it->second;
+      f.offset = static_cast<std::int64_t>(address - it->first);
+      check_race(s, address, size, write, atomic, pc, c, std::move(f));
+      return;
+    }
   }
   f.kind = MemoryFinding::Kind::host_memory;
   add_finding(s, std::move(f));

@@ -212,13 +212,14 @@ void RaceChecker::report(const Access& earlier, bool earlier_wrote, bool wrote,
   } else {
     race.space = MemorySpace::static_shared;
     const std::uint64_t off = address - tls_begin_;
-    if (const auto* sym = ProgramSymbols::get().tls_symbol_at(off); sym != nullptr) {
-      race.array = sym->name;
-      race.byte_offset = off - sym->offset;
-      element_offset = race.byte_offset;
-    } else {
-      race.byte_offset = off;
-    }
+    const auto* sym = ProgramSymbols::get().tls_symbol_at(off);
+    // Only a kernel's __shared__ arrays are shared memory. The rest of the TLS block is the
+    // emulator's, or the compiler's: the guard variable of a thread_local (= __shared__) array,
+    // which every thread of the block tests at the declaration, is no access the program made.
+    if (sym == nullptr || !sym->user_shared) return;
+    race.array = sym->name;
+    race.byte_offset = off - sym->offset;
+    element_offset = race.byte_offset;
   }
   if ((race.space == MemorySpace::dynamic_shared || !race.array.empty()) && size > 0 &&
       element_offset % size == 0) {

@@ -209,7 +209,8 @@ void at_exit() {
       exit_line["lost_printf_first_line"] =
           s.printf_buffer.substr(0, std::min<std::size_t>(nl, 200));
     }
-    if (s.unsynchronized) {
+    // After a kernel fault the launch ended in that fault: its findings are the fault's.
+    if (s.unsynchronized && s.sticky == cudaSuccess) {
       write_line({{"event", "finding"},
                   {"kind", "unsynchronized_exit"},
                   {"kernel", s.last_launch.callee},
