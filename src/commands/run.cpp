@@ -76,9 +76,15 @@ void collect(run::Execution& e, RunResult& r, const fs::path& program) {
   std::map<std::string, std::size_t> launch_index;
   std::vector<std::uint64_t> pcs;
   const std::map<std::string, run::GpuLaunchSite> sites = gpu_sites(e, program);
+  std::optional<json> begun;  // a launch that started and has not ended (yet)
   for (const json& line : e.report) {
     const std::string event = line.value("event", "");
+    if (event == "launch_begin") {
+      begun = line;
+      continue;
+    }
     if (event == "launch") {
+      begun.reset();
       RunLaunch l;
       l.kernel = line.value("kernel", "");
       l.site = line.value("site", "");
@@ -143,18 +149,38 @@ void collect(run::Execution& e, RunResult& r, const fs::path& program) {
       r.lost_printf_first_line = line.value("lost_printf_first_line", "");
     }
   }
+  if (begun && !r.report_complete) {
+    // The program ended (a crash, --timeout) inside this launch.
+    RunLaunch l;
+    l.kernel = begun->value("kernel", "");
+    l.site = begun->value("site", "");
+    for (int i = 0; i < 3; ++i) {
+      l.grid[i] = begun->at("grid")[i].get<std::uint64_t>();
+      l.block[i] = begun->at("block")[i].get<std::uint64_t>();
+    }
+    l.count = 1;
+    l.unfinished = true;
+    r.launches.push_back(l);
+  }
   if (!r.report_complete) {
     std::uint64_t n = 0;
     for (const RunLaunch& l : r.launches) n += l.count;
     r.launches_total = n;
   }
-  // FILE:LINE of the accesses, in one call of addr2line.
+  // FILE:LINE of the accesses (and of a crash), in one call of addr2line.
   for (const RunFinding& f : r.findings) {
     for (const char* key : {"pc", "other_pc"}) {
       if (f.facts.contains(key)) pcs.push_back(f.facts.at(key).get<std::uint64_t>());
     }
   }
+  const bool crash_pc = r.crash && r.crash->contains("pc") && r.crash->at("pc").is_number();
+  if (crash_pc) pcs.push_back(r.crash->at("pc").get<std::uint64_t>() + 1);  // not a return address
   const std::vector<std::string> lines = run::source_lines(program, r.file, pcs);
+  if (crash_pc) {
+    const std::string where = lines.back();
+    if (where.rfind(r.file + ":", 0) == 0) (*r.crash)["where"] = short_path(where, r.file);
+    r.crash->erase("pc");
+  }
   std::size_t k = 0;
   for (RunFinding& f : r.findings) {
     if (f.facts.contains("pc")) f.where = short_path(lines[k++], r.file);
@@ -227,8 +253,21 @@ void run_sanitizers(const fs::path& program, const RunOptions& o, RunResult& r) 
     const run::SanitizerReport parsed = run::parse_sanitizer_output(s.tool, all);
     s.errors = parsed.errors;
     s.findings = parsed.findings.size();
-    // Into the findings the emulator gives, one per bug (kind and line), counted.
+    // Leaks, copies and launches have no device line: their host frames, named by addr2line,
+    // give the line of the user's file that made them.
+    std::vector<std::uint64_t> frames;
     for (const json& x : parsed.findings) {
+      for (const json& a : x.value("host_frames", json::array())) frames.push_back(a.get<std::uint64_t>());
+    }
+    const std::vector<std::string> frame_lines = run::source_lines(program, r.file, frames);
+    std::size_t next_frame = 0;
+    // Into the findings the emulator gives, one per bug (kind and line), counted.
+    for (json x : parsed.findings) {
+      for (std::size_t i = 0; i < x.value("host_frames", json::array()).size(); ++i) {
+        const std::string& line = frame_lines[next_frame++];
+        if (x.value("where", "").empty() && line.rfind(r.file + ":", 0) == 0) x["where"] = line;
+      }
+      x.erase("host_frames");
       RunFinding f;
       f.kind = x.at("kind").get<std::string>();
       f.where = short_path(x.value("where", ""), r.file);
@@ -239,7 +278,7 @@ void run_sanitizers(const fs::path& program, const RunOptions& o, RunResult& r) 
       f.facts.erase("other_where");
       const auto same = std::find_if(r.findings.begin(), r.findings.end(), [&](const RunFinding& o) {
         return o.kind == f.kind && o.where == f.where && o.other_where == f.other_where &&
-               o.facts.value("tool", "") == s.tool && !f.where.empty();
+               o.facts.value("tool", "") == s.tool;
       });
       if (same != r.findings.end()) {
         same->facts["hits"] = same->facts.value("hits", std::uint64_t{1}) +
@@ -307,7 +346,8 @@ RunResult run_program(const RunOptions& o) {
   r.stdout_errno = e.stdout_errno;
   r.stderr_errno = e.stderr_errno;
   static const std::set<std::string> run_events = {
-      "start", "launch", "launches_not_listed", "finding", "crash", "exit", "gpu_exit"};
+      "start", "launch", "launch_begin", "launches_not_listed", "finding", "crash", "exit",
+      "gpu_exit"};
   for (const json& line : e.report) {
     if (run_events.count(line.value("event", "")) == 0) r.other_events.push_back(line);
   }
@@ -411,6 +451,25 @@ std::string describe_sanitizer_finding(const RunFinding& f, Lang l) {
         fmt::runtime(std::string(tr(l, "{} bytes of device memory were never freed (cudaFree) ({}).",
                                     "{} 字节的显存没有释放（cudaFree）（{}）。"))),
         x.value("bytes", std::uint64_t{0}), by);
+  }
+  if (f.kind == "uninitialized_copy") {
+    return fmt::format(
+        fmt::runtime(std::string(tr(l,
+                                    "{} copied back {} bytes of device memory that no one wrote "
+                                    "(elements no thread was given?) ({}{}).",
+                                    "{} 拷回的 {} 字节显存从未被写入（有元素没有线程负责？）（{}{}）。"))),
+        x.value("api", "cudaMemcpy"), x.value("copied", std::uint64_t{0}), by, times);
+  }
+  if (f.kind == "host_memory") {
+    return fmt::format(
+        fmt::runtime(std::string(tr(
+            l,
+            "host memory used in a kernel: kernel {}, {} {} {} bytes at an address far from "
+            "every device allocation{} ({}): copy the data with cudaMemcpy and pass the device "
+            "pointer.",
+            "核函数使用了主机内存：核函数 {}，{} {} {} 字节，地址远离所有设备分配{}（{}）：请用 "
+            "cudaMemcpy 复制数据，并传设备指针。"))),
+        kernel, who(x, "block", "thread", l), did, x.value("bytes", std::uint64_t{0}), times, by);
   }
   if (f.kind == "launch_error") {
     return fmt::format(fmt::runtime(std::string(tr(l, "{} failed: {} ({}).", "{} 失败：{}（{}）。"))),
@@ -610,12 +669,21 @@ std::string render_run(const RunResult& r, const OutputOptions& out) {
   s += "\n";
 
   // How the program ended.
+  const RunLaunch* unfinished = nullptr;
+  for (const RunLaunch& k : r.launches)
+    if (k.unfinished) unfinished = &k;
+  const std::string in_launch =
+      unfinished == nullptr
+          ? std::string()
+          : fmt::format(fmt::runtime(std::string(tr(l, ", in kernel {} (launched at {})",
+                                                    "，当时正在运行核函数 {}（启动于 {}）"))),
+                        unfinished->kernel, short_path(unfinished->site, r.file));
   if (r.timed_out) {
     s += "  " +
          st.bad(fmt::format(
-             fmt::runtime(std::string(tr(l, "stopped: still running after {} s (--timeout)",
-                                         "已终止：运行超过 {} 秒（--timeout）"))),
-             static_cast<double>(r.timeout_ms) / 1000.0)) +
+             fmt::runtime(std::string(tr(l, "stopped: still running after {} s (--timeout){}",
+                                         "已终止：运行超过 {} 秒（--timeout）{}"))),
+             static_cast<double>(r.timeout_ms) / 1000.0, in_launch)) +
          "\n";
   } else if (r.output_capped) {
     s += "  " +
@@ -628,14 +696,27 @@ std::string render_run(const RunResult& r, const OutputOptions& out) {
     std::string crash =
         fmt::format(fmt::runtime(std::string(tr(l, "crashed: {} ({})", "崩溃：{}（{}）"))),
                     signal_name(r.signal), strsignal(r.signal));
-    if (r.crash && r.crash->contains("kernel")) {
+    if (r.crash && r.crash->contains("kernel") && r.crash->contains("block")) {
       crash += fmt::format(
           fmt::runtime(std::string(tr(l, " in kernel {} (launched at {}), block {} thread {}",
                                       "，发生在核函数 {}（启动于 {}）的线程块 {} 线程 {}"))),
           r.crash->value("kernel", ""), short_path(r.crash->value("site", ""), r.file),
           dims_text(r.crash->value("block", json())), dims_text(r.crash->value("thread", json())));
+    } else if (r.crash && r.crash->contains("kernel")) {
+      crash += fmt::format(
+          fmt::runtime(std::string(tr(
+              l,
+              " in kernel {} (launched at {}); its block and thread are unknown: the fault "
+              "overwrote the emulator's record of them (a write past a __shared__ array?)",
+              "，发生在核函数 {}（启动于 {}）中；线程块和线程无法确定：这次错误覆盖了模拟器对它们的"
+              "记录（越过 __shared__ 数组的写入？）"))),
+          r.crash->value("kernel", ""), short_path(r.crash->value("site", ""), r.file));
     } else if (r.crash) {
       crash += std::string(tr(l, " in host code", "，发生在主机代码中"));
+    }
+    if (r.crash && r.crash->contains("where")) {
+      crash += fmt::format(fmt::runtime(std::string(tr(l, ", at {}", "，位置 {}"))),
+                           r.crash->value("where", ""));
     }
     s += "  " + st.bad(crash) + "\n";
   } else {
@@ -670,6 +751,16 @@ std::string render_run(const RunResult& r, const OutputOptions& out) {
       s += fmt::format("    {} <<<({},{},{}), ({},{},{})>>>  {}{}\n", k.kernel, k.grid[0],
                        k.grid[1], k.grid[2], k.block[0], k.block[1], k.block[2],
                        short_path(k.site, r.file), k.count > 1 ? fmt::format(" x{}", k.count) : "");
+      if (k.unfinished) {
+        s += "      " +
+             st.bad(std::string(
+                 r.timed_out ? tr(l, "still running when --timeout stopped the program",
+                                  "--timeout 终止程序时它仍在运行")
+                             : tr(l, "did not finish: the program ended inside it",
+                                  "没有完成：程序在它运行时结束了"))) +
+             "\n";
+        continue;
+      }
       if (!k.error.empty()) {
         s += "      " +
              st.bad(fmt::format(
@@ -805,6 +896,7 @@ json run_json(const RunResult& r) {
               {"emulator_ms", k.emulated ? json(k.ms) : json(nullptr)}};
     if (!k.error.empty()) l["error"] = k.error;
     if (!k.fault.empty()) l["fault"] = k.fault;
+    if (k.unfinished) l["unfinished"] = true;
     launches.push_back(l);
   }
   j["launches"] = launches;
@@ -866,6 +958,7 @@ void setup_run(CLI::App& app, GlobalOptions& g) {
     const bool gpu_asked = g.backend_text == "gpu";
     g.emu.check = false;
     finish_global_options(g);
+    require_readable_file(raw->file);  // before anything else is said
     RunOptions o;
     o.file = raw->file;
     o.args = raw->args;

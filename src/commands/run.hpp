@@ -40,6 +40,8 @@ struct RunLaunch {
   std::string error;     // a launch that failed (CUDA error name)
   std::string fault;     // a fault found while it ran
   bool emulated = true;  // false on the GPU: barriers, collectives and times are not counted
+  // The program ended inside it (a crash, --timeout): it started and never finished.
+  bool unfinished = false;
 };
 
 struct RunFinding {

@@ -81,7 +81,10 @@ SanitizerReport parse_sanitizer_output(const std::string& tool, const std::strin
       R"(^((?:Warp|Lane|Device) (?:Illegal Address|Misaligned Address|Illegal Instruction|Out-of-range Address|Hardware Stack Overflow|User Stack Overflow|Invalid PC|Invalid Address Space|Assert|Misaligned PC).*)$)");
   static const std::regex by_thread(
       R"(^by thread \((\d+),\s*(\d+),\s*(\d+)\) in block \((\d+),\s*(\d+),\s*(\d+)\))");
-  static const std::regex address(R"(^Address 0x[0-9a-fA-F]+ (?:is )?(.*)$)");
+  static const std::regex address(R"(^(?:Address|Access to) 0x[0-9a-fA-F]+ ?(?:is )?(.*)$)");
+  static const std::regex host_api(R"(^Host API memory access error at host access to 0x[0-9a-fA-F]+ of size ([\d,]+) bytes?)");
+  static const std::regex host_uninit(R"(^Uninitialized access to 0x[0-9a-fA-F]+ on access by (\w+) (\w+))");
+  static const std::regex host_frame(R"(^Host Frame:\s*(.*?) \[0x([0-9a-fA-F]+)\])");
   static const std::regex nearest(
       R"(^and is ([\d,]+) bytes (before|after) the nearest allocation at 0x[0-9a-fA-F]+ of size ([\d,]+) bytes)");
   static const std::regex inside(
@@ -96,7 +99,7 @@ SanitizerReport parse_sanitizer_output(const std::string& tool, const std::strin
   static const std::regex leak(R"(^Leaked ([\d,]+) bytes? at 0x[0-9a-fA-F]+)");
   static const std::regex api(
       R"re(^Program hit (cuda\w+) \(error (\d+)\) due to "(.*)" on CUDA API call to (\w+))re");
-  static const std::regex error_summary(R"(^ERROR SUMMARY: ([\d,]+) errors?)");
+  static const std::regex error_summary(R"(^ERROR SUMMARY: ([\d,]+) errors?$)");
   static const std::regex race_summary(
       R"(^RACECHECK SUMMARY: ([\d,]+) hazards? displayed \(([\d,]+) errors?, ([\d,]+) warnings?\))");
 
@@ -172,6 +175,16 @@ SanitizerReport parse_sanitizer_output(const std::string& tool, const std::strin
         f["other_thread"] = dims3(m, 2);
         f["other_where"] = where;
       }
+    } else if (std::regex_search(line, m, host_api)) {
+      json& f = *start("uninitialized_copy");
+      f["copied"] = number(m[1].str());
+    } else if (current != nullptr && std::regex_search(line, m, host_uninit)) {
+      (*current)["api"] = m[1].str();
+      (*current)["side"] = m[2].str();
+    } else if (current != nullptr && std::regex_search(line, m, host_frame)) {
+      // The host's call frames (offsets in the program): where an allocation, a copy or a launch
+      // was made, once addr2line has named them.
+      (*current)["host_frames"].push_back(std::stoull(m[2].str(), nullptr, 16));
     } else if (std::regex_search(line, m, leak)) {
       json& f = *start("leak");
       f["bytes"] = number(m[1].str());
@@ -182,10 +195,14 @@ SanitizerReport parse_sanitizer_output(const std::string& tool, const std::strin
       f["api"] = m[4].str();
       // Only a failed launch is a finding of its own; a later call failing after a kernel fault
       // is that fault's echo, already reported.
-      if (m[4].str().find("Launch") == std::string::npos) report.findings.pop_back();
-      current = nullptr;
+      if (m[4].str().find("Launch") == std::string::npos) {
+        report.findings.pop_back();
+        current = nullptr;
+      }
     } else if (std::regex_search(line, m, error_summary)) {
-      if (tool != "racecheck") report.errors = static_cast<int>(number(m[1].str()));
+      if (tool != "racecheck" && report.errors < 0) {
+        report.errors = static_cast<int>(number(m[1].str()));
+      }
       current = nullptr;
     } else if (std::regex_search(line, m, race_summary)) {
       report.errors = static_cast<int>(number(m[2].str()));
@@ -201,8 +218,11 @@ SanitizerReport parse_sanitizer_output(const std::string& tool, const std::strin
         const auto size = static_cast<std::int64_t>(number(m[3].str()));
         f["region"] = "allocation";
         f["region_bytes"] = size;
-        // "0 bytes after" is the first byte past the end, as in valgrind's wording.
-        f["offset"] = m[2].str() == "before" ? -distance : size + distance;
+        // "1 bytes after" is the first byte past the end (recorded on an H100: element 1000 of
+        // 1000 floats).
+        f["offset"] = m[2].str() == "before" ? -distance : size + distance - 1;
+        // Terabytes away from every allocation: no device memory at all, such as a host pointer.
+        if (distance > (std::int64_t{1} << 32)) f["kind"] = "host_memory";
       } else if (std::regex_search(line, m, inside)) {
         f["region"] = "allocation";
         f["region_bytes"] = number(m[1].str());

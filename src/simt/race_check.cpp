@@ -142,6 +142,20 @@ void RaceChecker::access(std::uintptr_t address, std::size_t size, bool write, s
   const std::uint32_t t = thread_;
   if (address >= dyn_begin_ && address < dyn_end_) {
     const std::uintptr_t off = address - dyn_begin_;
+    if (off + size > shape_.dynamic_shared_bytes && shape_.dynamic_shared_bytes == 0) {
+      // No dynamic shared memory at all: the access ran past one of the kernel's own arrays.
+      const auto* past = ProgramSymbols::get().user_shared_before(address - tls_begin_);
+      runner_->note_fault(
+          KernelFault::Kind::invalid_argument,
+          "thread " + std::to_string(t) + (write ? " wrote" : " read") + " shared memory " +
+              (past != nullptr
+                   ? std::to_string(address - tls_begin_ - past->offset) +
+                         " bytes from the start of __shared__ " + past->name + " (" +
+                         std::to_string(past->size) + " bytes), past its end"
+                   : "outside every __shared__ array of the kernel"),
+          pc);
+      return;
+    }
     if (off + size > shape_.dynamic_shared_bytes) {
       runner_->note_fault(KernelFault::Kind::invalid_argument,
                           "thread " + std::to_string(t) + (write ? " wrote" : " read") +

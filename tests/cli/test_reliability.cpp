@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <string>
 
 #include "support/cli.hpp"
@@ -504,4 +505,66 @@ TEST_CASE("Escape bytes in relayed compiler output are shown escaped", "[run][re
   CHECK_THAT(r.out, Catch::Contains("undefined_name"));
   CHECK(r.out.find('\x1b') == std::string::npos);
   CHECK_THAT(r.out, Catch::Contains("\\x1b[2J"));
+}
+
+TEST_CASE("run: a write past a __shared__ array is reported at its line, in its launch",
+          "[run][reliability]") {
+  const Scratch s("shared");
+  s.write("past.cu", R"(#include <cstdio>
+__global__ void tile_sum(int* out) {
+  __shared__ int tile[32];
+  tile[threadIdx.x] = threadIdx.x;
+  __syncthreads();
+  tile[threadIdx.x * 65536] = 1;
+  out[threadIdx.x] = tile[threadIdx.x];
+}
+int main() {
+  int* out;
+  cudaMalloc(&out, 64 * sizeof(int));
+  tile_sum<<<2, 32>>>(out);
+  cudaDeviceSynchronize();
+  std::printf("%s\n", cudaGetErrorString(cudaGetLastError()));
+  return 0;
+}
+)");
+  auto r = s.run("\"$GPULAB\" run --backend cpu \"$D/past.cu\" 2>&1; echo \"rc=$?\"");
+  CAPTURE(r.out);
+  CHECK_THAT(r.out, Catch::Contains("rc=1"));
+  CHECK_THAT(r.out, Catch::Contains("crashed: SIGSEGV"));
+  CHECK_THAT(r.out, Catch::Contains("in kernel tile_sum (launched at past.cu:12)"));
+  CHECK_THAT(r.out, Catch::Contains("at past.cu:6"));
+  CHECK_THAT(r.out, Catch::Contains("did not finish"));
+  CHECK_THAT(r.out, !Catch::Contains("No kernel was launched"));
+  // Never a block the launch does not have.
+  const std::regex block(R"(block \((\d+),(\d+),(\d+)\))");
+  for (std::sregex_iterator it(r.out.begin(), r.out.end(), block), end; it != end; ++it) {
+    CHECK(std::stoul((*it)[1].str()) < 2);
+    CHECK((*it)[2].str() == "0");
+  }
+}
+
+TEST_CASE("run: --timeout names the kernel that was running", "[run][reliability]") {
+  const Scratch s("spin");
+  s.write("spin.cu", R"(__global__ void spin(volatile int* flag) {
+  while (*flag == 0) {
+  }
+}
+int main() {
+  int* flag;
+  cudaMalloc(&flag, sizeof(int));
+  cudaMemset(flag, 0, sizeof(int));
+  spin<<<1, 1>>>(flag);
+  cudaDeviceSynchronize();
+  return 0;
+}
+)");
+  auto r = s.run("\"$GPULAB\" run --backend cpu --timeout 2 \"$D/spin.cu\" 2>&1; echo \"rc=$?\"");
+  CAPTURE(r.out);
+  CHECK_THAT(r.out, Catch::Contains("rc=1"));
+  CHECK_THAT(r.out, Catch::Contains(
+                        "stopped: still running after 2 s (--timeout), in kernel spin (launched "
+                        "at spin.cu:9)"));
+  CHECK_THAT(r.out, Catch::Contains("still running when --timeout stopped the program"));
+  CHECK_THAT(r.out, !Catch::Contains("No kernel was launched"));
+  CHECK_THAT(r.out, !Catch::Contains("main returned"));
 }
