@@ -10,8 +10,10 @@
 
 #include "core/error.hpp"
 #include "core/file_check.hpp"
+#include "core/hash.hpp"
 #include "core/i18n_format.hpp"
 #include "core/process.hpp"
+#include "run/findings.hpp"
 #include "run/program.hpp"
 
 namespace gpulab::exercise {
@@ -30,22 +32,15 @@ std::string line_directive(const std::string& path) {
   return "#line 1 \"" + escaped + "\"\n";
 }
 
-std::string dims(const json& d) {
-  if (!d.is_array() || d.size() != 3) return "?";
-  return fmt::format("({},{},{})", d[0].get<std::uint64_t>(), d[1].get<std::uint64_t>(),
-                     d[2].get<std::uint64_t>());
-}
-
 Text who(const json& block, const json& thread) {
-  return {fmt::format("block {} thread {}", dims(block), dims(thread)),
-          fmt::format("线程块 {} 线程 {}", dims(block), dims(thread))};
+  return {fmt::format("block {} thread {}", dims_text(block), dims_text(thread)),
+          fmt::format("线程块 {} 线程 {}", dims_text(block), dims_text(thread))};
 }
 
 // The generated program lives in the cache, named by its content (written once, so its stamp
 // holds).
 fs::path write_program(const std::string& source) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : source) h = (h ^ c) * 1099511628211ull;
+  const std::uint64_t h = fnv1a(source);
   const fs::path dir = run::cache_dir() / "exercise";
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -284,8 +279,8 @@ void diagnose(CheckResult& c) {
     std::string where;
     if (r.crash && r.crash->contains("kernel")) {
       where = fmt::format(" in kernel {}, block {} thread {}", r.crash->value("kernel", ""),
-                          dims(r.crash->value("block", json())),
-                          dims(r.crash->value("thread", json())));
+                          dims_text(r.crash->value("block", json())),
+                          dims_text(r.crash->value("thread", json())));
     }
     add("crash", "the program crashed" + where + " (" + signal_name(r.signal) + ")",
         "程序崩溃" + where + "（" + signal_name(r.signal) + "）");

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "commands/run.hpp"
 #include "exercise/catalog.hpp"
+#include "run/session.hpp"
 
 namespace gpulab::exercise {
 

@@ -17,9 +17,11 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/hash.hpp"
 #include "core/i18n_format.hpp"
 #include "core/process.hpp"
 #include "core/toolchain.hpp"
+#include "run/report.hpp"
 #include "run/rewrite.hpp"
 
 namespace gpulab::run {
@@ -41,18 +43,11 @@ std::string read_file(const fs::path& p) {
 
 namespace {
 
-// FNV-1a, 64 bits: a cache key, not a security boundary.
+// The cache key: every source, header and flag, field by field (core/hash.hpp).
 struct Hasher {
-  std::uint64_t h = 1469598103934665603ull;
-  void add(std::string_view s) {
-    for (unsigned char c : s) {
-      h ^= c;
-      h *= 1099511628211ull;
-    }
-    h ^= 0xff;  // separator, so that ("ab","c") and ("a","bc") differ
-    h *= 1099511628211ull;
-  }
-  std::string hex() const { return fmt::format("{:016x}", h); }
+  Fnv1a f;
+  void add(std::string_view s) { f.field(s); }
+  std::string hex() const { return fmt::format("{:016x}", f.h); }
 };
 
 std::string file_stamp(const fs::path& p) {
@@ -216,12 +211,13 @@ int write_whole(const fs::path& p, const std::string& text) {
 
 std::string cache_problem_message(int error, Lang lang) {
   return fmt::format(
-      fmt::runtime(std::string(tr(lang,
-                                  "cannot write the compile cache at {}: {}; building without "
-                                  "it (nothing is kept for the next run)",
-                                  "无法写入编译缓存 {}：{}；本次不使用缓存编译（不会为下次保留）"))),
-      cache_dir().string(), error == ENOSPC ? std::string("no space left on device")
-                                            : std::string(std::strerror(error)));
+      fmt::runtime(
+          std::string(tr(lang,
+                         "cannot write the compile cache at {}: {}; building without "
+                         "it (nothing is kept for the next run)",
+                         "无法写入编译缓存 {}：{}；本次不使用缓存编译（不会为下次保留）"))),
+      cache_dir().string(),
+      error == ENOSPC ? std::string("no space left on device") : std::string(std::strerror(error)));
 }
 
 // A fresh folder in the cache for one build ("build-XXXXXX"); 0 or the errno of the failure.
@@ -370,7 +366,8 @@ Build build_program(const BuildRequest& r) {
     std::string diagnostics = p.err.empty() ? p.out : p.err;
     if (diagnostics.find("No space left on device") != std::string::npos) {
       throw RuntimeFailure(both("cannot write the build folder {}: no space left on device",
-                                "无法写入构建目录 {}：设备上没有剩余空间", work.parent_path().string()));
+                                "无法写入构建目录 {}：设备上没有剩余空间",
+                                work.parent_path().string()));
     }
     if (p.timed_out) {
       diagnostics +=
@@ -403,14 +400,14 @@ Build build_program(const BuildRequest& r) {
     fs::path cpp = work / "main.cpp";
     if (const int error = write_whole(cpp, rewritten.text); error != 0) {
       if (build.temporary) {
-        throw RuntimeFailure(both("cannot write {}: {}", "无法写入 {}：{}", cpp.string(),
-                                  std::strerror(error)));
+        throw RuntimeFailure(
+            both("cannot write {}: {}", "无法写入 {}：{}", cpp.string(), std::strerror(error)));
       }
       cache_failed(error);  // a full disk under the cache: build elsewhere
       cpp = work / "main.cpp";
       if (const int again = write_whole(cpp, rewritten.text); again != 0) {
-        throw RuntimeFailure(both("cannot write {}: {}", "无法写入 {}：{}", cpp.string(),
-                                  std::strerror(again)));
+        throw RuntimeFailure(
+            both("cannot write {}: {}", "无法写入 {}：{}", cpp.string(), std::strerror(again)));
       }
     }
     out = work / "program";
@@ -503,9 +500,9 @@ Execution execute(const ExecRequest& r) {
   ProcessSpec spec;
   spec.argv = {r.program.string()};
   spec.argv.insert(spec.argv.end(), r.args.begin(), r.args.end());
-  spec.env = {{"GPULAB_RUN_REPORT", report.string()}, {"GPULAB_RUN_CHECK", r.check ? "1" : "0"}};
-  if (r.workers != 0) spec.env.emplace_back("GPULAB_RUN_WORKERS", std::to_string(r.workers));
-  if (r.shuffle_seed) spec.env.emplace_back("GPULAB_RUN_SHUFFLE", std::to_string(*r.shuffle_seed));
+  spec.env = {{report::kEnvReport, report.string()}, {report::kEnvCheck, r.check ? "1" : "0"}};
+  if (r.workers != 0) spec.env.emplace_back(report::kEnvWorkers, std::to_string(r.workers));
+  if (r.shuffle_seed) spec.env.emplace_back(report::kEnvShuffle, std::to_string(*r.shuffle_seed));
   spec.output = ProcessSpec::Output::forward;
   spec.timeout = r.timeout;
   spec.max_output_bytes = r.max_output_bytes;

@@ -44,8 +44,8 @@ std::string kernel_name(std::string f) {
 }
 
 json dims3(const std::smatch& m, std::size_t first) {
-  return json::array({number(m[first].str()), number(m[first + 1].str()),
-                      number(m[first + 2].str())});
+  return json::array(
+      {number(m[first].str()), number(m[first + 1].str()), number(m[first + 2].str())});
 }
 
 // "at sumKernel(int *)+0x110 in /dir/race.cu:41" (compute-sanitizer since 2022) or
@@ -74,16 +74,20 @@ SanitizerReport parse_sanitizer_output(const std::string& tool, const std::strin
   SanitizerReport report;
   static const std::regex access(
       R"(^Invalid (__global__|__shared__|__local__|__generic__)?\s*(read|write|atomic)\S* of size (\d+) bytes?)");
-  static const std::regex uninit(R"(^Uninitialized (__global__)? ?memory read of size (\d+) bytes?)");
+  static const std::regex uninit(
+      R"(^Uninitialized (__global__)? ?memory read of size (\d+) bytes?)");
   static const std::regex barrier(R"(^Barrier error detected\.?\s*(.*)$)");
-  static const std::regex sync_other(R"(^(Invalid arguments|Invalid usage|Warp synchronization error).*)");
+  static const std::regex sync_other(
+      R"(^(Invalid arguments|Invalid usage|Warp synchronization error).*)");
   static const std::regex hardware(
       R"(^((?:Warp|Lane|Device) (?:Illegal Address|Misaligned Address|Illegal Instruction|Out-of-range Address|Hardware Stack Overflow|User Stack Overflow|Invalid PC|Invalid Address Space|Assert|Misaligned PC).*)$)");
   static const std::regex by_thread(
       R"(^by thread \((\d+),\s*(\d+),\s*(\d+)\) in block \((\d+),\s*(\d+),\s*(\d+)\))");
   static const std::regex address(R"(^(?:Address|Access to) 0x[0-9a-fA-F]+ ?(?:is )?(.*)$)");
-  static const std::regex host_api(R"(^Host API memory access error at host access to 0x[0-9a-fA-F]+ of size ([\d,]+) bytes?)");
-  static const std::regex host_uninit(R"(^Uninitialized access to 0x[0-9a-fA-F]+ on access by (\w+) (\w+))");
+  static const std::regex host_api(
+      R"(^Host API memory access error at host access to 0x[0-9a-fA-F]+ of size ([\d,]+) bytes?)");
+  static const std::regex host_uninit(
+      R"(^Uninitialized access to 0x[0-9a-fA-F]+ on access by (\w+) (\w+))");
   static const std::regex host_frame(R"(^Host Frame:\s*(.*?) \[0x([0-9a-fA-F]+)\])");
   static const std::regex nearest(
       R"(^and is ([\d,]+) bytes (before|after) the nearest allocation at 0x[0-9a-fA-F]+ of size ([\d,]+) bytes)");
@@ -91,7 +95,8 @@ SanitizerReport parse_sanitizer_output(const std::string& tool, const std::strin
       R"(^and is inside the nearest allocation at 0x[0-9a-fA-F]+ of size ([\d,]+) bytes)");
   static const std::regex race(
       R"(^(Error|Warning): Race reported between (Read|Write) access at (.+)$)");
-  static const std::regex race_other(R"(^and (Read|Write) access at (.+?)(?: \[([\d,]+) hazards?\])?$)");
+  static const std::regex race_other(
+      R"(^and (Read|Write) access at (.+?)(?: \[([\d,]+) hazards?\])?$)");
   static const std::regex hazard(
       R"(^(Error|Warning|WARN|ERROR):?(?:\([^)]*\))? Potential (RAW|WAR|WAW) hazard detected at __shared__ 0x([0-9a-fA-F]+) in block \((\d+),\s*(\d+),\s*(\d+)\))");
   static const std::regex hazard_thread(

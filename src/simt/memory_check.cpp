@@ -48,7 +48,7 @@ constexpr std::size_t kShadowPage = 4096;
 
 struct State {
   std::mutex mutex;
-  std::map<std::uintptr_t, Entry> allocations;  // by begin
+  std::map<std::uintptr_t, Entry> allocations;        // by begin
   std::map<std::uintptr_t, std::size_t> device_heap;  // begin -> bytes: malloc/new in kernels
   bool checks = false;
 

@@ -148,11 +148,10 @@ void RaceChecker::access(std::uintptr_t address, std::size_t size, bool write, s
       runner_->note_fault(
           KernelFault::Kind::invalid_argument,
           "thread " + std::to_string(t) + (write ? " wrote" : " read") + " shared memory " +
-              (past != nullptr
-                   ? std::to_string(address - tls_begin_ - past->offset) +
-                         " bytes from the start of __shared__ " + past->name + " (" +
-                         std::to_string(past->size) + " bytes), past its end"
-                   : "outside every __shared__ array of the kernel"),
+              (past != nullptr ? std::to_string(address - tls_begin_ - past->offset) +
+                                     " bytes from the start of __shared__ " + past->name + " (" +
+                                     std::to_string(past->size) + " bytes), past its end"
+                               : "outside every __shared__ array of the kernel"),
           pc);
       return;
     }

@@ -237,7 +237,8 @@ TEST_CASE("exercise check: a progress path that is a folder is said once, nothin
     CAPTURE(r.out, r.err);
     CHECK(r.exit_code == 0);
     std::size_t said = 0;
-    for (const std::string& line : lines_of(r.err)) said += line.find("progress.json") != std::string::npos;
+    for (const std::string& line : lines_of(r.err))
+      said += line.find("progress.json") != std::string::npos;
     CHECK(said == 1);
     CHECK_THAT(r.err, Catch::Contains("progress.json: cannot read it: it is a folder, not a file"));
     CHECK_THAT(r.err, !Catch::Contains("empty"));

@@ -325,8 +325,9 @@ int main() {
   return 0;
 }
 )");
-  auto r = s.run("\"$GPULAB\" run --backend cpu --timeout 20 \"$D/fork.cu\" --json 2>\"$D/report\"; "
-                 "echo \"rc=$?\"; cat \"$D/report\"");
+  auto r = s.run(
+      "\"$GPULAB\" run --backend cpu --timeout 20 \"$D/fork.cu\" --json 2>\"$D/report\"; "
+      "echo \"rc=$?\"; cat \"$D/report\"");
   CAPTURE(r.out);
   REQUIRE_THAT(r.out, Catch::Contains("main done\nrc=0\n"));
   const json j = json::parse(r.out.substr(r.out.find("rc=0\n") + 5));
@@ -340,8 +341,9 @@ int main() {
   CHECK_THAT(text.out, Catch::Contains("1 process(es) it started were still running"));
 }
 
-TEST_CASE("run: SIGTERM, SIGHUP and SIGINT end the program's whole group, exit 128+N, no files left",
-          "[run][reliability]") {
+TEST_CASE(
+    "run: SIGTERM, SIGHUP and SIGINT end the program's whole group, exit 128+N, no files left",
+    "[run][reliability]") {
   const Scratch s("signals");
   s.write("sleeper.cu", R"(#include <cstdio>
 #include <unistd.h>
@@ -360,12 +362,15 @@ int main(int argc, char** argv) {
   for (const auto& [name, code] :
        std::vector<std::pair<std::string, int>>{{"TERM", 143}, {"HUP", 129}, {"INT", 130}}) {
     CAPTURE(name);
-    auto r = s.run("rm -f \"$D/pid\"; \"$GPULAB\" run --backend cpu \"$D/sleeper.cu\" -- \"$D/pid\" "
-                   "2>\"$D/err\" & g=$!; i=0; while [ ! -s \"$D/pid\" ] && [ $i -lt 600 ]; do "
-                   "sleep 0.1; i=$((i+1)); done; kill -" + name + " $g; wait $g; echo \"rc=$?\"; "
-                   "p=$(cat \"$D/pid\"); sleep 0.2; kill -0 \"$p\" 2>/dev/null && echo program-alive; "
-                   "grep -l \"$D/cache\" /proc/[0-9]*/environ 2>/dev/null | grep -v \"/proc/$$/\" "
-                   "| grep -q . && echo leftover-process; cat \"$D/err\"");
+    auto r = s.run(
+        "rm -f \"$D/pid\"; \"$GPULAB\" run --backend cpu \"$D/sleeper.cu\" -- \"$D/pid\" "
+        "2>\"$D/err\" & g=$!; i=0; while [ ! -s \"$D/pid\" ] && [ $i -lt 600 ]; do "
+        "sleep 0.1; i=$((i+1)); done; kill -" +
+        name +
+        " $g; wait $g; echo \"rc=$?\"; "
+        "p=$(cat \"$D/pid\"); sleep 0.2; kill -0 \"$p\" 2>/dev/null && echo program-alive; "
+        "grep -l \"$D/cache\" /proc/[0-9]*/environ 2>/dev/null | grep -v \"/proc/$$/\" "
+        "| grep -q . && echo leftover-process; cat \"$D/err\"");
     CAPTURE(r.out);
     CHECK_THAT(r.out, Catch::Contains("rc=" + std::to_string(code)));
     CHECK_THAT(r.out, !Catch::Contains("program-alive"));
@@ -380,12 +385,13 @@ TEST_CASE("run: Ctrl-C during the compile ends the compiler and leaves no build 
   const Scratch s("compile");
   s.write("waits.cu", "#include \"fifo.h\"\nint main() { return 0; }\n");
   // The compiler blocks on reading a FIFO: a compile that never ends by itself.
-  auto r = s.run("mkfifo \"$D/fifo.h\"; \"$GPULAB\" run --backend cpu \"$D/waits.cu\" 2>\"$D/err\" & "
-                 "g=$!; i=0; while ! grep -qs fifo.h /proc/[0-9]*/cmdline /proc/[0-9]*/fd 2>/dev/null "
-                 "&& [ $i -lt 50 ]; do sleep 0.2; i=$((i+1)); done; sleep 1; kill -INT $g; wait $g; "
-                 "echo \"rc=$?\"; sleep 0.2; grep -l \"$D/cache\" /proc/[0-9]*/environ 2>/dev/null "
-                 "| grep -v \"/proc/$$/\" | grep -q . && echo leftover-process; "
-                 "ls -A \"$D/tmp\"; cat \"$D/err\"");
+  auto r = s.run(
+      "mkfifo \"$D/fifo.h\"; \"$GPULAB\" run --backend cpu \"$D/waits.cu\" 2>\"$D/err\" & "
+      "g=$!; i=0; while ! grep -qs fifo.h /proc/[0-9]*/cmdline /proc/[0-9]*/fd 2>/dev/null "
+      "&& [ $i -lt 50 ]; do sleep 0.2; i=$((i+1)); done; sleep 1; kill -INT $g; wait $g; "
+      "echo \"rc=$?\"; sleep 0.2; grep -l \"$D/cache\" /proc/[0-9]*/environ 2>/dev/null "
+      "| grep -v \"/proc/$$/\" | grep -q . && echo leftover-process; "
+      "ls -A \"$D/tmp\"; cat \"$D/err\"");
   CAPTURE(r.out);
   CHECK_THAT(r.out, Catch::Contains("rc=130"));
   CHECK_THAT(r.out, !Catch::Contains("leftover-process"));
@@ -399,17 +405,21 @@ TEST_CASE("run: output that cannot be written is exit 1, the program's or the re
           "[run][reliability]") {
   const Scratch s("full");
   s.write("hello.cu", kHello);
-  auto out = s.run("\"$GPULAB\" run --backend cpu \"$D/hello.cu\" >/dev/full 2>\"$D/err\"; "
-                   "echo \"rc=$?\"; tail -n 1 \"$D/err\"");
+  auto out = s.run(
+      "\"$GPULAB\" run --backend cpu \"$D/hello.cu\" >/dev/full 2>\"$D/err\"; "
+      "echo \"rc=$?\"; tail -n 1 \"$D/err\"");
   CAPTURE(out.out);
   CHECK_THAT(out.out, Catch::Contains("rc=1\n"));
-  CHECK_THAT(out.out, Catch::EndsWith(
-                          "gpulab: error: cannot write to standard output: No space left on device\n"));
+  CHECK_THAT(
+      out.out,
+      Catch::EndsWith("gpulab: error: cannot write to standard output: No space left on device\n"));
   auto err = s.run("\"$GPULAB\" run --backend cpu \"$D/hello.cu\" 2>/dev/full; echo \"rc=$?\"");
   CHECK_THAT(err.out, Catch::Contains("hello from thread 1\nrc=1\n"));
-  auto rep = s.run("\"$GPULAB\" run --backend cpu \"$D/hello.cu\" --report /dev/full 2>&1; "
-                   "echo \"rc=$?\"");
-  CHECK_THAT(rep.out, Catch::Contains("--report /dev/full: cannot write the report: No space left"));
+  auto rep = s.run(
+      "\"$GPULAB\" run --backend cpu \"$D/hello.cu\" --report /dev/full 2>&1; "
+      "echo \"rc=$?\"");
+  CHECK_THAT(rep.out,
+             Catch::Contains("--report /dev/full: cannot write the report: No space left"));
   CHECK_THAT(rep.out, Catch::Contains("rc=1\n"));
 }
 
@@ -418,8 +428,9 @@ TEST_CASE("run: a cache that cannot be written is said once, and the program sti
   const Scratch s("cache");
   s.write("hello.cu", kHello);
   s.write("not-a-folder", "");
-  auto r = s.run("XDG_CACHE_HOME=\"$D/not-a-folder\" \"$GPULAB\" run --backend cpu \"$D/hello.cu\" "
-                 "2>&1; echo \"rc=$?\"");
+  auto r = s.run(
+      "XDG_CACHE_HOME=\"$D/not-a-folder\" \"$GPULAB\" run --backend cpu \"$D/hello.cu\" "
+      "2>&1; echo \"rc=$?\"");
   CAPTURE(r.out);
   CHECK_THAT(r.out, Catch::Contains("rc=0"));
   CHECK_THAT(r.out, Catch::Contains("hello from thread 1"));
@@ -432,16 +443,18 @@ TEST_CASE("run: a cache that cannot be written is said once, and the program sti
     WARN("skipped the read-only and full caches: unshare -rm cannot mount a tmpfs here");
     return;
   }
-  auto ro = s.run("unshare -rm sh -c 'mount -t tmpfs -o ro tmpfs \"$D/cache\" && "
-                  "\"$GPULAB\" run --backend cpu \"$D/hello.cu\" 2>&1; echo \"rc=$?\"'");
+  auto ro = s.run(
+      "unshare -rm sh -c 'mount -t tmpfs -o ro tmpfs \"$D/cache\" && "
+      "\"$GPULAB\" run --backend cpu \"$D/hello.cu\" 2>&1; echo \"rc=$?\"'");
   CAPTURE(ro.out);
   CHECK_THAT(ro.out, Catch::Contains("rc=0"));
   CHECK_THAT(ro.out, Catch::Contains("cannot write the compile cache at " + s.dir.string() +
                                      "/cache/gpulab/run: Read-only file system"));
-  auto full = s.run("unshare -rm sh -c 'mount -t tmpfs -o size=64k tmpfs \"$D/cache\" && "
-                    "mkdir -p \"$D/cache/gpulab/run\" && "
-                    "dd if=/dev/zero of=\"$D/cache/fill\" bs=4k 2>/dev/null; "
-                    "\"$GPULAB\" run --backend cpu \"$D/hello.cu\" 2>&1; echo \"rc=$?\"'");
+  auto full = s.run(
+      "unshare -rm sh -c 'mount -t tmpfs -o size=64k tmpfs \"$D/cache\" && "
+      "mkdir -p \"$D/cache/gpulab/run\" && "
+      "dd if=/dev/zero of=\"$D/cache/fill\" bs=4k 2>/dev/null; "
+      "\"$GPULAB\" run --backend cpu \"$D/hello.cu\" 2>&1; echo \"rc=$?\"'");
   CAPTURE(full.out);
   CHECK_THAT(full.out, Catch::Contains("rc=0"));
   CHECK_THAT(full.out, Catch::Contains("cannot write the compile cache at " + s.dir.string() +
@@ -460,8 +473,8 @@ TEST_CASE("run, inspect, exercise check: empty paths, folders and unreadable fil
       return args;
     };
     // inspect's FILE is optional: an empty one reads as none given.
-    check_usage_error(with(""), cmd[0] == "inspect" ? "inspect needs a file"
-                                                    : "an empty path names no file");
+    check_usage_error(with(""),
+                      cmd[0] == "inspect" ? "inspect needs a file" : "an empty path names no file");
     check_usage_error(with("/tmp"), "/tmp: is a folder, not a file");
     check_usage_error(with("/dev/null"), "/dev/null: not a regular file");
   }
@@ -490,7 +503,9 @@ TEST_CASE("Escape bytes in what the user typed are shown escaped, never sent raw
   CHECK(option.exit_code == 2);
   CHECK(option.err.find('\x1b') == std::string::npos);
   CHECK_THAT(option.err, Catch::Contains("\\x1b[31m64"));
-  auto c1 = run_gpulab({"amdahl", "--p", "\xc2\x9b" "31m"});
+  auto c1 = run_gpulab({"amdahl", "--p",
+                        "\xc2\x9b"
+                        "31m"});
   CHECK(c1.exit_code == 2);
   CHECK(c1.err.find("\xc2\x9b") == std::string::npos);
   CHECK_THAT(c1.err, Catch::Contains("\\u009b31m"));

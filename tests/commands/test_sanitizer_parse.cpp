@@ -147,7 +147,8 @@ TEST_CASE("the older location shape, the hazard report, and a program that print
   CHECK(hazard.findings[0]["where"] == "race.cu:8");
   CHECK(hazard.findings[0]["other_where"] == "race.cu:9");
   CHECK(hazard.findings[0]["thread"] == json::array({31, 0, 0}));
-  const auto fake = parse_sanitizer_output("memcheck", "Invalid __global__ write of size 4 bytes\n");
+  const auto fake =
+      parse_sanitizer_output("memcheck", "Invalid __global__ write of size 4 bytes\n");
   CHECK(fake.findings.empty());
   CHECK(fake.errors == -1);
 }

@@ -142,11 +142,12 @@ TEST_CASE("a child that lets go of the output, or leaves the session, is ended t
     CHECK(r.wall_ms < 5000);
   }
   SECTION("leaves the session (setsid): the subreaper still finds it") {
-    const ProcessResult r = run_capture(
-        {"sh", "-c",
-         "setsid sh -c 'echo $$ > " + pidfile.string() + "; exec sleep 30' >/dev/null 2>&1 & "
-         "while [ ! -s " + pidfile.string() + " ]; do sleep 0.01; done"},
-        20s);
+    const ProcessResult r = run_capture({"sh", "-c",
+                                         "setsid sh -c 'echo $$ > " + pidfile.string() +
+                                             "; exec sleep 30' >/dev/null 2>&1 & "
+                                             "while [ ! -s " +
+                                             pidfile.string() + " ]; do sleep 0.01; done"},
+                                        20s);
     CHECK(r.main_returned);
     CHECK(r.leftover_processes >= 1);
     CHECK(r.wall_ms < 5000);
@@ -170,9 +171,9 @@ TEST_CASE("SIGTERM, SIGINT and SIGHUP end the program's whole group and throw In
     std::filesystem::remove(pidfile);
     ProcessSpec spec;
     // The grandchild ignores the signal: it must be ended all the same.
-    spec.argv = {"sh", "-c",
-                 "sh -c 'trap \"\" INT TERM HUP; echo $$ > " + pidfile.string() +
-                     "; exec sleep 30' & wait"};
+    spec.argv = {
+        "sh", "-c",
+        "sh -c 'trap \"\" INT TERM HUP; echo $$ > " + pidfile.string() + "; exec sleep 30' & wait"};
     spec.timeout = 20s;
     std::thread sender([&] {
       for (int i = 0; i < 500 && pid_in(pidfile) == 0; ++i) std::this_thread::sleep_for(10ms);
