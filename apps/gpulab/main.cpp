@@ -136,6 +136,11 @@ int main(int argc, char** argv) {
   } catch (const ExitCode& e) {
     std::fflush(stdout);
     return finish(e.code());
+  } catch (const Interrupted& e) {  // SIGINT, SIGTERM, SIGHUP: what it started is ended
+    std::fflush(stdout);
+    write_stderr(
+        fmt::format("gpulab: {}\n", interrupted_message(e.signal(), message_lang(global))));
+    return 128 + e.signal();
   } catch (const UsageError& e) {
     return fail(kExitUsage, e.message(message_lang(global)));
   } catch (const Error& e) {

@@ -1,6 +1,7 @@
 // Reading compute-sanitizer's text output (see sanitizer.hpp).
 #include "run/sanitizer.hpp"
 
+#include <algorithm>
 #include <regex>
 #include <sstream>
 
@@ -240,6 +241,18 @@ SanitizerReport parse_sanitizer_output(const std::string& tool, const std::strin
         f["kernel"] = kernel;
       }
     }
+  }
+  // After a kernel's fault the program's cudaFree calls fail, so its allocations "leak": the
+  // fault's consequence, not a bug of its own (the emulator reports no leaks after a fault either).
+  const bool faulted = std::any_of(report.findings.begin(), report.findings.end(), [](const json& f) {
+    const std::string k = f.value("kind", "");
+    return k == "out_of_bounds" || k == "misaligned_access" || k == "host_memory" ||
+           k == "kernel_fault";
+  });
+  if (faulted) {
+    report.findings.erase(std::remove_if(report.findings.begin(), report.findings.end(),
+                                         [](const json& f) { return f.value("kind", "") == "leak"; }),
+                          report.findings.end());
   }
   return report;
 }

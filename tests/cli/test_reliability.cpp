@@ -287,8 +287,14 @@ struct Scratch {
   }
   // `script` with $D the folder, the cache and TMPDIR in it.
   ShellResult run(const std::string& script) const {
-    return sh("D='" + dir.string() + "'; export XDG_CACHE_HOME=\"$D/cache\" TMPDIR=\"$D/tmp\"; " +
-              script);
+    // LEFTOVERS: says "leftover-process" when a process still runs a file of the cache (the
+    // program, the compiler on the build folder); "ru[n]" keeps grep from finding itself.
+    return sh(
+        "LEFTOVERS() { for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null | "
+        "grep -q \"$D/cache/gpulab/ru[n]\" && echo leftover-process; done; }; "
+        "D='" +
+        dir.string() + "'; export D COLUMNS=1000 XDG_CACHE_HOME=\"$D/cache\" TMPDIR=\"$D/tmp\"; " +
+        script);
   }
   // Entries of the cache's run folder whose names start with `prefix`.
   std::size_t cache_entries(const std::string& prefix) const {
@@ -299,6 +305,12 @@ struct Scratch {
     return n;
   }
 };
+
+// The text with every run of white space as one space: the report is laid out for the terminal,
+// and a long line may be wrapped anywhere.
+std::string flat(const std::string& text) {
+  return std::regex_replace(text, std::regex(R"(\s+)"), " ");
+}
 
 const char* kHello = R"(#include <cstdio>
 __global__ void hello() { printf("hello from thread %d\n", threadIdx.x); }
@@ -338,7 +350,7 @@ int main() {
   CHECK(j["run_ms"].get<double>() < 10000);  // not the 20 s of --timeout, nor the child's 30 s
   auto text = s.run("\"$GPULAB\" run --backend cpu \"$D/fork.cu\" 2>&1 >/dev/null");
   CHECK_THAT(text.out, Catch::Contains("main returned: exit code 0"));
-  CHECK_THAT(text.out, Catch::Contains("1 process(es) it started were still running"));
+  CHECK_THAT(flat(text.out), Catch::Contains("1 process(es) it started were still running"));
 }
 
 TEST_CASE(
@@ -369,8 +381,7 @@ int main(int argc, char** argv) {
         name +
         " $g; wait $g; echo \"rc=$?\"; "
         "p=$(cat \"$D/pid\"); sleep 0.2; kill -0 \"$p\" 2>/dev/null && echo program-alive; "
-        "grep -l \"$D/cache\" /proc/[0-9]*/environ 2>/dev/null | grep -v \"/proc/$$/\" "
-        "| grep -q . && echo leftover-process; cat \"$D/err\"");
+        "LEFTOVERS; cat \"$D/err\"");
     CAPTURE(r.out);
     CHECK_THAT(r.out, Catch::Contains("rc=" + std::to_string(code)));
     CHECK_THAT(r.out, !Catch::Contains("program-alive"));
@@ -389,8 +400,7 @@ TEST_CASE("run: Ctrl-C during the compile ends the compiler and leaves no build 
       "mkfifo \"$D/fifo.h\"; \"$GPULAB\" run --backend cpu \"$D/waits.cu\" 2>\"$D/err\" & "
       "g=$!; i=0; while ! grep -qs fifo.h /proc/[0-9]*/cmdline /proc/[0-9]*/fd 2>/dev/null "
       "&& [ $i -lt 50 ]; do sleep 0.2; i=$((i+1)); done; sleep 1; kill -INT $g; wait $g; "
-      "echo \"rc=$?\"; sleep 0.2; grep -l \"$D/cache\" /proc/[0-9]*/environ 2>/dev/null "
-      "| grep -v \"/proc/$$/\" | grep -q . && echo leftover-process; "
+      "echo \"rc=$?\"; sleep 0.2; LEFTOVERS; "
       "ls -A \"$D/tmp\"; cat \"$D/err\"");
   CAPTURE(r.out);
   CHECK_THAT(r.out, Catch::Contains("rc=130"));
@@ -434,8 +444,8 @@ TEST_CASE("run: a cache that cannot be written is said once, and the program sti
   CAPTURE(r.out);
   CHECK_THAT(r.out, Catch::Contains("rc=0"));
   CHECK_THAT(r.out, Catch::Contains("hello from thread 1"));
-  CHECK_THAT(r.out, Catch::Contains("cannot write the compile cache at " + s.dir.string() +
-                                    "/not-a-folder/gpulab/run: Not a directory"));
+  CHECK_THAT(flat(r.out), Catch::Contains("cannot write the compile cache at " + s.dir.string() +
+                                          "/not-a-folder/gpulab/run: Not a directory"));
   CHECK(std::filesystem::is_empty(s.dir / "tmp"));  // the build folder went after the run
   // A read-only and a full file system, where this machine lets a test mount one.
   auto probe = sh("unshare -rm sh -c 'mount -t tmpfs -o size=64k tmpfs /mnt' 2>&1 && echo ok");
@@ -448,8 +458,8 @@ TEST_CASE("run: a cache that cannot be written is said once, and the program sti
       "\"$GPULAB\" run --backend cpu \"$D/hello.cu\" 2>&1; echo \"rc=$?\"'");
   CAPTURE(ro.out);
   CHECK_THAT(ro.out, Catch::Contains("rc=0"));
-  CHECK_THAT(ro.out, Catch::Contains("cannot write the compile cache at " + s.dir.string() +
-                                     "/cache/gpulab/run: Read-only file system"));
+  CHECK_THAT(flat(ro.out), Catch::Contains("cannot write the compile cache at " + s.dir.string() +
+                                           "/cache/gpulab/run: Read-only file system"));
   auto full = s.run(
       "unshare -rm sh -c 'mount -t tmpfs -o size=64k tmpfs \"$D/cache\" && "
       "mkdir -p \"$D/cache/gpulab/run\" && "
@@ -457,8 +467,8 @@ TEST_CASE("run: a cache that cannot be written is said once, and the program sti
       "\"$GPULAB\" run --backend cpu \"$D/hello.cu\" 2>&1; echo \"rc=$?\"'");
   CAPTURE(full.out);
   CHECK_THAT(full.out, Catch::Contains("rc=0"));
-  CHECK_THAT(full.out, Catch::Contains("cannot write the compile cache at " + s.dir.string() +
-                                       "/cache/gpulab/run: no space left on device"));
+  CHECK_THAT(flat(full.out), Catch::Contains("cannot write the compile cache at " + s.dir.string() +
+                                             "/cache/gpulab/run: no space left on device"));
   CHECK_THAT(full.out, !Catch::Contains("could not compile"));
 }
 
@@ -546,8 +556,8 @@ int main() {
   CAPTURE(r.out);
   CHECK_THAT(r.out, Catch::Contains("rc=1"));
   CHECK_THAT(r.out, Catch::Contains("crashed: SIGSEGV"));
-  CHECK_THAT(r.out, Catch::Contains("in kernel tile_sum (launched at past.cu:12)"));
-  CHECK_THAT(r.out, Catch::Contains("at past.cu:6"));
+  CHECK_THAT(flat(r.out), Catch::Contains("in kernel tile_sum (launched at past.cu:12)"));
+  CHECK_THAT(flat(r.out), Catch::Contains("at past.cu:6"));
   CHECK_THAT(r.out, Catch::Contains("did not finish"));
   CHECK_THAT(r.out, !Catch::Contains("No kernel was launched"));
   // Never a block the launch does not have.
@@ -576,9 +586,9 @@ int main() {
   auto r = s.run("\"$GPULAB\" run --backend cpu --timeout 2 \"$D/spin.cu\" 2>&1; echo \"rc=$?\"");
   CAPTURE(r.out);
   CHECK_THAT(r.out, Catch::Contains("rc=1"));
-  CHECK_THAT(r.out, Catch::Contains(
-                        "stopped: still running after 2 s (--timeout), in kernel spin (launched "
-                        "at spin.cu:9)"));
+  CHECK_THAT(flat(r.out),
+             Catch::Contains("stopped: still running after 2 s (--timeout), in kernel spin "
+                             "(launched at spin.cu:9)"));
   CHECK_THAT(r.out, Catch::Contains("still running when --timeout stopped the program"));
   CHECK_THAT(r.out, !Catch::Contains("No kernel was launched"));
   CHECK_THAT(r.out, !Catch::Contains("main returned"));
