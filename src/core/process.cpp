@@ -14,7 +14,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -82,8 +81,16 @@ std::vector<ProcEntry> processes() {
   if (proc == nullptr) return all;
   while (const dirent* e = readdir(proc)) {
     if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-    std::ifstream in(std::string("/proc/") + e->d_name + "/stat");
-    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    // read(), not a stream: a process that ends while we read fails the read (ESRCH), which
+    // libstdc++'s filebuf would throw.
+    char buf[512];
+    const int fd =
+        ::open((std::string("/proc/") + e->d_name + "/stat").c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    const ssize_t got = ::read(fd, buf, sizeof buf);
+    ::close(fd);
+    if (got <= 0) continue;
+    const std::string stat(buf, static_cast<std::size_t>(got));
     const auto paren = stat.rfind(')');
     if (paren == std::string::npos) continue;
     std::istringstream fields(stat.substr(paren + 1));

@@ -217,7 +217,8 @@ std::string cache_problem_message(int error, Lang lang) {
                          "it (nothing is kept for the next run)",
                          "无法写入编译缓存 {}：{}；本次不使用缓存编译（不会为下次保留）"))),
       cache_dir().string(),
-      error == ENOSPC ? std::string("no space left on device") : std::string(std::strerror(error)));
+      error == ENOSPC ? std::string(tr(lang, "no space left on device", "设备上没有剩余空间"))
+                      : std::string(std::strerror(error)));
 }
 
 // A fresh folder in the cache for one build ("build-XXXXXX"); 0 or the errno of the failure.

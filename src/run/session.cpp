@@ -260,9 +260,9 @@ void run_sanitizers(const fs::path& program, const RunOptions& o, RunResult& r) 
       f.facts.erase("where");
       f.facts.erase("other_where");
       const auto same =
-          std::find_if(r.findings.begin(), r.findings.end(), [&](const RunFinding& o) {
-            return o.kind == f.kind && o.where == f.where && o.other_where == f.other_where &&
-                   o.facts.value("tool", "") == s.tool;
+          std::find_if(r.findings.begin(), r.findings.end(), [&](const RunFinding& seen) {
+            return seen.kind == f.kind && seen.where == f.where &&
+                   seen.other_where == f.other_where && seen.facts.value("tool", "") == s.tool;
           });
       if (same != r.findings.end()) {
         same->facts["hits"] =
