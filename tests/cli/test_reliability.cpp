@@ -290,7 +290,7 @@ struct Scratch {
     // LEFTOVERS: says "leftover-process" when a process still runs a file of the cache (the
     // program, the compiler on the build folder); "ru[n]" keeps grep from finding itself.
     return sh(
-        "LEFTOVERS() { for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null | "
+        "LEFTOVERS() { for p in /proc/[0-9]*; do { tr '\\0' ' ' < $p/cmdline; } 2>/dev/null | "
         "grep -q \"$D/cache/gpulab/ru[n]\" && echo leftover-process; done; }; "
         "D='" +
         dir.string() + "'; export D COLUMNS=1000 XDG_CACHE_HOME=\"$D/cache\" TMPDIR=\"$D/tmp\"; " +
