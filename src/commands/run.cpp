@@ -338,7 +338,6 @@ void setup_run(CLI::App& app, GlobalOptions& g) {
     const bool gpu_asked = g.backend_text == "gpu";
     g.emu.check = false;
     finish_global_options(g);
-    require_readable_file(raw->file);  // before anything else is said
     RunOptions o;
     o.file = raw->file;
     o.args = raw->args;
@@ -364,6 +363,7 @@ void setup_run(CLI::App& app, GlobalOptions& g) {
         bad_value("--arch", raw->arch, {"expected sm_XY, e.g. sm_90", "应为 sm_XY，例如 sm_90"});
       o.gpu_arch = raw->arch;
     }
+    require_readable_file(raw->file);  // after the options, before the backend's notice
     if (!(check && !gpu_asked)) {
       std::string notice;
       o.gpu = gpu_chosen(g.backend, &notice, g.out.lang);
