@@ -19,22 +19,39 @@ for f in tests/run_corpus/ok/*.cu; do
   [ "$same" = same ] || diff "$OUT/$n.gpu.out" "${f%.cu}.out" | head -5
 done
 echo "== planted bugs: compute-sanitizer (--backend gpu --check) vs the emulator (--check)"
-printf "| bug | emulator --check | memcheck | racecheck | synccheck | initcheck |\n|---|---|---|---|---|---|\n" > "$OUT/run_bugs.md"
-for f in tests/run_corpus/bugs/*.cu; do
+# Each cell: the findings' kinds and lines; the expected ones are the files' "// expect:" marks.
+# The raw output of every tool is kept in $OUT/sanitizer/ (src/run/sanitizer.cpp's parser reads
+# it; tests/commands/sanitizer/ can take these files as recorded fixtures).
+mkdir -p "$OUT/sanitizer"
+printf "| bug | expected | emulator --check | GPU --check (compute-sanitizer) | GPU exit | tool errors (mem/race/sync/init) |\n|---|---|---|---|---|---|\n" > "$OUT/run_bugs.md"
+for f in tests/run_corpus/bugs/*.cu tests/run_corpus/ok/*.cu; do
   n=$(basename "$f" .cu)
-  $G run --backend gpu --check --json "$f" > "$OUT/$n.gpu.out" 2> "$OUT/$n.gpu.json"
+  $G run --backend gpu --check --json "$f" > "$OUT/$n.gpu.out" 2> "$OUT/$n.gpu.json"; ge=$?
   $G run --backend cpu --check --json "$f" > /dev/null 2> "$OUT/$n.cpu.json"
-  python3 - "$n" "$OUT/$n.cpu.json" "$OUT/$n.gpu.json" >> "$OUT/run_bugs.md" <<'PY'
-import json, sys
-name, cpu, gpu = sys.argv[1:4]
+  nvcc -O2 -lineinfo -arch=sm_90 -o "$OUT/sanitizer/$n" "$f" 2>/dev/null &&
+  for tool in memcheck racecheck synccheck initcheck; do
+    extra=""; [ "$tool" = memcheck ] && extra="--leak-check full"
+    (cd "$(dirname "$f")" && compute-sanitizer --tool "$tool" $extra "$OLDPWD/$OUT/sanitizer/$n") \
+      > "$OUT/sanitizer/$n.$tool.txt" 2>&1
+  done
+  python3 - "$n" "$f" "$ge" "$OUT/$n.cpu.json" "$OUT/$n.gpu.json" >> "$OUT/run_bugs.md" <<'PY'
+import json, re, sys
+name, src, gexit, cpu, gpu = sys.argv[1:6]
 def load(p):
     try: return json.load(open(p))
     except Exception as e: return {"error": str(e)}
 c, g = load(cpu), load(gpu)
-kinds = ", ".join(sorted({f["kind"] + " " + f["where"] for f in c.get("findings", [])})) or "none"
+marks = []
+for i, line in enumerate(open(src), 1):
+    m = re.search(r"// expect: ([a-z_]+)", line)
+    if m: marks.append(f"{m.group(1)} :{i}")
+def cell(j):
+    if "error" in j: return "no report: " + j["error"][:40]
+    fs = sorted({f["kind"] + " " + f["where"].split(":")[-1] for f in j.get("findings", [])})
+    return ", ".join(fs) or "none"
 tools = {t["tool"]: t["errors"] for t in g.get("compute_sanitizer", [])}
-cells = [str(tools.get(t, "?")) for t in ("memcheck", "racecheck", "synccheck", "initcheck")]
-print("| " + " | ".join([name, kinds] + cells) + " |")
+errs = "/".join(str(tools.get(t, "?")) for t in ("memcheck", "racecheck", "synccheck", "initcheck"))
+print("| " + " | ".join([name, ", ".join(marks) or "(correct)", cell(c), cell(g), gexit, errs]) + " |")
 PY
 done
 cat "$OUT/run_bugs.md"

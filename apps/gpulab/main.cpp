@@ -33,7 +33,9 @@
 #include "commands/vecadd.hpp"
 #include "commands/warp_hiding.hpp"
 #include "core/error.hpp"
+#include "core/input.hpp"
 #include "core/output.hpp"
+#include "core/process.hpp"
 #include "core/version.hpp"
 
 namespace {
@@ -42,7 +44,8 @@ using namespace gpulab;
 
 int fail(int code, const std::string& message) {
   std::fflush(stdout);
-  write_stderr(fmt::format("gpulab: error: {}\n", message));  // never throws: stderr may be full
+  // What the user typed or a compiler printed may hold escape bytes: shown, never obeyed.
+  write_stderr(fmt::format("gpulab: error: {}\n", escape_controls(message)));  // never throws
   return code;
 }
 
@@ -145,6 +148,11 @@ int main(int argc, char** argv) {
   } catch (const ExitCode& e) {
     std::fflush(stdout);
     return finish(e.code());
+  } catch (const Interrupted& e) {  // SIGINT, SIGTERM, SIGHUP: what it started is ended
+    std::fflush(stdout);
+    write_stderr(
+        fmt::format("gpulab: {}\n", interrupted_message(e.signal(), message_lang(global))));
+    return 128 + e.signal();
   } catch (const UsageError& e) {
     return fail(kExitUsage, e.message(message_lang(global)));
   } catch (const Error& e) {

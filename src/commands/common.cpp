@@ -24,8 +24,10 @@ namespace gpulab {
 void add_global_options(CLI::App& app, GlobalOptions& g) {
   auto say = [&g](std::string_view en, std::string_view zh) { return help_tr(g, en, zh); };
   app.add_flag("--json", g.out.json,
-               say("Print the result as one JSON document on stdout",
-                   "把结果作为一个 JSON 文档输出到标准输出"));
+               say("Print the result as one JSON document on stdout (run: on stderr, or in "
+                   "--report FILE, since stdout carries the program's own output)",
+                   "把结果作为一个 JSON 文档输出到标准输出（run 命令例外：输出到标准错误或 "
+                   "--report FILE，因为标准输出属于程序自己的输出）"));
   app.add_option("--backend", g.backend_text,
                  say("Where kernels run: auto (the GPU if usable, else the emulator), gpu, cpu",
                      "内核在哪里运行：auto（有可用的 GPU 就用 GPU，否则用模拟器）、gpu、cpu"))

@@ -18,6 +18,7 @@
 #include "calc/gpu_specs.hpp"
 #include "commands/occupancy.hpp"
 #include "core/error.hpp"
+#include "core/file_check.hpp"
 #include "core/layout.hpp"
 #include "core/parse.hpp"
 #include "core/process.hpp"
@@ -705,10 +706,7 @@ void setup_inspect(CLI::App& app, GlobalOptions& g) {
           throw UsageError("inspect needs a file: gpulab inspect FILE.cu",
                            "inspect 需要一个文件：gpulab inspect FILE.cu");
         }
-        std::error_code ec;
-        if (!fs::is_regular_file(raw->file, ec)) {
-          bad_value("FILE", raw->file, {"no such file", "文件不存在"});
-        }
+        require_readable_file(raw->file);
         o.file = raw->file;
         o.kernel = raw->kernel;
         if (!raw->arch.empty()) {

@@ -6,12 +6,15 @@
 #include <fmt/ranges.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <regex>
 #include <set>
 
 #include "core/error.hpp"
+#include "core/file_check.hpp"
+#include "core/input.hpp"
 #include "core/layout.hpp"
 #include "core/parse.hpp"
 #include "core/process.hpp"
@@ -28,7 +31,7 @@ std::string render_run(const RunResult& r, const OutputOptions& out) {
   // The report goes to stderr: its width, not stdout's.
   const Style st(out.color == ColorMode::always, output_width(STDERR_FILENO), out.lang);
   std::string s;
-  const std::string name = fs::path(r.file).filename().string();
+  const std::string name = escape_controls(fs::path(r.file).filename().string());
   const std::string where = r.backend == "cuda"
                                 ? std::string(tr(l, "on the GPU (nvcc)", "在 GPU 上（nvcc 编译）"))
                                 : std::string(tr(l, "on gpulab's CPU emulator (not a GPU)",
@@ -48,12 +51,21 @@ std::string render_run(const RunResult& r, const OutputOptions& out) {
       r.run_ms);
   s += "\n";
   // How the program ended.
+  const RunLaunch* unfinished = nullptr;
+  for (const RunLaunch& k : r.launches)
+    if (k.unfinished) unfinished = &k;
+  const std::string in_launch =
+      unfinished == nullptr
+          ? std::string()
+          : fmt::format(fmt::runtime(std::string(tr(l, ", in kernel {} (launched at {})",
+                                                    "，当时正在运行核函数 {}（启动于 {}）"))),
+                        unfinished->kernel, short_path(unfinished->site, r.file));
   if (r.timed_out) {
     s += "  " +
          st.bad(fmt::format(
-             fmt::runtime(std::string(tr(l, "stopped: still running after {} s (--timeout)",
-                                         "已终止：运行超过 {} 秒（--timeout）"))),
-             static_cast<double>(r.timeout_ms) / 1000.0)) +
+             fmt::runtime(std::string(tr(l, "stopped: still running after {} s (--timeout){}",
+                                         "已终止：运行超过 {} 秒（--timeout）{}"))),
+             static_cast<double>(r.timeout_ms) / 1000.0, in_launch)) +
          "\n";
   } else if (r.output_capped) {
     s += "  " +
@@ -66,18 +78,32 @@ std::string render_run(const RunResult& r, const OutputOptions& out) {
     std::string crash =
         fmt::format(fmt::runtime(std::string(tr(l, "crashed: {} ({})", "崩溃：{}（{}）"))),
                     signal_name(r.signal), strsignal(r.signal));
-    if (r.crash && r.crash->contains("kernel")) {
+    if (r.crash && r.crash->contains("kernel") && r.crash->contains("block")) {
       crash += fmt::format(
           fmt::runtime(std::string(tr(l, " in kernel {} (launched at {}), block {} thread {}",
                                       "，发生在核函数 {}（启动于 {}）的线程块 {} 线程 {}"))),
           r.crash->value("kernel", ""), short_path(r.crash->value("site", ""), r.file),
           dims_text(r.crash->value("block", json())), dims_text(r.crash->value("thread", json())));
+    } else if (r.crash && r.crash->contains("kernel")) {
+      crash += fmt::format(
+          fmt::runtime(std::string(tr(
+              l,
+              " in kernel {} (launched at {}); its block and thread are unknown: the fault "
+              "overwrote the emulator's record of them (a write past a __shared__ array?)",
+              "，发生在核函数 {}（启动于 {}）中；线程块和线程无法确定：这次错误覆盖了模拟器对它们的"
+              "记录（越过 __shared__ 数组的写入？）"))),
+          r.crash->value("kernel", ""), short_path(r.crash->value("site", ""), r.file));
     } else if (r.crash) {
       crash += std::string(tr(l, " in host code", "，发生在主机代码中"));
     }
+    if (r.crash && r.crash->contains("where")) {
+      crash += fmt::format(fmt::runtime(std::string(tr(l, ", at {}", "，位置 {}"))),
+                           r.crash->value("where", ""));
+    }
     s += "  " + st.bad(crash) + "\n";
   } else {
-    s += fmt::format(fmt::runtime(std::string(tr(l, "  exit code {}", "  退出码 {}"))),
+    s += fmt::format(fmt::runtime(std::string(
+                         tr(l, "  main returned: exit code {}", "  main 已返回：退出码 {}"))),
                      r.exit_code) +
          "\n";
   }
@@ -95,6 +121,23 @@ std::string render_run(const RunResult& r, const OutputOptions& out) {
                      fmt::join(r.flags_without_effect, " ")) +
          "\n";
   }
+  if (r.leftover_processes > 0) {
+    s += "  " +
+         st.warn(fmt::format(
+             fmt::runtime(std::string(
+                 r.leftovers_held_output
+                     ? tr(l,
+                          "{} process(es) it started were still running and holding its output "
+                          "after it ended: gpulab ended them",
+                          "程序结束后，它启动的 {} 个进程仍在运行并占用着它的输出：gpulab "
+                          "已结束它们")
+                     : tr(l,
+                          "{} process(es) it started were still running after it ended: "
+                          "gpulab ended them",
+                          "程序结束后，它启动的 {} 个进程仍在运行：gpulab 已结束它们"))),
+             r.leftover_processes)) +
+         "\n";
+  }
 
   if (!r.launches.empty()) {
     s += fmt::format(fmt::runtime(std::string(
@@ -105,6 +148,16 @@ std::string render_run(const RunResult& r, const OutputOptions& out) {
       s += fmt::format("    {} <<<({},{},{}), ({},{},{})>>>  {}{}\n", k.kernel, k.grid[0],
                        k.grid[1], k.grid[2], k.block[0], k.block[1], k.block[2],
                        short_path(k.site, r.file), k.count > 1 ? fmt::format(" x{}", k.count) : "");
+      if (k.unfinished) {
+        s += "      " +
+             st.bad(std::string(r.timed_out
+                                    ? tr(l, "still running when --timeout stopped the program",
+                                         "--timeout 终止程序时它仍在运行")
+                                    : tr(l, "did not finish: the program ended inside it",
+                                         "没有完成：程序在它运行时结束了"))) +
+             "\n";
+        continue;
+      }
       if (!k.error.empty()) {
         s += "      " +
              st.bad(fmt::format(
@@ -186,7 +239,7 @@ std::string render_run(const RunResult& r, const OutputOptions& out) {
                        t.tool, t.errors < 0 ? std::string("?") : std::to_string(t.errors),
                        t.errors == 1 ? "error" : "errors") +
            "\n";
-      if (t.errors > 0) s += t.output;
+      if (t.errors > 0 && t.findings == 0) s += t.output;  // a shape gpulab could not read
     }
     s +=
         std::string(tr(
@@ -230,6 +283,8 @@ json run_json(const RunResult& r) {
             {"signal", r.signal != 0 ? json(signal_name(r.signal)) : json(nullptr)},
             {"timed_out", r.timed_out},
             {"output_capped", r.output_capped},
+            {"main_returned", r.main_returned},
+            {"leftover_processes", r.leftover_processes},
             {"launches_total", r.launches_total},
             {"lost_printf_bytes", r.lost_printf_bytes},
             {"dropped_printf_bytes", r.dropped_printf_bytes},
@@ -250,6 +305,7 @@ json run_json(const RunResult& r) {
               {"emulator_ms", k.emulated ? json(k.ms) : json(nullptr)}};
     if (!k.error.empty()) l["error"] = k.error;
     if (!k.fault.empty()) l["fault"] = k.fault;
+    if (k.unfinished) l["unfinished"] = true;
     launches.push_back(l);
   }
   j["launches"] = launches;
@@ -264,6 +320,7 @@ json run_json(const RunResult& r) {
   }
   j["findings"] = findings;
   if (r.crash) j["crash"] = *r.crash;
+  if (!r.cache_problem.empty()) j["cache_problem"] = r.cache_problem;
   if (!r.sanitizer.empty() || !r.sanitizer_missing.empty()) {
     json s = json::array();
     for (const auto& t : r.sanitizer) s.push_back({{"tool", t.tool}, {"errors", t.errors}});
@@ -377,6 +434,17 @@ bool source_file(const std::string& name) {
   return kSources.count(fs::path(name).extension().string()) != 0;
 }
 
+// The report on stderr, laid out for its width; false when it could not be written.
+bool write_report_to_stderr(const RunResult& r, const std::string& report, const GlobalOptions& g) {
+  // "hello world" without a newline: on a terminal, the report starts on a line of its own.
+  std::string shown = !r.output_ends_line && isatty(STDERR_FILENO) ? "\n" : "";
+  shown += g.out.json ? report : lay_out(report, output_width(STDERR_FILENO), g.out.lang);
+  const bool wrote = std::fwrite(shown.data(), 1, shown.size(), stderr) == shown.size();
+  const bool flushed = std::fflush(stderr) == 0;
+  std::clearerr(stderr);
+  return wrote && flushed;
+}
+
 }  // namespace
 
 void setup_run(CLI::App& app, GlobalOptions& g) {
@@ -440,6 +508,7 @@ void setup_run(CLI::App& app, GlobalOptions& g) {
         bad_value("--arch", raw->arch, {"expected sm_XY, e.g. sm_90", "应为 sm_XY，例如 sm_90"});
       o.gpu_arch = raw->arch;
     }
+    require_readable_file(raw->file);  // after the options, before the backend's notice
     if (!(check && !gpu_asked)) {
       std::string notice;
       o.gpu = gpu_chosen(g.backend, &notice, g.out.lang);
@@ -495,25 +564,36 @@ void setup_run(CLI::App& app, GlobalOptions& g) {
           "--shuffle-blocks needs --backend cpu: only gpulab's emulator can shuffle blocks",
           "--shuffle-blocks 需要 --backend cpu：只有 gpulab 的模拟器能打乱线程块的顺序");
     }
+    const SignalGuard signals;  // Ctrl-C ends the compiler or the program, and then gpulab
     RunResult r = run_program(o);
+    throw_if_interrupted();
+    if (!r.cache_problem.empty() && !g.out.json)
+      write_stderr("gpulab: " + escape_controls(r.cache_problem) + "\n");
     const std::string report =
         g.out.json ? run_json(r).dump(2, ' ', false, json::error_handler_t::replace) + "\n"
                    : render_run(r, g.out);
-    std::fflush(stdout);
+    bool report_lost = false;
     if (raw->report.empty()) {
-      // "hello world" without a newline: on a terminal, the report starts on a line of its own.
-      if (!r.output_ends_line && isatty(STDERR_FILENO)) std::fputc('\n', stderr);
-      const std::string shown =
-          g.out.json ? report : lay_out(report, output_width(STDERR_FILENO), g.out.lang);
-      std::fwrite(shown.data(), 1, shown.size(), stderr);
+      report_lost = !write_report_to_stderr(r, report, g) || r.stderr_errno != 0;
     } else {
       std::FILE* f = std::fopen(raw->report.c_str(), "w");
       if (f == nullptr || std::fwrite(report.data(), 1, report.size(), f) != report.size() ||
           std::fclose(f) != 0) {
-        throw RuntimeFailure(
-            both("--report {}: cannot write the report", "--report {}：无法写入报告", raw->report));
+        const int error = errno;
+        throw RuntimeFailure(both("--report {}: cannot write the report: {}",
+                                  "--report {}：无法写入报告：{}", printable(raw->report, 200),
+                                  std::string(std::strerror(error))));
       }
     }
+    // The program's output could not be passed on: like a failed write of our own.
+    errno = 0;
+    if (r.stdout_errno != 0 || std::fflush(stdout) != 0 || std::ferror(stdout) != 0) {
+      const int error = r.stdout_errno != 0 ? r.stdout_errno : (errno != 0 ? errno : EIO);
+      throw RuntimeFailure(both("cannot write to standard output: {}", "无法写入标准输出：{}",
+                                std::string(std::strerror(error))));
+    }
+    // A report that could not be written to stderr: nowhere is left to say so; the exit code tells.
+    if (report_lost) throw ExitCode(kExitFailure);
     if (r.timed_out || r.output_capped || r.signal != 0) {
       throw ExitCode(kExitFailure);
     }

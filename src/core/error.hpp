@@ -57,6 +57,18 @@ class ExitCode : public std::exception {
   int code_;
 };
 
+// Not an error: gpulab received SIGINT, SIGTERM or SIGHUP (core/process.hpp: SignalGuard), ended
+// what it had started and unwinds so that temporary files go; main() exits with 128 + signal.
+class Interrupted : public std::exception {
+ public:
+  explicit Interrupted(int signal) : signal_(signal) {}
+  int signal() const { return signal_; }
+  const char* what() const noexcept override { return "interrupted"; }
+
+ private:
+  int signal_;
+};
+
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;

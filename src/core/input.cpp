@@ -33,6 +33,25 @@ LineRead read_line_capped(std::istream& in, std::string& line, std::size_t max_b
   return LineRead::ok;
 }
 
+std::string escape_controls(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
+      out += fmt::format("\\x{:02x}", c);
+    } else if (c == 0xC2 && i + 1 < text.size() &&
+               (static_cast<unsigned char>(text[i + 1]) & 0xE0) == 0x80) {
+      // U+0080..U+009F, the C1 controls (CSI is U+009B): as terminal-driving as ESC [.
+      out += fmt::format("\\u{:04x}", static_cast<unsigned char>(text[i + 1]));
+      ++i;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
 std::string printable(std::string_view text, std::size_t max_bytes) {
   std::string out;
   std::size_t i = 0;

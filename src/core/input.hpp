@@ -24,6 +24,11 @@ LineRead read_line_capped(std::istream& in, std::string& line,
 // terminal), and text longer than `max_bytes` is cut at a character boundary and ends in "...".
 std::string printable(std::string_view text, std::size_t max_bytes = 80);
 
+// `text` with every control character that could drive a terminal shown escaped: C0 controls but
+// newline and tab, DEL (\xNN) and the C1 controls (\u0080-\u009f); nothing cut. The one helper for
+// echoing what a user or a tool wrote (option values, file names, relayed compiler output).
+std::string escape_controls(std::string_view text);
+
 // Full-width forms as typed with a Chinese input method, made ASCII: the digits ０-９, ，．＋－
 // ／（）, and the ideographic space (U+3000); the enumeration comma 、 becomes ','.
 std::string ascii_forms(std::string_view text);

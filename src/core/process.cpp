@@ -1,17 +1,25 @@
 // Running other programs (see process.hpp).
 #include "core/process.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <set>
+#include <sstream>
 #include <thread>
+
+#include "core/error.hpp"
 
 #include <fmt/format.h>
 
@@ -50,7 +58,122 @@ std::vector<std::string> child_environment(const ProcessSpec& spec) {
   return out;
 }
 
+// The signal a SignalGuard recorded (0: none), and how many guards live.
+volatile sig_atomic_t g_signal = 0;
+int g_guards = 0;
+struct sigaction g_old[3];
+constexpr int kGuarded[3] = {SIGINT, SIGTERM, SIGHUP};
+
+extern "C" void record_signal(int s) {
+  if (g_signal == 0) g_signal = s;
+}
+
+struct ProcEntry {
+  pid_t pid = 0, ppid = 0, pgrp = 0;
+  bool zombie = false;
+};
+
+// Every process we can see, from /proc/PID/stat (the fields after the name: state, parent,
+// process group). /proc/PID/task/TID/children is not in every kernel; this is.
+std::vector<ProcEntry> processes() {
+  std::vector<ProcEntry> all;
+  DIR* proc = opendir("/proc");
+  if (proc == nullptr) return all;
+  while (const dirent* e = readdir(proc)) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    // read(), not a stream: a process that ends while we read fails the read (ESRCH), which
+    // libstdc++'s filebuf would throw.
+    char buf[512];
+    const int fd =
+        ::open((std::string("/proc/") + e->d_name + "/stat").c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    const ssize_t got = ::read(fd, buf, sizeof buf);
+    ::close(fd);
+    if (got <= 0) continue;
+    const std::string stat(buf, static_cast<std::size_t>(got));
+    const auto paren = stat.rfind(')');
+    if (paren == std::string::npos) continue;
+    std::istringstream fields(stat.substr(paren + 1));
+    std::string state;
+    ProcEntry p;
+    long ppid = 0, pgrp = 0;
+    if (!(fields >> state >> ppid >> pgrp)) continue;
+    p.pid = static_cast<pid_t>(std::atol(e->d_name));
+    p.ppid = static_cast<pid_t>(ppid);
+    p.pgrp = static_cast<pid_t>(pgrp);
+    p.zombie = state == "Z" || state == "X";
+    all.push_back(p);
+  }
+  closedir(proc);
+  return all;
+}
+
+// Our children now: with the subreaper flag, the orphans of the program's processes are ours.
+std::set<pid_t> own_children() {
+  std::set<pid_t> pids;
+  const pid_t self = ::getpid();
+  for (const ProcEntry& p : processes())
+    if (p.ppid == self) pids.insert(p.pid);
+  return pids;
+}
+
+// Ends what is left of the program started as `leader` (its process group, and the orphans that
+// came to us, also those that left the group), reaps them, and says how many were running.
+int end_leftovers(pid_t leader, const std::set<pid_t>& children_before) {
+  std::set<pid_t> ended;
+  const pid_t self = ::getpid();
+  const auto until = Clock::now() + std::chrono::seconds(2);
+  while (Clock::now() < until) {
+    std::set<pid_t> left;
+    for (const ProcEntry& p : processes()) {
+      const bool ours = p.ppid == self && children_before.count(p.pid) == 0;
+      if (ours && p.zombie) {
+        waitpid(p.pid, nullptr, WNOHANG);  // an orphan that had already ended
+        continue;
+      }
+      if (p.zombie || p.pid == self) continue;
+      if (p.pgrp == leader || ours) left.insert(p.pid);
+    }
+    if (left.empty()) break;
+    ::kill(-leader, SIGKILL);
+    for (pid_t p : left) {
+      ::kill(p, SIGKILL);
+      ended.insert(p);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ended.erase(leader);
+  return static_cast<int>(ended.size());
+}
+
 }  // namespace
+
+SignalGuard::SignalGuard() {
+  if (g_guards++ > 0) return;
+  g_signal = 0;
+  struct sigaction sa {};
+  sa.sa_handler = record_signal;
+  sigemptyset(&sa.sa_mask);
+  for (int i = 0; i < 3; ++i) sigaction(kGuarded[i], &sa, &g_old[i]);
+}
+
+SignalGuard::~SignalGuard() {
+  if (--g_guards > 0) return;
+  for (int i = 0; i < 3; ++i) sigaction(kGuarded[i], &g_old[i], nullptr);
+}
+
+std::string interrupted_message(int signal, Lang lang) {
+  return fmt::format(
+      fmt::runtime(std::string(tr(lang,
+                                  "stopped by {}: what it had started was ended, its temporary "
+                                  "files removed",
+                                  "被 {} 终止：它启动的进程已结束，临时文件已删除"))),
+      signal_name(signal));
+}
+
+void throw_if_interrupted() {
+  if (const int s = g_signal; s != 0) throw Interrupted(s);
+}
 
 std::string signal_name(int signal) {
   switch (signal) {
@@ -74,6 +197,8 @@ std::string signal_name(int signal) {
       return "SIGPIPE";
     case SIGTRAP:
       return "SIGTRAP";
+    case SIGHUP:
+      return "SIGHUP";
     default:
       return fmt::format("signal {}", signal);
   }
@@ -94,6 +219,8 @@ ProcessResult run_process(const ProcessSpec& spec) {
     result.start_error = "no program given";
     return result;
   }
+  const SignalGuard signals;
+  throw_if_interrupted();
   // Our own writes to a pipe whose reader left must not kill gpulab.
   struct sigaction ignore {
   }, old_pipe{};
@@ -103,6 +230,10 @@ ProcessResult run_process(const ProcessSpec& spec) {
     struct sigaction* old;
     ~RestorePipe() { sigaction(SIGPIPE, old, nullptr); }
   } restore_pipe{&old_pipe};
+  // Processes the program leaves behind are re-parented to us, not to init, so that we can end
+  // them even when they left its session.
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  const std::set<pid_t> children_before = own_children();
 
   int out[2] = {-1, -1}, err[2] = {-1, -1};
   if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) {
@@ -121,16 +252,14 @@ ProcessResult run_process(const ProcessSpec& spec) {
   if (!spec.cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, spec.cwd.c_str());
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
-  short flags = POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK;
-  // A tool (a compiler and its sub-processes) gets a process group of its own, so that a time-out
-  // stops all of it; the student's program stays in ours, so that Ctrl-C reaches it.
-  const bool own_group = spec.output == ProcessSpec::Output::capture;
-  if (own_group) flags |= POSIX_SPAWN_SETPGROUP;
+  // A session of its own: its process group is ours to end as a whole (a compiler and its
+  // sub-processes, a program and what it forks), and the terminal's Ctrl-C reaches gpulab, which
+  // passes it on. Without a controlling terminal the program still reads ours as its stdin.
+  short flags = POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSID;
   posix_spawnattr_setflags(&attr, flags);
-  posix_spawnattr_setpgroup(&attr, 0);
   sigset_t defaults, empty;
   sigemptyset(&defaults);
-  sigaddset(&defaults, SIGPIPE);
+  for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGHUP}) sigaddset(&defaults, s);
   sigemptyset(&empty);
   posix_spawnattr_setsigdefault(&attr, &defaults);
   posix_spawnattr_setsigmask(&attr, &empty);
@@ -158,36 +287,75 @@ ProcessResult run_process(const ProcessSpec& spec) {
     return result;
   }
   result.started = true;
+  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));  // -1: poll less finely
 
   const auto deadline = start + spec.timeout;
   const bool limited = spec.timeout.count() > 0;
-  bool stopped = false;
+  bool stopped = false, reaped = false;
+  int status = 0;
+  Clock::time_point exited_at{}, stopped_at{};
   const auto stop = [&] {
     if (stopped) return;
     stopped = true;
-    ::kill(own_group ? -pid : pid, SIGKILL);
+    stopped_at = Clock::now();
+    ::kill(-pid, SIGKILL);
   };
-  bool forward_out = true, forward_err = true;  // until our own reader goes away
-  int fds_open = 2;
+  const auto reap = [&] {
+    if (reaped) return;
+    pid_t w = 0;
+    do {
+      w = waitpid(pid, &status, WNOHANG);
+    } while (w < 0 && errno == EINTR);
+    if (w == pid || (w < 0 && errno == ECHILD)) {
+      reaped = true;
+      exited_at = Clock::now();
+      if (!stopped) result.main_returned = true;
+    }
+  };
+  bool forward_out = true, forward_err = true;  // until our own output fails
   int fd[2] = {out[0], err[0]};
   char buf[65536];
-  while (fds_open > 0) {
-    int wait_ms = -1;
-    if (limited && !stopped) {
-      const auto left =
-          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-      if (left.count() <= 0) {
-        result.timed_out = true;
-        stop();
-        wait_ms = 100;
-      } else {
-        wait_ms = static_cast<int>(std::min<long long>(left.count(), 1000));
+  while (true) {
+    reap();
+    if (fd[0] < 0 && fd[1] < 0 && reaped) break;
+    if (const int s = g_signal; s != 0) {
+      // Passed on to the whole session, as a terminal would have; what does not end goes.
+      ::kill(-pid, s);
+      const auto grace = Clock::now() + std::chrono::milliseconds(1000);
+      while (!reaped && Clock::now() < grace) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        reap();
       }
+      stop();
+      for (int f : fd)
+        if (f >= 0) close(f);
+      if (pidfd >= 0) close(pidfd);
+      if (!reaped) waitpid(pid, &status, 0);
+      end_leftovers(pid, children_before);
+      throw Interrupted(s);
     }
-    pollfd p[2] = {{fd[0], POLLIN, 0}, {fd[1], POLLIN, 0}};
-    const int n = poll(p, 2, stopped ? 100 : wait_ms);
+    const auto now = Clock::now();
+    if (limited && !stopped && !reaped && now >= deadline) {
+      result.timed_out = true;
+      stop();
+    }
+    // Its process is gone but its output is still open: a process it started holds it.
+    if (reaped && !stopped && now >= exited_at + spec.drain_after_exit) {
+      result.leftovers_held_output = true;
+      break;
+    }
+    if (stopped && reaped && now >= stopped_at + std::chrono::milliseconds(100)) break;
+    int wait_ms = 200;
+    if (pidfd < 0 && !reaped) wait_ms = 10;
+    if (limited && !stopped && !reaped) {
+      wait_ms = static_cast<int>(std::clamp<long long>(
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count() + 1, 0,
+          wait_ms));
+    }
+    if (reaped) wait_ms = 20;
+    pollfd p[3] = {{fd[0], POLLIN, 0}, {fd[1], POLLIN, 0}, {reaped ? -1 : pidfd, POLLIN, 0}};
+    const int n = poll(p, 3, wait_ms);
     if (n < 0 && errno == EINTR) continue;
-    if (n == 0 && stopped) break;  // a grandchild holds the pipe open: do not wait for it
     for (int i = 0; i < 2; ++i) {
       if (fd[i] < 0 || !(p[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       const ssize_t got = ::read(fd[i], buf, sizeof buf);
@@ -195,13 +363,12 @@ ProcessResult run_process(const ProcessSpec& spec) {
       if (got <= 0) {
         close(fd[i]);
         fd[i] = -1;
-        --fds_open;
         continue;
       }
       std::size_t size = static_cast<std::size_t>(got);
       if (spec.max_output_bytes > 0 && result.output_bytes + size > spec.max_output_bytes) {
         size = spec.max_output_bytes - result.output_bytes;
-        if (!stopped) result.output_capped = true;
+        if (!stopped && !reaped) result.output_capped = true;
         stop();
       }
       result.output_bytes += size;
@@ -210,34 +377,28 @@ ProcessResult run_process(const ProcessSpec& spec) {
         (i == 0 ? result.out : result.err).append(buf, size);
       } else if (i == 0 && forward_out) {
         forward_out = write_all(STDOUT_FILENO, buf, size);
+        if (!forward_out) result.stdout_errno = errno;
       } else if (i == 1 && forward_err) {
         forward_err = write_all(STDERR_FILENO, buf, size);
+        if (!forward_err) result.stderr_errno = errno;
       }
     }
   }
   for (int f : fd)
     if (f >= 0) close(f);
-
-  int status = 0;
-  while (true) {
-    const pid_t w = waitpid(pid, &status, limited && !stopped ? WNOHANG : 0);
-    if (w == pid) break;
-    if (w < 0 && errno == EINTR) continue;
-    if (w < 0) break;
-    if (Clock::now() >= deadline) {
-      result.timed_out = true;
-      stop();
-    } else {
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  if (pidfd >= 0) close(pidfd);
+  if (!reaped) {
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
   }
-  if (own_group && !stopped) ::kill(-pid, SIGKILL);  // leftovers of a tool that exited
+  // Whatever it left running (a forked child, a daemon, a compiler's sub-process) goes now.
+  result.leftover_processes = end_leftovers(pid, children_before);
   result.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   if (WIFEXITED(status)) {
     result.exit_code = WEXITSTATUS(status);
   } else if (WIFSIGNALED(status)) {
     result.signal = WTERMSIG(status);
-    if (stopped) result.signal = 0;  // our own SIGKILL: timed_out or output_capped says why
+    if (stopped && !result.main_returned) result.signal = 0;  // our SIGKILL: the flags say why
   }
   return result;
 }

@@ -1,5 +1,6 @@
 // Runs another program (a compiler, a student's compiled program) with a time limit and a cap on
-// what it may print, and says how it ended.
+// what it may print, and says how it ended. The program runs in a session (and process group) of
+// its own with gpulab as its subreaper: whatever it starts is ended with it, never orphaned.
 #pragma once
 
 #include <chrono>
@@ -8,6 +9,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "core/output.hpp"
 
 namespace gpulab {
 
@@ -22,6 +25,9 @@ struct ProcessSpec {
   // Past this many bytes of stdout + stderr the program is stopped (a program that floods the
   // terminal); 0: no limit.
   std::size_t max_output_bytes = 0;
+  // Once the program's own process has exited, how long its output may stay open (held by a
+  // process it started) before what is left of it is ended.
+  std::chrono::milliseconds drain_after_exit{500};
 };
 
 struct ProcessResult {
@@ -35,6 +41,15 @@ struct ProcessResult {
   char last_stdout_byte = '\n';  // the last byte the program wrote to stdout ('\n' if none)
   std::string out, err;          // captured (capture mode only)
   double wall_ms = 0;
+  // The program's own process exited by itself (main returned, exit(), a crash), as opposed to
+  // being stopped by us.
+  bool main_returned = false;
+  // Processes it started that were still running when it had exited (or had been stopped), ended
+  // by us; and whether they held its output open past drain_after_exit.
+  int leftover_processes = 0;
+  bool leftovers_held_output = false;
+  // Forward mode: errno of the first failed write to our own stdout / stderr (0: none failed).
+  int stdout_errno = 0, stderr_errno = 0;
 
   bool ok() const {
     return started && signal == 0 && !timed_out && !output_capped && exit_code == 0;
@@ -43,7 +58,26 @@ struct ProcessResult {
   std::string describe() const;
 };
 
+// Throws Interrupted (core/error.hpp) when gpulab receives SIGINT, SIGTERM or SIGHUP while the
+// program runs: the program's whole session is ended first.
 ProcessResult run_process(const ProcessSpec& spec);
+
+// While one lives, SIGINT, SIGTERM and SIGHUP do not end gpulab at once: they are recorded, the
+// running program (if any) is ended, and Interrupted is thrown at the next check, so that the
+// destructors remove temporary files. Nests; run_process holds one of its own.
+class SignalGuard {
+ public:
+  SignalGuard();
+  ~SignalGuard();
+  SignalGuard(const SignalGuard&) = delete;
+  SignalGuard& operator=(const SignalGuard&) = delete;
+};
+
+// "stopped by SIGINT: ...", the line main() prints for Interrupted.
+std::string interrupted_message(int signal, Lang lang);
+
+// Throws Interrupted when a SignalGuard recorded a signal.
+void throw_if_interrupted();
 
 // Capture mode with a time limit: the common case of running a tool and reading its output.
 ProcessResult run_capture(const std::vector<std::string>& argv, std::chrono::milliseconds timeout);

@@ -111,6 +111,19 @@ SavedProgress parse_progress(const std::string& text, const std::string& where) 
 
 // The whole file, or nothing when it does not exist; `error` says why it could not be read.
 std::optional<std::string> read_file(const std::filesystem::path& path, std::string& error) {
+  // A folder opens and reads as nothing: it would pass for an empty file, set aside again and
+  // again. Say what it is instead.
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (std::filesystem::is_directory(status)) {
+    error = "it is a folder, not a file";
+    return std::nullopt;
+  }
+  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+    error = "it is not a regular file";
+    return std::nullopt;
+  }
+  errno = 0;
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     if (errno != ENOENT) error = std::strerror(errno);

@@ -10,6 +10,7 @@
 #include <random>
 
 #include "core/error.hpp"
+#include "core/file_check.hpp"
 #include "core/hash.hpp"
 #include "core/i18n_format.hpp"
 #include "core/process.hpp"
@@ -307,12 +308,10 @@ std::string program_source(const Exercise& e, const std::string& student_text,
 
 CheckResult check_file(const CheckOptions& o) {
   CheckResult c;
+  require_readable_file(o.file);
   c.file = fs::absolute(o.file).lexically_normal().string();
   c.backend = o.gpu ? "cuda" : "cpu-emulator";
   const Lang l = o.lang;
-  if (!fs::is_regular_file(c.file)) {
-    throw UsageError(both("{}: no such file", "{}：文件不存在", o.file));
-  }
   const std::string text = run::read_file(c.file);
   const std::string id = id_in_file(text);
   c.exercise = find(id);

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 
+#include "core/input.hpp"
 #include "run/report.hpp"
 
 namespace gpulab {
@@ -22,9 +23,10 @@ std::string dims_text(const json& d) {
 
 std::string short_path(const std::string& where, const std::string& file) {
   // "/abs/dir/prog.cu:12" -> "prog.cu:12" when it is the user's file.
+  // File names may hold escape bytes: shown escaped (core/input.hpp), never sent to the terminal.
   const std::string dir = fs::path(file).parent_path().string() + "/";
-  if (!dir.empty() && where.rfind(dir, 0) == 0) return where.substr(dir.size());
-  return where;
+  if (!dir.empty() && where.rfind(dir, 0) == 0) return escape_controls(where.substr(dir.size()));
+  return escape_controls(where);
 }
 
 bool is_check_kind(const std::string& kind) {
@@ -55,9 +57,99 @@ std::string region_text(const json& f, Lang l) {
                      region, bytes);
 }
 
+// A finding compute-sanitizer made on the GPU: the facts it printed, in the emulator's words.
+std::string describe_sanitizer_finding(const RunFinding& f, Lang l) {
+  const json& x = f.facts;
+  const std::string tool = x.value("tool", "");
+  const std::string kernel = x.value("kernel", "?");
+  const bool write = x.value("write", false);
+  const std::string did =
+      write ? std::string(tr(l, "wrote", "写入")) : std::string(tr(l, "read", "读取"));
+  const auto hits = x.value("hits", std::uint64_t{1});
+  const std::string times =
+      hits > 1
+          ? fmt::format(
+                fmt::runtime(std::string(tr(l, " ({} reports like it)", "（同类报告 {} 次）"))),
+                hits)
+          : std::string();
+  const std::string by = fmt::format(
+      fmt::runtime(std::string(tr(l, "compute-sanitizer {}", "compute-sanitizer {}"))), tool);
+  const std::string space = x.value("space", "");
+  if (f.kind == "out_of_bounds" || f.kind == "misaligned_access" ||
+      f.kind == "uninitialized_read") {
+    std::string how;
+    if (x.contains("offset")) {
+      const auto offset = x.value("offset", std::int64_t{0});
+      how = offset < 0
+                ? fmt::format(
+                      fmt::runtime(std::string(tr(l, ", {} bytes before an allocation of {} bytes",
+                                                  "，在一块 {1} 字节的显存之前 {0} 字节"))),
+                      -offset, x.value("region_bytes", std::uint64_t{0}))
+                : fmt::format(fmt::runtime(std::string(
+                                  tr(l, " at byte {} of an allocation of {} bytes, past its end",
+                                     "，位于一块 {1} 字节的显存的第 {0} 字节，已越过末尾"))),
+                              offset, x.value("region_bytes", std::uint64_t{0}));
+    } else if (x.contains("address_is")) {
+      how = ": " + x.value("address_is", "");
+    }
+    return fmt::format(
+        fmt::runtime(std::string(tr(l, "{}: kernel {}, {} {} {} bytes of {} memory{}{} ({}).",
+                                    "{}：核函数 {}，{} {} {} 字节的{}内存{}{}（{}）。"))),
+        finding_title(f.kind, l), kernel, who(x, "block", "thread", l), did,
+        x.value("bytes", std::uint64_t{0}), space.empty() ? "?" : space, how, times, by);
+  }
+  if (f.kind == "shared_race") {
+    return fmt::format(
+        fmt::runtime(std::string(
+            tr(l,
+               "race on shared memory in kernel {}: a {} at {} and a {} at {} with no "
+               "__syncthreads() between them{} ({}). The usual fix: a __syncthreads() between "
+               "the write and the read.",
+               "核函数 {} 中共享内存上的竞争：{2} 处的{1}与 {4} 处的{3}之间没有 "
+               "__syncthreads(){5}（{6}）。常见的修正：在写和读之间加 __syncthreads()。"))),
+        kernel, write ? tr(l, "write", "写") : tr(l, "read", "读"), f.where.empty() ? "?" : f.where,
+        x.value("other_write", false) ? tr(l, "write", "写") : tr(l, "read", "读"),
+        f.other_where.empty() ? "?" : f.other_where, times, by);
+  }
+  if (f.kind == "leak") {
+    return fmt::format(fmt::runtime(std::string(
+                           tr(l, "{} bytes of device memory were never freed (cudaFree) ({}).",
+                              "{} 字节的显存没有释放（cudaFree）（{}）。"))),
+                       x.value("bytes", std::uint64_t{0}), by);
+  }
+  if (f.kind == "uninitialized_copy") {
+    return fmt::format(
+        fmt::runtime(
+            std::string(tr(l,
+                           "{} copied back {} bytes of device memory that no one wrote "
+                           "(elements no thread was given?) ({}{}).",
+                           "{} 拷回的 {} 字节显存从未被写入（有元素没有线程负责？）（{}{}）。"))),
+        x.value("api", "cudaMemcpy"), x.value("copied", std::uint64_t{0}), by, times);
+  }
+  if (f.kind == "host_memory") {
+    return fmt::format(
+        fmt::runtime(std::string(
+            tr(l,
+               "host memory used in a kernel: kernel {}, {} {} {} bytes at an address far from "
+               "every device allocation{} ({}): copy the data with cudaMemcpy and pass the device "
+               "pointer.",
+               "核函数使用了主机内存：核函数 {}，{} {} {} 字节，地址远离所有设备分配{}（{}）：请用 "
+               "cudaMemcpy 复制数据，并传设备指针。"))),
+        kernel, who(x, "block", "thread", l), did, x.value("bytes", std::uint64_t{0}), times, by);
+  }
+  if (f.kind == "launch_error") {
+    return fmt::format(
+        fmt::runtime(std::string(tr(l, "{} failed: {} ({}).", "{} 失败：{}（{}）。"))),
+        x.value("api", ""), x.value("error", ""), by);
+  }
+  return fmt::format("{}: {} ({}){}", finding_title(f.kind, l),
+                     escape_controls(x.value("message", "")), by, times);
+}
+
 }  // namespace
 
 std::string describe_finding(const RunFinding& f, Lang l) {
+  if (f.facts.contains("tool")) return describe_sanitizer_finding(f, l);
   const json& x = f.facts;
   const std::string k = f.kind;
   const std::string kernel = x.value("kernel", "");
@@ -210,6 +302,8 @@ std::string finding_title(const std::string& kind, Lang l) {
       {kinds::leak, {"memory leak", "显存泄漏"}},
       {kinds::unsynchronized_exit, {"no wait before exit", "退出前未同步"}},
       {kinds::unchecked_launch_error, {"unchecked launch error", "未检查的启动错误"}},
+      {kinds::misaligned_access, {"misaligned access", "未对齐的访问"}},
+      {kinds::launch_error, {"launch error", "启动错误"}},
   };
   const auto it = titles.find(kind);
   if (it == titles.end()) return kind;

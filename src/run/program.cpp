@@ -7,6 +7,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -26,6 +29,11 @@ namespace gpulab::run {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+
+TemporaryFolder::~TemporaryFolder() {
+  std::error_code e;
+  if (!dir.empty()) fs::remove_all(dir, e);
+}
 
 std::string read_file(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -199,6 +207,54 @@ void prune_cache(const fs::path& dir) {
   for (std::size_t i = 0; i + kKeep < entries.size(); ++i) fs::remove_all(entries[i].second, ec);
 }
 
+// Writes `text` to `p`; 0, or the errno of the failure (ENOSPC on a full disk).
+int write_whole(const fs::path& p, const std::string& text) {
+  errno = 0;
+  std::FILE* f = std::fopen(p.c_str(), "wb");
+  if (f == nullptr) return errno != 0 ? errno : EIO;
+  const bool wrote = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  int error = wrote ? 0 : (errno != 0 ? errno : EIO);
+  if (std::fclose(f) != 0 && error == 0) error = errno != 0 ? errno : EIO;
+  return error;
+}
+
+std::string cache_problem_message(int error, Lang lang) {
+  return fmt::format(
+      fmt::runtime(
+          std::string(tr(lang,
+                         "cannot write the compile cache at {}: {}; building without "
+                         "it (nothing is kept for the next run)",
+                         "无法写入编译缓存 {}：{}；本次不使用缓存编译（不会为下次保留）"))),
+      cache_dir().string(),
+      error == ENOSPC ? std::string(tr(lang, "no space left on device", "设备上没有剩余空间"))
+                      : std::string(std::strerror(error)));
+}
+
+// A fresh folder in the cache for one build ("build-XXXXXX"); 0 or the errno of the failure.
+int make_build_folder(fs::path& work) {
+  std::error_code ec;
+  fs::create_directories(cache_dir(), ec);
+  if (ec) return ec.value();
+  std::string work_template = (cache_dir() / "build-XXXXXX").string();
+  errno = 0;
+  if (::mkdtemp(work_template.data()) == nullptr) return errno != 0 ? errno : EIO;
+  work = work_template;
+  return 0;
+}
+
+// A private folder in the temporary folder ($TMPDIR or /tmp), for when the cache cannot be used.
+fs::path private_folder(const char* pattern) {
+  std::error_code ec;
+  const fs::path tmp = fs::temp_directory_path(ec);
+  std::string t = ((ec ? fs::path("/tmp") : tmp) / pattern).string();
+  if (::mkdtemp(t.data()) == nullptr) {
+    const int error = errno;
+    throw RuntimeFailure(both("cannot create a folder in {}: {}", "无法在 {} 中创建目录：{}",
+                              fs::path(t).parent_path().string(), std::strerror(error)));
+  }
+  return t;
+}
+
 }  // namespace
 
 std::vector<std::string> libraries_used(std::string_view source) {
@@ -313,31 +369,47 @@ Build build_program(const BuildRequest& r) {
   }
 
   std::error_code ec;
-  fs::create_directories(cache_dir(), ec);
-  if (ec) {
-    throw RuntimeFailure(both("cannot create the cache folder {}: {}", "无法创建缓存目录 {}：{}",
-                              cache_dir().string(), ec.message()));
-  }
-  std::string work_template = (cache_dir() / "build-XXXXXX").string();
-  if (::mkdtemp(work_template.data()) == nullptr) {
-    throw RuntimeFailure(both("cannot create a build folder in {}", "无法在 {} 中创建构建目录",
-                              cache_dir().string()));
-  }
-  const fs::path work = work_template;
+  constexpr auto kCompileLimit = std::chrono::minutes(5);
+  // The build folder: in the cache, or (the cache cannot be written) in the temporary folder.
+  fs::path work;
+  const auto cache_failed = [&](int error) {
+    build.cache_problem = cache_problem_message(error, lang);
+    work = private_folder("gpulab-build-XXXXXX");
+    build.temporary = std::make_shared<TemporaryFolder>(work);
+  };
+  if (const int error = make_build_folder(work); error != 0) cache_failed(error);
   struct Cleanup {
     fs::path dir;
     ~Cleanup() {
       std::error_code e;
-      fs::remove_all(dir, e);
+      if (!dir.empty()) fs::remove_all(dir, e);
     }
-  } cleanup{work};
+  } cleanup{build.temporary ? fs::path() : work};
+  // The compilers' own temporary files go into the build folder too, so that they go with it
+  // (also when gpulab is interrupted).
+  const auto tool_env = [&] {
+    fs::create_directories(work / "tmp", ec);
+    return std::vector<std::pair<std::string, std::string>>{{"TMPDIR", (work / "tmp").string()}};
+  };
+  const auto compile = [&](const std::vector<std::string>& argv) {
+    ProcessSpec spec;
+    spec.argv = argv;
+    spec.timeout = kCompileLimit;
+    spec.env = tool_env();
+    return run_process(spec);
+  };
 
   const auto start = std::chrono::steady_clock::now();
-  const fs::path out = work / "program";
-  const fs::path depfile = work / "deps.d";
+  fs::path out = work / "program";
+  fs::path depfile = work / "deps.d";
   std::vector<std::string> all_deps;  // every file the compiles read
   auto compile_failed = [&](const ProcessResult& p) {
     std::string diagnostics = p.err.empty() ? p.out : p.err;
+    if (diagnostics.find("No space left on device") != std::string::npos) {
+      throw RuntimeFailure(both("cannot write the build folder {}: no space left on device",
+                                "无法写入构建目录 {}：设备上没有剩余空间",
+                                work.parent_path().string()));
+    }
     if (p.timed_out) {
       diagnostics +=
           tr(lang, "[the compiler ran past its time limit]\n", "[编译器超过了时间限制]\n");
@@ -345,7 +417,6 @@ Build build_program(const BuildRequest& r) {
     throw RuntimeFailure(both("{} could not compile {}:\n{}", "{} 无法编译 {}：\n{}",
                               compiler->name, r.source.string(), first_lines(diagnostics, 40)));
   };
-  constexpr auto kCompileLimit = std::chrono::minutes(5);
 
   if (r.target == Target::gpu) {
     const auto given = [&](std::string_view prefix) {
@@ -376,7 +447,7 @@ Build build_program(const BuildRequest& r) {
       argv.insert(argv.end(), kLaunchLogFlags.begin(), kLaunchLogFlags.end());
       argv.push_back(launch_log->string());
     }
-    const ProcessResult p = run_capture(argv, kCompileLimit);
+    const ProcessResult p = compile(argv);
     if (!p.ok()) compile_failed(p);
   } else {
     const std::vector<std::string> libraries = libraries_used(all_sources);
@@ -399,17 +470,33 @@ Build build_program(const BuildRequest& r) {
       const bool c_file = ext == ".c";
       // Every file but C is CUDA to the emulator: nvcc compiles .cpp files with the host compiler,
       // where no <<<>>> can stand, so the rewrite leaves them as they are.
-      const fs::path copy = work / (i == 0 ? std::string("main.cpp")
-                                           : fmt::format("main_{}{}", i, c_file ? ".c" : ".cpp"));
+      std::string text;
       if (c_file) {
-        std::ofstream(copy, std::ios::binary) << "#line 1 \"" << file.string() << "\"\n"
-                                              << texts[i];
+        text = "#line 1 \"" + file.string() + "\"\n" + texts[i];
       } else {
         const Rewritten rewritten = rewrite_for_emulator(texts[i], file.string());
         if (!rewritten.unsupported.empty()) {
           throw RuntimeFailure(chosen(unsupported_message(rewritten.unsupported, file, lang)));
         }
-        std::ofstream(copy, std::ios::binary) << rewritten.text;
+        text = rewritten.text;
+      }
+      const std::string copy_name =
+          i == 0 ? std::string("main.cpp") : fmt::format("main_{}{}", i, c_file ? ".c" : ".cpp");
+      fs::path copy = work / copy_name;
+      if (const int error = write_whole(copy, text); error != 0) {
+        // A full disk under the cache: build elsewhere (before the first object only).
+        if (build.temporary || !objects.empty()) {
+          throw RuntimeFailure(
+              both("cannot write {}: {}", "无法写入 {}：{}", copy.string(), std::strerror(error)));
+        }
+        cache_failed(error);
+        copy = work / copy_name;
+        out = work / "program";
+        depfile = work / "deps.d";
+        if (const int again = write_whole(copy, text); again != 0) {
+          throw RuntimeFailure(
+              both("cannot write {}: {}", "无法写入 {}：{}", copy.string(), std::strerror(again)));
+        }
       }
       const fs::path object = work / fmt::format("main_{}.o", i);
       const fs::path dep = work / fmt::format("deps_{}.d", i);
@@ -431,7 +518,7 @@ Build build_program(const BuildRequest& r) {
       argv.insert(argv.end(), {"-MD", "-MF", dep.string()});
       if (!c_file) argv.insert(argv.end(), {"-x", "c++"});
       argv.insert(argv.end(), {"-c", copy.string(), "-o", object.string()});
-      const ProcessResult p = run_capture(argv, kCompileLimit);
+      const ProcessResult p = compile(argv);
       if (!p.ok()) compile_failed(p);
       objects.push_back(object.string());
       for (std::string& d : read_depfile(dep)) deps.push_back(std::move(d));
@@ -468,13 +555,25 @@ Build build_program(const BuildRequest& r) {
       link.push_back("-Wl,-rpath," + fs::path(lib).parent_path().string());
     }
     link.insert(link.end(), kit.link_flags.begin(), kit.link_flags.end());
+    if (checked) {
+      // A kernel's malloc and new are device memory: the runtime's wrappers
+      // (run/runtime/device_heap.cpp) tell the checks about them.
+      link.push_back(
+          "-Wl,--wrap=malloc,--wrap=calloc,--wrap=free,--wrap=_Znwm,--wrap=_Znam,--wrap=_ZdlPv,"
+          "--wrap=_ZdaPv,--wrap=_ZdlPvm,--wrap=_ZdaPvm");
+    }
     link.insert(link.end(), {"-lpthread", "-ldl", "-o", out.string()});
-    const ProcessResult l = run_capture(link, kCompileLimit);
+    const ProcessResult l = compile(link);
     if (!l.ok()) compile_failed(l);
   }
   build.compile_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 
+  fs::remove_all(work / "tmp", ec);
+  if (build.temporary) {  // no cache: run from the temporary folder
+    build.program = out;
+    return build;
+  }
   // Into the cache: a folder of its own, renamed into place in one step.
   if (r.target == Target::gpu) {
     all_deps = read_depfile(depfile);
@@ -518,12 +617,18 @@ Execution execute(const ExecRequest& r) {
   std::error_code ec;
   fs::create_directories(cache_dir(), ec);
   std::string report_template = (cache_dir() / "report-XXXXXX").string();
-  const int fd = ::mkstemp(report_template.data());
+  int fd = ::mkstemp(report_template.data());
+  if (fd < 0) {  // the cache cannot be written: the report goes to the temporary folder
+    report_template = (fs::temp_directory_path(ec) / "gpulab-report-XXXXXX").string();
+    fd = ::mkstemp(report_template.data());
+  }
   if (fd < 0) {
-    throw RuntimeFailure(both("cannot create the report file in {}", "无法在 {} 中创建报告文件",
-                              cache_dir().string()));
+    const int error = errno;
+    throw RuntimeFailure(both("cannot create the report file {}: {}", "无法创建报告文件 {}：{}",
+                              report_template, std::strerror(error)));
   }
   ::close(fd);
+  const TemporaryFolder report_file(report_template);  // removed however this ends
   const fs::path report = report_template;
 
   ProcessSpec spec;
@@ -550,6 +655,11 @@ Execution execute(const ExecRequest& r) {
   e.output_capped = p.output_capped;
   e.run_ms = p.wall_ms;
   e.output_ends_line = p.last_stdout_byte == '\n';
+  e.main_returned = p.main_returned;
+  e.leftover_processes = p.leftover_processes;
+  e.leftovers_held_output = p.leftovers_held_output;
+  e.stdout_errno = p.stdout_errno;
+  e.stderr_errno = p.stderr_errno;
   std::ifstream in(report);
   std::string line;
   while (std::getline(in, line)) {

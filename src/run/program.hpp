@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,11 +33,24 @@ struct BuildRequest {
   Lang lang = Lang::en;
 };
 
+// A folder removed when the last copy of its handle goes.
+struct TemporaryFolder {
+  std::filesystem::path dir;
+  explicit TemporaryFolder(std::filesystem::path d) : dir(std::move(d)) {}
+  ~TemporaryFolder();
+  TemporaryFolder(const TemporaryFolder&) = delete;
+  TemporaryFolder& operator=(const TemporaryFolder&) = delete;
+};
+
 struct Build {
   std::filesystem::path program;
   std::string compiler;  // "g++ 12.2.0", "nvcc 13.0.88"
   bool cached = false;
   double compile_ms = 0;
+  // The cache could not be written ("cannot write the compile cache at DIR: No space left on
+  // device"): the program was built in a temporary folder, which lives as long as `temporary`.
+  std::string cache_problem;
+  std::shared_ptr<TemporaryFolder> temporary;
 };
 
 // Builds the program or finds it in the cache. Throws UsageError for a missing file, RuntimeFailure
@@ -63,6 +77,10 @@ struct Execution {
   bool timed_out = false;
   bool output_capped = false;
   bool output_ends_line = true;  // the program's stdout ended with a newline (or was empty)
+  bool main_returned = false;    // its own process exited by itself (not stopped by gpulab)
+  int leftover_processes = 0;    // processes it left running, ended by gpulab
+  bool leftovers_held_output = false;
+  int stdout_errno = 0, stderr_errno = 0;  // writing its output to ours failed
   double run_ms = 0;
   std::vector<nlohmann::json> report;  // the report's lines, in order
 };

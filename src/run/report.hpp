@@ -38,11 +38,17 @@ inline constexpr const char* start = "start";
 // static_shared_bytes, ms, races_not_listed?, fault? | error? and error_message?}.
 // GPU launch log: {frames [return addresses], grid [3], block [3], shared_bytes, error?}.
 inline constexpr const char* launch = "launch";
+// A kernel launch starts (emulator): {kernel, site, grid [3], block [3]}. The "launch" line
+// follows when it ends; a report that ends after this line ended inside the launch (a crash,
+// --timeout), which gpulab then names.
+inline constexpr const char* launch_begin = "launch_begin";
 // More launches ran than are listed one by one (the rest are only counted).
 inline constexpr const char* launches_not_listed = "launches_not_listed";
 // A bug found: {kind (see kind:: below), ...the kind's fields}.
 inline constexpr const char* finding = "finding";
-// The program died of a signal: {signal, address, kernel?, site?, block? [3], thread? [3]}.
+// The program died of a signal: {signal, address, pc (the faulting instruction), kernel?, site?,
+// block? [3], thread? [3], indices_overwritten? (the block and thread were not readable: the
+// fault overwrote the emulator's record of them)}.
 inline constexpr const char* crash = "crash";
 // The emulated program's exit: {launches, lost_printf_bytes, dropped_printf_bytes,
 // lost_printf_first_line?}.
@@ -92,12 +98,20 @@ inline constexpr const char* leak = "leak";
 inline constexpr const char* unsynchronized_exit = "unsynchronized_exit";
 // A failed launch the program never asked about: {kernel, site, error}.
 inline constexpr const char* unchecked_launch_error = "unchecked_launch_error";
+// GPU --check only (compute-sanitizer, read by run/sanitizer.cpp): a misaligned access (the
+// access fields), and a launch the CUDA runtime refused {error, api}, which is listed but does not
+// fail the check (the program may check it itself). Findings read from compute-sanitizer carry
+// "tool" (memcheck, racecheck, synccheck, initcheck) and the tool's own first line ("message").
+inline constexpr const char* misaligned_access = "misaligned_access";
+inline constexpr const char* launch_error = "launch_error";
 
 // Every kind, in the order docs/run.md lists them: the kinds --check counts as failures.
-inline constexpr const char* all[] = {out_of_bounds,         host_memory, uninitialized_read,
-                                      uninitialized_copy,    global_race, shared_race,
-                                      kernel_fault,          leak,        unsynchronized_exit,
-                                      unchecked_launch_error};
+inline constexpr const char* all[] = {out_of_bounds,       host_memory,
+                                      uninitialized_read,  uninitialized_copy,
+                                      global_race,         shared_race,
+                                      kernel_fault,        leak,
+                                      unsynchronized_exit, unchecked_launch_error,
+                                      misaligned_access};
 }  // namespace kind
 
 }  // namespace gpulab::run::report

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <regex>
@@ -10,11 +11,13 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/file_check.hpp"
 #include "core/process.hpp"
 #include "core/toolchain.hpp"
 #include "run/findings.hpp"
 #include "run/program.hpp"
 #include "run/report.hpp"
+#include "run/sanitizer.hpp"
 
 #if GPULAB_HAVE_CUDA
 #include "cuda/device_query.hpp"
@@ -52,9 +55,15 @@ void collect(run::Execution& e, RunResult& r, const fs::path& program) {
   std::map<std::string, std::size_t> launch_index;
   std::vector<std::uint64_t> pcs;
   const std::map<std::string, run::GpuLaunchSite> sites = gpu_sites(e, program);
+  std::optional<json> begun;  // a launch that started and has not ended (yet)
   for (const json& line : e.report) {
     const std::string event = line.value(report::kEventField, "");
+    if (event == report::event::launch_begin) {
+      begun = line;
+      continue;
+    }
     if (event == report::event::launch) {
+      begun.reset();
       RunLaunch l;
       l.kernel = line.value("kernel", "");
       l.site = line.value("site", "");
@@ -119,18 +128,38 @@ void collect(run::Execution& e, RunResult& r, const fs::path& program) {
       r.lost_printf_first_line = line.value("lost_printf_first_line", "");
     }
   }
+  if (begun && !r.report_complete) {
+    // The program ended (a crash, --timeout) inside this launch.
+    RunLaunch l;
+    l.kernel = begun->value("kernel", "");
+    l.site = begun->value("site", "");
+    for (int i = 0; i < 3; ++i) {
+      l.grid[i] = begun->at("grid")[i].get<std::uint64_t>();
+      l.block[i] = begun->at("block")[i].get<std::uint64_t>();
+    }
+    l.count = 1;
+    l.unfinished = true;
+    r.launches.push_back(l);
+  }
   if (!r.report_complete) {
     std::uint64_t n = 0;
     for (const RunLaunch& l : r.launches) n += l.count;
     r.launches_total = n;
   }
-  // FILE:LINE of the accesses, in one call of addr2line.
+  // FILE:LINE of the accesses (and of a crash), in one call of addr2line.
   for (const RunFinding& f : r.findings) {
     for (const char* key : {"pc", "other_pc"}) {
       if (f.facts.contains(key)) pcs.push_back(f.facts.at(key).get<std::uint64_t>());
     }
   }
+  const bool crash_pc = r.crash && r.crash->contains("pc") && r.crash->at("pc").is_number();
+  if (crash_pc) pcs.push_back(r.crash->at("pc").get<std::uint64_t>() + 1);  // not a return address
   const std::vector<std::string> lines = run::source_lines(program, r.file, pcs);
+  if (crash_pc) {
+    const std::string where = lines.back();
+    if (where.rfind(r.file + ":", 0) == 0) (*r.crash)["where"] = short_path(where, r.file);
+    r.crash->erase("pc");
+  }
   std::size_t k = 0;
   for (RunFinding& f : r.findings) {
     if (f.facts.contains("pc")) f.where = short_path(lines[k++], r.file);
@@ -201,12 +230,46 @@ void run_sanitizers(const fs::path& program, const RunOptions& o, RunResult& r) 
     const ProcessResult p = run_capture(argv, o.timeout * 4);
     RunResult::SanitizerRun s;
     s.tool = t.front();
-    std::smatch m;
     const std::string all = p.out + p.err;
-    if (std::regex_search(all, m, std::regex(R"(ERROR SUMMARY: (\d+) error)"))) {
-      s.errors = std::stoi(m[1].str());
-    } else if (std::regex_search(all, m, std::regex(R"(RACECHECK SUMMARY: (\d+) hazard)"))) {
-      s.errors = std::stoi(m[1].str());
+    const run::SanitizerReport parsed = run::parse_sanitizer_output(s.tool, all);
+    s.errors = parsed.errors;
+    s.findings = parsed.findings.size();
+    // Leaks, copies and launches have no device line: their host frames, named by addr2line,
+    // give the line of the user's file that made them.
+    std::vector<std::uint64_t> frames;
+    for (const json& x : parsed.findings) {
+      for (const json& a : x.value("host_frames", json::array())) {
+        frames.push_back(a.get<std::uint64_t>());
+      }
+    }
+    const std::vector<std::string> frame_lines = run::source_lines(program, r.file, frames);
+    std::size_t next_frame = 0;
+    // Into the findings the emulator gives, one per bug (kind and line), counted.
+    for (json x : parsed.findings) {
+      for (std::size_t i = 0; i < x.value("host_frames", json::array()).size(); ++i) {
+        const std::string& line = frame_lines[next_frame++];
+        if (x.value("where", "").empty() && line.rfind(r.file + ":", 0) == 0) x["where"] = line;
+      }
+      x.erase("host_frames");
+      RunFinding f;
+      f.kind = x.at(report::kKindField).get<std::string>();
+      f.where = short_path(x.value("where", ""), r.file);
+      f.other_where = short_path(x.value("other_where", ""), r.file);
+      f.facts = x;
+      f.facts.erase(report::kKindField);
+      f.facts.erase("where");
+      f.facts.erase("other_where");
+      const auto same =
+          std::find_if(r.findings.begin(), r.findings.end(), [&](const RunFinding& seen) {
+            return seen.kind == f.kind && seen.where == f.where &&
+                   seen.other_where == f.other_where && seen.facts.value("tool", "") == s.tool;
+          });
+      if (same != r.findings.end()) {
+        same->facts["hits"] =
+            same->facts.value("hits", std::uint64_t{1}) + f.facts.value("hits", std::uint64_t{1});
+        continue;
+      }
+      r.findings.push_back(std::move(f));
     }
     // Only the sanitizer's own lines; the program's output was shown once already.
     std::string own;
@@ -224,6 +287,7 @@ void run_sanitizers(const fs::path& program, const RunOptions& o, RunResult& r) 
 
 RunResult run_program(const RunOptions& o) {
   RunResult r;
+  require_readable_file(o.file);
   r.file = fs::absolute(o.file).lexically_normal().string();
   r.check = o.check;
   r.backend = o.gpu ? "cuda" : "cpu-emulator";
@@ -252,6 +316,7 @@ RunResult run_program(const RunOptions& o) {
   b.use_cache = o.use_cache;
   b.lang = o.lang;
   const run::Build build = run::build_program(b);
+  r.cache_problem = build.cache_problem;
   r.compiler = build.compiler;
   r.program = build.program.string();
   r.cached = build.cached;
@@ -273,10 +338,16 @@ RunResult run_program(const RunOptions& o) {
   r.output_capped = e.output_capped;
   r.run_ms = e.run_ms;
   r.output_ends_line = e.output_ends_line;
+  r.main_returned = e.main_returned;
+  r.leftover_processes = e.leftover_processes;
+  r.leftovers_held_output = e.leftovers_held_output;
+  r.stdout_errno = e.stdout_errno;
+  r.stderr_errno = e.stderr_errno;
   static const std::set<std::string> run_events = {
-      report::event::start,   report::event::launch, report::event::launches_not_listed,
-      report::event::finding, report::event::crash,  report::event::exit,
-      report::event::gpu_exit};
+      report::event::start,        report::event::launch,
+      report::event::launch_begin, report::event::launches_not_listed,
+      report::event::finding,      report::event::crash,
+      report::event::exit,         report::event::gpu_exit};
   for (const json& line : e.report) {
     if (run_events.count(line.value(report::kEventField, "")) == 0) r.other_events.push_back(line);
   }
@@ -289,7 +360,10 @@ std::size_t check_failures(const RunResult& r) {
   if (!r.check) return 0;
   std::size_t n = 0;
   for (const RunFinding& f : r.findings) n += is_check_kind(f.kind) ? 1 : 0;
-  for (const auto& s : r.sanitizer) n += s.errors > 0 ? static_cast<std::size_t>(s.errors) : 0;
+  // A tool that counted errors in a shape gpulab could not read still fails the check.
+  for (const auto& s : r.sanitizer) {
+    if (s.findings == 0 && s.errors > 0) n += static_cast<std::size_t>(s.errors);
+  }
   return n;
 }
 

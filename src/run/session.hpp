@@ -49,6 +49,8 @@ struct RunLaunch {
   std::string error;     // a launch that failed (CUDA error name)
   std::string fault;     // a fault found while it ran
   bool emulated = true;  // false on the GPU: barriers, collectives and times are not counted
+  // The program ended inside it (a crash, --timeout): it started and never finished.
+  bool unfinished = false;
 };
 
 struct RunFinding {
@@ -71,6 +73,11 @@ struct RunResult {
   int exit_code = -1, signal = 0;
   bool timed_out = false, output_capped = false;
   bool output_ends_line = true;
+  bool main_returned = false;              // the program's process exited by itself
+  int leftover_processes = 0;              // processes it left running, ended by gpulab
+  bool leftovers_held_output = false;      // ... and they held its output open
+  int stdout_errno = 0, stderr_errno = 0;  // relaying its output to ours failed
+  std::string cache_problem;               // the compile cache could not be written
   std::uint64_t timeout_ms = 0, max_output_bytes = 0;
   std::vector<RunLaunch> launches;
   std::uint64_t launches_total = 0;
@@ -83,7 +90,8 @@ struct RunResult {
   // GPU backend with --check: each compute-sanitizer tool that ran, its error count and output.
   struct SanitizerRun {
     std::string tool;
-    int errors = -1;  // -1: unknown
+    int errors = -1;           // -1: unknown
+    std::size_t findings = 0;  // read back into RunResult::findings
     std::string output;
   };
   std::vector<SanitizerRun> sanitizer;

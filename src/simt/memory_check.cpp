@@ -49,6 +49,11 @@ constexpr std::size_t kShadowPage = 4096;
 struct State {
   std::mutex mutex;
   std::map<std::uintptr_t, Entry> allocations;  // by begin
+  // begin -> bytes: malloc/new in kernels. A mutex of its own: the wrappers of free and delete
+  // (run/runtime/device_heap.cpp) reach forget_device_heap from any free, also one made while
+  // `mutex` is held. Order: `mutex`, then `heap_mutex`.
+  std::mutex heap_mutex;
+  std::map<std::uintptr_t, std::size_t> device_heap;
   bool checks = false;
 
   // Check mode.
@@ -297,6 +302,18 @@ std::size_t count_uninitialized(const void* p, std::size_t bytes, std::size_t* f
   return count;
 }
 
+void note_device_heap(const void* p, std::size_t bytes) {
+  State& s = state();
+  std::lock_guard lock(s.heap_mutex);
+  s.device_heap[reinterpret_cast<std::uintptr_t>(p)] = std::max<std::size_t>(bytes, 1);
+}
+
+void forget_device_heap(const void* p) {
+  State& s = state();
+  std::lock_guard lock(s.heap_mutex);
+  s.device_heap.erase(reinterpret_cast<std::uintptr_t>(p));
+}
+
 namespace detail {
 
 void begin_checked_launch(std::uintptr_t arguments_begin, std::uintptr_t arguments_end) {
@@ -393,6 +410,18 @@ void check_global(std::uintptr_t address, std::size_t size, bool write, bool ato
     }
     return;
   }
+  // Memory a kernel allocated (malloc, new): device memory, as on a GPU.
+  std::optional<std::pair<std::uintptr_t, std::size_t>> heap_block;
+  {
+    std::lock_guard heap_lock(s.heap_mutex);
+    if (auto it = s.device_heap.upper_bound(address); it != s.device_heap.begin()) {
+      --it;
+      if (address < it->first + it->second) heap_block = *it;
+    }
+  }
+  // Not race-checked: a block freed and allocated again by another thread is new memory, which
+  // the shadow of the old one cannot tell.
+  if (heap_block) return;
   f.kind = MemoryFinding::Kind::host_memory;
   add_finding(s, std::move(f));
 }

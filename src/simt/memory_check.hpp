@@ -35,6 +35,12 @@ bool release(void* p, AllocationKind kind);
 std::optional<Allocation> find_allocation(const void* p);
 std::vector<Allocation> live_allocations();
 
+// The device heap: memory a kernel allocated itself (malloc, new in device code). It is device
+// memory, not host memory, for the checks; gpulab run's runtime reports each such allocation and
+// its release (it wraps the program's malloc, free, new and delete).
+void note_device_heap(const void* p, std::size_t bytes);
+void forget_device_heap(const void* p);
+
 // Check mode for global memory. Turned on before the program allocates anything: from then on every
 // allocation keeps one "written" bit per byte.
 void enable_memory_checks();

@@ -214,6 +214,14 @@ const ProgramSymbols::TlsSymbol* ProgramSymbols::tls_symbol_at(std::uint64_t off
   return offset < it->offset + it->size ? &*it : nullptr;
 }
 
+const ProgramSymbols::TlsSymbol* ProgramSymbols::user_shared_before(std::uint64_t offset) const {
+  const TlsSymbol* best = nullptr;
+  for (const TlsSymbol& t : tls_) {
+    if (t.user_shared && t.offset + t.size <= offset) best = &t;
+  }
+  return best;
+}
+
 ProgramSymbols::ObjectSymbol ProgramSymbols::object(const Object& o) const {
   return {static_cast<std::uintptr_t>(o.value + load_bias_), o.size,
           short_symbol_name(demangle(strtab_.c_str() + o.name))};

@@ -32,6 +32,9 @@ class ProgramSymbols {
   std::size_t static_shared_bytes(const void* code) const;
   // The TLS symbol that holds `offset`, or nullptr.
   const TlsSymbol* tls_symbol_at(std::uint64_t offset) const;
+  // The kernel's __shared__ array that ends last at or before `offset` (nullptr: none): the one an
+  // access at `offset` ran past.
+  const TlsSymbol* user_shared_before(std::uint64_t offset) const;
 
   // A global or static variable of the program (a __device__ or __constant__ variable, for a
   // kernel): its run-time address, size and demangled name.

@@ -175,6 +175,19 @@ void RaceChecker::access(std::uintptr_t address, std::size_t size, bool write, s
   const std::uint32_t t = thread_;
   if (address >= dyn_begin_ && address < dyn_end_) {
     const std::uintptr_t off = address - dyn_begin_;
+    if (off + size > shape_.dynamic_shared_bytes && shape_.dynamic_shared_bytes == 0) {
+      // No dynamic shared memory at all: the access ran past one of the kernel's own arrays.
+      const auto* past = ProgramSymbols::get().user_shared_before(address - tls_begin_);
+      runner_->note_fault(
+          KernelFault::Kind::invalid_argument,
+          "thread " + std::to_string(t) + (write ? " wrote" : " read") + " shared memory " +
+              (past != nullptr ? std::to_string(address - tls_begin_ - past->offset) +
+                                     " bytes from the start of __shared__ " + past->name + " (" +
+                                     std::to_string(past->size) + " bytes), past its end"
+                               : "outside every __shared__ array of the kernel"),
+          pc);
+      return;
+    }
     if (off + size > shape_.dynamic_shared_bytes) {
       runner_->note_fault(KernelFault::Kind::invalid_argument,
                           "thread " + std::to_string(t) + (write ? " wrote" : " read") +
@@ -245,13 +258,14 @@ void RaceChecker::report(const Access& earlier, bool earlier_wrote, bool wrote,
   } else {
     race.space = MemorySpace::static_shared;
     const std::uint64_t off = address - tls_begin_;
-    if (const auto* sym = ProgramSymbols::get().tls_symbol_at(off); sym != nullptr) {
-      race.array = sym->name;
-      race.byte_offset = off - sym->offset;
-      element_offset = race.byte_offset;
-    } else {
-      race.byte_offset = off;
-    }
+    const auto* sym = ProgramSymbols::get().tls_symbol_at(off);
+    // Only a kernel's __shared__ arrays are shared memory. The rest of the TLS block is the
+    // emulator's, or the compiler's: the guard variable of a thread_local (= __shared__) array,
+    // which every thread of the block tests at the declaration, is no access the program made.
+    if (sym == nullptr || !sym->user_shared) return;
+    race.array = sym->name;
+    race.byte_offset = off - sym->offset;
+    element_offset = race.byte_offset;
   }
   if ((race.space == MemorySpace::dynamic_shared || !race.array.empty()) && size > 0 &&
       element_offset % size == 0) {

@@ -225,6 +225,30 @@ TEST_CASE("exercise check: progress next to the lessons', a damaged entry kept a
   CHECK(p.at("exercises").at("map").at("checks") == 1);
 }
 
+TEST_CASE("exercise check: a progress path that is a folder is said once, nothing set aside",
+          "[run][exercise]") {
+  const fs::path state = work_dir() / "state-folder";
+  fs::create_directories(state / "gpulab" / "progress.json");
+  const fs::path solved = write_exercise("map", "progress-folder", solution_of("map"));
+  for (int i = 0; i < 2; ++i) {
+    const auto r = run_gpulab(
+        {"exercise", "check", solved.string()}, {},
+        {"XDG_CACHE_HOME=" + (work_dir() / "cache").string(), "XDG_STATE_HOME=" + state.string()});
+    CAPTURE(r.out, r.err);
+    CHECK(r.exit_code == 0);
+    std::size_t said = 0;
+    for (const std::string& line : lines_of(r.err))
+      said += line.find("progress.json") != std::string::npos;
+    CHECK(said == 1);
+    CHECK_THAT(r.err, Catch::Contains("progress.json: cannot read it: it is a folder, not a file"));
+    CHECK_THAT(r.err, !Catch::Contains("empty"));
+  }
+  std::size_t aside = 0;
+  for (const auto& e : fs::directory_iterator(state / "gpulab"))
+    aside += e.path().filename().string().find(".bad-") != std::string::npos;
+  CHECK(aside == 0);
+}
+
 TEST_CASE("exercise: bad input is one line naming it, exit 2", "[exercise]") {
   check_usage_error({"exercise", "start", "nosuch"}, "nosuch");
   check_usage_error({"exercise", "hint", "99"}, "99");

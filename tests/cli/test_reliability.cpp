@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <string>
 
 #include "support/cli.hpp"
@@ -261,4 +262,334 @@ TEST_CASE("index-map --show all streams its rows: a million rows in little memor
   CHECK(lines.at(4) == "  global  blockIdx  threadIdx  block#  thread#  warp");
   CHECK(lines.at(5) == "       0  (0,0)     (0,0)           0        0     0");
   CHECK(lines.at(124) == "     119  (2,1)     (3,4)           5       19     0");
+}
+
+namespace {
+
+// A folder of its own for one hostile case: the program, the cache ($XDG_CACHE_HOME) and the
+// temporary folder ($TMPDIR), so that what is left behind can be counted.
+struct Scratch {
+  std::filesystem::path dir;
+  explicit Scratch(const std::string& name) {
+    dir = std::filesystem::temp_directory_path() /
+          ("gpulab-hostile-" + std::to_string(::getpid()) + "-" + name);
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir / "cache");
+    std::filesystem::create_directories(dir / "tmp");
+  }
+  ~Scratch() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+  std::filesystem::path write(const std::string& name, const std::string& text) const {
+    std::ofstream(dir / name, std::ios::binary) << text;
+    return dir / name;
+  }
+  // `script` with $D the folder, the cache and TMPDIR in it.
+  ShellResult run(const std::string& script) const {
+    // LEFTOVERS: says "leftover-process" when a process still runs a file of the cache (the
+    // program, the compiler on the build folder); "ru[n]" keeps grep from finding itself.
+    return sh(
+        "LEFTOVERS() { for p in /proc/[0-9]*; do { tr '\\0' ' ' < $p/cmdline; } 2>/dev/null | "
+        "grep -q \"$D/cache/gpulab/ru[n]\" && echo leftover-process; done; }; "
+        "D='" +
+        dir.string() + "'; export D COLUMNS=1000 XDG_CACHE_HOME=\"$D/cache\" TMPDIR=\"$D/tmp\"; " +
+        script);
+  }
+  // Entries of the cache's run folder whose names start with `prefix`.
+  std::size_t cache_entries(const std::string& prefix) const {
+    std::size_t n = 0;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(dir / "cache" / "gpulab" / "run", ec))
+      n += e.path().filename().string().rfind(prefix, 0) == 0;
+    return n;
+  }
+};
+
+// The text with every run of white space as one space: the report is laid out for the terminal,
+// and a long line may be wrapped anywhere.
+std::string flat(const std::string& text) {
+  return std::regex_replace(text, std::regex(R"(\s+)"), " ");
+}
+
+const char* kHello = R"(#include <cstdio>
+__global__ void hello() { printf("hello from thread %d\n", threadIdx.x); }
+int main() {
+  hello<<<1, 2>>>();
+  cudaDeviceSynchronize();
+  return 0;
+}
+)";
+
+}  // namespace
+
+TEST_CASE("run: a child that outlives main is ended and said so; main returned, not timed out",
+          "[run][reliability]") {
+  const Scratch s("fork");
+  s.write("fork.cu", R"(#include <cstdio>
+#include <unistd.h>
+int main() {
+  if (fork() == 0) {  // keeps stdout open for 30 s
+    sleep(30);
+    return 0;
+  }
+  std::printf("main done\n");
+  return 0;
+}
+)");
+  auto r = s.run(
+      "\"$GPULAB\" run --backend cpu --timeout 20 \"$D/fork.cu\" --json 2>\"$D/report\"; "
+      "echo \"rc=$?\"; cat \"$D/report\"");
+  CAPTURE(r.out);
+  REQUIRE_THAT(r.out, Catch::Contains("main done\nrc=0\n"));
+  const json j = json::parse(r.out.substr(r.out.find("rc=0\n") + 5));
+  CHECK(j["main_returned"] == true);
+  CHECK(j["timed_out"] == false);
+  CHECK(j["exit_code"] == 0);
+  CHECK(j["leftover_processes"] == 1);
+  CHECK(j["run_ms"].get<double>() < 10000);  // not the 20 s of --timeout, nor the child's 30 s
+  auto text = s.run("\"$GPULAB\" run --backend cpu \"$D/fork.cu\" 2>&1 >/dev/null");
+  CHECK_THAT(text.out, Catch::Contains("main returned: exit code 0"));
+  CHECK_THAT(flat(text.out), Catch::Contains("1 process(es) it started were still running"));
+}
+
+TEST_CASE(
+    "run: SIGTERM, SIGHUP and SIGINT end the program's whole group, exit 128+N, no files left",
+    "[run][reliability]") {
+  const Scratch s("signals");
+  s.write("sleeper.cu", R"(#include <cstdio>
+#include <unistd.h>
+int main(int argc, char** argv) {
+  if (fork() == 0) {  // a child of its own, which must go too
+    sleep(60);
+    return 0;
+  }
+  FILE* f = std::fopen(argv[1], "w");
+  std::fprintf(f, "%d\n", getpid());
+  std::fclose(f);
+  sleep(60);
+  return 0;
+}
+)");
+  for (const auto& [name, code] :
+       std::vector<std::pair<std::string, int>>{{"TERM", 143}, {"HUP", 129}, {"INT", 130}}) {
+    CAPTURE(name);
+    auto r = s.run(
+        "rm -f \"$D/pid\"; \"$GPULAB\" run --backend cpu \"$D/sleeper.cu\" -- \"$D/pid\" "
+        "2>\"$D/err\" & g=$!; i=0; while [ ! -s \"$D/pid\" ] && [ $i -lt 600 ]; do "
+        "sleep 0.1; i=$((i+1)); done; kill -" +
+        name +
+        " $g; wait $g; echo \"rc=$?\"; "
+        "p=$(cat \"$D/pid\"); sleep 0.2; kill -0 \"$p\" 2>/dev/null && echo program-alive; "
+        "LEFTOVERS; cat \"$D/err\"");
+    CAPTURE(r.out);
+    CHECK_THAT(r.out, Catch::Contains("rc=" + std::to_string(code)));
+    CHECK_THAT(r.out, !Catch::Contains("program-alive"));
+    CHECK_THAT(r.out, !Catch::Contains("leftover-process"));
+    CHECK_THAT(r.out, Catch::Contains("gpulab: stopped by SIG" + name));
+    CHECK(s.cache_entries("report-") == 0);
+  }
+}
+
+TEST_CASE("run: Ctrl-C during the compile ends the compiler and leaves no build files",
+          "[run][reliability]") {
+  const Scratch s("compile");
+  s.write("waits.cu", "#include \"fifo.h\"\nint main() { return 0; }\n");
+  // The compiler blocks on reading a FIFO: a compile that never ends by itself.
+  auto r = s.run(
+      "mkfifo \"$D/fifo.h\"; \"$GPULAB\" run --backend cpu \"$D/waits.cu\" 2>\"$D/err\" & "
+      "g=$!; i=0; while ! grep -qs fifo.h /proc/[0-9]*/cmdline /proc/[0-9]*/fd 2>/dev/null "
+      "&& [ $i -lt 50 ]; do sleep 0.2; i=$((i+1)); done; sleep 1; kill -INT $g; wait $g; "
+      "echo \"rc=$?\"; sleep 0.2; LEFTOVERS; "
+      "ls -A \"$D/tmp\"; cat \"$D/err\"");
+  CAPTURE(r.out);
+  CHECK_THAT(r.out, Catch::Contains("rc=130"));
+  CHECK_THAT(r.out, !Catch::Contains("leftover-process"));
+  CHECK_THAT(r.out, Catch::Contains("gpulab: stopped by SIGINT"));
+  CHECK(s.cache_entries("build-") == 0);
+  CHECK(s.cache_entries("report-") == 0);
+  CHECK(std::filesystem::is_empty(s.dir / "tmp"));  // the compiler's own files went with it
+}
+
+TEST_CASE("run: output that cannot be written is exit 1, the program's or the report's",
+          "[run][reliability]") {
+  const Scratch s("full");
+  s.write("hello.cu", kHello);
+  auto out = s.run(
+      "\"$GPULAB\" run --backend cpu \"$D/hello.cu\" >/dev/full 2>\"$D/err\"; "
+      "echo \"rc=$?\"; tail -n 1 \"$D/err\"");
+  CAPTURE(out.out);
+  CHECK_THAT(out.out, Catch::Contains("rc=1\n"));
+  CHECK_THAT(
+      out.out,
+      Catch::EndsWith("gpulab: error: cannot write to standard output: No space left on device\n"));
+  auto err = s.run("\"$GPULAB\" run --backend cpu \"$D/hello.cu\" 2>/dev/full; echo \"rc=$?\"");
+  CHECK_THAT(err.out, Catch::Contains("hello from thread 1\nrc=1\n"));
+  auto rep = s.run(
+      "\"$GPULAB\" run --backend cpu \"$D/hello.cu\" --report /dev/full 2>&1; "
+      "echo \"rc=$?\"");
+  CHECK_THAT(rep.out,
+             Catch::Contains("--report /dev/full: cannot write the report: No space left"));
+  CHECK_THAT(rep.out, Catch::Contains("rc=1\n"));
+}
+
+TEST_CASE("run: a cache that cannot be written is said once, and the program still runs",
+          "[run][reliability]") {
+  const Scratch s("cache");
+  s.write("hello.cu", kHello);
+  s.write("not-a-folder", "");
+  auto r = s.run(
+      "XDG_CACHE_HOME=\"$D/not-a-folder\" \"$GPULAB\" run --backend cpu \"$D/hello.cu\" "
+      "2>&1; echo \"rc=$?\"");
+  CAPTURE(r.out);
+  CHECK_THAT(r.out, Catch::Contains("rc=0"));
+  CHECK_THAT(r.out, Catch::Contains("hello from thread 1"));
+  CHECK_THAT(flat(r.out), Catch::Contains("cannot write the compile cache at " + s.dir.string() +
+                                          "/not-a-folder/gpulab/run: Not a directory"));
+  CHECK(std::filesystem::is_empty(s.dir / "tmp"));  // the build folder went after the run
+  // A read-only and a full file system, where this machine lets a test mount one.
+  auto probe = sh("unshare -rm sh -c 'mount -t tmpfs -o size=64k tmpfs /mnt' 2>&1 && echo ok");
+  if (probe.out.find("ok") == std::string::npos) {
+    WARN("skipped the read-only and full caches: unshare -rm cannot mount a tmpfs here");
+    return;
+  }
+  auto ro = s.run(
+      "unshare -rm sh -c 'mount -t tmpfs -o ro tmpfs \"$D/cache\" && "
+      "\"$GPULAB\" run --backend cpu \"$D/hello.cu\" 2>&1; echo \"rc=$?\"'");
+  CAPTURE(ro.out);
+  CHECK_THAT(ro.out, Catch::Contains("rc=0"));
+  CHECK_THAT(flat(ro.out), Catch::Contains("cannot write the compile cache at " + s.dir.string() +
+                                           "/cache/gpulab/run: Read-only file system"));
+  auto full = s.run(
+      "unshare -rm sh -c 'mount -t tmpfs -o size=64k tmpfs \"$D/cache\" && "
+      "mkdir -p \"$D/cache/gpulab/run\" && "
+      "dd if=/dev/zero of=\"$D/cache/fill\" bs=4k 2>/dev/null; "
+      "\"$GPULAB\" run --backend cpu \"$D/hello.cu\" 2>&1; echo \"rc=$?\"'");
+  CAPTURE(full.out);
+  CHECK_THAT(full.out, Catch::Contains("rc=0"));
+  CHECK_THAT(flat(full.out), Catch::Contains("cannot write the compile cache at " + s.dir.string() +
+                                             "/cache/gpulab/run: no space left on device"));
+  CHECK_THAT(full.out, !Catch::Contains("could not compile"));
+}
+
+TEST_CASE("run, inspect, exercise check: empty paths, folders and unreadable files",
+          "[cli][reliability]") {
+  for (const std::vector<std::string>& cmd :
+       {std::vector<std::string>{"run", "--backend", "cpu"}, {"inspect"}, {"exercise", "check"}}) {
+    CAPTURE(cmd);
+    auto with = [&](const std::string& file) {
+      std::vector<std::string> args = cmd;
+      args.push_back(file);
+      return args;
+    };
+    // inspect's FILE is optional: an empty one reads as none given.
+    check_usage_error(with(""),
+                      cmd[0] == "inspect" ? "inspect needs a file" : "an empty path names no file");
+    check_usage_error(with("/tmp"), "/tmp: is a folder, not a file");
+    check_usage_error(with("/dev/null"), "/dev/null: not a regular file");
+  }
+  // Unreadable: a file without read permission, tried as a user it applies to.
+  const Scratch s("unreadable");
+  const auto file = s.write("secret.cu", "int main() { return 0; }\n");
+  std::filesystem::permissions(file, std::filesystem::perms::none);
+  std::filesystem::permissions(s.dir, std::filesystem::perms::all);
+  const std::string as_user =
+      ::geteuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : "";
+  for (const char* cmd : {"run --backend cpu", "inspect", "exercise check"}) {
+    CAPTURE(cmd);
+    auto r = s.run(as_user + "\"$GPULAB\" " + cmd + " \"$D/secret.cu\" 2>&1; echo \"rc=$?\"");
+    CHECK_THAT(r.out, Catch::Contains("secret.cu: cannot read it: Permission denied"));
+    CHECK_THAT(r.out, Catch::Contains("rc=2"));
+  }
+}
+
+TEST_CASE("Escape bytes in what the user typed are shown escaped, never sent raw",
+          "[cli][reliability]") {
+  auto file = run_gpulab({"run", "--backend", "cpu", "\x1b[31mx.cu"});
+  CHECK(file.exit_code == 2);
+  CHECK(file.err.find('\x1b') == std::string::npos);
+  CHECK_THAT(file.err, Catch::Contains("\\x1b[31mx.cu: no such file"));
+  auto option = run_gpulab({"vecadd", "--n", "\x1b[31m64", "--backend", "cpu"});
+  CHECK(option.exit_code == 2);
+  CHECK(option.err.find('\x1b') == std::string::npos);
+  CHECK_THAT(option.err, Catch::Contains("\\x1b[31m64"));
+  auto c1 = run_gpulab({"amdahl", "--p",
+                        "\xc2\x9b"
+                        "31m"});
+  CHECK(c1.exit_code == 2);
+  CHECK(c1.err.find("\xc2\x9b") == std::string::npos);
+  CHECK_THAT(c1.err, Catch::Contains("\\u009b31m"));
+}
+
+TEST_CASE("Escape bytes in relayed compiler output are shown escaped", "[run][reliability]") {
+  const Scratch s("escape");
+  s.write("bad.cu", "int main() { return undefined_name(\"\x1b[2J\x1b[31m\"); }\n");
+  auto r = s.run("\"$GPULAB\" run --backend cpu \"$D/bad.cu\" 2>&1; echo \"rc=$?\"");
+  CAPTURE(r.out);
+  CHECK_THAT(r.out, Catch::Contains("rc=1"));
+  CHECK_THAT(r.out, Catch::Contains("undefined_name"));
+  CHECK(r.out.find('\x1b') == std::string::npos);
+  CHECK_THAT(r.out, Catch::Contains("\\x1b[2J"));
+}
+
+TEST_CASE("run: a write past a __shared__ array is reported at its line, in its launch",
+          "[run][reliability]") {
+  const Scratch s("shared");
+  s.write("past.cu", R"(#include <cstdio>
+__global__ void tile_sum(int* out) {
+  __shared__ int tile[32];
+  tile[threadIdx.x] = threadIdx.x;
+  __syncthreads();
+  tile[threadIdx.x * 65536] = 1;
+  out[threadIdx.x] = tile[threadIdx.x];
+}
+int main() {
+  int* out;
+  cudaMalloc(&out, 64 * sizeof(int));
+  tile_sum<<<2, 32>>>(out);
+  cudaDeviceSynchronize();
+  std::printf("%s\n", cudaGetErrorString(cudaGetLastError()));
+  return 0;
+}
+)");
+  auto r = s.run("\"$GPULAB\" run --backend cpu \"$D/past.cu\" 2>&1; echo \"rc=$?\"");
+  CAPTURE(r.out);
+  CHECK_THAT(r.out, Catch::Contains("rc=1"));
+  CHECK_THAT(r.out, Catch::Contains("crashed: SIGSEGV"));
+  CHECK_THAT(flat(r.out), Catch::Contains("in kernel tile_sum (launched at past.cu:12)"));
+  CHECK_THAT(flat(r.out), Catch::Contains("at past.cu:6"));
+  CHECK_THAT(r.out, Catch::Contains("did not finish"));
+  CHECK_THAT(r.out, !Catch::Contains("No kernel was launched"));
+  // Never a block the launch does not have.
+  const std::regex block(R"(block \((\d+),(\d+),(\d+)\))");
+  for (std::sregex_iterator it(r.out.begin(), r.out.end(), block), end; it != end; ++it) {
+    CHECK(std::stoul((*it)[1].str()) < 2);
+    CHECK((*it)[2].str() == "0");
+  }
+}
+
+TEST_CASE("run: --timeout names the kernel that was running", "[run][reliability]") {
+  const Scratch s("spin");
+  s.write("spin.cu", R"(__global__ void spin(volatile int* flag) {
+  while (*flag == 0) {
+  }
+}
+int main() {
+  int* flag;
+  cudaMalloc(&flag, sizeof(int));
+  cudaMemset(flag, 0, sizeof(int));
+  spin<<<1, 1>>>(flag);
+  cudaDeviceSynchronize();
+  return 0;
+}
+)");
+  auto r = s.run("\"$GPULAB\" run --backend cpu --timeout 2 \"$D/spin.cu\" 2>&1; echo \"rc=$?\"");
+  CAPTURE(r.out);
+  CHECK_THAT(r.out, Catch::Contains("rc=1"));
+  CHECK_THAT(flat(r.out),
+             Catch::Contains("stopped: still running after 2 s (--timeout), in kernel spin "
+                             "(launched at spin.cu:9)"));
+  CHECK_THAT(r.out, Catch::Contains("still running when --timeout stopped the program"));
+  CHECK_THAT(r.out, !Catch::Contains("No kernel was launched"));
+  CHECK_THAT(r.out, !Catch::Contains("main returned"));
 }

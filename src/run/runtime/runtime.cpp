@@ -7,6 +7,7 @@
 // as a plain CUDA program on the CPU.
 #include <fcntl.h>
 #include <signal.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -95,6 +96,10 @@ thread_local cudaError_t t_last_error = cudaSuccess;
 std::atomic<const char*> g_running_kernel{nullptr};
 std::atomic<const char*> g_running_file{nullptr};
 std::atomic<int> g_running_line{0};
+// Its shape, so that a crash never reports a block or thread the launch does not have (a write
+// past a __shared__ array can overwrite the emulator's own blockIdx and threadIdx).
+std::atomic<unsigned> g_running_grid[3] = {0, 0, 0};
+std::atomic<unsigned> g_running_block[3] = {0, 0, 0};
 
 void write_line(const json& j) {
   const int fd = state().settings.report_fd;
@@ -213,7 +218,8 @@ void at_exit() {
       exit_line["lost_printf_first_line"] =
           s.printf_buffer.substr(0, std::min<std::size_t>(nl, 200));
     }
-    if (s.unsynchronized) {
+    // After a kernel fault the launch ended in that fault: its findings are the fault's.
+    if (s.unsynchronized && s.sticky == cudaSuccess) {
       write_line({{report::kEventField, report::event::finding},
                   {report::kKindField, report::kind::unsynchronized_exit},
                   {"kernel", s.last_launch.callee},
@@ -240,19 +246,33 @@ void at_exit() {
 
 // A crash: say where (which kernel, block and thread, when it was in one), then die of it.
 // Written with snprintf (async-signal-safe), so the "crash" event's line is spelled out here.
-void on_crash(int sig, siginfo_t* info, void*) {
-  char line[640];
+void on_crash(int sig, siginfo_t* info, void* context) {
+  char line[768];
   const char* kernel = g_running_kernel.load();
+  // The faulting instruction: gpulab names its FILE:LINE with addr2line.
+  const auto pc = static_cast<unsigned long long>(
+      static_cast<const ucontext_t*>(context)->uc_mcontext.gregs[REG_RIP]);
   int n;
-  if (kernel != nullptr && simt::detail::tl_runner != nullptr) {
+  const bool in_shape = blockIdx.x < g_running_grid[0] && blockIdx.y < g_running_grid[1] &&
+                        blockIdx.z < g_running_grid[2] && threadIdx.x < g_running_block[0] &&
+                        threadIdx.y < g_running_block[1] && threadIdx.z < g_running_block[2];
+  if (kernel != nullptr && simt::detail::tl_runner != nullptr && in_shape) {
     n = std::snprintf(line, sizeof line,
-                      "{\"event\":\"crash\",\"signal\":%d,\"address\":\"%p\",\"kernel\":\"%s\","
-                      "\"site\":\"%s:%d\",\"block\":[%u,%u,%u],\"thread\":[%u,%u,%u]}\n",
-                      sig, info->si_addr, kernel, g_running_file.load(), g_running_line.load(),
+                      "{\"event\":\"crash\",\"signal\":%d,\"address\":\"%p\",\"pc\":%llu,"
+                      "\"kernel\":\"%s\",\"site\":\"%s:%d\",\"block\":[%u,%u,%u],"
+                      "\"thread\":[%u,%u,%u]}\n",
+                      sig, info->si_addr, pc, kernel, g_running_file.load(), g_running_line.load(),
                       blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, threadIdx.z);
+  } else if (kernel != nullptr && simt::detail::tl_runner != nullptr) {
+    // The emulator's own record of the block and thread was overwritten: say so, not garbage.
+    n = std::snprintf(line, sizeof line,
+                      "{\"event\":\"crash\",\"signal\":%d,\"address\":\"%p\",\"pc\":%llu,"
+                      "\"kernel\":\"%s\",\"site\":\"%s:%d\",\"indices_overwritten\":true}\n",
+                      sig, info->si_addr, pc, kernel, g_running_file.load(), g_running_line.load());
   } else {
-    n = std::snprintf(line, sizeof line, "{\"event\":\"crash\",\"signal\":%d,\"address\":\"%p\"}\n",
-                      sig, info->si_addr);
+    n = std::snprintf(line, sizeof line,
+                      "{\"event\":\"crash\",\"signal\":%d,\"address\":\"%p\",\"pc\":%llu}\n", sig,
+                      info->si_addr, pc);
   }
   const int fd = state().settings.report_fd;
   if (fd >= 0 && n > 0) {
@@ -539,7 +559,25 @@ void launch_erased(const LaunchSite& site, const void* kernel, const LaunchConfi
   if (s.settings.profile) simt::detail::begin_profiled_launch();
   g_running_file = site.file;
   g_running_line = site.line;
+  const unsigned grid[3] = {config.grid.x, config.grid.y, config.grid.z};
+  const unsigned block[3] = {config.block.x, config.block.y, config.block.z};
+  for (int i = 0; i < 3; ++i) {
+    g_running_grid[i] = grid[i];
+    g_running_block[i] = block[i];
+  }
   g_running_kernel = site.callee;
+  {
+    // Which launch runs: a crash or a --timeout (SIGKILL, no word from here) ends the program
+    // with this line last.
+    std::lock_guard lock(s.mutex);
+    if (s.launch_lines < 2000) {
+      write_line({{report::kEventField, report::event::launch_begin},
+                  {"kernel", site.callee},
+                  {"site", site_text(site.file, site.line)},
+                  {"grid", dims(config.grid)},
+                  {"block", dims(config.block)}});
+    }
+  }
   cudaError_t error = cudaSuccess;
   std::uint64_t barriers = 0;
   try {
