@@ -150,3 +150,25 @@ TEST_CASE("run: CUDA graphs, captured and explicit, run in dependency order", "[
   // explicit graph (2 kernels each).
   CHECK(o.report["launches_total"] == 3 * 3 + 3 + 2 * 2);
 }
+
+TEST_CASE("run: a kernel launches kernels (CUDA 12): children, tail launch, fire-and-forget",
+          "[run]") {
+  const Outcome o = run_program("child_launch");
+  check_output("child_launch", o);
+  CHECK(o.report["findings"].empty());
+  // The parent, four children, the tail launch and the fire-and-forget one.
+  CHECK(o.report["launches_total"] == 1 + 4 + 1 + 1);
+  // A device-side cudaDeviceSynchronize, which CUDA 12 removed (nvcc does not compile it), fails
+  // the launch and says why.
+  const fs::path prog = work_dir() / "device_sync.cu";
+  std::ofstream(prog)
+      << "#include <cstdio>\n__global__ void child() {}\n"
+         "__global__ void parent() { child<<<1, 1>>>(); cudaDeviceSynchronize(); }\n"
+         "int main() {\n  parent<<<1, 1>>>();\n"
+         "  printf(\"%s\\n\", cudaGetErrorName(cudaDeviceSynchronize()));\n}\n";
+  const RunResult r = run_gpulab({"run", "--backend", "cpu", prog.string()}, {},
+                                 {"XDG_CACHE_HOME=" + (work_dir() / "cache").string()});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "cudaErrorLaunchFailure\n");
+  CHECK_THAT(r.err, Catch::Contains("CUDA 12"));
+}

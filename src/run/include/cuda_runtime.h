@@ -159,6 +159,9 @@ struct CUevent_st;
 typedef struct CUevent_st* cudaEvent_t;
 #define cudaStreamLegacy ((cudaStream_t)0x1)
 #define cudaStreamPerThread ((cudaStream_t)0x2)
+// Dynamic parallelism's streams of a grid (launches from a kernel only).
+#define cudaStreamTailLaunch ((cudaStream_t)0x3)
+#define cudaStreamFireAndForget ((cudaStream_t)0x4)
 
 struct cudaUUID_st {
   char bytes[16];

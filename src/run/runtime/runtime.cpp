@@ -28,6 +28,7 @@
 
 #include "cuda_runtime.h"
 #include "run/report.hpp"
+#include "run/runtime/child.hpp"
 #include "run/runtime/graph.hpp"
 #include "run/runtime/heap.hpp"
 #include "simt/access_record.hpp"
@@ -474,6 +475,11 @@ void launch_erased(const LaunchSite& site, const void* kernel, const LaunchConfi
                    void (*run_thread)(const void*), const void* closure, size_t closure_bytes) {
   // A launch into a graph (stream capture, a kernel node) is recorded, not run.
   if (graph_record_launch(site, kernel, config, run_thread, closure, closure_bytes)) return;
+  // A kernel launched a kernel (dynamic parallelism): it runs when its parent grid has ended.
+  if (simt::detail::tl_runner != nullptr) {
+    child_record(site, kernel, config, run_thread, closure, closure_bytes);
+    return;
+  }
   State& s = state();
   {
     std::lock_guard lock(s.mutex);
@@ -489,11 +495,6 @@ void launch_erased(const LaunchSite& site, const void* kernel, const LaunchConfi
       s.unsynchronized = true;
       return;
     }
-  }
-  if (simt::detail::tl_runner != nullptr) {
-    throw simt::KernelFault(
-        simt::KernelFault::Kind::outside_kernel,
-        std::string("a kernel launched ") + site.callee + ": dynamic parallelism is not emulated");
   }
   simt::RunOptions options;
   options.workers = s.settings.workers;
@@ -612,16 +613,23 @@ void launch_erased(const LaunchSite& site, const void* kernel, const LaunchConfi
     write_record(site, simt::detail::end_recorded_launch(), record_level, barriers, config);
   }
   if (error != cudaSuccess) set_error(error);
-  std::lock_guard lock(s.mutex);
-  ++s.launches;
-  s.last_launch = site;
-  if (error == cudaSuccess) s.unsynchronized = true;
-  if (s.launch_lines < 2000) {
-    ++s.launch_lines;
-    write_line(line);
-  } else if (s.launch_lines == 2000) {
-    ++s.launch_lines;
-    write_line({{report::kEventField, report::event::launches_not_listed}});
+  {
+    std::lock_guard lock(s.mutex);
+    ++s.launches;
+    s.last_launch = site;
+    if (error == cudaSuccess) s.unsynchronized = true;
+    if (s.launch_lines < 2000) {
+      ++s.launch_lines;
+      write_line(line);
+    } else if (s.launch_lines == 2000) {
+      ++s.launch_lines;
+      write_line({{report::kEventField, report::event::launches_not_listed}});
+    }
+  }
+  // The grids this grid launched run now: a grid is complete only when its children are (CUDA 12).
+  // After a fault they run nothing, as every launch then.
+  for (const ChildLaunch& c : child_take()) {
+    launch_erased(c.site, c.kernel, c.config, c.run_thread, c.closure.get(), c.closure_bytes);
   }
 }
 
@@ -1024,6 +1032,15 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
 }
 
 cudaError_t cudaDeviceSynchronize(void) {
+  if (gpulab::simt::detail::tl_runner != nullptr) {
+    // CUDA 12 removed the device-side cudaDeviceSynchronize (nvcc refuses to compile it): a parent
+    // grid cannot wait for its children, which run after it.
+    throw gpulab::simt::KernelFault(
+        gpulab::simt::KernelFault::Kind::invalid_argument,
+        "cudaDeviceSynchronize() called in a kernel: CUDA 12 and newer have no device-side "
+        "cudaDeviceSynchronize (nvcc does not compile it); a child grid ends before its parent "
+        "grid, and cudaStreamTailLaunch runs a grid after its parent");
+  }
   cudaError_t e;
   gpulab::rt::synchronized(true);
   if (broken(&e)) return e;
