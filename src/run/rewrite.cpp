@@ -5,11 +5,14 @@
 // point at the user's own lines:
 //   callee<<<cfg>>>(args)         ->  ::gpulab::rt::launch(site, address, body, config(cfg))(args)
 //   extern __shared__ T name[];   ->  the same, bound to the block's dynamic shared memory
+//   __global__ void k(...) {...}  ->  the same, then (on its last line) k registered by address, so
+//                                     that a graph's kernel node can name it by a void*
 //   unsupported features          ->  listed, so gpulab can name them before g++ sees them
 #include "run/rewrite.hpp"
 
 #include <array>
 #include <cctype>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -83,6 +86,13 @@ class Rewriter {
     std::size_t copied = 0;
     std::size_t i = 0;
     while (i < s_.size()) {
+      if (!registrations_.empty() && registrations_.begin()->first <= i) {
+        const auto [at_end, text] = *registrations_.begin();
+        registrations_.erase(registrations_.begin());
+        out.text.append(s_.substr(copied, at_end - copied));
+        out.text += text;
+        copied = at_end;
+      }
       if (!code_[i]) {
         ++i;
         continue;
@@ -109,6 +119,8 @@ class Rewriter {
             out.text += " __asm__(\"gpulab_simt_dynamic_shared\")";
             copied = at_semicolon;
           }
+        } else if (word == "__global__") {
+          note_kernel_definition(e);
         } else {
           note_unsupported(word, i, out.unsupported);
         }
@@ -116,6 +128,11 @@ class Rewriter {
         continue;
       }
       ++i;
+    }
+    for (const auto& [at_end, text] : registrations_) {
+      out.text.append(s_.substr(copied, at_end - copied));
+      out.text += text;
+      copied = at_end;
     }
     out.text.append(s_.substr(copied));
     return out;
@@ -210,6 +227,50 @@ class Rewriter {
     return std::string_view::npos;
   }
 
+  // After `__global__`: when it begins a kernel's definition, the kernel's registration goes right
+  // after the definition's closing brace (on the same line).
+  void note_kernel_definition(std::size_t after_word) {
+    std::size_t line_start = after_word;
+    while (line_start > 0 && s_[line_start - 1] != '\n') --line_start;
+    if (s_[skip_space_line(line_start)] == '#') return;  // a macro
+    std::size_t k = skip_space(after_word);
+    std::string_view name;
+    while (k < s_.size() && ident_char(s_[k])) {
+      std::size_t e = k;
+      while (e < s_.size() && ident_char(s_[e])) ++e;
+      const std::string_view word = s_.substr(k, e - k);
+      const std::size_t next = skip_space(e);
+      if (next < s_.size() && s_[next] == '(') {
+        if (!word.starts_with("__")) {
+          name = word;
+          k = next;
+          break;
+        }
+        // __launch_bounds__(...) and the like.
+        const std::size_t close = match_forward(next, ')');
+        if (close == std::string_view::npos) return;
+        k = skip_space(close + 1);
+        continue;
+      }
+      k = next;
+    }
+    if (name.empty()) return;
+    const std::size_t close = match_forward(k, ')');
+    if (close == std::string_view::npos) return;
+    const std::size_t body = skip_space(close + 1);
+    if (body >= s_.size() || s_[body] != '{') return;  // a declaration
+    const std::size_t end = match_forward(body, '}');
+    if (end == std::string_view::npos) return;
+    const std::string n(name);
+    registrations_[end + 1] =
+        " [[maybe_unused]] static const bool gpulab_kernel_registered_" +
+        std::to_string(registrations_made_++) +
+        "_ = [](auto gpulab_tag_) { if constexpr (requires { "
+        "::gpulab::rt::kernel_address<decltype(gpulab_tag_)>(" +
+        n + "); }) return ::gpulab::rt::register_kernel(::gpulab::rt::kernel_address<decltype(" +
+        "gpulab_tag_)>(" + n + "), \"" + escape(n) + "\"); else return false; }(0);";
+  }
+
   std::optional<Launch> parse_launch(std::size_t chevrons) const {
     // The configuration ends at the first `>>>` outside brackets.
     std::size_t k = chevrons + 3;
@@ -255,7 +316,7 @@ class Rewriter {
     std::string& r = launch.replacement;
     r = "::gpulab::rt::launch(::gpulab::rt::LaunchSite{\"" + escape(callee) + "\", __FILE__, " +
         std::to_string(line_of(begin)) + "}, ";
-    r += "[=](auto gpulab_tag_) -> const void* { if constexpr (requires { "
+    r += "[=](auto gpulab_tag_) { if constexpr (requires { "
          "::gpulab::rt::kernel_address<decltype(gpulab_tag_)>(" +
          callee +
          "); }) return "
@@ -302,7 +363,7 @@ class Rewriter {
       bool whole_word;
       std::string_view name;
     };
-    static constexpr std::array<Feature, 54> kFeatures{{
+    static constexpr std::array<Feature, 53> kFeatures{{
         {"texture", true, "textures and surfaces"},
         {"tex1D", false, "textures and surfaces"},
         {"tex2D", false, "textures and surfaces"},
@@ -315,8 +376,7 @@ class Rewriter {
         {"asm", true, "inline PTX assembly (asm)"},
         {"__asm__", true, "inline PTX assembly (asm)"},
         {"cudaGraphics", false, "graphics interop (OpenGL, Direct3D, EGL)"},
-        {"cudaGraph", false, "CUDA graphs"},
-        {"cudaStreamBeginCapture", true, "CUDA graphs (stream capture)"},
+        {"cudaGraphAddMemcpyNode", true, "CUDA graph memcpy nodes of 3D copies"},
         {"wmma", true, "tensor cores (wmma)"},
         {"__cluster_dims__", true, "thread block clusters"},
         {"cudaLaunchCooperativeKernel", true, "cooperative launches (grid-wide sync)"},
@@ -397,6 +457,8 @@ class Rewriter {
   std::string_view s_;
   std::vector<bool> code_;
   std::string path_;
+  std::map<std::size_t, std::string> registrations_;  // position -> a kernel's registration
+  int registrations_made_ = 0;
 };
 
 }  // namespace

@@ -17,7 +17,8 @@
 
 namespace gpulab::simt {
 
-enum class AllocationKind : std::uint8_t { device, managed, host_pinned };
+// device_heap: malloc/new in a kernel (gpulab run's device heap, cudaLimitMallocHeapSize).
+enum class AllocationKind : std::uint8_t { device, managed, host_pinned, device_heap };
 
 struct Allocation {
   std::uintptr_t begin = 0;

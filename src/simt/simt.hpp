@@ -73,6 +73,7 @@ class KernelFault : public RuntimeFailure {
     warp_collective,    // a lane of the mask exited or never arrived
     invalid_argument,   // bad mask or width in a warp intrinsic, access past dynamic shared memory
     trap,               // __trap() called
+    assertion,          // a device-side assert() failed (gpulab run's <assert.h>)
     kernel_exception,   // kernel code threw a C++ exception
     outside_kernel,     // a device intrinsic called outside a launch
   };

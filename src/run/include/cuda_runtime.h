@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <source_location>
 #include <tuple>
@@ -43,6 +44,7 @@ enum cudaError {
   cudaErrorNoDevice = 100,
   cudaErrorInvalidDevice = 101,
   cudaErrorInvalidResourceHandle = 400,
+  cudaErrorIllegalState = 401,
   cudaErrorSymbolNotFound = 500,
   cudaErrorNotReady = 600,
   cudaErrorIllegalAddress = 700,
@@ -52,8 +54,12 @@ enum cudaError {
   cudaErrorIllegalInstruction = 715,
   cudaErrorMisalignedAddress = 716,
   cudaErrorLaunchFailure = 719,
+  cudaErrorCooperativeLaunchTooLarge = 720,
   cudaErrorNotPermitted = 800,
   cudaErrorNotSupported = 801,
+  cudaErrorStreamCaptureUnsupported = 900,
+  cudaErrorStreamCaptureImplicit = 906,
+  cudaErrorGraphExecUpdateFailure = 910,
   cudaErrorUnknown = 999,
 };
 typedef enum cudaError cudaError_t;
@@ -154,6 +160,9 @@ struct CUevent_st;
 typedef struct CUevent_st* cudaEvent_t;
 #define cudaStreamLegacy ((cudaStream_t)0x1)
 #define cudaStreamPerThread ((cudaStream_t)0x2)
+// Dynamic parallelism's streams of a grid (launches from a kernel only).
+#define cudaStreamTailLaunch ((cudaStream_t)0x3)
+#define cudaStreamFireAndForget ((cudaStream_t)0x4)
 
 struct cudaUUID_st {
   char bytes[16];
@@ -321,11 +330,11 @@ inline LaunchConfig config(dim3 grid, dim3 block, size_t dynamic_shared_bytes = 
   return {grid, block, dynamic_shared_bytes, stream};
 }
 
-// The address of a kernel named without ambiguity (Tag only makes the rewrite's test dependent).
+// The kernel named without ambiguity, typed (Tag only makes the rewrite's test dependent); a
+// launch of an overloaded kernel or a template with deduced arguments gets nullptr instead.
 template <class Tag, class F>
-requires std::is_function_v<F>
-const void* kernel_address(F* f) {
-  return reinterpret_cast<const void*>(f);
+requires std::is_function_v<F> F* kernel_address(F* f) {
+  return f;
 }
 
 // Runs one launch: `run_thread(closure)` runs the kernel body for the current CUDA thread; the
@@ -335,38 +344,167 @@ void launch_erased(const LaunchSite& site, const void* kernel, const LaunchConfi
                    void (*run_thread)(const void*), const void* closure, size_t closure_bytes,
                    void (*run_threads)(const void*, ::gpulab::simt::detail::ThreadLoop&) = nullptr);
 
-template <class Body>
-struct Launcher {
-  LaunchSite site;
-  const void* kernel;
-  Body body;
-  LaunchConfig config;
+// The kernel parameter space of CUDA 12.1 and newer on Volta and newer GPUs (4 KB before).
+inline constexpr size_t kMaxParameterBytes = 32764;
 
+template <class... P>
+constexpr size_t parameter_bytes() {
+  size_t offset = 0;
+  ((offset = (offset + alignof(P) - 1) / alignof(P) * alignof(P) + sizeof(P)), ...);
+  return offset;
+}
+
+// A parameter of class type that the C++ ABI (Itanium's, which g++ follows on Linux) passes by
+// invisible reference: one with a non-trivial copy or move constructor or destructor. The caller
+// makes the object and passes its address; the callee neither copies nor destroys it.
+template <class T>
+inline constexpr bool passed_by_reference = std::is_class_v<T>&& std::is_copy_constructible_v<T> &&
+                                            (!std::is_trivially_copy_constructible_v<T> ||
+                                             !std::is_trivially_move_constructible_v<T> ||
+                                             !std::is_trivially_destructible_v<T>);
+
+#if defined(__GXX_ABI_VERSION) && (defined(__x86_64__) || defined(__aarch64__))
+inline constexpr bool kItaniumCalls = true;
+#else
+inline constexpr bool kItaniumCalls = false;
+#endif
+
+// One CUDA thread's own bytes of a parameter.
+template <class T>
+struct ParameterStorage {
+  alignas(T) unsigned char bytes[sizeof(T)];
+};
+
+template <class K>
+struct KernelParameters {
+  static constexpr bool known = false;
+};
+template <class... P>
+struct KernelParameters<void (*)(P...)> {
+  static constexpr bool known = true;
+  using Tuple = std::tuple<std::remove_cv_t<P>...>;
   template <class... Args>
-  void operator()(Args&&... args) const {
-    // The arguments are evaluated once, on the host, and each CUDA thread gets its own copy of the
-    // parameters, as on a GPU.
-    struct Closure {
-      Body body;
-      std::tuple<std::decay_t<Args>...> args;
-    };
-    const Closure closure{body, {std::forward<Args>(args)...}};
-    launch_erased(
-        site, kernel, config,
-        [](const void* c) {
-          const auto& cl = *static_cast<const Closure*>(c);
-          std::apply(cl.body, cl.args);
-        },
-        &closure, sizeof closure,
-        [](const void* c, ::gpulab::simt::detail::ThreadLoop& loop) {
-          const auto& cl = *static_cast<const Closure*>(c);
-          ::gpulab::simt::detail::run_thread_loop(loop, [&cl] { std::apply(cl.body, cl.args); });
-        });
+  static constexpr bool takes() {
+    if constexpr (sizeof...(Args) != sizeof...(P)) {
+      return false;
+    } else {
+      return (std::is_convertible_v<Args&&, P> && ...) && (!std::is_reference_v<P> && ...);
+    }
+  }
+  static constexpr bool by_bytes = kItaniumCalls && (passed_by_reference<P> || ...);
+  static constexpr size_t bytes = parameter_bytes<std::remove_cv_t<P>...>();
+
+  // One CUDA thread's call. On a GPU the arguments are bytes copied into the kernel's parameter
+  // space once per launch: no constructor or destructor runs in the kernel (CUDA by Example's
+  // lock struct frees its memory in its destructor). A class the ABI passes by reference is
+  // therefore copied as bytes into this thread's own storage and passed by its address.
+  template <size_t... I>
+  static void call(void (*kernel)(P...), const Tuple& params, std::index_sequence<I...>) {
+    if constexpr (!by_bytes) {
+      kernel(std::get<I>(params)...);
+    } else {
+      std::tuple<ParameterStorage<std::remove_cv_t<P>>...> own;
+      ((passed_by_reference<std::remove_cv_t<P>>
+            ? static_cast<void>(
+                  std::memcpy(std::get<I>(own).bytes, &std::get<I>(params), sizeof(P)))
+            : static_cast<void>(0)),
+       ...);
+      using Bytes = void (*)(std::conditional_t<passed_by_reference<std::remove_cv_t<P>>, void*,
+                                                std::remove_cv_t<P>>...);
+      const auto as_bytes = reinterpret_cast<Bytes>(reinterpret_cast<void (*)()>(kernel));
+      as_bytes(pass<std::remove_cv_t<P>>(std::get<I>(params), std::get<I>(own).bytes)...);
+    }
+  }
+  template <class T>
+  static decltype(auto) pass(const T& value, unsigned char* own) {
+    if constexpr (passed_by_reference<T>) {
+      return static_cast<void*>(own);
+    } else {
+      return static_cast<const T&>(value);
+    }
   }
 };
 
-template <class Body>
-Launcher<Body> launch(LaunchSite site, const void* kernel, Body body, LaunchConfig config) {
+template <class Body, class K>
+struct Launcher {
+  LaunchSite site;
+  K kernel;
+  Body body;
+  LaunchConfig config;
+
+  static const void* address(K k) {
+    if constexpr (std::is_same_v<K, std::nullptr_t>) {
+      return nullptr;
+    } else {
+      return reinterpret_cast<const void*>(k);
+    }
+  }
+
+  template <class... Args>
+  void operator()(Args&&... args) const {
+    using Params = KernelParameters<K>;
+    constexpr bool typed = [] {
+      if constexpr (Params::known) {
+        return Params::template takes<Args...>();
+      } else {
+        return false;
+      }
+    }();
+    if constexpr (typed) {
+      static_assert(Params::bytes <= kMaxParameterBytes,
+                    "a kernel's parameters take more than 32764 bytes, CUDA's limit (nvcc: "
+                    "\"Formal parameter space overflowed\") / 内核参数超过 CUDA 的 32764 字节上限");
+      // The arguments are converted to the kernel's parameters once, on the host, as a GPU's
+      // launch does; each CUDA thread gets its own copy of the parameters.
+      struct Closure {
+        K kernel;
+        typename Params::Tuple params;
+      };
+      const Closure closure{kernel, typename Params::Tuple(std::forward<Args>(args)...)};
+      launch_erased(
+          site, address(kernel), config,
+          [](const void* c) {
+            const auto& cl = *static_cast<const Closure*>(c);
+            Params::call(cl.kernel, cl.params,
+                         std::make_index_sequence<std::tuple_size_v<typename Params::Tuple>>{});
+          },
+          &closure, sizeof closure,
+          [](const void* c, ::gpulab::simt::detail::ThreadLoop& loop) {
+            const auto& cl = *static_cast<const Closure*>(c);
+            ::gpulab::simt::detail::run_thread_loop(loop, [&cl] {
+              Params::call(cl.kernel, cl.params,
+                           std::make_index_sequence<std::tuple_size_v<typename Params::Tuple>>{});
+            });
+          });
+    } else {
+      static_assert(parameter_bytes<std::decay_t<Args>...>() <= kMaxParameterBytes,
+                    "a kernel's parameters take more than 32764 bytes, CUDA's limit (nvcc: "
+                    "\"Formal parameter space overflowed\") / 内核参数超过 CUDA 的 32764 字节上限");
+      // The kernel's type is not known here (an overloaded kernel, a template with deduced
+      // arguments): the arguments are evaluated once, on the host, and each CUDA thread gets its
+      // own copy of the parameters.
+      struct Closure {
+        Body body;
+        std::tuple<std::decay_t<Args>...> args;
+      };
+      const Closure closure{body, {std::forward<Args>(args)...}};
+      launch_erased(
+          site, address(kernel), config,
+          [](const void* c) {
+            const auto& cl = *static_cast<const Closure*>(c);
+            std::apply(cl.body, cl.args);
+          },
+          &closure, sizeof closure,
+          [](const void* c, ::gpulab::simt::detail::ThreadLoop& loop) {
+            const auto& cl = *static_cast<const Closure*>(c);
+            ::gpulab::simt::detail::run_thread_loop(loop, [&cl] { std::apply(cl.body, cl.args); });
+          });
+    }
+  }
+};
+
+template <class Body, class K>
+Launcher<Body, K> launch(LaunchSite site, K kernel, Body body, LaunchConfig config) {
   return {site, kernel, body, config};
 }
 
@@ -485,5 +623,19 @@ inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, vo
 #define __CUDACC_VER_MINOR__ 0
 #endif
 
+#include "gpulab_graphs.h"
+
 // Kernel printf goes to the device's buffer (see gpulab_rt_printf); std::printf too.
 #define printf gpulab_rt_printf
+
+// malloc and free in a kernel use the device heap (cudaLimitMallocHeapSize, nullptr when it is
+// exhausted, device memory to --check: src/run/runtime/heap.cpp); in host code they are the C
+// library's. std::malloc and std::free too.
+void* gpulab_rt_malloc(size_t bytes, std::source_location where = std::source_location::current());
+void gpulab_rt_free(void* p);
+namespace std {
+using ::gpulab_rt_free;
+using ::gpulab_rt_malloc;
+}  // namespace std
+#define malloc gpulab_rt_malloc
+#define free gpulab_rt_free

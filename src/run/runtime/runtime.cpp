@@ -5,6 +5,7 @@
 // to it as JSON lines as they happen (so that a crash loses nothing). The environment, the events
 // and the finding kinds are declared in run/report.hpp. Without GPULAB_RUN_REPORT the program runs
 // as a plain CUDA program on the CPU.
+#include <assert.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <ucontext.h>
@@ -28,6 +29,9 @@
 
 #include "cuda_runtime.h"
 #include "run/report.hpp"
+#include "run/runtime/child.hpp"
+#include "run/runtime/graph.hpp"
+#include "run/runtime/heap.hpp"
 #include "simt/access_record.hpp"
 #include "simt/memory_check.hpp"
 #include "simt/profile_gather.hpp"
@@ -35,6 +39,8 @@
 #include "simt/simt.hpp"
 
 #undef printf
+#undef malloc
+#undef free
 
 namespace gpulab::rt {
 
@@ -60,6 +66,13 @@ struct State {
 
   cudaError_t sticky = cudaSuccess;  // a kernel fault: every later call fails with it
   std::string sticky_why;
+  // A kernel fault the host has not seen yet. Launches are asynchronous on a GPU: the fault
+  // surfaces at the next call that waits for the device (cudaDeviceSynchronize, a blocking copy,
+  // stream or event synchronisation, cudaFree) and only then becomes sticky. Until then later
+  // launches are skipped, as a faulted context runs nothing more.
+  cudaError_t pending = cudaSuccess;
+  // What the device writes to stderr when the host synchronises: device-side assert messages.
+  std::string pending_stderr;
 
   // Kernel printf: the device's buffer (1 MiB by default, as on a GPU).
   std::string printf_buffer;
@@ -154,12 +167,37 @@ void flush_printf_locked(State& s) {
   s.printf_buffer.clear();
 }
 
+// The host waits for the device: a fault of an earlier launch surfaces now and becomes sticky.
+void surface_locked(State& s) {
+  if (!s.pending_stderr.empty()) {
+    std::fflush(stdout);
+    std::fwrite(s.pending_stderr.data(), 1, s.pending_stderr.size(), stderr);
+    std::fflush(stderr);
+    s.pending_stderr.clear();
+  }
+  if (s.pending == cudaSuccess) return;
+  if (s.sticky == cudaSuccess) s.sticky = s.pending;
+  s.pending = cudaSuccess;
+}
+
 // The host waited for the device: kernel output is printed, nothing is pending.
 void synchronized(bool flush_output) {
   State& s = state();
   std::lock_guard lock(s.mutex);
   s.unsynchronized = false;
   if (flush_output) flush_printf_locked(s);
+  surface_locked(s);
+}
+
+// The error a GPU reports for a fault in a kernel.
+cudaError_t error_of(simt::KernelFault::Kind kind) {
+  switch (kind) {
+    case simt::KernelFault::Kind::assertion:
+      return cudaErrorAssert;
+    default:
+      // A trap, and what a GPU would meet as one: an unspecified launch failure.
+      return cudaErrorLaunchFailure;
+  }
 }
 
 std::string site_text(const char* file, int line) {
@@ -174,12 +212,16 @@ const char* kind_name(simt::AllocationKind k) {
       return "cudaMallocManaged";
     case simt::AllocationKind::host_pinned:
       return "cudaMallocHost";
+    case simt::AllocationKind::device_heap:
+      return "malloc in a kernel";
   }
   return "";
 }
 
 void report_leaks(const char* when) {
   for (const simt::Allocation& a : simt::live_allocations()) {
+    // The device heap goes away with the context; compute-sanitizer's leak check does not list it.
+    if (a.kind == simt::AllocationKind::device_heap) continue;
     write_line({{report::kEventField, report::event::finding},
                 {report::kKindField, report::kind::leak},
                 {"bytes", a.bytes},
@@ -238,7 +280,7 @@ void at_exit() {
   bool faulted;
   {
     std::lock_guard lock(s.mutex);
-    faulted = s.sticky != cudaSuccess;
+    faulted = s.sticky != cudaSuccess || s.pending != cudaSuccess;
   }
   if (!faulted) report_leaks("exit");
   write_line(exit_line);
@@ -335,6 +377,7 @@ cudaError_t check_device_range(const void* p, size_t count, bool* is_device) {
 cudaError_t copy(void* dst, const void* src, size_t count, cudaMemcpyKind kind, bool blocking,
                  const std::source_location& where = std::source_location::current()) {
   cudaError_t e;
+  if (blocking) synchronized(false);  // a blocking copy waits for the launches before it
   if (broken(&e)) return e;
   if (count == 0) return cudaSuccess;
   if (dst == nullptr || src == nullptr) return set_error(cudaErrorInvalidValue);
@@ -520,6 +563,13 @@ extern "C" int gpulab_rt_last_writer(const void* p, unsigned* block_thread) {
 void launch_erased(const LaunchSite& site, const void* kernel, const LaunchConfig& config,
                    void (*run_thread)(const void*), const void* closure, size_t closure_bytes,
                    void (*run_threads)(const void*, simt::detail::ThreadLoop&)) {
+  // A launch into a graph (stream capture, a kernel node) is recorded, not run.
+  if (graph_record_launch(site, kernel, config, run_thread, closure, closure_bytes)) return;
+  // A kernel launched a kernel (dynamic parallelism): it runs when its parent grid has ended.
+  if (simt::detail::tl_runner != nullptr) {
+    child_record(site, kernel, config, run_thread, closure, closure_bytes);
+    return;
+  }
   State& s = state();
   {
     std::lock_guard lock(s.mutex);
@@ -529,11 +579,12 @@ void launch_erased(const LaunchSite& site, const void* kernel, const LaunchConfi
       t_last_error = s.sticky;
       return;
     }
-  }
-  if (simt::detail::tl_runner != nullptr) {
-    throw simt::KernelFault(
-        simt::KernelFault::Kind::outside_kernel,
-        std::string("a kernel launched ") + site.callee + ": dynamic parallelism is not emulated");
+    // An earlier launch faulted and the host has not waited yet: the launch is accepted, as on a
+    // GPU, but a faulted context runs nothing more.
+    if (s.pending != cudaSuccess) {
+      s.unsynchronized = true;
+      return;
+    }
   }
   simt::RunOptions options;
   options.workers = s.settings.workers;
@@ -614,10 +665,9 @@ void launch_erased(const LaunchSite& site, const void* kernel, const LaunchConfi
     if (st.races_found > st.races.size())
       line["races_not_listed"] = st.races_found - st.races.size();
   } catch (const simt::KernelFault& f) {
-    // A GPU reports a fault in a kernel (a trap, an illegal access) as an unspecified launch
-    // failure.
-    error = cudaErrorLaunchFailure;
+    // The launch itself succeeds; the fault surfaces when the host next waits for the device.
     line["fault"] = f.what();
+    line["error"] = cudaGetErrorName(error_of(f.kind()));
     json finding = {{report::kEventField, report::event::finding},
                     {report::kKindField, report::kind::kernel_fault},
                     {"kernel", site.callee},
@@ -626,7 +676,7 @@ void launch_erased(const LaunchSite& site, const void* kernel, const LaunchConfi
     if (f.pc() != 0) finding["pc"] = f.pc();
     write_line(finding);
     std::lock_guard lock(s.mutex);
-    s.sticky = error;
+    s.pending = error_of(f.kind());
     s.sticky_why = f.what();
   } catch (const CudaError& e) {
     error = error_from_name(e.error_name());
@@ -642,6 +692,7 @@ void launch_erased(const LaunchSite& site, const void* kernel, const LaunchConfi
     line["error_message"] = e.what();
   }
   g_running_kernel = nullptr;
+  heap_launch_ended();
   if (checked) {
     for (const simt::MemoryFinding& f : simt::detail::end_checked_launch()) {
       json j = {{report::kEventField, report::event::finding},
@@ -673,22 +724,30 @@ void launch_erased(const LaunchSite& site, const void* kernel, const LaunchConfi
   }
   if (s.settings.profile) write_profile(site, simt::detail::end_profiled_launch(), config);
   if (error != cudaSuccess) set_error(error);
-  std::lock_guard lock(s.mutex);
-  ++s.launches;
-  s.last_launch = site;
-  if (error == cudaSuccess || s.sticky != cudaSuccess) s.unsynchronized = true;
-  if (s.launch_lines < 2000) {
-    ++s.launch_lines;
-    write_line(line);
-  } else if (s.launch_lines == 2000) {
-    ++s.launch_lines;
-    write_line({{report::kEventField, report::event::launches_not_listed}});
+  {
+    std::lock_guard lock(s.mutex);
+    ++s.launches;
+    s.last_launch = site;
+    if (error == cudaSuccess) s.unsynchronized = true;
+    if (s.launch_lines < 2000) {
+      ++s.launch_lines;
+      write_line(line);
+    } else if (s.launch_lines == 2000) {
+      ++s.launch_lines;
+      write_line({{report::kEventField, report::event::launches_not_listed}});
+    }
+  }
+  // The grids this grid launched run now: a grid is complete only when its children are (CUDA 12).
+  // After a fault they run nothing, as every launch then.
+  for (const ChildLaunch& c : child_take()) {
+    launch_erased(c.site, c.kernel, c.config, c.run_thread, c.closure.get(), c.closure_bytes);
   }
 }
 
 cudaError_t memcpy_symbol(void* symbol, size_t symbol_bytes, void* host, size_t count,
                           size_t offset, cudaMemcpyKind kind, bool to_symbol) {
   cudaError_t e;
+  synchronized(false);  // a synchronous copy: launches before it are waited for
   if (broken(&e)) return e;
   if (offset > symbol_bytes || count > symbol_bytes - offset) {
     return set_error(cudaErrorInvalidValue);
@@ -791,6 +850,35 @@ extern "C" int gpulab_rt_printf(const char* format, ...) {
   return n;
 }
 
+// ---- Device-side assert (src/run/include/assert.h)
+
+// The C library's (declared by <assert.h> only without NDEBUG).
+extern "C" void __assert_fail(const char* expression, const char* file, unsigned line,
+                              const char* function) noexcept __attribute__((__noreturn__));
+
+void gpulab_rt_assert_fail(const char* expression, const char* file, unsigned line,
+                           const char* function) {
+  if (gpulab::simt::detail::tl_runner == nullptr) __assert_fail(expression, file, line, function);
+  // The GPU's own message, printed to stderr when the host synchronises.
+  char text[1024];
+  std::snprintf(text, sizeof text,
+                "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n", file,
+                line, function, blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y,
+                threadIdx.z, expression);
+  {
+    auto& s = state();
+    std::lock_guard lock(s.mutex);
+    s.pending_stderr += text;
+  }
+  // Ends this CUDA thread and the launch, which fails with cudaErrorAssert.
+  throw gpulab::simt::KernelFault(
+      gpulab::simt::KernelFault::Kind::assertion,
+      "block (" + std::to_string(blockIdx.x) + "," + std::to_string(blockIdx.y) + "," +
+          std::to_string(blockIdx.z) + "), thread (" + std::to_string(threadIdx.x) + "," +
+          std::to_string(threadIdx.y) + "," + std::to_string(threadIdx.z) + "): assert(" +
+          expression + ") failed at " + file + ":" + std::to_string(line) + " in " + function);
+}
+
 // ---- Errors
 
 cudaError_t cudaGetLastError(void) {
@@ -840,6 +928,8 @@ constexpr ErrorText kErrors[] = {
     {cudaErrorNoDevice, "cudaErrorNoDevice", "no CUDA-capable device is detected"},
     {cudaErrorInvalidDevice, "cudaErrorInvalidDevice", "invalid device ordinal"},
     {cudaErrorInvalidResourceHandle, "cudaErrorInvalidResourceHandle", "invalid resource handle"},
+    {cudaErrorIllegalState, "cudaErrorIllegalState",
+     "the operation cannot be performed in the present state"},
     {cudaErrorSymbolNotFound, "cudaErrorSymbolNotFound", "named symbol not found"},
     {cudaErrorNotReady, "cudaErrorNotReady", "device not ready"},
     {cudaErrorIllegalAddress, "cudaErrorIllegalAddress",
@@ -852,8 +942,17 @@ constexpr ErrorText kErrors[] = {
      "an illegal instruction was encountered"},
     {cudaErrorMisalignedAddress, "cudaErrorMisalignedAddress", "misaligned address"},
     {cudaErrorLaunchFailure, "cudaErrorLaunchFailure", "unspecified launch failure"},
+    {cudaErrorCooperativeLaunchTooLarge, "cudaErrorCooperativeLaunchTooLarge",
+     "too many blocks in cooperative launch"},
     {cudaErrorNotPermitted, "cudaErrorNotPermitted", "operation not permitted"},
     {cudaErrorNotSupported, "cudaErrorNotSupported", "operation not supported"},
+    {cudaErrorStreamCaptureUnsupported, "cudaErrorStreamCaptureUnsupported",
+     "operation not permitted when stream is capturing"},
+    {cudaErrorStreamCaptureImplicit, "cudaErrorStreamCaptureImplicit",
+     "operation would make the legacy stream depend on a capturing blocking stream"},
+    {cudaErrorGraphExecUpdateFailure, "cudaErrorGraphExecUpdateFailure",
+     "the graph update was not performed because it included changes which violated "
+     "constraints specific to instantiated graph update"},
     {cudaErrorUnknown, "cudaErrorUnknown", "unknown error"},
 };
 const ErrorText* find_error(cudaError_t e) {
@@ -1044,6 +1143,15 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
 }
 
 cudaError_t cudaDeviceSynchronize(void) {
+  if (gpulab::simt::detail::tl_runner != nullptr) {
+    // CUDA 12 removed the device-side cudaDeviceSynchronize (nvcc refuses to compile it): a parent
+    // grid cannot wait for its children, which run after it.
+    throw gpulab::simt::KernelFault(
+        gpulab::simt::KernelFault::Kind::invalid_argument,
+        "cudaDeviceSynchronize() called in a kernel: CUDA 12 and newer have no device-side "
+        "cudaDeviceSynchronize (nvcc does not compile it); a child grid ends before its parent "
+        "grid, and cudaStreamTailLaunch runs a grid after its parent");
+  }
   cudaError_t e;
   gpulab::rt::synchronized(true);
   if (broken(&e)) return e;
@@ -1058,9 +1166,11 @@ cudaError_t cudaDeviceReset(void) {
   for (const gpulab::simt::Allocation& a : gpulab::simt::live_allocations()) {
     gpulab::simt::release(reinterpret_cast<void*>(a.begin), a.kind);
   }
+  gpulab::rt::reset_heap();
   auto& s = state();
   std::lock_guard lock(s.mutex);
   s.sticky = cudaSuccess;
+  s.pending = cudaSuccess;
   s.streams.clear();
   s.events.clear();
   return cudaSuccess;
@@ -1073,7 +1183,11 @@ cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
     s.printf_limit = value;
     return cudaSuccess;
   }
-  if (limit == cudaLimitStackSize || limit == cudaLimitMallocHeapSize) return cudaSuccess;
+  if (limit == cudaLimitMallocHeapSize) {
+    // As CUDA: the heap's size is fixed once a kernel has used it.
+    return gpulab::rt::set_heap_limit(value) ? cudaSuccess : set_error(cudaErrorInvalidValue);
+  }
+  if (limit == cudaLimitStackSize) return cudaSuccess;
   return set_error(cudaErrorInvalidValue);
 }
 cudaError_t cudaDeviceGetLimit(size_t* value, cudaLimit limit) {
@@ -1089,7 +1203,7 @@ cudaError_t cudaDeviceGetLimit(size_t* value, cudaLimit limit) {
       *value = 1024;
       return cudaSuccess;
     case cudaLimitMallocHeapSize:
-      *value = 8 << 20;
+      *value = gpulab::rt::heap_limit();
       return cudaSuccess;
   }
   return set_error(cudaErrorInvalidValue);
@@ -1189,12 +1303,14 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind 
   return gpulab::rt::copy(dst, src, count, kind, true, where);
 }
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
-                            cudaStream_t, std::source_location where) {
+                            cudaStream_t stream, std::source_location where) {
+  if (gpulab::rt::graph_record_copy(dst, src, count, kind, stream)) return cudaSuccess;
   return gpulab::rt::copy(dst, src, count, kind, false, where);
 }
 cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
                          size_t height, cudaMemcpyKind kind) {
   if (width > dpitch || width > spitch) return set_error(cudaErrorInvalidPitchValue);
+  gpulab::rt::synchronized(false);
   for (size_t row = 0; row < height; ++row) {
     const cudaError_t e = gpulab::rt::copy(static_cast<char*>(dst) + row * dpitch,
                                            static_cast<const char*>(src) + row * spitch, width,
@@ -1219,7 +1335,8 @@ static cudaError_t memset_impl(void* ptr, int value, size_t count) {
 cudaError_t cudaMemset(void* ptr, int value, size_t count) {
   return memset_impl(ptr, value, count);
 }
-cudaError_t cudaMemsetAsync(void* ptr, int value, size_t count, cudaStream_t) {
+cudaError_t cudaMemsetAsync(void* ptr, int value, size_t count, cudaStream_t stream) {
+  if (gpulab::rt::graph_record_memset(ptr, value, count, stream)) return cudaSuccess;
   return memset_impl(ptr, value, count);
 }
 cudaError_t cudaMemPrefetchAsync(const void* ptr, size_t, int, cudaStream_t) {
@@ -1262,9 +1379,14 @@ cudaError_t cudaStreamSynchronize(cudaStream_t) {
   return cudaSuccess;
 }
 cudaError_t cudaStreamQuery(cudaStream_t) {
+  // Every launch has ended when the host asks: a fault of one surfaces here.
+  gpulab::rt::synchronized(false);
+  cudaError_t e;
+  if (broken(&e)) return e;
   return cudaSuccess;
 }
-cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned int) {
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int) {
+  gpulab::rt::graph_wait_event(stream, event);  // joins a capture when the event was captured
   return cudaSuccess;
 }
 
@@ -1287,12 +1409,13 @@ cudaError_t cudaEventDestroy(cudaEvent_t event) {
   delete event;
   return cudaSuccess;
 }
-cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t) {
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
   {
     auto& s = state();
     std::lock_guard lock(s.mutex);
     if (s.events.count(event) == 0) return set_error(cudaErrorInvalidResourceHandle);
   }
+  if (gpulab::rt::graph_record_event(event, stream)) return cudaSuccess;
   // Launches have finished when they return: the time is the CPU's, after the emulated work.
   event->when = std::chrono::steady_clock::now();
   event->recorded = true;
@@ -1305,12 +1428,19 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event) {
     if (s.events.count(event) == 0) return set_error(cudaErrorInvalidResourceHandle);
   }
   gpulab::rt::synchronized(true);
+  cudaError_t e;
+  if (broken(&e)) return e;
   return cudaSuccess;
 }
 cudaError_t cudaEventQuery(cudaEvent_t event) {
-  auto& s = state();
-  std::lock_guard lock(s.mutex);
-  if (s.events.count(event) == 0) return set_error(cudaErrorInvalidResourceHandle);
+  {
+    auto& s = state();
+    std::lock_guard lock(s.mutex);
+    if (s.events.count(event) == 0) return set_error(cudaErrorInvalidResourceHandle);
+  }
+  gpulab::rt::synchronized(false);
+  cudaError_t e;
+  if (broken(&e)) return e;
   return cudaSuccess;
 }
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {

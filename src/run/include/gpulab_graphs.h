@@ -1,0 +1,133 @@
+// CUDA graphs on gpulab's emulator (included by cuda_runtime.h; implemented in
+// src/run/runtime/graph.cpp): stream capture and explicit graphs of kernel, memcpy, memset, host
+// and empty nodes, run in dependency order. Types and values are CUDA 13's.
+#pragma once
+
+struct CUgraph_st;
+typedef struct CUgraph_st* cudaGraph_t;
+struct CUgraphExec_st;
+typedef struct CUgraphExec_st* cudaGraphExec_t;
+struct CUgraphNode_st;
+typedef struct CUgraphNode_st* cudaGraphNode_t;
+
+enum cudaStreamCaptureMode {
+  cudaStreamCaptureModeGlobal = 0,
+  cudaStreamCaptureModeThreadLocal = 1,
+  cudaStreamCaptureModeRelaxed = 2,
+};
+enum cudaStreamCaptureStatus {
+  cudaStreamCaptureStatusNone = 0,
+  cudaStreamCaptureStatusActive = 1,
+  cudaStreamCaptureStatusInvalidated = 2,
+};
+enum cudaGraphNodeType {
+  cudaGraphNodeTypeKernel = 0x00,
+  cudaGraphNodeTypeMemcpy = 0x01,
+  cudaGraphNodeTypeMemset = 0x02,
+  cudaGraphNodeTypeHost = 0x03,
+  cudaGraphNodeTypeGraph = 0x04,
+  cudaGraphNodeTypeEmpty = 0x05,
+};
+enum cudaGraphExecUpdateResult {
+  cudaGraphExecUpdateSuccess = 0x0,
+  cudaGraphExecUpdateError = 0x1,
+  cudaGraphExecUpdateErrorTopologyChanged = 0x2,
+  cudaGraphExecUpdateErrorNodeTypeChanged = 0x3,
+  cudaGraphExecUpdateErrorFunctionChanged = 0x4,
+  cudaGraphExecUpdateErrorParametersChanged = 0x5,
+  cudaGraphExecUpdateErrorNotSupported = 0x6,
+};
+struct cudaGraphExecUpdateResultInfo {
+  enum cudaGraphExecUpdateResult result;
+  cudaGraphNode_t errorNode;
+  cudaGraphNode_t errorFromNode;
+};
+
+struct cudaKernelNodeParams {
+  void* func;
+  dim3 gridDim;
+  dim3 blockDim;
+  unsigned int sharedMemBytes;
+  void** kernelParams;
+  void** extra;
+};
+struct cudaMemsetParams {
+  void* dst;
+  size_t pitch;
+  unsigned int value;
+  unsigned int elementSize;
+  size_t width;
+  size_t height;
+};
+typedef void (*cudaHostFn_t)(void* userData);
+struct cudaHostNodeParams {
+  cudaHostFn_t fn;
+  void* userData;
+};
+
+cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode);
+cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph);
+cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus* status);
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* userData);
+
+cudaError_t cudaGraphCreate(cudaGraph_t* graph, unsigned int flags);
+cudaError_t cudaGraphDestroy(cudaGraph_t graph);
+cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                                   const cudaGraphNode_t* dependencies, size_t count,
+                                   const struct cudaKernelNodeParams* params,
+                                   std::source_location where = std::source_location::current());
+cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t* node, cudaGraph_t graph,
+                                     const cudaGraphNode_t* dependencies, size_t count, void* dst,
+                                     const void* src, size_t bytes, enum cudaMemcpyKind kind);
+cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                                   const cudaGraphNode_t* dependencies, size_t count,
+                                   const struct cudaMemsetParams* params);
+cudaError_t cudaGraphAddHostNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                                 const cudaGraphNode_t* dependencies, size_t count,
+                                 const struct cudaHostNodeParams* params);
+cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                                  const cudaGraphNode_t* dependencies, size_t count);
+cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* from,
+                                     const cudaGraphNode_t* to, size_t count);
+cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t* count);
+cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType* type);
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph,
+                                 unsigned long long flags = 0);
+cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph,
+                                cudaGraphExecUpdateResultInfo* result);
+cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream);
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec);
+
+namespace gpulab::rt {
+
+// Kernels a program defines, by address, so that a kernel node (or any launch that names the
+// kernel by a `void*`) can be made from an array of pointers to its arguments. gpulab's rewrite
+// registers every kernel that is no template.
+using LaunchFromArguments = void (*)(const void* kernel, const LaunchSite& site,
+                                     const LaunchConfig& config, void** arguments);
+bool register_kernel_erased(const void* address, const char* name, LaunchFromArguments launch);
+
+template <class... P>
+struct RegisteredKernel {
+  using Kernel = void (*)(P...);
+  static void launch(const void* kernel, const LaunchSite& site, const LaunchConfig& config,
+                     void** arguments) {
+    launch_indexed(reinterpret_cast<Kernel>(const_cast<void*>(kernel)), site, config, arguments,
+                   std::index_sequence_for<P...>{});
+  }
+  template <size_t... I>
+  static void launch_indexed(Kernel kernel, const LaunchSite& site, const LaunchConfig& config,
+                             void** arguments, std::index_sequence<I...>) {
+    auto body = [](auto&...) {};
+    Launcher<decltype(body), Kernel>{site, kernel, body,
+                                     config}(*static_cast<std::remove_cv_t<P>*>(arguments[I])...);
+  }
+};
+
+template <class... P>
+bool register_kernel(void (*kernel)(P...), const char* name) {
+  return register_kernel_erased(reinterpret_cast<const void*>(kernel), name,
+                                &RegisteredKernel<P...>::launch);
+}
+
+}  // namespace gpulab::rt

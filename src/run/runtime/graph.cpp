@@ -1,0 +1,538 @@
+// CUDA graphs (declared in src/run/include/gpulab_graphs.h): stream capture and explicit graphs.
+//
+// A graph is its nodes in the order they were made, each with the nodes it depends on. A kernel
+// node keeps the launch as gpulab's launch code made it (the kernel, the shape, the function that
+// runs one CUDA thread) and a byte copy of its arguments, taken when the node was made, as CUDA
+// does. Instantiating orders the nodes so that each comes after the nodes it depends on (among
+// ready nodes, the earliest made first); a launch runs them in that order, each as the same call
+// on the default stream would: kernels through the ordinary launch (report, faults, printf).
+#include "run/runtime/graph.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <vector>
+
+#include "simt/memory_check.hpp"
+
+#undef printf
+#undef malloc
+#undef free
+
+struct CUgraphNode_st {
+  cudaGraphNodeType type = cudaGraphNodeTypeEmpty;
+  std::vector<cudaGraphNode_t> dependencies;
+  // Kernel.
+  gpulab::rt::LaunchSite site{"", "", 0};
+  const void* kernel = nullptr;
+  gpulab::rt::LaunchConfig config;
+  void (*run_thread)(const void*) = nullptr;
+  std::shared_ptr<std::max_align_t[]> closure;  // the arguments' bytes
+  size_t closure_bytes = 0;
+  // Memcpy.
+  void* dst = nullptr;
+  const void* src = nullptr;
+  size_t count = 0;
+  cudaMemcpyKind kind = cudaMemcpyDefault;
+  // Memset.
+  cudaMemsetParams memset{};
+  // Host.
+  cudaHostNodeParams host{};
+};
+
+struct CUgraph_st {
+  std::vector<std::unique_ptr<CUgraphNode_st>> nodes;  // in the order they were made
+};
+
+struct CUgraphExec_st {
+  std::vector<CUgraphNode_st> nodes;  // copies, in the order they run
+  std::vector<const CUgraphNode_st*> made_from;
+};
+
+namespace gpulab::rt {
+
+namespace {
+
+// A stream capture: the graph being built and, per stream taking part, its last nodes.
+struct Capture {
+  cudaGraph_t graph = nullptr;
+  std::map<cudaStream_t, std::vector<cudaGraphNode_t>> tails;
+};
+
+struct Graphs {
+  std::mutex mutex;
+  std::map<cudaStream_t, std::shared_ptr<Capture>> capturing;  // stream -> its capture
+  std::map<cudaEvent_t, std::pair<std::shared_ptr<Capture>, std::vector<cudaGraphNode_t>>> events;
+  std::map<const void*, std::pair<const char*, LaunchFromArguments>> kernels;
+  std::set<cudaGraph_t> graphs;
+  std::set<cudaGraphExec_t> execs;
+};
+Graphs& graphs() {
+  static Graphs* g = new Graphs;  // never destroyed: late calls still use it
+  return *g;
+}
+
+// The node a kernel launch is being recorded into (cudaGraphAddKernelNode), on this thread.
+thread_local CUgraphNode_st* t_kernel_node = nullptr;
+
+// Appends a node to the capture of `stream`, after the stream's last nodes (lock held).
+cudaGraphNode_t capture_node(Capture& c, cudaStream_t stream, std::unique_ptr<CUgraphNode_st> n) {
+  n->dependencies = c.tails[stream];
+  cudaGraphNode_t node = n.get();
+  c.graph->nodes.push_back(std::move(n));
+  c.tails[stream] = {node};
+  return node;
+}
+
+std::shared_ptr<Capture> capture_of(Graphs& g, cudaStream_t stream) {
+  const auto it = g.capturing.find(stream);
+  return it == g.capturing.end() ? nullptr : it->second;
+}
+
+bool owns(cudaGraph_t graph, cudaGraphNode_t node) {
+  for (const auto& n : graph->nodes)
+    if (n.get() == node) return true;
+  return false;
+}
+
+cudaError_t add_node(cudaGraphNode_t* out, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
+                     size_t count, std::unique_ptr<CUgraphNode_st> n) {
+  Graphs& g = graphs();
+  std::lock_guard lock(g.mutex);
+  if (out == nullptr || g.graphs.count(graph) == 0 || (count > 0 && dependencies == nullptr)) {
+    return cudaErrorInvalidValue;
+  }
+  for (size_t i = 0; i < count; ++i) {
+    if (!owns(graph, dependencies[i])) return cudaErrorInvalidValue;
+    n->dependencies.push_back(dependencies[i]);
+  }
+  *out = n.get();
+  graph->nodes.push_back(std::move(n));
+  return cudaSuccess;
+}
+
+cudaError_t run_memset(const cudaMemsetParams& p) {
+  if (p.elementSize != 1 && p.elementSize != 2 && p.elementSize != 4) return cudaErrorInvalidValue;
+  const size_t row = p.width * p.elementSize;
+  const size_t pitch = p.height > 1 ? p.pitch : row;
+  if (p.height > 1 && pitch < row) return cudaErrorInvalidValue;
+  for (size_t y = 0; y < p.height; ++y) {
+    auto* at = static_cast<unsigned char*>(p.dst) + y * pitch;
+    const auto a = simt::find_allocation(at);
+    if (!a || reinterpret_cast<std::uintptr_t>(at) + row > a->begin + a->bytes) {
+      return cudaErrorInvalidValue;
+    }
+    for (size_t x = 0; x < p.width; ++x) {
+      std::memcpy(at + x * p.elementSize, &p.value, p.elementSize);  // little-endian: low bytes
+    }
+    simt::mark_initialized(at, row);
+  }
+  return cudaSuccess;
+}
+
+// Each node after every node it depends on; among the ready ones, the earliest made.
+std::vector<const CUgraphNode_st*> run_order(const CUgraph_st& graph, bool* cycle) {
+  std::map<const CUgraphNode_st*, size_t> index;
+  for (size_t i = 0; i < graph.nodes.size(); ++i) index[graph.nodes[i].get()] = i;
+  std::vector<size_t> waiting(graph.nodes.size(), 0);
+  std::vector<std::vector<size_t>> after(graph.nodes.size());
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    for (cudaGraphNode_t d : graph.nodes[i]->dependencies) {
+      ++waiting[i];
+      after[index[d]].push_back(i);
+    }
+  }
+  std::set<size_t> ready;
+  for (size_t i = 0; i < graph.nodes.size(); ++i)
+    if (waiting[i] == 0) ready.insert(i);
+  std::vector<const CUgraphNode_st*> order;
+  while (!ready.empty()) {
+    const size_t i = *ready.begin();
+    ready.erase(ready.begin());
+    order.push_back(graph.nodes[i].get());
+    for (size_t j : after[i])
+      if (--waiting[j] == 0) ready.insert(j);
+  }
+  *cycle = order.size() != graph.nodes.size();
+  return order;
+}
+
+}  // namespace
+
+bool register_kernel_erased(const void* address, const char* name, LaunchFromArguments launch) {
+  Graphs& g = graphs();
+  std::lock_guard lock(g.mutex);
+  g.kernels[address] = {name, launch};
+  return true;
+}
+
+bool graph_record_launch(const LaunchSite& site, const void* kernel, const LaunchConfig& config,
+                         void (*run_thread)(const void*), const void* closure,
+                         size_t closure_bytes) {
+  CUgraphNode_st* into = t_kernel_node;
+  std::unique_ptr<CUgraphNode_st> made;
+  Graphs& g = graphs();
+  std::lock_guard lock(g.mutex);
+  std::shared_ptr<Capture> c;
+  if (into == nullptr) {
+    c = capture_of(g, config.stream);
+    if (!c) return false;
+    made = std::make_unique<CUgraphNode_st>();
+    into = made.get();
+  }
+  into->type = cudaGraphNodeTypeKernel;
+  into->site = site;
+  into->kernel = kernel;
+  into->config = config;
+  into->config.stream = nullptr;
+  into->run_thread = run_thread;
+  const size_t words = (closure_bytes + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t);
+  into->closure = std::shared_ptr<std::max_align_t[]>(new std::max_align_t[words]);
+  std::memcpy(into->closure.get(), closure, closure_bytes);
+  into->closure_bytes = closure_bytes;
+  if (made) capture_node(*c, config.stream, std::move(made));
+  return true;
+}
+
+bool graph_record_copy(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
+                       cudaStream_t stream) {
+  Graphs& g = graphs();
+  std::lock_guard lock(g.mutex);
+  const auto c = capture_of(g, stream);
+  if (!c) return false;
+  auto n = std::make_unique<CUgraphNode_st>();
+  n->type = cudaGraphNodeTypeMemcpy;
+  n->dst = dst;
+  n->src = src;
+  n->count = count;
+  n->kind = kind;
+  capture_node(*c, stream, std::move(n));
+  return true;
+}
+
+bool graph_record_memset(void* dst, int value, size_t count, cudaStream_t stream) {
+  Graphs& g = graphs();
+  std::lock_guard lock(g.mutex);
+  const auto c = capture_of(g, stream);
+  if (!c) return false;
+  auto n = std::make_unique<CUgraphNode_st>();
+  n->type = cudaGraphNodeTypeMemset;
+  n->memset = cudaMemsetParams{dst, 0, static_cast<unsigned>(value) & 0xffu, 1, count, 1};
+  capture_node(*c, stream, std::move(n));
+  return true;
+}
+
+bool graph_record_event(cudaEvent_t event, cudaStream_t stream) {
+  Graphs& g = graphs();
+  std::lock_guard lock(g.mutex);
+  const auto c = capture_of(g, stream);
+  if (!c) {
+    g.events.erase(event);
+    return false;
+  }
+  g.events[event] = {c, c->tails[stream]};
+  return true;
+}
+
+bool graph_wait_event(cudaStream_t stream, cudaEvent_t event) {
+  Graphs& g = graphs();
+  std::lock_guard lock(g.mutex);
+  const auto it = g.events.find(event);
+  if (it == g.events.end()) return false;
+  const auto& [c, nodes] = it->second;
+  // The waiting stream joins the capture: its next node comes after the event's nodes.
+  auto& tail = c->tails[stream];
+  if (capture_of(g, stream) != c) tail.clear();
+  for (cudaGraphNode_t n : nodes)
+    if (std::find(tail.begin(), tail.end(), n) == tail.end()) tail.push_back(n);
+  g.capturing[stream] = c;
+  return true;
+}
+
+}  // namespace gpulab::rt
+
+using gpulab::rt::graphs;
+
+// ---- Stream capture
+
+cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mode) {
+  // The legacy default stream cannot be captured.
+  if (stream == nullptr || stream == cudaStreamLegacy) return cudaErrorStreamCaptureUnsupported;
+  if (mode < cudaStreamCaptureModeGlobal || mode > cudaStreamCaptureModeRelaxed) {
+    return cudaErrorInvalidValue;
+  }
+  auto& g = graphs();
+  std::lock_guard lock(g.mutex);
+  if (g.capturing.count(stream) != 0) return cudaErrorIllegalState;
+  auto c = std::make_shared<gpulab::rt::Capture>();
+  c->graph = new CUgraph_st;
+  g.graphs.insert(c->graph);
+  c->tails[stream] = {};
+  g.capturing[stream] = c;
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph) {
+  if (graph == nullptr) return cudaErrorInvalidValue;
+  auto& g = graphs();
+  std::lock_guard lock(g.mutex);
+  const auto c = gpulab::rt::capture_of(g, stream);
+  if (!c) return cudaErrorIllegalState;
+  for (auto it = g.capturing.begin(); it != g.capturing.end();) {
+    it = it->second == c ? g.capturing.erase(it) : std::next(it);
+  }
+  *graph = c->graph;
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamIsCapturing(cudaStream_t stream, cudaStreamCaptureStatus* status) {
+  if (status == nullptr) return cudaErrorInvalidValue;
+  auto& g = graphs();
+  std::lock_guard lock(g.mutex);
+  *status =
+      g.capturing.count(stream) != 0 ? cudaStreamCaptureStatusActive : cudaStreamCaptureStatusNone;
+  return cudaSuccess;
+}
+
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* userData) {
+  if (fn == nullptr) return cudaErrorInvalidValue;
+  {
+    auto& g = graphs();
+    std::lock_guard lock(g.mutex);
+    if (const auto c = gpulab::rt::capture_of(g, stream)) {
+      auto n = std::make_unique<CUgraphNode_st>();
+      n->type = cudaGraphNodeTypeHost;
+      n->host = cudaHostNodeParams{fn, userData};
+      gpulab::rt::capture_node(*c, stream, std::move(n));
+      return cudaSuccess;
+    }
+  }
+  // Everything before it on the stream has run: the function runs now.
+  fn(userData);
+  return cudaSuccess;
+}
+
+// ---- Explicit graphs
+
+cudaError_t cudaGraphCreate(cudaGraph_t* graph, unsigned int flags) {
+  if (graph == nullptr || flags != 0) return cudaErrorInvalidValue;
+  auto& g = graphs();
+  std::lock_guard lock(g.mutex);
+  *graph = new CUgraph_st;
+  g.graphs.insert(*graph);
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
+  auto& g = graphs();
+  std::lock_guard lock(g.mutex);
+  if (g.graphs.erase(graph) == 0) return cudaErrorInvalidValue;
+  delete graph;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                                   const cudaGraphNode_t* dependencies, size_t count,
+                                   const cudaKernelNodeParams* params, std::source_location where) {
+  if (params == nullptr || params->func == nullptr) return cudaErrorInvalidValue;
+  gpulab::rt::LaunchFromArguments launch = nullptr;
+  const char* name = "";
+  {
+    auto& g = graphs();
+    std::lock_guard lock(g.mutex);
+    const auto it = g.kernels.find(params->func);
+    if (it == g.kernels.end()) return cudaErrorInvalidDeviceFunction;
+    name = it->second.first;
+    launch = it->second.second;
+  }
+  if (params->kernelParams == nullptr && params->extra != nullptr) return cudaErrorNotSupported;
+  auto n = std::make_unique<CUgraphNode_st>();
+  gpulab::rt::t_kernel_node = n.get();
+  // The node's launches are reported at the line that made the node.
+  launch(params->func,
+         gpulab::rt::LaunchSite{name, where.file_name(), static_cast<int>(where.line())},
+         gpulab::rt::config(params->gridDim, params->blockDim, params->sharedMemBytes),
+         params->kernelParams);
+  gpulab::rt::t_kernel_node = nullptr;
+  if (n->type != cudaGraphNodeTypeKernel) return cudaErrorInvalidValue;
+  return gpulab::rt::add_node(node, graph, dependencies, count, std::move(n));
+}
+
+cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t* node, cudaGraph_t graph,
+                                     const cudaGraphNode_t* dependencies, size_t count, void* dst,
+                                     const void* src, size_t bytes, cudaMemcpyKind kind) {
+  auto n = std::make_unique<CUgraphNode_st>();
+  n->type = cudaGraphNodeTypeMemcpy;
+  n->dst = dst;
+  n->src = src;
+  n->count = bytes;
+  n->kind = kind;
+  return gpulab::rt::add_node(node, graph, dependencies, count, std::move(n));
+}
+
+cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                                   const cudaGraphNode_t* dependencies, size_t count,
+                                   const cudaMemsetParams* params) {
+  if (params == nullptr) return cudaErrorInvalidValue;
+  auto n = std::make_unique<CUgraphNode_st>();
+  n->type = cudaGraphNodeTypeMemset;
+  n->memset = *params;
+  return gpulab::rt::add_node(node, graph, dependencies, count, std::move(n));
+}
+
+cudaError_t cudaGraphAddHostNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                                 const cudaGraphNode_t* dependencies, size_t count,
+                                 const cudaHostNodeParams* params) {
+  if (params == nullptr || params->fn == nullptr) return cudaErrorInvalidValue;
+  auto n = std::make_unique<CUgraphNode_st>();
+  n->type = cudaGraphNodeTypeHost;
+  n->host = *params;
+  return gpulab::rt::add_node(node, graph, dependencies, count, std::move(n));
+}
+
+cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                                  const cudaGraphNode_t* dependencies, size_t count) {
+  return gpulab::rt::add_node(node, graph, dependencies, count, std::make_unique<CUgraphNode_st>());
+}
+
+cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* from,
+                                     const cudaGraphNode_t* to, size_t count) {
+  auto& g = graphs();
+  std::lock_guard lock(g.mutex);
+  if (g.graphs.count(graph) == 0 || (count > 0 && (from == nullptr || to == nullptr))) {
+    return cudaErrorInvalidValue;
+  }
+  for (size_t i = 0; i < count; ++i) {
+    if (!gpulab::rt::owns(graph, from[i]) || !gpulab::rt::owns(graph, to[i])) {
+      return cudaErrorInvalidValue;
+    }
+    to[i]->dependencies.push_back(from[i]);
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t* count) {
+  auto& g = graphs();
+  std::lock_guard lock(g.mutex);
+  if (g.graphs.count(graph) == 0 || count == nullptr) return cudaErrorInvalidValue;
+  if (nodes == nullptr) {
+    *count = graph->nodes.size();
+    return cudaSuccess;
+  }
+  const size_t n = std::min(*count, graph->nodes.size());
+  for (size_t i = 0; i < n; ++i) nodes[i] = graph->nodes[i].get();
+  for (size_t i = n; i < *count; ++i) nodes[i] = nullptr;
+  *count = n;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, cudaGraphNodeType* type) {
+  if (node == nullptr || type == nullptr) return cudaErrorInvalidValue;
+  *type = node->type;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph, unsigned long long) {
+  auto& g = graphs();
+  std::lock_guard lock(g.mutex);
+  if (exec == nullptr || g.graphs.count(graph) == 0) return cudaErrorInvalidValue;
+  bool cycle = false;
+  const auto order = gpulab::rt::run_order(*graph, &cycle);
+  if (cycle) return cudaErrorInvalidValue;
+  auto* e = new CUgraphExec_st;
+  for (const CUgraphNode_st* n : order) {
+    e->nodes.push_back(*n);
+    e->made_from.push_back(n);
+  }
+  g.execs.insert(e);
+  *exec = e;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph,
+                                cudaGraphExecUpdateResultInfo* result) {
+  auto& g = graphs();
+  std::lock_guard lock(g.mutex);
+  if (g.execs.count(exec) == 0 || g.graphs.count(graph) == 0) return cudaErrorInvalidValue;
+  const auto fail = [&](cudaGraphExecUpdateResult why, cudaGraphNode_t node) {
+    if (result != nullptr) *result = {why, node, nullptr};
+    return cudaErrorGraphExecUpdateFailure;
+  };
+  // The same topology: as many nodes, of the same types, with the same dependencies, in the same
+  // order of making. Then the new graph's parameters replace the old ones.
+  if (graph->nodes.size() != exec->nodes.size()) {
+    return fail(cudaGraphExecUpdateErrorTopologyChanged, nullptr);
+  }
+  bool cycle = false;
+  const auto order = gpulab::rt::run_order(*graph, &cycle);
+  if (cycle) return fail(cudaGraphExecUpdateErrorTopologyChanged, nullptr);
+  std::map<const CUgraphNode_st*, size_t> old_index, new_index;
+  for (size_t i = 0; i < exec->nodes.size(); ++i) old_index[exec->made_from[i]] = i;
+  for (size_t i = 0; i < order.size(); ++i) new_index[order[i]] = i;
+  for (size_t i = 0; i < order.size(); ++i) {
+    const CUgraphNode_st& now = *order[i];
+    const CUgraphNode_st& was = exec->nodes[i];
+    if (now.type != was.type) {
+      return fail(cudaGraphExecUpdateErrorNodeTypeChanged, const_cast<cudaGraphNode_t>(&now));
+    }
+    if (now.dependencies.size() != was.dependencies.size()) {
+      return fail(cudaGraphExecUpdateErrorTopologyChanged, const_cast<cudaGraphNode_t>(&now));
+    }
+    for (size_t d = 0; d < now.dependencies.size(); ++d) {
+      if (new_index[now.dependencies[d]] != old_index[was.dependencies[d]]) {
+        return fail(cudaGraphExecUpdateErrorTopologyChanged, const_cast<cudaGraphNode_t>(&now));
+      }
+    }
+    if (now.type == cudaGraphNodeTypeKernel && now.kernel != was.kernel) {
+      return fail(cudaGraphExecUpdateErrorFunctionChanged, const_cast<cudaGraphNode_t>(&now));
+    }
+  }
+  for (size_t i = 0; i < order.size(); ++i) {
+    exec->nodes[i] = *order[i];
+    exec->made_from[i] = order[i];
+  }
+  if (result != nullptr) *result = {cudaGraphExecUpdateSuccess, nullptr, nullptr};
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
+  {
+    auto& g = graphs();
+    std::lock_guard lock(g.mutex);
+    if (g.execs.count(exec) == 0) return cudaErrorInvalidValue;
+    if (gpulab::rt::capture_of(g, stream)) return cudaErrorNotSupported;
+  }
+  for (const CUgraphNode_st& n : exec->nodes) {
+    cudaError_t e = cudaSuccess;
+    switch (n.type) {
+      case cudaGraphNodeTypeKernel:
+        gpulab::rt::launch_erased(n.site, n.kernel, n.config, n.run_thread, n.closure.get(),
+                                  n.closure_bytes);
+        break;
+      case cudaGraphNodeTypeMemcpy:
+        e = cudaMemcpyAsync(n.dst, n.src, n.count, n.kind, nullptr);
+        break;
+      case cudaGraphNodeTypeMemset:
+        e = gpulab::rt::run_memset(n.memset);
+        break;
+      case cudaGraphNodeTypeHost:
+        n.host.fn(n.host.userData);
+        break;
+      default:
+        break;
+    }
+    if (e != cudaSuccess) return e;
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec) {
+  auto& g = graphs();
+  std::lock_guard lock(g.mutex);
+  if (g.execs.erase(exec) == 0) return cudaErrorInvalidValue;
+  delete exec;
+  return cudaSuccess;
+}

@@ -1,0 +1,22 @@
+// CUDA graphs in gpulab run's runtime (graph.cpp): the hooks the launch and stream calls use.
+#pragma once
+
+#include "cuda_runtime.h"
+
+namespace gpulab::rt {
+
+// A launch that belongs to a graph being built (on a capturing stream, or a kernel node being
+// added) is recorded, with a byte copy of its arguments, instead of run: true.
+bool graph_record_launch(const LaunchSite& site, const void* kernel, const LaunchConfig& config,
+                         void (*run_thread)(const void*), const void* closure,
+                         size_t closure_bytes);
+// cudaMemcpyAsync and cudaMemsetAsync on a capturing stream: recorded, true.
+bool graph_record_copy(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
+                       cudaStream_t stream);
+bool graph_record_memset(void* dst, int value, size_t count, cudaStream_t stream);
+// cudaEventRecord on a capturing stream marks the event with the stream's last nodes (true: it
+// was captured); cudaStreamWaitEvent on such an event makes the waiting stream join the capture.
+bool graph_record_event(cudaEvent_t event, cudaStream_t stream);
+bool graph_wait_event(cudaStream_t stream, cudaEvent_t event);
+
+}  // namespace gpulab::rt
