@@ -22,6 +22,8 @@ struct RunOptions {
   bool gpu = false;  // the GPU backend (nvcc); else the emulator
   std::string gpu_arch;
   std::vector<std::string> compiler_flags;  // -I and -D
+  std::vector<std::string> extra_sources;   // more translation units (gpulab exercise)
+  bool capture_output = false;  // keep the program's stdout/stderr in RunResult, not printed
   std::chrono::milliseconds timeout{std::chrono::seconds(120)};
   std::size_t max_output_bytes = 64u << 20;
   bool use_cache = true;
@@ -59,6 +61,7 @@ struct RunResult {
   int exit_code = -1, signal = 0;
   bool timed_out = false, output_capped = false;
   bool output_ends_line = true;
+  std::string output, errors;  // with RunOptions::capture_output
   std::uint64_t timeout_ms = 0, max_output_bytes = 0;
   std::vector<RunLaunch> launches;
   std::uint64_t launches_total = 0;

@@ -16,6 +16,7 @@
 #include "core/error.hpp"
 #include "core/i18n_format.hpp"
 #include "core/process.hpp"
+#include "core/sha256.hpp"
 #include "core/toolchain.hpp"
 #include "run/rewrite.hpp"
 
@@ -80,6 +81,29 @@ std::vector<std::string> read_depfile(const fs::path& d) {
   }
   if (!word.empty()) deps.push_back(word);
   return deps;
+}
+
+// A path of ours: owned by this user, not a symbolic link, and (for `private_dir`) writable by
+// nobody else.
+bool ours(const fs::path& p, bool private_dir) {
+  struct stat st {};
+  if (::lstat(p.c_str(), &st) != 0) return false;
+  if (S_ISLNK(st.st_mode) || st.st_uid != ::getuid()) return false;
+  return !private_dir || (st.st_mode & 022) == 0;
+}
+
+// A cached program runs only if its entry and its file are the user's own, writable by nobody
+// else, and the file's SHA-256 is the one recorded when it was built.
+bool entry_trusted(const fs::path& entry) {
+  if (!ours(entry, true) || !ours(entry / "program", true) || !ours(entry / "program.sha256", true))
+    return false;
+  struct stat st {};
+  if (::lstat((entry / "program").c_str(), &st) != 0 || (st.st_mode & 022) != 0) return false;
+  const auto hash = sha256_file(entry / "program");
+  std::string recorded = read_file(entry / "program.sha256");
+  while (!recorded.empty() && (recorded.back() == '\n' || recorded.back() == ' '))
+    recorded.pop_back();
+  return hash && recorded.size() == 64 && *hash == recorded;
 }
 
 bool deps_unchanged(const fs::path& manifest) {
@@ -206,6 +230,32 @@ std::optional<fs::path> kit_dir() {
   return std::nullopt;
 }
 
+fs::path private_cache_dir() {
+  const fs::path dir = cache_dir();
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) {
+    // Made 0700 from the start (the folders above it too, where they are new).
+    const mode_t old = ::umask(077);
+    fs::create_directories(dir, ec);
+    ::umask(old);
+  }
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    throw RuntimeFailure(both("cannot create the cache folder {}: {}", "无法创建缓存目录 {}：{}",
+                              dir.string(), ec ? ec.message() : std::string("not a folder")));
+  }
+  if (st.st_uid != ::getuid()) {
+    throw RuntimeFailure(
+        both("the cache folder {} belongs to another user (uid {}): gpulab runs only programs "
+             "from a folder of your own (set XDG_CACHE_HOME to one)",
+             "缓存目录 {} 属于另一个用户（uid {}）：gpulab 只运行你自己目录中的程序（请把 "
+             "XDG_CACHE_HOME 设为你自己的目录）",
+             dir.string(), st.st_uid));
+  }
+  if ((st.st_mode & 077) != 0) ::chmod(dir.c_str(), 0700);
+  return dir;
+}
+
 fs::path cache_dir() {
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x != nullptr && *x == '/') {
     return fs::path(x) / "gpulab" / "run";
@@ -267,10 +317,21 @@ Build build_program(const BuildRequest& r) {
   key.add(compiler->version);
   key.add(kit.id);
   for (const auto& f : r.extra_flags) key.add(f);
-  const fs::path entry = cache_dir() / key.hex();
+  std::vector<std::string> extra_texts;
+  for (const auto& x : r.extra_sources) {
+    if (!fs::is_regular_file(x)) {
+      throw UsageError(both("{}: no such file", "{}：文件不存在", x.string()));
+    }
+    extra_texts.push_back(read_file(x));
+    key.add(x.string());
+    key.add(extra_texts.back());
+  }
+  const fs::path cache = private_cache_dir();
+  const fs::path entry = cache / key.hex();
   const fs::path program = entry / "program";
   build.program = program;
-  if (r.use_cache && fs::exists(program) && deps_unchanged(entry / "deps.json")) {
+  if (r.use_cache && fs::exists(program) && deps_unchanged(entry / "deps.json") &&
+      entry_trusted(entry)) {
     build.cached = true;
     std::error_code touched;
     fs::last_write_time(entry, fs::file_time_type::clock::now(), touched);  // recently used
@@ -278,11 +339,6 @@ Build build_program(const BuildRequest& r) {
   }
 
   std::error_code ec;
-  fs::create_directories(cache_dir(), ec);
-  if (ec) {
-    throw RuntimeFailure(both("cannot create the cache folder {}: {}", "无法创建缓存目录 {}：{}",
-                              cache_dir().string(), ec.message()));
-  }
   std::string work_template = (cache_dir() / "build-XXXXXX").string();
   if (::mkdtemp(work_template.data()) == nullptr) {
     throw RuntimeFailure(both("cannot create a build folder in {}", "无法在 {} 中创建构建目录",
@@ -301,14 +357,14 @@ Build build_program(const BuildRequest& r) {
   const fs::path out = work / "program";
   const fs::path depfile = work / "deps.d";
   const std::string source_dir = r.source.parent_path().string();
-  auto compile_failed = [&](const ProcessResult& p) {
+  auto compile_failed = [&](const ProcessResult& p, const fs::path& what) {
     std::string diagnostics = p.err.empty() ? p.out : p.err;
     if (p.timed_out) {
       diagnostics +=
           tr(lang, "[the compiler ran past its time limit]\n", "[编译器超过了时间限制]\n");
     }
     throw RuntimeFailure(both("{} could not compile {}:\n{}", "{} 无法编译 {}：\n{}",
-                              compiler->name, r.source.string(), first_lines(diagnostics, 40)));
+                              compiler->name, what.string(), first_lines(diagnostics, 40)));
   };
   constexpr auto kCompileLimit = std::chrono::minutes(5);
 
@@ -325,8 +381,19 @@ Build build_program(const BuildRequest& r) {
       argv.insert(argv.end(), kLaunchLogFlags.begin(), kLaunchLogFlags.end());
       argv.push_back(launch_log->string());
     }
+    // Each further unit compiled alone, then linked with the first.
+    for (std::size_t i = 0; i < r.extra_sources.size(); ++i) {
+      std::vector<std::string> unit = {compiler->path, "-O2", "-lineinfo", "-std=c++17"};
+      if (!r.gpu_arch.empty()) unit.push_back("-arch=" + r.gpu_arch);
+      unit.insert(unit.end(), r.extra_flags.begin(), r.extra_flags.end());
+      const fs::path obj = work / fmt::format("unit{}.o", i);
+      unit.insert(unit.end(), {"-c", "-o", obj.string(), r.extra_sources[i].string()});
+      const ProcessResult u = run_capture(unit, kCompileLimit);
+      if (!u.ok()) compile_failed(u, r.extra_sources[i]);
+      argv.push_back(obj.string());
+    }
     const ProcessResult p = run_capture(argv, kCompileLimit);
-    if (!p.ok()) compile_failed(p);
+    if (!p.ok()) compile_failed(p, r.source);
   } else {
     const Rewritten rewritten = rewrite_for_emulator(source, r.source.string());
     if (!rewritten.unsupported.empty()) {
@@ -347,17 +414,37 @@ Build build_program(const BuildRequest& r) {
                                      "cuda_runtime.h"};
     if (checked) argv.insert(argv.end(), kit.check_flags.begin(), kit.check_flags.end());
     argv.insert(argv.end(), r.extra_flags.begin(), r.extra_flags.end());
+    std::vector<std::string> objects;
+    // Each further unit alone, with the same flags (its own #line: findings name its file).
+    for (std::size_t i = 0; i < r.extra_sources.size(); ++i) {
+      const Rewritten x = rewrite_for_emulator(extra_texts[i], r.extra_sources[i].string());
+      if (!x.unsupported.empty()) {
+        throw RuntimeFailure(chosen(unsupported_message(x.unsupported, r.extra_sources[i], lang)));
+      }
+      const fs::path unit_cpp = work / fmt::format("unit{}.cpp", i);
+      std::string escaped;
+      for (char c : r.extra_sources[i].string()) {
+        if (c == '"' || c == '\\') escaped += '\\';
+        escaped += c;
+      }
+      std::ofstream(unit_cpp, std::ios::binary) << "#line 1 \"" << escaped << "\"\n" << x.text;
+      std::vector<std::string> unit = argv;
+      unit.insert(unit.end(), {"-x", "c++", "-c", unit_cpp.string(), "-o",
+                               (work / fmt::format("unit{}.o", i)).string()});
+      unit[6] = r.extra_sources[i].parent_path().string();  // -iquote: the unit's own folder
+      const ProcessResult u = run_capture(unit, kCompileLimit);
+      if (!u.ok()) compile_failed(u, r.extra_sources[i]);
+      objects.push_back((work / fmt::format("unit{}.o", i)).string());
+    }
     argv.insert(argv.end(), {"-MD", "-MF", depfile.string(), "-x", "c++", "-c", cpp.string(), "-o",
                              (work / "main.o").string()});
     const ProcessResult p = run_capture(argv, kCompileLimit);
-    if (!p.ok()) compile_failed(p);
-    std::vector<std::string> link = {compiler->path,
-                                     "-no-pie",
-                                     (work / "main.o").string(),
-                                     "-Wl,--whole-archive",
-                                     (kit.dir / "lib/libgpulab_cudart.a").string(),
-                                     "-Wl,--no-whole-archive",
-                                     (kit.dir / "lib/libgpulab_simt.a").string()};
+    if (!p.ok()) compile_failed(p, r.source);
+    std::vector<std::string> link = {compiler->path, "-no-pie", (work / "main.o").string()};
+    link.insert(link.end(), objects.begin(), objects.end());
+    link.insert(link.end(),
+                {"-Wl,--whole-archive", (kit.dir / "lib/libgpulab_cudart.a").string(),
+                 "-Wl,--no-whole-archive", (kit.dir / "lib/libgpulab_simt.a").string()});
     for (const auto& lib : kit.shared_libraries) {
       link.push_back(lib);
       link.push_back("-Wl,-rpath," + fs::path(lib).parent_path().string());
@@ -365,13 +452,16 @@ Build build_program(const BuildRequest& r) {
     link.insert(link.end(), kit.link_flags.begin(), kit.link_flags.end());
     link.insert(link.end(), {"-lpthread", "-ldl", "-o", out.string()});
     const ProcessResult l = run_capture(link, kCompileLimit);
-    if (!l.ok()) compile_failed(l);
+    if (!l.ok()) compile_failed(l, r.source);
   }
   build.compile_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 
-  // Into the cache: a folder of its own, renamed into place in one step.
+  // Into the cache: a folder of its own, renamed into place in one step, with the hash of the
+  // program it holds (checked before every later run from it).
   write_manifest(work / "deps.json", read_depfile(depfile), work);
+  if (const auto hash = sha256_file(out)) std::ofstream(work / "program.sha256") << *hash << "\n";
+  ::chmod(out.c_str(), 0700);
   fs::remove(depfile, ec);
   fs::remove(work / "main.o", ec);
   fs::remove_all(entry, ec);
@@ -391,7 +481,7 @@ Build build_program(const BuildRequest& r) {
 
 Execution execute(const ExecRequest& r) {
   std::error_code ec;
-  fs::create_directories(cache_dir(), ec);
+  private_cache_dir();
   std::string report_template = (cache_dir() / "report-XXXXXX").string();
   const int fd = ::mkstemp(report_template.data());
   if (fd < 0) {
@@ -407,7 +497,7 @@ Execution execute(const ExecRequest& r) {
   spec.env = {{"GPULAB_RUN_REPORT", report.string()}, {"GPULAB_RUN_CHECK", r.check ? "1" : "0"}};
   if (r.workers != 0) spec.env.emplace_back("GPULAB_RUN_WORKERS", std::to_string(r.workers));
   if (r.shuffle_seed) spec.env.emplace_back("GPULAB_RUN_SHUFFLE", std::to_string(*r.shuffle_seed));
-  spec.output = ProcessSpec::Output::forward;
+  spec.output = r.capture ? ProcessSpec::Output::capture : ProcessSpec::Output::forward;
   spec.timeout = r.timeout;
   spec.max_output_bytes = r.max_output_bytes;
   const ProcessResult p = run_process(spec);
@@ -424,6 +514,8 @@ Execution execute(const ExecRequest& r) {
   e.output_capped = p.output_capped;
   e.run_ms = p.wall_ms;
   e.output_ends_line = p.last_stdout_byte == '\n';
+  e.out = p.out;
+  e.err = p.err;
   std::ifstream in(report);
   std::string line;
   while (std::getline(in, line)) {

@@ -22,6 +22,9 @@ struct BuildRequest {
   Target target = Target::emulator;
   std::string gpu_arch;                  // "sm_90" for Target::gpu
   std::vector<std::string> extra_flags;  // -I, -D, ... passed to the compiler
+  // More translation units, each compiled alone with the same flags and linked with `source`
+  // (gpulab exercise: the student's file is one, the harness the other).
+  std::vector<std::filesystem::path> extra_sources;
   bool use_cache = true;
   Lang lang = Lang::en;
 };
@@ -44,6 +47,10 @@ std::string read_file(const std::filesystem::path& p);
 // Where gpulab run keeps compiled programs: $XDG_CACHE_HOME/gpulab/run or ~/.cache/gpulab/run.
 std::filesystem::path cache_dir();
 
+// cache_dir(), made 0700 when new and checked to be the user's own (a folder another user owns
+// is refused: RuntimeFailure). Programs are built and run only from there.
+std::filesystem::path private_cache_dir();
+
 // The emulator kit (headers, libraries) next to this gpulab: <bin>/../lib/gpulab/run.
 std::optional<std::filesystem::path> kit_dir();
 
@@ -55,6 +62,7 @@ struct Execution {
   bool output_ends_line = true;  // the program's stdout ended with a newline (or was empty)
   double run_ms = 0;
   std::vector<nlohmann::json> report;  // the report's lines, in order
+  std::string out, err;                // with ExecRequest::capture: what the program printed
 };
 
 struct ExecRequest {
@@ -65,6 +73,9 @@ struct ExecRequest {
   std::optional<std::uint64_t> shuffle_seed;
   std::chrono::milliseconds timeout{0};
   std::size_t max_output_bytes = 0;
+  // Capture stdout and stderr (and give the program /dev/null as stdin, a process group of its
+  // own) instead of passing them through: gpulab exercise keeps the kernel's printf apart.
+  bool capture = false;
 };
 
 Execution execute(const ExecRequest& request);
