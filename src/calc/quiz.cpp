@@ -14,6 +14,7 @@
 #include "calc/launch_limits.hpp"
 #include "calc/occupancy.hpp"
 #include "calc/warp_hiding.hpp"
+#include "core/hash.hpp"
 #include "core/input.hpp"
 #include "core/text.hpp"
 
@@ -800,12 +801,7 @@ std::uint64_t quiz_seed(std::string_view text) {
     if (ec == std::errc{} && p == text.data() + text.size() && v <= 0x7FFF'FFFF'FFFF'FFFFull)
       return v;
   }
-  std::uint64_t h = 14695981039346656037ull;  // FNV-1a, 64 bits
-  for (char c : text) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 1099511628211ull;
-  }
-  return h & 0x7FFF'FFFF'FFFF'FFFFull;
+  return fnv1a(text) & 0x7FFF'FFFF'FFFF'FFFFull;
 }
 
 std::vector<std::string> quiz_order(const std::vector<std::string>& topics, int count,

@@ -11,6 +11,7 @@
 #include "core/parse.hpp"
 #include "core/text.hpp"
 #include "exercise/draw.hpp"
+#include "run/findings.hpp"
 
 namespace gpulab {
 

@@ -8,10 +8,13 @@
 #include <fstream>
 #include <random>
 #include <regex>
+#include <sstream>
 
 #include "core/error.hpp"
+#include "core/hash.hpp"
 #include "core/i18n_format.hpp"
 #include "core/process.hpp"
+#include "run/findings.hpp"
 #include "run/program.hpp"
 
 namespace gpulab::exercise {
@@ -30,22 +33,15 @@ std::string line_directive(const std::string& path) {
   return "#line 1 \"" + escaped + "\"\n";
 }
 
-std::string dims(const json& d) {
-  if (!d.is_array() || d.size() != 3) return "?";
-  return fmt::format("({},{},{})", d[0].get<std::uint64_t>(), d[1].get<std::uint64_t>(),
-                     d[2].get<std::uint64_t>());
-}
-
 Text who(const json& block, const json& thread) {
-  return {fmt::format("block {} thread {}", dims(block), dims(thread)),
-          fmt::format("线程块 {} 线程 {}", dims(block), dims(thread))};
+  return {fmt::format("block {} thread {}", dims_text(block), dims_text(thread)),
+          fmt::format("线程块 {} 线程 {}", dims_text(block), dims_text(thread))};
 }
 
 // The generated program lives in the cache, named by its content (written once, so its stamp
 // holds).
 fs::path write_program(const std::string& source) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : source) h = (h ^ c) * 1099511628211ull;
+  const std::uint64_t h = fnv1a(source);
   const fs::path dir = run::private_cache_dir() / "exercise";
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -302,8 +298,8 @@ void diagnose(CheckResult& c) {
     std::string where;
     if (r.crash && r.crash->contains("kernel")) {
       where = fmt::format(" in kernel {}, block {} thread {}", r.crash->value("kernel", ""),
-                          dims(r.crash->value("block", json())),
-                          dims(r.crash->value("thread", json())));
+                          dims_text(r.crash->value("block", json())),
+                          dims_text(r.crash->value("thread", json())));
     }
     add("crash", "the program crashed" + where + " (" + signal_name(r.signal) + ")",
         "程序崩溃" + where + "（" + signal_name(r.signal) + "）");
@@ -387,7 +383,9 @@ CheckResult check_file(const CheckOptions& o) {
   r.extra_sources = {c.file};
   r.args = {"--seed", std::to_string(c.seed)};
   if (o.draw) r.args.push_back("--draw");
-  r.check = !o.gpu;
+  // On the emulator: run --check's checks. On a GPU: compute-sanitizer's tools, where installed
+  // (bounds, races, barriers, uninitialised reads), each run of the tests under one tool.
+  r.check = true;
   r.gpu = o.gpu;
   if (!o.gpu) r.compiler_flags.push_back("-DGPULAB_EXERCISE_EMULATOR");
   r.timeout = o.timeout;
@@ -446,6 +444,33 @@ CheckResult check_file(const CheckOptions& o) {
     c.findings.push_back(std::move(f));
   }
   diagnose(c);
+  if (o.gpu) {
+    // What the emulator's checks find, compute-sanitizer finds on the GPU; without it, bounds and
+    // races were not checked and the verdict cannot be "passed".
+    if (!c.run.sanitizer_missing.empty()) {
+      c.unmeasured_rules.push_back("bounds_and_races");
+    }
+    for (const auto& san : c.run.sanitizer) {
+      if (san.errors > 0) {
+        std::string first;
+        std::istringstream in(san.output);
+        std::string line;
+        for (int n = 0; n < 4 && std::getline(in, line);) {
+          if (line.find("=========     ") == 0 || line == "=========") continue;
+          first += "\n    " + line;
+          ++n;
+        }
+        c.diagnoses.push_back(
+            {"sanitizer_" + san.tool,
+             {fmt::format("compute-sanitizer --tool {} found {} error(s) in the kernels:{}",
+                          san.tool, san.errors, first),
+              fmt::format("compute-sanitizer --tool {} 在核函数中发现 {} 个错误：{}", san.tool,
+                          san.errors, first)}});
+      } else if (san.errors < 0) {
+        c.unmeasured_rules.push_back("sanitizer_" + san.tool);
+      }
+    }
+  }
   bool tests_pass = !c.tests.empty();
   for (const TestOutcome& t : c.tests) tests_pass = tests_pass && t.pass;
   c.passed = tests_pass && c.harness_finished && c.diagnoses.empty() && c.run.exit_code == 0 &&

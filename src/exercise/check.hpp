@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "commands/run.hpp"
 #include "exercise/catalog.hpp"
 #include "exercise/screen.hpp"
+#include "run/session.hpp"
 
 namespace gpulab::exercise {
 

@@ -14,10 +14,12 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/hash.hpp"
 #include "core/i18n_format.hpp"
 #include "core/process.hpp"
 #include "core/sha256.hpp"
 #include "core/toolchain.hpp"
+#include "run/report.hpp"
 #include "run/rewrite.hpp"
 
 namespace gpulab::run {
@@ -34,18 +36,11 @@ std::string read_file(const fs::path& p) {
 
 namespace {
 
-// FNV-1a, 64 bits: a cache key, not a security boundary.
+// The cache key: every source, header and flag, field by field (core/hash.hpp).
 struct Hasher {
-  std::uint64_t h = 1469598103934665603ull;
-  void add(std::string_view s) {
-    for (unsigned char c : s) {
-      h ^= c;
-      h *= 1099511628211ull;
-    }
-    h ^= 0xff;  // separator, so that ("ab","c") and ("a","bc") differ
-    h *= 1099511628211ull;
-  }
-  std::string hex() const { return fmt::format("{:016x}", h); }
+  Fnv1a f;
+  void add(std::string_view s) { f.field(s); }
+  std::string hex() const { return fmt::format("{:016x}", f.h); }
 };
 
 std::string file_stamp(const fs::path& p) {
@@ -494,9 +489,9 @@ Execution execute(const ExecRequest& r) {
   ProcessSpec spec;
   spec.argv = {r.program.string()};
   spec.argv.insert(spec.argv.end(), r.args.begin(), r.args.end());
-  spec.env = {{"GPULAB_RUN_REPORT", report.string()}, {"GPULAB_RUN_CHECK", r.check ? "1" : "0"}};
-  if (r.workers != 0) spec.env.emplace_back("GPULAB_RUN_WORKERS", std::to_string(r.workers));
-  if (r.shuffle_seed) spec.env.emplace_back("GPULAB_RUN_SHUFFLE", std::to_string(*r.shuffle_seed));
+  spec.env = {{report::kEnvReport, report.string()}, {report::kEnvCheck, r.check ? "1" : "0"}};
+  if (r.workers != 0) spec.env.emplace_back(report::kEnvWorkers, std::to_string(r.workers));
+  if (r.shuffle_seed) spec.env.emplace_back(report::kEnvShuffle, std::to_string(*r.shuffle_seed));
   spec.output = r.capture ? ProcessSpec::Output::capture : ProcessSpec::Output::forward;
   spec.timeout = r.timeout;
   spec.max_output_bytes = r.max_output_bytes;

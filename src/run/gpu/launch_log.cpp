@@ -1,7 +1,8 @@
 // The GPU side of gpulab run's report: linked into a student's nvcc-built program with
 // `-Wl,--wrap` on the CUDA runtime's launch entry point, it writes one JSON line per kernel launch
 // (the calling frames, grid, block, shared memory, the launch's error) to the file named by
-// GPULAB_RUN_REPORT. The kernel runs as nvcc built it; only its launch is noted.
+// GPULAB_RUN_REPORT. The kernel runs as nvcc built it; only its launch is noted. The events and
+// the environment are declared in run/report.hpp.
 //
 // nvcc 13 compiles `kernel<<<grid, block, shared, stream>>>(args)` to a host stub that calls
 // __cudaLaunchKernel (or its per-thread-stream twin) on every launch (crt/host_runtime.h). gpulab
@@ -21,6 +22,8 @@
 #include <mutex>
 #include <string>
 
+#include "run/report.hpp"
+
 extern "C" {
 cudaError_t __real___cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void** args,
                                       size_t shared, cudaStream_t stream);
@@ -29,6 +32,13 @@ cudaError_t __real___cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 
 }
 
 namespace {
+
+namespace report = gpulab::run::report;
+
+// Builds `{"event":"NAME"` (the caller adds the other fields and the closing brace).
+std::string event_line(const char* name) {
+  return std::string("{\"") + report::kEventField + "\":\"" + name + "\"";
+}
 
 // Launches listed one by one; after that only counted (a loop of a million launches must not
 // write a million lines).
@@ -44,7 +54,7 @@ struct Log {
   const void* base = nullptr;
 
   Log() {
-    if (const char* path = std::getenv("GPULAB_RUN_REPORT")) {
+    if (const char* path = std::getenv(report::kEnvReport)) {
       fd = ::open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
     }
     // The first object dl_iterate_phdr names is the program itself; this file is linked into it.
@@ -67,7 +77,8 @@ struct Log {
   }
   ~Log() {  // at exit: how many launches there were in all
     if (fd < 0) return;
-    write_line("{\"event\":\"gpu_exit\",\"launches\":" + std::to_string(launches) + "}");
+    write_line(event_line(report::event::gpu_exit) + ",\"launches\":" + std::to_string(launches) +
+               "}");
     ::close(fd);
   }
   void write_line(std::string line) {
@@ -96,10 +107,11 @@ void note(const dim3& grid, const dim3& block, size_t shared, cudaError_t error)
   const int depth = ::backtrace(frames, 12);
   std::lock_guard lock(l.mutex);
   if (++l.launches > kMaxListed) {
-    if (l.launches == kMaxListed + 1) l.write_line("{\"event\":\"launches_not_listed\"}");
+    if (l.launches == kMaxListed + 1)
+      l.write_line(event_line(report::event::launches_not_listed) + "}");
     return;
   }
-  std::string line = "{\"event\":\"launch\",\"frames\":[";
+  std::string line = event_line(report::event::launch) + ",\"frames\":[";
   bool first = true;
   for (int i = 1; i < depth; ++i) {  // frame 0 is this function
     const std::uintptr_t a = l.own(frames[i]);

@@ -2,10 +2,9 @@
 // a program built by `gpulab run` leaves for gpulab: its launches and the bugs found.
 //
 // Linked whole into every emulated program. When GPULAB_RUN_REPORT names a file, facts are appended
-// to it as JSON lines as they happen (so that a crash loses nothing): "start", "launch", "finding",
-// "crash", "exit". GPULAB_RUN_CHECK=1 turns on the memory checks (the program is then compiled with
-// instrumentation); GPULAB_RUN_WORKERS and GPULAB_RUN_SHUFFLE set the emulator's workers and block
-// order. Without GPULAB_RUN_REPORT the program runs as a plain CUDA program on the CPU.
+// to it as JSON lines as they happen (so that a crash loses nothing). The environment, the events
+// and the finding kinds are declared in run/report.hpp. Without GPULAB_RUN_REPORT the program runs
+// as a plain CUDA program on the CPU.
 #include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
@@ -27,6 +26,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cuda_runtime.h"
+#include "run/report.hpp"
 #include "simt/access_record.hpp"
 #include "simt/memory_check.hpp"
 #include "simt/scheduler.hpp"
@@ -39,6 +39,7 @@ namespace gpulab::rt {
 namespace {
 
 using nlohmann::json;
+namespace report = gpulab::run::report;
 using Clock = std::chrono::steady_clock;
 
 // What the program asked for, from the environment gpulab sets.
@@ -171,8 +172,8 @@ const char* kind_name(simt::AllocationKind k) {
 
 void report_leaks(const char* when) {
   for (const simt::Allocation& a : simt::live_allocations()) {
-    write_line({{"event", "finding"},
-                {"kind", "leak"},
+    write_line({{report::kEventField, report::event::finding},
+                {report::kKindField, report::kind::leak},
                 {"bytes", a.bytes},
                 {"allocator", kind_name(a.kind)},
                 {"site", a.site},
@@ -183,20 +184,20 @@ void report_leaks(const char* when) {
 std::string memory_kind_name(simt::MemoryFinding::Kind k) {
   switch (k) {
     case simt::MemoryFinding::Kind::out_of_bounds:
-      return "out_of_bounds";
+      return report::kind::out_of_bounds;
     case simt::MemoryFinding::Kind::host_memory:
-      return "host_memory";
+      return report::kind::host_memory;
     case simt::MemoryFinding::Kind::uninitialized_read:
-      return "uninitialized_read";
+      return report::kind::uninitialized_read;
     case simt::MemoryFinding::Kind::global_race:
-      return "global_race";
+      return report::kind::global_race;
   }
   return "";
 }
 
 void at_exit() {
   State& s = state();
-  json exit_line = {{"event", "exit"}};
+  json exit_line = {{report::kEventField, report::event::exit}};
   {
     std::lock_guard lock(s.mutex);
     if (s.exited) return;
@@ -210,15 +211,15 @@ void at_exit() {
           s.printf_buffer.substr(0, std::min<std::size_t>(nl, 200));
     }
     if (s.unsynchronized) {
-      write_line({{"event", "finding"},
-                  {"kind", "unsynchronized_exit"},
+      write_line({{report::kEventField, report::event::finding},
+                  {report::kKindField, report::kind::unsynchronized_exit},
                   {"kernel", s.last_launch.callee},
                   {"site", site_text(s.last_launch.file, s.last_launch.line)},
                   {"lost_printf_bytes", s.printf_buffer.size()}});
     }
     if (s.unchecked) {
-      write_line({{"event", "finding"},
-                  {"kind", "unchecked_launch_error"},
+      write_line({{report::kEventField, report::event::finding},
+                  {report::kKindField, report::kind::unchecked_launch_error},
                   {"kernel", s.unchecked_site.callee},
                   {"site", site_text(s.unchecked_site.file, s.unchecked_site.line)},
                   {"error", cudaGetErrorName(s.unchecked_error)}});
@@ -235,6 +236,7 @@ void at_exit() {
 }
 
 // A crash: say where (which kernel, block and thread, when it was in one), then die of it.
+// Written with snprintf (async-signal-safe), so the "crash" event's line is spelled out here.
 void on_crash(int sig, siginfo_t* info, void*) {
   char line[640];
   const char* kernel = g_running_kernel.load();
@@ -260,16 +262,16 @@ void on_crash(int sig, siginfo_t* info, void*) {
 struct Startup {
   Startup() {
     State& s = state();
-    if (const char* path = std::getenv("GPULAB_RUN_REPORT"); path != nullptr && *path != '\0') {
+    if (const char* path = std::getenv(report::kEnvReport); path != nullptr && *path != '\0') {
       s.settings.report_fd = ::open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
     }
-    if (const char* c = std::getenv("GPULAB_RUN_CHECK"); c != nullptr && std::string(c) == "1") {
+    if (const char* c = std::getenv(report::kEnvCheck); c != nullptr && std::string(c) == "1") {
       s.settings.check = simt::check_supported();
     }
-    if (const char* w = std::getenv("GPULAB_RUN_WORKERS"); w != nullptr) {
+    if (const char* w = std::getenv(report::kEnvWorkers); w != nullptr) {
       s.settings.workers = static_cast<unsigned>(std::strtoul(w, nullptr, 10));
     }
-    if (const char* sh = std::getenv("GPULAB_RUN_SHUFFLE"); sh != nullptr && *sh != '\0') {
+    if (const char* sh = std::getenv(report::kEnvShuffle); sh != nullptr && *sh != '\0') {
       s.settings.shuffle = std::strtoull(sh, nullptr, 10);
     }
     if (s.settings.check) {
@@ -284,7 +286,10 @@ struct Startup {
     sigemptyset(&sa.sa_mask);
     for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) sigaction(sig, &sa, nullptr);
     std::atexit(at_exit);
-    write_line({{"event", "start"}, {"check", s.settings.check}, {"workers", s.settings.workers}});
+    write_line({{report::kEventField, report::event::start},
+                {"check", s.settings.check},
+                {"workers", s.settings.workers},
+                {"format", report::kFormatVersion}});
   }
 };
 const Startup startup;
@@ -322,8 +327,8 @@ cudaError_t copy(void* dst, const void* src, size_t count, cudaMemcpyKind kind, 
     std::size_t first = 0;
     if (const std::size_t n = simt::count_uninitialized(src, count, &first); n > 0) {
       const auto a = simt::find_allocation(src);
-      write_line({{"event", "finding"},
-                  {"kind", "uninitialized_copy"},
+      write_line({{report::kEventField, report::event::finding},
+                  {report::kKindField, report::kind::uninitialized_copy},
                   {"bytes", n},
                   {"first_offset", reinterpret_cast<std::uintptr_t>(src) - a->begin + first},
                   {"copied", count},
@@ -379,7 +384,7 @@ unsigned worker_count() {
 // What one launch of an exercise did, per thread (docs/exercise.md).
 void write_record(const LaunchSite& site, const simt::LaunchRecord& r, int level,
                   std::uint64_t barriers, const LaunchConfig& config) {
-  json line = {{"event", "record"},
+  json line = {{report::kEventField, report::event::record},
                {"kernel", site.callee},
                {"max_global_reads", r.max_global_reads},
                {"max_reads_block", dims(r.max_reads_block)},
@@ -447,7 +452,7 @@ void launch_erased(const LaunchSite& site, const void* kernel, const LaunchConfi
   options.assume_instrumented = s.settings.check;  // gpulab run compiled the program so
   options.max_reports = 16;
   const simt::detail::ErasedKernel erased{kernel, run_thread, closure};
-  json line = {{"event", "launch"},
+  json line = {{report::kEventField, report::event::launch},
                {"kernel", site.callee},
                {"site", site_text(site.file, site.line)},
                {"grid", dims(config.grid)},
@@ -478,8 +483,8 @@ void launch_erased(const LaunchSite& site, const void* kernel, const LaunchConfi
     line["static_shared_bytes"] = st.static_shared_bytes;
     line["ms"] = st.elapsed_ms;
     for (const simt::Race& r : st.races) {
-      write_line({{"event", "finding"},
-                  {"kind", "shared_race"},
+      write_line({{report::kEventField, report::event::finding},
+                  {report::kKindField, report::kind::shared_race},
                   {"kernel", site.callee},
                   {"launch_site", site_text(site.file, site.line)},
                   {"block", dims(r.block)},
@@ -503,8 +508,8 @@ void launch_erased(const LaunchSite& site, const void* kernel, const LaunchConfi
     // failure.
     error = cudaErrorLaunchFailure;
     line["fault"] = f.what();
-    json finding = {{"event", "finding"},
-                    {"kind", "kernel_fault"},
+    json finding = {{report::kEventField, report::event::finding},
+                    {report::kKindField, report::kind::kernel_fault},
                     {"kernel", site.callee},
                     {"launch_site", site_text(site.file, site.line)},
                     {"message", f.what()}};
@@ -529,8 +534,8 @@ void launch_erased(const LaunchSite& site, const void* kernel, const LaunchConfi
   g_running_kernel = nullptr;
   if (checked) {
     for (const simt::MemoryFinding& f : simt::detail::end_checked_launch()) {
-      json j = {{"event", "finding"},
-                {"kind", memory_kind_name(f.kind)},
+      json j = {{report::kEventField, report::event::finding},
+                {report::kKindField, memory_kind_name(f.kind)},
                 {"kernel", site.callee},
                 {"launch_site", site_text(site.file, site.line)},
                 {"block", dims(f.block)},
@@ -566,7 +571,7 @@ void launch_erased(const LaunchSite& site, const void* kernel, const LaunchConfi
     write_line(line);
   } else if (s.launch_lines == 2000) {
     ++s.launch_lines;
-    write_line({{"event", "launches_not_listed"}});
+    write_line({{report::kEventField, report::event::launches_not_listed}});
   }
 }
 

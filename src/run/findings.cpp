@@ -1,0 +1,219 @@
+// Findings in words (see findings.hpp).
+#include "run/findings.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <map>
+
+#include "run/report.hpp"
+
+namespace gpulab {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+namespace kinds = run::report::kind;
+
+std::string dims_text(const json& d) {
+  if (!d.is_array() || d.size() != 3) return "?";
+  return fmt::format("({},{},{})", d[0].get<std::uint64_t>(), d[1].get<std::uint64_t>(),
+                     d[2].get<std::uint64_t>());
+}
+
+std::string short_path(const std::string& where, const std::string& file) {
+  // "/abs/dir/prog.cu:12" -> "prog.cu:12" when it is the user's file.
+  const std::string dir = fs::path(file).parent_path().string() + "/";
+  if (!dir.empty() && where.rfind(dir, 0) == 0) return where.substr(dir.size());
+  return where;
+}
+
+bool is_check_kind(const std::string& kind) {
+  for (const char* k : kinds::all) {
+    if (kind == k) return true;
+  }
+  return false;
+}
+
+namespace {
+
+std::string who(const json& f, const char* block_key, const char* thread_key, Lang l) {
+  return fmt::format(fmt::runtime(std::string(tr(l, "block {} thread {}", "线程块 {} 线程 {}"))),
+                     dims_text(f.value(block_key, json())), dims_text(f.value(thread_key, json())));
+}
+
+std::string region_text(const json& f, Lang l) {
+  const std::string region = f.value("region", "");
+  const auto bytes = f.value("region_bytes", std::uint64_t{0});
+  if (region == "allocation") {
+    const std::string site = f.value("region_site", "");
+    return fmt::format(fmt::runtime(std::string(tr(l, "the {}-byte allocation made at {}",
+                                                   "在 {1} 分配的 {0} 字节显存"))),
+                       bytes, site.empty() ? "?" : site);
+  }
+  return fmt::format(fmt::runtime(std::string(tr(l, "__device__ variable {} ({} bytes)",
+                                                 "__device__ 变量 {}（{} 字节）"))),
+                     region, bytes);
+}
+
+}  // namespace
+
+std::string describe_finding(const RunFinding& f, Lang l) {
+  const json& x = f.facts;
+  const std::string k = f.kind;
+  const std::string kernel = x.value("kernel", "");
+  const bool write = x.value("write", false);
+  const std::string did =
+      write ? std::string(tr(l, "wrote", "写入")) : std::string(tr(l, "read", "读取"));
+  const auto hits = x.value("hits", std::uint64_t{1});
+  const std::string times =
+      hits > 1
+          ? fmt::format(
+                fmt::runtime(std::string(tr(l, " ({} accesses like it)", "（同类访问 {} 次）"))),
+                hits)
+          : std::string();
+  if (k == kinds::out_of_bounds) {
+    const auto offset = x.value("offset", std::int64_t{0});
+    const auto size = static_cast<std::int64_t>(x.value("region_bytes", std::uint64_t{0}));
+    const std::string how =
+        offset < 0
+            ? fmt::format(fmt::runtime(std::string(
+                              tr(l, ", {} bytes before its start", "，在起点之前 {} 字节"))),
+                          -offset)
+            : fmt::format(
+                  fmt::runtime(std::string(tr(l, " at byte {}, past its end (it has {} bytes)",
+                                              "的第 {} 字节，已越过末尾（共 {} 字节）"))),
+                  offset, size);
+    return fmt::format(fmt::runtime(std::string(
+                           tr(l,
+                              "out of bounds: kernel {}, {} {} {} bytes of {}{}{}. The usual fix: "
+                              "guard the index (if (i < n)).",
+                              "越界访问：核函数 {}，{} {} {} "
+                              "字节，位置是{}{}{}。常见的修正：检查下标（if (i < n)）。"))),
+                       kernel, who(x, "block", "thread", l), did, x.value("bytes", 0u),
+                       region_text(x, l), how, times);
+  }
+  if (k == kinds::host_memory) {
+    return fmt::format(
+        fmt::runtime(std::string(
+            tr(l,
+               "host memory used in a kernel: kernel {}, {} {} {} bytes at an address no "
+               "cudaMalloc returned (a malloc/new/stack pointer passed to the kernel){}. On a "
+               "GPU this faults (cudaErrorIllegalAddress) on most systems: copy the data with "
+               "cudaMemcpy and pass the device pointer.",
+               "核函数使用了主机内存：核函数 {}，{} {} {} 字节，地址不是 cudaMalloc 返回的"
+               "（传给核函数的是 malloc/new/栈上的指针）{}。在大多数系统的 GPU 上这会出错"
+               "（cudaErrorIllegalAddress）：请用 cudaMemcpy 复制数据，并传设备指针。"))),
+        kernel, who(x, "block", "thread", l), did, x.value("bytes", 0u), times);
+  }
+  if (k == kinds::uninitialized_read) {
+    return fmt::format(
+        fmt::runtime(std::string(
+            tr(l,
+               "read of memory never written: kernel {}, {} read {} bytes at byte {} of {}{}; "
+               "no cudaMemcpy, cudaMemset or kernel had put data there.",
+               "读取了从未写入的显存：核函数 {0}，{1} 读取 {2} 字节，位于{4}的第 {3} 字节{5}；"
+               "此前没有 cudaMemcpy、cudaMemset 或核函数写过这里。"))),
+        kernel, who(x, "block", "thread", l), x.value("bytes", 0u),
+        x.value("offset", std::int64_t{0}), region_text(x, l), times);
+  }
+  if (k == kinds::uninitialized_copy) {
+    return fmt::format(
+        fmt::runtime(std::string(
+            tr(l,
+               "cudaMemcpy copied {} bytes back from the {}-byte allocation made at {}, and {} "
+               "of them were never written (the first at byte {}): elements no thread wrote?",
+               "cudaMemcpy 从 {1} 字节的显存（在 {2} 分配）拷回 {0} 字节，其中 {3} 字节从未写入"
+               "（第一个在第 {4} 字节）：有元素没有线程负责？"))),
+        x.value("copied", std::uint64_t{0}), x.value("allocation_bytes", std::uint64_t{0}),
+        x.value("allocation_site", ""), x.value("bytes", std::uint64_t{0}),
+        x.value("first_offset", std::uint64_t{0}));
+  }
+  if (k == kinds::global_race) {
+    const bool other_write = x.value("other_write", false);
+    return fmt::format(
+        fmt::runtime(std::string(tr(
+            l,
+            "race on global memory ({} at byte {}): {} {} at {}, then {} {} with nothing "
+            "ordering the two{}. {}",
+            "全局内存上的竞争（{0}，第 {1} 字节）：{2} 在 {4} {3}，随后 {5} {6}，两者之间没有任何"
+            "同步{7}。{8}"))),
+        region_text(x, l), x.value("offset", std::int64_t{0}),
+        who(x, "other_block", "other_thread", l),
+        other_write ? tr(l, "wrote", "写入") : tr(l, "read", "读取"),
+        f.other_where.empty() ? "?" : f.other_where, who(x, "block", "thread", l), did, times,
+        x.value("other_block", json()) == x.value("block", json())
+            ? std::string(
+                  tr(l,
+                     "Threads of one block are ordered only by __syncthreads(): put one "
+                     "between the two accesses, or let one thread do the work.",
+                     "同一线程块内的线程只靠 __syncthreads() 排定先后：在两次访问之间加一个，"
+                     "或只让一个线程做这件事。"))
+            : std::string(
+                  tr(l,
+                     "Blocks of one launch are never ordered: use atomics, or split the "
+                     "work into two kernels.",
+                     "同一次启动中的线程块之间没有先后顺序：请使用原子操作，或拆成两个核函数。")));
+  }
+  if (k == kinds::shared_race) {
+    return std::string(tr(l, "race on shared memory: ", "共享内存上的竞争：")) +
+           x.value("message", "") +
+           (f.other_where.empty() ? "" : fmt::format(" ({} / {})", f.other_where, f.where)) +
+           std::string(tr(l, ". The usual fix: a __syncthreads() between the write and the read.",
+                          "。常见的修正：在写和读之间加 __syncthreads()。"));
+  }
+  if (k == kinds::kernel_fault) {
+    return std::string(tr(l, "kernel fault: ", "核函数错误：")) + x.value("message", "");
+  }
+  if (k == kinds::leak) {
+    return fmt::format(
+        fmt::runtime(
+            std::string(tr(l, "{} bytes allocated with {} at {} were never freed (cudaFree){}",
+                           "在 {2} 用 {1} 分配的 {0} 字节{3}没有释放（cudaFree）"))),
+        x.value("bytes", std::uint64_t{0}), x.value("allocator", ""), x.value("site", ""),
+        x.value("when", "") == "exit"
+            ? std::string()
+            : std::string(tr(l, " before cudaDeviceReset()", "在 cudaDeviceReset() 之前")));
+  }
+  if (k == kinds::unsynchronized_exit) {
+    return fmt::format(
+        fmt::runtime(std::string(
+            tr(l,
+               "the program ended without waiting for its last kernel ({}, launched at {}): "
+               "launches return at once, so call cudaDeviceSynchronize() (or copy the result "
+               "back) before main() ends; {} bytes of kernel printf were never printed.",
+               "程序结束前没有等待最后一个核函数（{}，启动于 {}）：启动会立即返回，所以在 main() "
+               "结束前要调用 cudaDeviceSynchronize()（或把结果拷回）；有 {} 字节的核函数 printf "
+               "输出从未打印。"))),
+        kernel, x.value("site", ""), x.value("lost_printf_bytes", std::uint64_t{0}));
+  }
+  if (k == kinds::unchecked_launch_error) {
+    return fmt::format(
+        fmt::runtime(std::string(tr(
+            l,
+            "the launch of {} at {} failed ({}) and the program never asked: check "
+            "cudaGetLastError() right after a launch.",
+            "{} 在 {} 的启动失败了（{}），而程序从未检查：启动后应立即检查 cudaGetLastError()。"))),
+        kernel, x.value("site", ""), x.value("error", ""));
+  }
+  return x.dump();
+}
+
+std::string finding_title(const std::string& kind, Lang l) {
+  static const std::map<std::string, std::pair<const char*, const char*>> titles = {
+      {kinds::out_of_bounds, {"out of bounds", "越界"}},
+      {kinds::host_memory, {"host memory in a kernel", "核函数使用主机内存"}},
+      {kinds::uninitialized_read, {"uninitialized read", "读取未初始化的显存"}},
+      {kinds::uninitialized_copy, {"uninitialized data copied back", "拷回了未写入的数据"}},
+      {kinds::global_race, {"race on global memory", "全局内存竞争"}},
+      {kinds::shared_race, {"race on shared memory", "共享内存竞争"}},
+      {kinds::kernel_fault, {"kernel fault", "核函数错误"}},
+      {kinds::leak, {"memory leak", "显存泄漏"}},
+      {kinds::unsynchronized_exit, {"no wait before exit", "退出前未同步"}},
+      {kinds::unchecked_launch_error, {"unchecked launch error", "未检查的启动错误"}},
+  };
+  const auto it = titles.find(kind);
+  if (it == titles.end()) return kind;
+  return std::string(tr(l, it->second.first, it->second.second));
+}
+
+}  // namespace gpulab

@@ -1,0 +1,286 @@
+// The run engine (see session.hpp): build, run in a child, read the report (run/report.hpp).
+#include "run/session.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "core/process.hpp"
+#include "core/toolchain.hpp"
+#include "run/findings.hpp"
+#include "run/program.hpp"
+#include "run/report.hpp"
+
+#if GPULAB_HAVE_CUDA
+#include "cuda/device_query.hpp"
+#endif
+
+namespace gpulab {
+
+namespace fs = std::filesystem;
+namespace report = run::report;
+using nlohmann::json;
+
+namespace {
+
+// On the GPU the launch log gives each launch's call frames: addr2line names the kernel and the
+// line, once for each distinct call path.
+std::map<std::string, run::GpuLaunchSite> gpu_sites(const run::Execution& e,
+                                                    const fs::path& program) {
+  std::map<std::string, run::GpuLaunchSite> sites;
+  std::vector<std::string> keys;
+  std::vector<std::vector<std::uint64_t>> frames;
+  for (const json& line : e.report) {
+    if (line.value(report::kEventField, "") != report::event::launch || !line.contains("frames"))
+      continue;
+    const std::string key = line.at("frames").dump();
+    if (!sites.emplace(key, run::GpuLaunchSite{}).second) continue;
+    keys.push_back(key);
+    frames.push_back(line.at("frames").get<std::vector<std::uint64_t>>());
+  }
+  const std::vector<run::GpuLaunchSite> found = run::gpu_launch_sites(program, frames);
+  for (std::size_t i = 0; i < keys.size(); ++i) sites[keys[i]] = found[i];
+  return sites;
+}
+
+void collect(run::Execution& e, RunResult& r, const fs::path& program) {
+  std::map<std::string, std::size_t> launch_index;
+  std::vector<std::uint64_t> pcs;
+  const std::map<std::string, run::GpuLaunchSite> sites = gpu_sites(e, program);
+  for (const json& line : e.report) {
+    const std::string event = line.value(report::kEventField, "");
+    if (event == report::event::launch) {
+      RunLaunch l;
+      l.kernel = line.value("kernel", "");
+      l.site = line.value("site", "");
+      for (int i = 0; i < 3; ++i) {
+        l.grid[i] = line.at("grid")[i].get<std::uint64_t>();
+        l.block[i] = line.at("block")[i].get<std::uint64_t>();
+      }
+      l.shared_bytes = line.value("shared_bytes", std::uint64_t{0});
+      l.threads = line.value("threads", std::uint64_t{0});
+      l.warps = line.value("warps", std::uint64_t{0});
+      l.idle_lanes_per_block = line.value("idle_lanes_per_block", std::uint64_t{0});
+      l.barriers = line.value("barriers", std::uint64_t{0});
+      l.collectives = line.value("collectives", std::uint64_t{0});
+      l.error = line.value("error", "");
+      l.fault = line.value("fault", "");
+      if (line.contains("frames")) {  // the GPU: the shape's facts follow from grid and block
+        const run::GpuLaunchSite& site = sites.at(line.at("frames").dump());
+        l.kernel = site.kernel.empty() ? "?" : site.kernel;
+        l.site = site.site;
+        l.emulated = false;
+        const std::uint64_t blocks = l.grid[0] * l.grid[1] * l.grid[2];
+        const std::uint64_t per_block = l.block[0] * l.block[1] * l.block[2];
+        const std::uint64_t warps_per_block = (per_block + 31) / 32;
+        if (l.error.empty()) {
+          l.threads = blocks * per_block;
+          l.warps = blocks * warps_per_block;
+          l.idle_lanes_per_block = warps_per_block * 32 - per_block;
+        }
+      }
+      const std::string row =
+          fmt::format("{}|{}|{}|{}|{}|{}|{}|{}", l.kernel, l.site, line.at("grid").dump(),
+                      line.at("block").dump(), l.shared_bytes, l.error, l.fault, l.barriers);
+      const auto it = launch_index.find(row);
+      if (it == launch_index.end()) {
+        l.count = 1;
+        l.ms = line.value("ms", 0.0);
+        launch_index.emplace(row, r.launches.size());
+        r.launches.push_back(l);
+      } else {
+        RunLaunch& existing = r.launches[it->second];
+        ++existing.count;
+        existing.ms += line.value("ms", 0.0);
+      }
+    } else if (event == report::event::launches_not_listed) {
+      r.launches_truncated = true;
+    } else if (event == report::event::finding) {
+      RunFinding f;
+      f.kind = line.value(report::kKindField, "");
+      f.facts = line;
+      f.facts.erase(report::kEventField);
+      r.findings.push_back(std::move(f));
+    } else if (event == report::event::crash) {
+      r.crash = line;
+    } else if (event == report::event::gpu_exit) {
+      r.report_complete = true;
+      r.launches_total = line.value("launches", std::uint64_t{0});
+    } else if (event == report::event::exit) {
+      r.report_complete = true;
+      r.launches_total = line.value("launches", std::uint64_t{0});
+      r.lost_printf_bytes = line.value("lost_printf_bytes", std::uint64_t{0});
+      r.dropped_printf_bytes = line.value("dropped_printf_bytes", std::uint64_t{0});
+      r.lost_printf_first_line = line.value("lost_printf_first_line", "");
+    }
+  }
+  if (!r.report_complete) {
+    std::uint64_t n = 0;
+    for (const RunLaunch& l : r.launches) n += l.count;
+    r.launches_total = n;
+  }
+  // FILE:LINE of the accesses, in one call of addr2line.
+  for (const RunFinding& f : r.findings) {
+    for (const char* key : {"pc", "other_pc"}) {
+      if (f.facts.contains(key)) pcs.push_back(f.facts.at(key).get<std::uint64_t>());
+    }
+  }
+  const std::vector<std::string> lines = run::source_lines(program, r.file, pcs);
+  std::size_t k = 0;
+  for (RunFinding& f : r.findings) {
+    if (f.facts.contains("pc")) f.where = short_path(lines[k++], r.file);
+    if (f.facts.contains("other_pc")) f.other_where = short_path(lines[k++], r.file);
+    if (f.where.empty() && f.kind == report::kind::kernel_fault) {
+      // A barrier or a warp collective names its call site in the message.
+      static const std::regex site(R"(([^ :()]+\.cuh?):([0-9]+))");
+      std::smatch m;
+      const std::string message = f.facts.value("message", "");
+      if (std::regex_search(message, m, site)) f.where = short_path(m.str(0), r.file);
+    }
+    if (f.where.empty()) {
+      f.where = short_path(f.facts.value("site", f.facts.value("launch_site", "")), r.file);
+    }
+    f.facts.erase("pc");
+    f.facts.erase("other_pc");
+    for (const char* key : {"site", "launch_site", "region_site", "allocation_site"}) {
+      if (f.facts.contains(key)) f.facts[key] = short_path(f.facts[key].get<std::string>(), r.file);
+    }
+  }
+  // One finding per bug: the same kind at the same line (a missing guard touches a, b and c; a
+  // missing barrier races on every element) is counted, not repeated.
+  std::vector<RunFinding> merged;
+  std::map<std::string, std::size_t> seen;
+  for (RunFinding& f : r.findings) {
+    const std::string key =
+        f.kind + "|" + f.where + "|" + f.other_where + "|" +
+        (f.kind == report::kind::leak || f.kind == report::kind::kernel_fault ? f.facts.dump()
+                                                                              : "");
+    const auto it = seen.find(key);
+    if (it == seen.end() || f.where.empty()) {
+      seen.emplace(key, merged.size());
+      merged.push_back(std::move(f));
+      continue;
+    }
+    json& kept = merged[it->second].facts;
+    kept["hits"] = kept.value("hits", std::uint64_t{1}) + f.facts.value("hits", std::uint64_t{1});
+  }
+  r.findings = std::move(merged);
+}
+
+std::optional<std::string> gpu_arch_of_device() {
+#if GPULAB_HAVE_CUDA
+  try {
+    const auto info = cuda::query_device(0);
+    return fmt::format("sm_{}{}", info.cc_major, info.cc_minor);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+#else
+  return std::nullopt;
+#endif
+}
+
+void run_sanitizers(const fs::path& program, const RunOptions& o, RunResult& r) {
+  const auto tool = toolchain::find_cuda_tool("compute-sanitizer");
+  if (!tool) {
+    r.sanitizer_missing = toolchain::missing_message("compute-sanitizer", o.lang);
+    return;
+  }
+  const std::vector<std::vector<std::string>> tools = {
+      {"memcheck", "--leak-check", "full"}, {"racecheck"}, {"synccheck"}, {"initcheck"}};
+  for (const auto& t : tools) {
+    std::vector<std::string> argv = {tool->path, "--tool"};
+    argv.insert(argv.end(), t.begin(), t.end());
+    argv.push_back(program.string());
+    argv.insert(argv.end(), o.args.begin(), o.args.end());
+    const ProcessResult p = run_capture(argv, o.timeout * 4);
+    RunResult::SanitizerRun s;
+    s.tool = t.front();
+    std::smatch m;
+    const std::string all = p.out + p.err;
+    if (std::regex_search(all, m, std::regex(R"(ERROR SUMMARY: (\d+) error)"))) {
+      s.errors = std::stoi(m[1].str());
+    } else if (std::regex_search(all, m, std::regex(R"(RACECHECK SUMMARY: (\d+) hazard)"))) {
+      s.errors = std::stoi(m[1].str());
+    }
+    // Only the sanitizer's own lines; the program's output was shown once already.
+    std::string own;
+    std::istringstream in(all);
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.rfind("========= ", 0) == 0 && own.size() < 4000) own += line + "\n";
+    }
+    s.output = own;
+    r.sanitizer.push_back(std::move(s));
+  }
+}
+
+}  // namespace
+
+RunResult run_program(const RunOptions& o) {
+  RunResult r;
+  r.file = fs::absolute(o.file).lexically_normal().string();
+  r.check = o.check;
+  r.backend = o.gpu ? "cuda" : "cpu-emulator";
+  r.timeout_ms = static_cast<std::uint64_t>(o.timeout.count());
+  r.max_output_bytes = o.max_output_bytes;
+
+  run::BuildRequest b;
+  b.source = r.file;
+  b.target =
+      o.gpu ? run::Target::gpu : (o.check ? run::Target::emulator_checked : run::Target::emulator);
+  b.gpu_arch = o.gpu_arch;
+  if (o.gpu && b.gpu_arch.empty()) b.gpu_arch = gpu_arch_of_device().value_or("");
+  b.extra_flags = o.compiler_flags;
+  for (const auto& x : o.extra_sources) b.extra_sources.emplace_back(x);
+  b.use_cache = o.use_cache;
+  b.lang = o.lang;
+  const run::Build build = run::build_program(b);
+  r.compiler = build.compiler;
+  r.cached = build.cached;
+  r.compile_ms = build.compile_ms;
+
+  run::ExecRequest x;
+  x.program = build.program;
+  x.args = o.args;
+  x.check = o.check && !o.gpu;
+  x.workers = o.workers;
+  x.shuffle_seed = o.shuffle_seed;
+  x.timeout = o.timeout;
+  x.max_output_bytes = o.max_output_bytes;
+  x.capture = o.capture_output;
+  run::Execution e = run::execute(x);
+  r.output = std::move(e.out);
+  r.errors = std::move(e.err);
+  r.exit_code = e.exit_code;
+  r.signal = e.signal;
+  r.timed_out = e.timed_out;
+  r.output_capped = e.output_capped;
+  r.run_ms = e.run_ms;
+  r.output_ends_line = e.output_ends_line;
+  static const std::set<std::string> run_events = {
+      report::event::start,   report::event::launch, report::event::launches_not_listed,
+      report::event::finding, report::event::crash,  report::event::exit,
+      report::event::gpu_exit};
+  for (const json& line : e.report) {
+    if (run_events.count(line.value(report::kEventField, "")) == 0) r.other_events.push_back(line);
+  }
+  collect(e, r, build.program);
+  if (o.gpu && o.check) run_sanitizers(build.program, o, r);
+  return r;
+}
+
+std::size_t check_failures(const RunResult& r) {
+  if (!r.check) return 0;
+  std::size_t n = 0;
+  for (const RunFinding& f : r.findings) n += is_check_kind(f.kind) ? 1 : 0;
+  for (const auto& s : r.sanitizer) n += s.errors > 0 ? static_cast<std::size_t>(s.errors) : 0;
+  return n;
+}
+
+}  // namespace gpulab

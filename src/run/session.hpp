@@ -1,0 +1,95 @@
+// The run engine: a student's CUDA program (a source file, compiler flags, the program's
+// arguments, a backend) built, run in a child process and its report read back into a result
+// (exit status, output facts, launches, findings, timings). gpulab run, gpulab exercise and the
+// commands to come call run_program; none of them reads the report itself.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/output.hpp"
+
+namespace gpulab {
+
+// The session: what to build and run, and how.
+struct RunOptions {
+  std::string file;
+  std::vector<std::string> args;  // after --
+  bool check = false;
+  bool gpu = false;  // the GPU backend (nvcc); else the emulator
+  std::string gpu_arch;
+  std::vector<std::string> compiler_flags;  // -I and -D
+  std::vector<std::string> extra_sources;   // more translation units (gpulab exercise)
+  bool capture_output = false;  // keep the program's stdout/stderr in RunResult, not printed
+  std::chrono::milliseconds timeout{std::chrono::seconds(120)};
+  std::size_t max_output_bytes = 64u << 20;
+  bool use_cache = true;
+  unsigned workers = 0;
+  std::optional<std::uint64_t> shuffle_seed;
+  Lang lang = Lang::en;
+};
+
+// One kernel launched (launches with the same kernel, place and shape are counted together).
+struct RunLaunch {
+  std::string kernel, site;
+  std::uint64_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+  std::uint64_t shared_bytes = 0, count = 0;
+  std::uint64_t threads = 0, warps = 0, idle_lanes_per_block = 0, barriers = 0, collectives = 0;
+  double ms = 0;         // summed
+  std::string error;     // a launch that failed (CUDA error name)
+  std::string fault;     // a fault found while it ran
+  bool emulated = true;  // false on the GPU: barriers, collectives and times are not counted
+};
+
+struct RunFinding {
+  std::string kind;         // out_of_bounds, host_memory, uninitialized_read, ... (docs/run.md)
+  std::string where;        // FILE:LINE of the access or the call
+  std::string other_where;  // races: the other access
+  nlohmann::json facts;     // the details the report gave
+};
+
+struct RunResult {
+  std::string file;
+  std::string backend;  // "cpu-emulator" or "cuda"
+  std::string compiler;
+  bool cached = false;
+  double compile_ms = 0, run_ms = 0;
+  bool check = false;
+  int exit_code = -1, signal = 0;
+  bool timed_out = false, output_capped = false;
+  bool output_ends_line = true;
+  std::string output, errors;  // with RunOptions::capture_output
+  std::uint64_t timeout_ms = 0, max_output_bytes = 0;
+  std::vector<RunLaunch> launches;
+  std::uint64_t launches_total = 0;
+  bool launches_truncated = false;
+  std::vector<RunFinding> findings;
+  std::uint64_t lost_printf_bytes = 0, dropped_printf_bytes = 0;
+  std::string lost_printf_first_line;
+  std::optional<nlohmann::json> crash;
+  bool report_complete = false;  // the program's exit was recorded
+  // GPU backend with --check: each compute-sanitizer tool that ran, its error count and output.
+  struct SanitizerRun {
+    std::string tool;
+    int errors = -1;  // -1: unknown
+    std::string output;
+  };
+  std::vector<SanitizerRun> sanitizer;
+  std::string sanitizer_missing;  // why compute-sanitizer did not run
+  // Report lines of events run does not read itself, in order (gpulab exercise's harness writes
+  // "exercise_*" lines, its recorder "record" lines), from either backend.
+  std::vector<nlohmann::json> other_events;
+};
+
+// Builds (or finds in the cache) and runs o.file, reads its report. Throws UsageError for a
+// missing file, RuntimeFailure for a missing compiler or a compile error.
+RunResult run_program(const RunOptions& o);
+// Findings that --check turns into exit code 1.
+std::size_t check_failures(const RunResult& r);
+
+}  // namespace gpulab
