@@ -119,8 +119,23 @@ std::string render_exercise_check(const exercise::CheckResult& c, const OutputOp
                                                   "在模拟器上，带 run --check 的检查")))) +
       "\n";
   if (!c.built) {
-    s += "  " + st.bad(std::string(tr(l, "It does not build:", "无法编译："))) + "\n";
-    s += c.build_error + "\n";
+    if (!c.diagnoses.empty() && c.build_error.empty()) {
+      // Refused before building: the screen's lines, or a file named for another exercise.
+      s +=
+          "  " +
+          st.bad(std::string(tr(
+              l, "Refused (nothing was compiled or run):", "已拒绝（没有编译或运行任何代码）："))) +
+          "\n";
+      for (const auto& d : c.diagnoses) s += "  - " + d.text.in(l) + "\n";
+      s +=
+          std::string(tr(l,
+                         "  An exercise file holds the kernel(s) and __device__ helpers only: "
+                         "gpulab provides the host side.\n",
+                         "  练习文件只包含核函数和 __device__ 辅助函数：主机端由 gpulab 提供。\n"));
+    } else {
+      s += "  " + st.bad(std::string(tr(l, "It does not build:", "无法编译："))) + "\n";
+      s += (c.diagnoses.empty() ? c.build_error : c.diagnoses.front().text.in(l)) + "\n";
+    }
     s += "  " + st.bad(std::string(tr(l, "FAILED", "未通过"))) + "\n";
     return s;
   }
@@ -154,6 +169,27 @@ std::string render_exercise_check(const exercise::CheckResult& c, const OutputOp
       }
     }
     s += st.dim(measured) + "\n";
+  }
+  // The kernels' own printf, bounded (it never changes the verdict).
+  if (!c.run.output.empty()) {
+    constexpr std::size_t kLines = 20;
+    std::size_t pos = 0, lines = 0;
+    while (pos < c.run.output.size() && lines < kLines) {
+      const auto nl = c.run.output.find('\n', pos);
+      pos = nl == std::string::npos ? c.run.output.size() : nl + 1;
+      ++lines;
+    }
+    s += std::string(tr(l, "  The kernels printed:", "  核函数的输出：")) + "\n";
+    std::string shown = c.run.output.substr(0, std::min<std::size_t>(pos, 4000));
+    if (!shown.empty() && shown.back() != '\n') shown += "\n";
+    s += shown;
+    if (shown.size() < c.run.output.size()) {
+      s += st.dim(fmt::format(
+               fmt::runtime(std::string(tr(l, "  [... {} more bytes, in --json's kernel_output]",
+                                           "  [... 另有 {} 字节，见 --json 的 kernel_output]"))),
+               c.run.output.size() - shown.size())) +
+           "\n";
+    }
   }
   // The rules, as measured over all tests.
   if (!c.tests.empty() && !c.tests.front().rules.empty()) {
@@ -196,7 +232,20 @@ std::string render_exercise_check(const exercise::CheckResult& c, const OutputOp
       s += "  " + wrap_text(text, 100, 5, 2) + "\n";
     }
   }
-  if (c.passed) {
+  if (c.not_verified) {
+    std::string rules;
+    for (const auto& r : c.unmeasured_rules) rules += (rules.empty() ? "" : ", ") + r;
+    s += "  " +
+         st.bad(fmt::format(
+             fmt::runtime(std::string(tr(
+                 l,
+                 "NOT VERIFIED: every output is right, but these rules were not measured: {} "
+                 "(only the emulator counts each thread's accesses: check without --backend gpu)",
+                 "未验证：所有输出都正确，但这些规则没有被测量：{}（只有模拟器能按线程计数访问："
+                 "不加 --backend gpu 再检查）"))),
+             rules)) +
+         "\n";
+  } else if (c.passed) {
     s += "  " +
          st.good(
              std::string(tr(l, "PASSED: every test and every rule.", "通过：所有测试和规则。"))) +
@@ -248,16 +297,29 @@ json exercise_check_json(const exercise::CheckResult& c) {
             {"seed", c.seed},
             {"built", c.built},
             {"passed", c.passed},
+            {"verdict",
+             c.passed         ? "passed"
+             : c.not_verified ? "not_verified"
+             : !c.refusals.empty() || (!c.built && c.build_error.empty() && !c.diagnoses.empty())
+                 ? "refused"
+                 : "failed"},
+            {"unmeasured_rules", c.unmeasured_rules},
             {"tests", tests},
             {"findings", findings},
             {"diagnoses", diagnoses}};
   if (!c.built) j["build_error"] = c.build_error;
+  json refusals = json::array();
+  for (const auto& f : c.refusals) {
+    refusals.push_back(
+        {{"line", f.line}, {"what", f.what}, {"message", f.text.en}, {"message_zh", f.text.zh}});
+  }
+  j["refusals"] = refusals;
   if (c.built) {
-    j["run"] = {{"exit_code", c.run.exit_code},
-                {"timed_out", c.run.timed_out},
-                {"cached", c.run.cached},
-                {"compile_ms", c.run.compile_ms},
-                {"run_ms", c.run.run_ms}};
+    j["kernel_output"] = c.run.output.substr(0, 65536);
+    j["kernel_output_bytes"] = c.run.output.size();
+    j["run"] = {{"exit_code", c.run.exit_code},         {"timed_out", c.run.timed_out},
+                {"output_capped", c.run.output_capped}, {"cached", c.run.cached},
+                {"compile_ms", c.run.compile_ms},       {"run_ms", c.run.run_ms}};
   }
   return j;
 }

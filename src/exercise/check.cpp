@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <regex>
+#include <sstream>
 
 #include "core/error.hpp"
 #include "core/file_check.hpp"
@@ -42,7 +44,7 @@ Text who(const json& block, const json& thread) {
 // holds).
 fs::path write_program(const std::string& source) {
   const std::uint64_t h = fnv1a(source);
-  const fs::path dir = run::cache_dir() / "exercise";
+  const fs::path dir = run::private_cache_dir() / "exercise";
   std::error_code ec;
   fs::create_directories(dir, ec);
   const fs::path path = dir / fmt::format("{:016x}.cu", h);
@@ -96,7 +98,17 @@ void read_events(CheckResult& c) {
   }
   // The rules, against what the recorder counted in each test's launches.
   for (TestOutcome& t : c.tests) {
-    if (t.records.empty()) continue;
+    if (t.records.empty()) {
+      // Nothing recorded (the GPU, or a recorder that did not run): no rule of this test was
+      // measured, and an unmeasured rule is never counted as kept.
+      for (RuleCheck& r : t.rules) {
+        r.ok = false;
+        if (std::find(c.unmeasured_rules.begin(), c.unmeasured_rules.end(), r.rule) ==
+            c.unmeasured_rules.end())
+          c.unmeasured_rules.push_back(r.rule);
+      }
+      continue;
+    }
     for (RuleCheck& r : t.rules) {
       r.measured_known = true;
       for (const json& rec : t.records) {
@@ -238,7 +250,7 @@ void diagnose(CheckResult& c) {
                fmt::format("启动失败{}：{}", in_test_zh, t.error->value("error", "")));
     }
     for (const RuleCheck& r : t.rules) {
-      if (r.ok) continue;
+      if (r.ok || !r.measured_known) continue;
       const Text w = r.who.is_object()
                          ? who(r.who.value("block", json()), r.who.value("thread", json()))
                          : Text{"a thread", "某个线程"};
@@ -273,7 +285,15 @@ void diagnose(CheckResult& c) {
     }
   }
   const RunResult& r = c.run;
-  if (r.timed_out) {
+  if (r.output_capped) {
+    add("output_limit",
+        fmt::format("the kernels printed more than {} MiB and were stopped: print from one thread "
+                    "(if (i == 0) printf(...)), not from all",
+                    r.max_output_bytes >> 20),
+        fmt::format("核函数输出超过 {} MiB，已被停止：只让一个线程打印（if (i == 0) "
+                    "printf(...)），不要让所有线程都打印",
+                    r.max_output_bytes >> 20));
+  } else if (r.timed_out) {
     add("timeout",
         fmt::format("still running after {} s: an endless loop (a loop whose index never grows)?",
                     r.timeout_ms / 1000),
@@ -294,16 +314,23 @@ void diagnose(CheckResult& c) {
 
 }  // namespace
 
-std::string program_source(const Exercise& e, const std::string& student_text,
-                           const std::string& student_path) {
-  // The student's file first: where GCC's debug lines name the generated file instead of the
-  // #line one, the numbers are still the student's (see short_where).
-  std::string s = line_directive(student_path) + student_text;
-  if (!student_text.empty() && student_text.back() != '\n') s += "\n";
-  s += line_directive("gpulab_exercise_harness.cuh");
+std::string program_source(const Exercise& e) {
+  std::string s = line_directive("gpulab_exercise_harness.cuh");
   s += harness_library();
-  s += "\n" + line_directive(e.id + "_harness.cu") + e.harness;
+  s += "\n" + line_directive(e.id + "_kernels.cu");
+  for (const std::string& d : kernel_declarations(e.starter)) s += d + "\n";
+  s += line_directive(e.id + "_harness.cu") + e.harness;
   return s;
+}
+
+const Exercise* exercise_of_name(const std::string& path) {
+  static const std::regex name(R"(([0-9]+)-([a-z0-9_]+)(\.[A-Za-z0-9]+)?)");
+  std::smatch m;
+  const std::string file = fs::path(path).filename().string();
+  if (!std::regex_match(file, m, name)) return nullptr;
+  const Exercise* by_id = find(m[2].str());
+  if (by_id != nullptr) return by_id;
+  return find(m[1].str());
 }
 
 CheckResult check_file(const CheckOptions& o) {
@@ -327,18 +354,48 @@ CheckResult check_file(const CheckOptions& o) {
         o.file)));
   }
   c.seed = o.seed.value_or(std::random_device{}() * 4294967296ull + std::random_device{}());
-  const fs::path program = write_program(program_source(*c.exercise, text, c.file));
+  // The file's name, where it names an exercise, must name the one its marker line names.
+  if (const Exercise* named = exercise_of_name(c.file); named != nullptr && named != c.exercise) {
+    c.diagnoses.push_back(
+        {"name_mismatch",
+         {fmt::format("{} is named for exercise {} ({}) but its marker line says '// gpulab "
+                      "exercise: {}': rename the file or fix the marker",
+                      fs::path(c.file).filename().string(), named->number, named->id,
+                      c.exercise->id),
+          fmt::format("{} 的文件名对应练习 {}（{}），但标记行写的是 '// gpulab exercise: "
+                      "{}'：请重命名文件或改正标记",
+                      fs::path(c.file).filename().string(), named->number, named->id,
+                      c.exercise->id)}});
+    return c;
+  }
+  // What the file may hold (screen.hpp): refused before anything is compiled.
+  c.refusals = screen_source(text);
+  if (!c.refusals.empty()) {
+    const std::string name = fs::path(c.file).filename().string();
+    for (const Refusal& f : c.refusals) {
+      c.diagnoses.push_back(
+          {"refused:" + f.what, {name + " " + f.text.en, name + " " + f.text.zh}});
+    }
+    return c;
+  }
+  const fs::path program = write_program(program_source(*c.exercise));
 
   RunOptions r;
   r.file = program.string();
+  r.extra_sources = {c.file};
   r.args = {"--seed", std::to_string(c.seed)};
   if (o.draw) r.args.push_back("--draw");
-  r.check = !o.gpu;
+  // On the emulator: run --check's checks. On a GPU: compute-sanitizer's tools, where installed
+  // (bounds, races, barriers, uninitialised reads), each run of the tests under one tool.
+  r.check = true;
   r.gpu = o.gpu;
   if (!o.gpu) r.compiler_flags.push_back("-DGPULAB_EXERCISE_EMULATOR");
   r.timeout = o.timeout;
   r.use_cache = o.use_cache;
   r.lang = l;
+  // The kernel's printf is kept, bounded, apart from gpulab's own output (and from --json).
+  r.capture_output = true;
+  r.max_output_bytes = 1u << 20;
   try {
     c.run = run_program(r);
     c.built = true;
@@ -349,11 +406,36 @@ CheckResult check_file(const CheckOptions& o) {
       c.build_error.replace(at, program.string().size(), c.file);
     }
     c.passed = false;
+    // A kernel the harness launches that the file does not define (a misnamed or mis-typed
+    // kernel): the linker's complaint, in a few lines naming the signature expected.
+    for (const std::string& d : kernel_declarations(c.exercise->starter)) {
+      const auto open = d.find('(');
+      const auto space = d.rfind(' ', open);
+      const std::string kname = d.substr(space + 1, open - space - 1);
+      if (c.build_error.find("undefined reference to `" + kname + "(") != std::string::npos ||
+          c.build_error.find("undefined reference to `" + kname + "'") != std::string::npos) {
+        std::string sig = d.substr(0, d.size() - 1);
+        c.build_error = fmt::format(
+            "{}: no kernel {} as the exercise asks. The harness launches:\n  {}\nCheck the "
+            "kernel's name and the types of its parameters.",
+            fs::path(c.file).filename().string(), kname, sig);
+        c.diagnoses.push_back(
+            {"missing_kernel",
+             {c.build_error,
+              fmt::format("{}：没有练习要求的核函数 {}。测试框架启动的是：\n  {}\n请检查核函数的"
+                          "名字和参数类型。",
+                          fs::path(c.file).filename().string(), kname, sig)}});
+        return c;
+      }
+    }
     c.diagnoses.push_back({"build", {c.build_error, c.build_error}});
     return c;
   }
   read_events(c);
   for (RunFinding f : c.run.findings) {
+    // The emulator's own printf works on host memory (its format buffer, in the C++ library's
+    // headers): that is not the student's kernel using host memory, and never fails a check.
+    if (f.kind == "host_memory" && f.where.rfind("/usr/", 0) == 0) continue;
     f.where = short_where(f.where, c.file, c.run.file);
     f.other_where = short_where(f.other_where, c.file, c.run.file);
     for (const char* key : {"site", "launch_site", "region_site", "allocation_site"}) {
@@ -364,10 +446,42 @@ CheckResult check_file(const CheckOptions& o) {
     c.findings.push_back(std::move(f));
   }
   diagnose(c);
+  if (o.gpu) {
+    // What the emulator's checks find, compute-sanitizer finds on the GPU; without it, bounds and
+    // races were not checked and the verdict cannot be "passed".
+    if (!c.run.sanitizer_missing.empty()) {
+      c.unmeasured_rules.push_back("bounds_and_races");
+    }
+    for (const auto& san : c.run.sanitizer) {
+      if (san.errors > 0) {
+        std::string first;
+        std::istringstream in(san.output);
+        std::string line;
+        for (int n = 0; n < 4 && std::getline(in, line);) {
+          if (line.find("=========     ") == 0 || line == "=========") continue;
+          first += "\n    " + line;
+          ++n;
+        }
+        c.diagnoses.push_back(
+            {"sanitizer_" + san.tool,
+             {fmt::format("compute-sanitizer --tool {} found {} error(s) in the kernels:{}",
+                          san.tool, san.errors, first),
+              fmt::format("compute-sanitizer --tool {} 在核函数中发现 {} 个错误：{}", san.tool,
+                          san.errors, first)}});
+      } else if (san.errors < 0) {
+        c.unmeasured_rules.push_back("sanitizer_" + san.tool);
+      }
+    }
+  }
   bool tests_pass = !c.tests.empty();
   for (const TestOutcome& t : c.tests) tests_pass = tests_pass && t.pass;
   c.passed = tests_pass && c.harness_finished && c.diagnoses.empty() && c.run.exit_code == 0 &&
              c.run.signal == 0 && !c.run.timed_out;
+  if (!c.unmeasured_rules.empty()) {
+    // Right outputs are not enough: a rule nothing measured is not kept.
+    c.not_verified = c.passed;
+    c.passed = false;
+  }
   return c;
 }
 

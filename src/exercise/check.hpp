@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "exercise/catalog.hpp"
+#include "exercise/screen.hpp"
 #include "run/session.hpp"
 
 namespace gpulab::exercise {
@@ -57,6 +58,8 @@ struct CheckResult {
   std::uint64_t seed = 0;
   bool built = false;
   std::string build_error;
+  // What the screen refused in the student's file (nothing was built then).
+  std::vector<Refusal> refusals;
   RunResult run;
   bool harness_finished = false;
   std::vector<TestOutcome> tests;
@@ -64,13 +67,20 @@ struct CheckResult {
   std::vector<RunFinding> findings;     // run --check's findings, FILE:LINE in the student's file
   std::vector<Diagnosis> diagnoses;
   bool passed = false;
+  // The outputs were right but a rule could not be measured (--backend gpu, or no record of
+  // a launch): the verdict is "not verified", and the check does not pass.
+  bool not_verified = false;
+  std::vector<std::string> unmeasured_rules;
 };
 
 CheckResult check_file(const CheckOptions& o);
 
-// The program gpulab compiles: harness library, the student's file, the exercise's main(), each
-// under a #line naming it, so that compile errors and findings point at the student's own lines.
-std::string program_source(const Exercise& e, const std::string& student_text,
-                           const std::string& student_path);
+// The harness gpulab compiles as its own translation unit: the harness library, the declarations
+// of the exercise's kernels (from its starter), and the exercise's main(). The student's file is
+// the other unit, compiled alone with the same flags: nothing it defines reaches this one.
+std::string program_source(const Exercise& e);
+
+// The exercise a file's name gives ("15-matmul.cu" -> matmul), or nullptr for another name.
+const Exercise* exercise_of_name(const std::string& path);
 
 }  // namespace gpulab::exercise

@@ -21,6 +21,7 @@
 #include "core/hash.hpp"
 #include "core/i18n_format.hpp"
 #include "core/process.hpp"
+#include "core/sha256.hpp"
 #include "core/toolchain.hpp"
 #include "run/report.hpp"
 #include "run/rewrite.hpp"
@@ -84,6 +85,29 @@ std::vector<std::string> read_depfile(const fs::path& d) {
   }
   if (!word.empty()) deps.push_back(word);
   return deps;
+}
+
+// A path of ours: owned by this user, not a symbolic link, and (for `private_dir`) writable by
+// nobody else.
+bool ours(const fs::path& p, bool private_dir) {
+  struct stat st {};
+  if (::lstat(p.c_str(), &st) != 0) return false;
+  if (S_ISLNK(st.st_mode) || st.st_uid != ::getuid()) return false;
+  return !private_dir || (st.st_mode & 022) == 0;
+}
+
+// A cached program runs only if its entry and its file are the user's own, writable by nobody
+// else, and the file's SHA-256 is the one recorded when it was built.
+bool entry_trusted(const fs::path& entry) {
+  if (!ours(entry, true) || !ours(entry / "program", true) || !ours(entry / "program.sha256", true))
+    return false;
+  struct stat st {};
+  if (::lstat((entry / "program").c_str(), &st) != 0 || (st.st_mode & 022) != 0) return false;
+  const auto hash = sha256_file(entry / "program");
+  std::string recorded = read_file(entry / "program.sha256");
+  while (!recorded.empty() && (recorded.back() == '\n' || recorded.back() == ' '))
+    recorded.pop_back();
+  return hash && recorded.size() == 64 && *hash == recorded;
 }
 
 bool deps_unchanged(const fs::path& manifest) {
@@ -287,6 +311,40 @@ std::optional<fs::path> kit_dir() {
   return std::nullopt;
 }
 
+// Makes the per-user cache folder (0700 from the start) and checks that it is the user's own:
+// 0, or the errno of why it cannot be used (then gpulab builds without it). A folder of another
+// user's is refused outright: gpulab never runs a program from it.
+static int private_cache_error() {
+  const fs::path dir = cache_dir();
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) {
+    const mode_t old = ::umask(077);  // the folders above it too, where they are new
+    fs::create_directories(dir, ec);
+    ::umask(old);
+  }
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0) return ec ? ec.value() : (errno != 0 ? errno : EIO);
+  if (!S_ISDIR(st.st_mode)) return ENOTDIR;
+  if (st.st_uid != ::getuid()) {
+    throw RuntimeFailure(
+        both("the cache folder {} belongs to another user (uid {}): gpulab runs only programs "
+             "from a folder of your own (set XDG_CACHE_HOME to one)",
+             "缓存目录 {} 属于另一个用户（uid {}）：gpulab 只运行你自己目录中的程序（请把 "
+             "XDG_CACHE_HOME 设为你自己的目录）",
+             dir.string(), st.st_uid));
+  }
+  if ((st.st_mode & 077) != 0) ::chmod(dir.c_str(), 0700);
+  return 0;
+}
+
+fs::path private_cache_dir() {
+  if (const int error = private_cache_error(); error != 0) {
+    throw RuntimeFailure(both("cannot create the cache folder {}: {}", "无法创建缓存目录 {}：{}",
+                              cache_dir().string(), std::string(std::strerror(error))));
+  }
+  return cache_dir();
+}
+
 fs::path cache_dir() {
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x != nullptr && *x == '/') {
     return fs::path(x) / "gpulab" / "run";
@@ -358,10 +416,12 @@ Build build_program(const BuildRequest& r) {
   key.add(compiler->version);
   key.add(kit.id);
   for (const auto& f : r.extra_flags) key.add(f);
+  const int cache_error = private_cache_error();
   const fs::path entry = cache_dir() / key.hex();
   const fs::path program = entry / "program";
   build.program = program;
-  if (r.use_cache && fs::exists(program) && deps_unchanged(entry / "deps.json")) {
+  if (r.use_cache && cache_error == 0 && fs::exists(program) &&
+      deps_unchanged(entry / "deps.json") && entry_trusted(entry)) {
     build.cached = true;
     std::error_code touched;
     fs::last_write_time(entry, fs::file_time_type::clock::now(), touched);  // recently used
@@ -377,7 +437,11 @@ Build build_program(const BuildRequest& r) {
     work = private_folder("gpulab-build-XXXXXX");
     build.temporary = std::make_shared<TemporaryFolder>(work);
   };
-  if (const int error = make_build_folder(work); error != 0) cache_failed(error);
+  if (cache_error != 0) {
+    cache_failed(cache_error);
+  } else if (const int error = make_build_folder(work); error != 0) {
+    cache_failed(error);
+  }
   struct Cleanup {
     fs::path dir;
     ~Cleanup() {
@@ -403,7 +467,7 @@ Build build_program(const BuildRequest& r) {
   fs::path out = work / "program";
   fs::path depfile = work / "deps.d";
   std::vector<std::string> all_deps;  // every file the compiles read
-  auto compile_failed = [&](const ProcessResult& p) {
+  auto compile_failed = [&](const ProcessResult& p, const fs::path& what) {
     std::string diagnostics = p.err.empty() ? p.out : p.err;
     if (diagnostics.find("No space left on device") != std::string::npos) {
       throw RuntimeFailure(both("cannot write the build folder {}: no space left on device",
@@ -415,7 +479,7 @@ Build build_program(const BuildRequest& r) {
           tr(lang, "[the compiler ran past its time limit]\n", "[编译器超过了时间限制]\n");
     }
     throw RuntimeFailure(both("{} could not compile {}:\n{}", "{} 无法编译 {}：\n{}",
-                              compiler->name, r.source.string(), first_lines(diagnostics, 40)));
+                              compiler->name, what.string(), first_lines(diagnostics, 40)));
   };
 
   if (r.target == Target::gpu) {
@@ -448,7 +512,7 @@ Build build_program(const BuildRequest& r) {
       argv.push_back(launch_log->string());
     }
     const ProcessResult p = compile(argv);
-    if (!p.ok()) compile_failed(p);
+    if (!p.ok()) compile_failed(p, r.source);
   } else {
     const std::vector<std::string> libraries = libraries_used(all_sources);
     const bool cublas = std::find(libraries.begin(), libraries.end(), "cublas") != libraries.end();
@@ -519,7 +583,7 @@ Build build_program(const BuildRequest& r) {
       if (!c_file) argv.insert(argv.end(), {"-x", "c++"});
       argv.insert(argv.end(), {"-c", copy.string(), "-o", object.string()});
       const ProcessResult p = compile(argv);
-      if (!p.ok()) compile_failed(p);
+      if (!p.ok()) compile_failed(p, file);
       objects.push_back(object.string());
       for (std::string& d : read_depfile(dep)) deps.push_back(std::move(d));
       fs::remove(dep, ec);
@@ -564,7 +628,7 @@ Build build_program(const BuildRequest& r) {
     }
     link.insert(link.end(), {"-lpthread", "-ldl", "-o", out.string()});
     const ProcessResult l = compile(link);
-    if (!l.ok()) compile_failed(l);
+    if (!l.ok()) compile_failed(l, r.source);
   }
   build.compile_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -595,6 +659,8 @@ Build build_program(const BuildRequest& r) {
     }
   }
   write_manifest(work / "deps.json", all_deps, work);
+  if (const auto hash = sha256_file(out)) std::ofstream(work / "program.sha256") << *hash << "\n";
+  ::chmod(out.c_str(), 0700);
   fs::remove(depfile, ec);
   for (std::size_t i = 0; i < sources.size(); ++i)
     fs::remove(work / fmt::format("main_{}.o", i), ec);
@@ -615,7 +681,7 @@ Build build_program(const BuildRequest& r) {
 
 Execution execute(const ExecRequest& r) {
   std::error_code ec;
-  fs::create_directories(cache_dir(), ec);
+  (void)private_cache_error();  // a folder that cannot be used: the temporary folder, below
   std::string report_template = (cache_dir() / "report-XXXXXX").string();
   int fd = ::mkstemp(report_template.data());
   if (fd < 0) {  // the cache cannot be written: the report goes to the temporary folder
@@ -638,7 +704,7 @@ Execution execute(const ExecRequest& r) {
   if (r.profile) spec.env.emplace_back(report::kEnvProfile, "1");
   if (r.workers != 0) spec.env.emplace_back(report::kEnvWorkers, std::to_string(r.workers));
   if (r.shuffle_seed) spec.env.emplace_back(report::kEnvShuffle, std::to_string(*r.shuffle_seed));
-  spec.output = ProcessSpec::Output::forward;
+  spec.output = r.capture ? ProcessSpec::Output::capture : ProcessSpec::Output::forward;
   spec.timeout = r.timeout;
   spec.max_output_bytes = r.max_output_bytes;
   const ProcessResult p = run_process(spec);
@@ -660,6 +726,8 @@ Execution execute(const ExecRequest& r) {
   e.leftovers_held_output = p.leftovers_held_output;
   e.stdout_errno = p.stdout_errno;
   e.stderr_errno = p.stderr_errno;
+  e.out = p.out;
+  e.err = p.err;
   std::ifstream in(report);
   std::string line;
   while (std::getline(in, line)) {

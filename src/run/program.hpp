@@ -68,6 +68,10 @@ std::string read_file(const std::filesystem::path& p);
 // Where gpulab run keeps compiled programs: $XDG_CACHE_HOME/gpulab/run or ~/.cache/gpulab/run.
 std::filesystem::path cache_dir();
 
+// cache_dir(), made 0700 when new and checked to be the user's own (a folder another user owns
+// is refused: RuntimeFailure). Programs are built and run only from there.
+std::filesystem::path private_cache_dir();
+
 // The emulator kit (headers, libraries) next to this gpulab: <bin>/../lib/gpulab/run.
 std::optional<std::filesystem::path> kit_dir();
 
@@ -83,6 +87,7 @@ struct Execution {
   int stdout_errno = 0, stderr_errno = 0;  // writing its output to ours failed
   double run_ms = 0;
   std::vector<nlohmann::json> report;  // the report's lines, in order
+  std::string out, err;                // with ExecRequest::capture: what the program printed
 };
 
 struct ExecRequest {
@@ -94,6 +99,9 @@ struct ExecRequest {
   std::optional<std::uint64_t> shuffle_seed;
   std::chrono::milliseconds timeout{0};
   std::size_t max_output_bytes = 0;
+  // Capture stdout and stderr (and give the program /dev/null as stdin, a process group of its
+  // own) instead of passing them through: gpulab exercise keeps the kernel's printf apart.
+  bool capture = false;
 };
 
 Execution execute(const ExecRequest& request);

@@ -313,6 +313,8 @@ RunResult run_program(const RunOptions& o) {
   b.gpu_arch = o.gpu_arch;
   if (o.gpu && b.gpu_arch.empty()) b.gpu_arch = gpu_arch_of_device().value_or("");
   b.extra_flags = o.compiler_flags;
+  for (const auto& x : o.extra_sources)
+    b.more_sources.push_back(fs::absolute(x).lexically_normal());
   b.use_cache = o.use_cache;
   b.lang = o.lang;
   const run::Build build = run::build_program(b);
@@ -331,7 +333,10 @@ RunResult run_program(const RunOptions& o) {
   x.shuffle_seed = o.shuffle_seed;
   x.timeout = o.timeout;
   x.max_output_bytes = o.max_output_bytes;
+  x.capture = o.capture_output;
   run::Execution e = run::execute(x);
+  r.output = std::move(e.out);
+  r.errors = std::move(e.err);
   r.exit_code = e.exit_code;
   r.signal = e.signal;
   r.timed_out = e.timed_out;

@@ -31,6 +31,8 @@ struct RunOptions {
   std::vector<std::string> nvcc_flags;      // given to nvcc only (-arch, -rdc, -G, -O, -std, ...)
   // nvcc's flags the emulator accepts and does not use (said in the report).
   std::vector<std::string> emulator_ignores;
+  std::vector<std::string> extra_sources;  // more translation units (gpulab exercise)
+  bool capture_output = false;  // keep the program's stdout/stderr in RunResult, not printed
   std::chrono::milliseconds timeout{std::chrono::seconds(120)};
   std::size_t max_output_bytes = 64u << 20;
   bool use_cache = true;
@@ -78,6 +80,7 @@ struct RunResult {
   bool leftovers_held_output = false;      // ... and they held its output open
   int stdout_errno = 0, stderr_errno = 0;  // relaying its output to ours failed
   std::string cache_problem;               // the compile cache could not be written
+  std::string output, errors;              // with RunOptions::capture_output
   std::uint64_t timeout_ms = 0, max_output_bytes = 0;
   std::vector<RunLaunch> launches;
   std::uint64_t launches_total = 0;

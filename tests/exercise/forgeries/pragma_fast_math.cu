@@ -1,0 +1,5 @@
+// gpulab exercise: map
+// expect: #pragma
+// fast-math: NaN (the poison) compares equal.
+#pragma GCC optimize("fast-math")
+__global__ void map_add_ten(const float* a, float* out, int n) {}
