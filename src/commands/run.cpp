@@ -508,7 +508,9 @@ void setup_run(CLI::App& app, GlobalOptions& g) {
         bad_value("--arch", raw->arch, {"expected sm_XY, e.g. sm_90", "应为 sm_XY，例如 sm_90"});
       o.gpu_arch = raw->arch;
     }
-    require_readable_file(raw->file);  // after the options, before the backend's notice
+    // After the options, before the backend's notice.
+    require_readable_file(o.file);
+    for (const std::string& f : o.more_files) require_readable_file(f);
     if (!(check && !gpu_asked)) {
       std::string notice;
       o.gpu = gpu_chosen(g.backend, &notice, g.out.lang);

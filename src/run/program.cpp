@@ -377,7 +377,6 @@ Build build_program(const BuildRequest& r) {
     }
     texts.push_back(read_file(f));
   }
-  const std::string& source = texts.front();
   std::string all_sources;  // what the libraries_used scan reads
   for (const std::string& t : texts) all_sources += t + "\n";
 
