@@ -478,6 +478,11 @@ void setup_run(CLI::App& app, GlobalOptions& g) {
       } else if (!o.file.empty() && raw->args.empty()) {
         o.args.push_back(f);
       } else {
+        // An empty path, a folder, a device: said as such, not as a wrong kind of file.
+        std::error_code ec;
+        if (f.empty() || (fs::exists(f, ec) && !fs::is_regular_file(f, ec))) {
+          require_readable_file(f);
+        }
         bad_value("FILE", f,
                   {"expected a CUDA or C/C++ source (.cu, .cpp, .cc, .cxx, .c); the program's "
                    "own arguments go after --",

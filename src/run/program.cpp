@@ -575,7 +575,10 @@ Build build_program(const BuildRequest& r) {
         if (checked) argv.insert(argv.end(), kit.check_flags.begin(), kit.check_flags.end());
         // Every basic block calls a hook (the branches); aggregates are not split into scalars,
         // so that a float4 is one 16-byte access as on a GPU, not four 4-byte ones.
-        if (profiled) argv.insert(argv.end(), {"-fsanitize-coverage=trace-pc", "-fno-tree-sra"});
+        if (profiled) {
+          argv.insert(argv.end(),
+                      {"-fsanitize-coverage=trace-pc", "-fno-tree-sra", "-DGPULAB_RT_PROFILED"});
+        }
       }
       argv.insert(argv.end(), r.extra_flags.begin(), r.extra_flags.end());
       argv.insert(argv.end(), {"-MD", "-MF", dep.string()});

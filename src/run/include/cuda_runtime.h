@@ -344,6 +344,18 @@ void launch_erased(const LaunchSite& site, const void* kernel, const LaunchConfi
                    void (*run_thread)(const void*), const void* closure, size_t closure_bytes,
                    void (*run_threads)(const void*, ::gpulab::simt::detail::ThreadLoop&) = nullptr);
 
+// A profiled build (gpulab profile) counts every basic block a CUDA thread executes, so there the
+// launch glue stays as small as it was when the counts were checked against Nsight Compute: no
+// loop over the block's threads compiled with the kernel (simt/thread_loop.hpp) and no typed
+// parameter passing (KernelParameters). The cost: a by-value argument with a destructor is
+// destroyed per thread again under gpulab profile.
+#ifdef GPULAB_RT_PROFILED
+inline constexpr bool kProfiledBuild = true;
+#else
+inline constexpr bool kProfiledBuild = false;
+#endif
+inline constexpr bool kCompiledThreadLoop = !kProfiledBuild;
+
 // The kernel parameter space of CUDA 12.1 and newer on Volta and newer GPUs (4 KB before).
 inline constexpr size_t kMaxParameterBytes = 32764;
 
@@ -444,7 +456,7 @@ struct Launcher {
   void operator()(Args&&... args) const {
     using Params = KernelParameters<K>;
     constexpr bool typed = [] {
-      if constexpr (Params::known) {
+      if constexpr (Params::known && !kProfiledBuild) {
         return Params::template takes<Args...>();
       } else {
         return false;
@@ -469,13 +481,16 @@ struct Launcher {
                          std::make_index_sequence<std::tuple_size_v<typename Params::Tuple>>{});
           },
           &closure, sizeof closure,
-          [](const void* c, ::gpulab::simt::detail::ThreadLoop& loop) {
-            const auto& cl = *static_cast<const Closure*>(c);
-            ::gpulab::simt::detail::run_thread_loop(loop, [&cl] {
-              Params::call(cl.kernel, cl.params,
-                           std::make_index_sequence<std::tuple_size_v<typename Params::Tuple>>{});
-            });
-          });
+          kCompiledThreadLoop
+              ? +[](const void* c, ::gpulab::simt::detail::ThreadLoop& loop) {
+                  const auto& cl = *static_cast<const Closure*>(c);
+                  ::gpulab::simt::detail::run_thread_loop(loop, [&cl] {
+                    Params::call(
+                        cl.kernel, cl.params,
+                        std::make_index_sequence<std::tuple_size_v<typename Params::Tuple>>{});
+                  });
+                }
+              : nullptr);
     } else {
       static_assert(parameter_bytes<std::decay_t<Args>...>() <= kMaxParameterBytes,
                     "a kernel's parameters take more than 32764 bytes, CUDA's limit (nvcc: "
@@ -495,10 +510,13 @@ struct Launcher {
             std::apply(cl.body, cl.args);
           },
           &closure, sizeof closure,
-          [](const void* c, ::gpulab::simt::detail::ThreadLoop& loop) {
-            const auto& cl = *static_cast<const Closure*>(c);
-            ::gpulab::simt::detail::run_thread_loop(loop, [&cl] { std::apply(cl.body, cl.args); });
-          });
+          kCompiledThreadLoop
+              ? +[](const void* c, ::gpulab::simt::detail::ThreadLoop& loop) {
+                  const auto& cl = *static_cast<const Closure*>(c);
+                  ::gpulab::simt::detail::run_thread_loop(loop,
+                                                          [&cl] { std::apply(cl.body, cl.args); });
+                }
+              : nullptr);
     }
   }
 };
