@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "core/error.hpp"
@@ -24,8 +25,10 @@ double gb_per_s(double bytes, double ms) {
 }  // namespace
 
 std::string gbs_text(double gbs) {
-  if (gbs >= 10 || gbs == 0) return format_number(gbs, 1);
-  return fmt::format("{:.2g}", gbs);
+  if (gbs >= 10 || gbs <= 0) return format_number(gbs, 1);
+  // Two significant digits, never in exponent notation (an emulator's rate can be 0.000099).
+  const int decimals = std::clamp(1 - static_cast<int>(std::floor(std::log10(gbs))), 1, 12);
+  return fmt::format("{:.{}f}", gbs, decimals);
 }
 
 double median(std::vector<double> v) {
