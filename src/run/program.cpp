@@ -150,6 +150,7 @@ Kit load_kit(Lang lang) {
   h.add(j.dump());
   h.add(file_stamp(*dir / "lib/libgpulab_cudart.a"));
   h.add(file_stamp(*dir / "lib/libgpulab_simt.a"));
+  h.add(file_stamp(*dir / "lib/libgpulab_calc.a"));
   h.add(file_stamp(*dir / "include/cuda_runtime.h"));
   kit.id = h.hex();
   return kit;
@@ -352,7 +353,8 @@ Build build_program(const BuildRequest& r) {
                                      "-Wl,--whole-archive",
                                      (kit.dir / "lib/libgpulab_cudart.a").string(),
                                      "-Wl,--no-whole-archive",
-                                     (kit.dir / "lib/libgpulab_simt.a").string()};
+                                     (kit.dir / "lib/libgpulab_simt.a").string(),
+                                     (kit.dir / "lib/libgpulab_calc.a").string()};
     for (const auto& lib : kit.shared_libraries) {
       link.push_back(lib);
       link.push_back("-Wl,-rpath," + fs::path(lib).parent_path().string());

@@ -12,7 +12,6 @@
 #include "core/error.hpp"
 #include "core/process.hpp"
 #include "core/toolchain.hpp"
-#include "run/findings.hpp"
 #include "run/program.hpp"
 #include "run/report.hpp"
 
@@ -25,6 +24,28 @@ namespace gpulab {
 namespace fs = std::filesystem;
 namespace report = run::report;
 using nlohmann::json;
+
+namespace kinds = run::report::kind;
+
+std::string dims_text(const json& d) {
+  if (!d.is_array() || d.size() != 3) return "?";
+  return fmt::format("({},{},{})", d[0].get<std::uint64_t>(), d[1].get<std::uint64_t>(),
+                     d[2].get<std::uint64_t>());
+}
+
+std::string short_path(const std::string& where, const std::string& file) {
+  // "/abs/dir/prog.cu:12" -> "prog.cu:12" when it is the user's file.
+  const std::string dir = fs::path(file).parent_path().string() + "/";
+  if (!dir.empty() && where.rfind(dir, 0) == 0) return where.substr(dir.size());
+  return where;
+}
+
+bool is_check_kind(const std::string& kind) {
+  for (const char* k : kinds::all) {
+    if (kind == k) return true;
+  }
+  return false;
+}
 
 namespace {
 
