@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iostream>
 #include <random>
+#include <regex>
 #include <set>
 #include <thread>
 
@@ -324,6 +325,26 @@ void require_memory(const Backend& backend, std::string_view what,
   };
   if (gpu) check(true, backend.free_memory(), {"GPU", " GPU "});
   check(false, host_available_memory(), {"host", "主机"});
+}
+
+std::vector<std::string> include_define_flags(const std::vector<std::string>& includes,
+                                              const std::vector<std::string>& defines) {
+  std::vector<std::string> flags;
+  for (const auto& d : includes) flags.push_back("-I" + d);
+  for (const auto& d : defines) {
+    if (d.empty() || d.front() == '=') {
+      bad_value("-D", d, {"expected NAME or NAME=VALUE", "应为 NAME 或 NAME=VALUE"});
+    }
+    flags.push_back("-D" + d);
+  }
+  return flags;
+}
+
+std::string checked_gpu_arch(const std::string& arch) {
+  static const std::regex kArch(R"(sm_[0-9]{2,3}[a-z]?)");
+  if (!arch.empty() && !std::regex_match(arch, kArch))
+    bad_value("--arch", arch, {"expected sm_XY, e.g. sm_90", "应为 sm_XY，例如 sm_90"});
+  return arch;
 }
 
 }  // namespace gpulab

@@ -130,4 +130,10 @@ void refuse_long_emulator_run(const Backend& backend, const EmulatorSettings& em
 // The host memory the kernel would give gpulab without swapping (MemAvailable), or SIZE_MAX.
 std::size_t host_available_memory();
 
+// A user's program built by gpulab (run, profile): -I DIR and -D NAME[=VALUE] as compiler flags
+// (a -D without a name is refused), and --arch checked to be sm_XY ("" when not given).
+std::vector<std::string> include_define_flags(const std::vector<std::string>& includes,
+                                              const std::vector<std::string>& defines);
+std::string checked_gpu_arch(const std::string& arch);
+
 }  // namespace gpulab

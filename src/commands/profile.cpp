@@ -8,7 +8,6 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <regex>
 #include <set>
 #include <sstream>
 
@@ -482,19 +481,8 @@ void setup_profile(CLI::App& app, GlobalOptions& g) {
         static_cast<std::size_t>(parse_int("--max-output", raw->max_output, 1024, INT64_MAX));
     o.use_cache = !raw->no_cache;
     o.workers = g.emu.workers;
-    for (const auto& d : raw->includes) o.compiler_flags.push_back("-I" + d);
-    for (const auto& d : raw->defines) {
-      if (d.empty() || d.front() == '=') {
-        bad_value("-D", d, {"expected NAME or NAME=VALUE", "应为 NAME 或 NAME=VALUE"});
-      }
-      o.compiler_flags.push_back("-D" + d);
-    }
-    if (!raw->arch.empty()) {
-      static const std::regex arch(R"(sm_[0-9]{2,3}[a-z]?)");
-      if (!std::regex_match(raw->arch, arch))
-        bad_value("--arch", raw->arch, {"expected sm_XY, e.g. sm_90", "应为 sm_XY，例如 sm_90"});
-      o.gpu_arch = raw->arch;
-    }
+    o.compiler_flags = include_define_flags(raw->includes, raw->defines);
+    o.gpu_arch = checked_gpu_arch(raw->arch);
     // The counters are the emulator's; --backend gpu adds ncu's numbers from the GPU.
     if (g.backend == BackendChoice::gpu) {
       std::string notice;

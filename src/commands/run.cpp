@@ -9,7 +9,6 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <regex>
 #include <set>
 
 #include "core/error.hpp"
@@ -500,19 +499,8 @@ void setup_run(CLI::App& app, GlobalOptions& g) {
     o.use_cache = !raw->no_cache;
     o.workers = g.emu.workers;
     o.shuffle_seed = g.emu.shuffle_seed;
-    for (const auto& d : raw->includes) o.compiler_flags.push_back("-I" + d);
-    for (const auto& d : raw->defines) {
-      if (d.empty() || d.front() == '=') {
-        bad_value("-D", d, {"expected NAME or NAME=VALUE", "应为 NAME 或 NAME=VALUE"});
-      }
-      o.compiler_flags.push_back("-D" + d);
-    }
-    if (!raw->arch.empty()) {
-      static const std::regex arch(R"(sm_[0-9]{2,3}[a-z]?)");
-      if (!std::regex_match(raw->arch, arch))
-        bad_value("--arch", raw->arch, {"expected sm_XY, e.g. sm_90", "应为 sm_XY，例如 sm_90"});
-      o.gpu_arch = raw->arch;
-    }
+    o.compiler_flags = include_define_flags(raw->includes, raw->defines);
+    o.gpu_arch = checked_gpu_arch(raw->arch);
     // After the options, before the backend's notice.
     require_readable_file(o.file);
     for (const std::string& f : o.more_files) require_readable_file(f);
