@@ -114,6 +114,9 @@ def emulator_lines(lines):
 
 
 def first_error(lines):
+    for l in lines or []:  # a compiler's first error line first
+        if re.search(r":\d+(:\d+)?: (fatal )?error:|\(\d+\): error", l):
+            return l.strip()
     for l in lines or []:
         if re.search(r"error|fatal|refus|not supported|undefined|abort|fault|Assertion", l, re.I):
             return l.strip()
