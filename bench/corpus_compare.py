@@ -50,7 +50,8 @@ STABLE_FILTERS = [
                 r"cooperative|dimension size)\b[^:=]*[:=]", re.I),
      "the device's properties (\"Label: value\" lines of deviceQuery-style listings)"),
     (re.compile(r"0x[0-9a-fA-F]{6,}|\(nil\)|\b[0-9a-f]{12,}\b"), "an address or pointer"),
-    (re.compile(r"^\s*\[[^\]]*\]\s*-\s*Starting", re.I), "the sample's banner with its path"),
+    (re.compile(r"^\s*\[[^\]]*\]\s*-\s*Starting|^\S*/\S+ Starting\.\.\.", re.I),
+     "the sample's banner with the program's own path (argv[0])"),
 ]
 
 
@@ -114,10 +115,12 @@ def emulator_lines(lines):
 
 
 def first_error(lines):
-    for l in lines or []:  # a compiler's first error line first
-        if re.search(r":\d+(:\d+)?: (fatal )?error:|\(\d+\): error", l):
+    for l in lines or []:  # a compiler's or linker's first error line first
+        if re.search(r":\d+(:\d+)?: (fatal )?error:|\(\d+\): error|undefined reference", l):
             return l.strip()
     for l in lines or []:
+        if "could not compile" in l:
+            continue
         if re.search(r"error|fatal|refus|not supported|undefined|abort|fault|Assertion", l, re.I):
             return l.strip()
     return (lines or ["(no output)"])[0].strip() if lines else "(no output)"
@@ -173,6 +176,9 @@ def main():
         elif rrc == "build":
             verdict = "no reference"
             detail = "nvcc refuses it: " + first_error(rerr) + f" | run exit {erc}"
+        elif not report and erc != "0":
+            verdict = "fail"
+            detail = f"not run (reference exit {rrc}): " + first_error(eerr_all)
         elif report.get("timed_out"):
             verdict = "fail"
             detail = f"timed out (reference exit {rrc})"

@@ -142,7 +142,10 @@ one() {
 }
 export -f one
 
-mapfile -t ids < <(awk -F'\t' '!/^#/ && NF > 1 {print $1}' "$manifest")
+# programs whose recorded outcome is a timeout start first (the longest first keeps the parallel
+# runs short), the others in the manifest's order
+mapfile -t ids < <(awk -F'\t' '!/^#/ && NF > 1 && $10 ~ /^timeout/ {print $1}' "$manifest"
+  awk -F'\t' '!/^#/ && NF > 1 && $10 !~ /^timeout/ {print $1}' "$manifest")
 if [ -n "$ONLY" ]; then
   IFS=, read -r -a ids <<< "$ONLY"
 fi
