@@ -202,6 +202,8 @@ if [ -d "$WORK/corpus/ref" ] && command -v python3 > /dev/null; then
   done
 fi
 rm -rf "$WORK/bin"
+left=$(grep -lx deadline "$WORK"/corpus/*/*.rc 2> /dev/null | xargs -r -n1 basename | sed 's/\.rc$//' | sort -u | paste -sd, -)
+[ -z "$left" ] || echo "run_corpus: not started before DEADLINE; run them with ONLY=$left" | tee -a "$OUT/run_corpus.md"
 tar -czf "$OUT/run_corpus.tar.gz" -C "$WORK" corpus
 [ "$keep_work" = 1 ] || rm -rf "$WORK"
 echo "run_corpus: done in $(($(date +%s) - start)) s; $OUT/run_corpus.md, $OUT/run_corpus.tar.gz ($(du -k "$OUT/run_corpus.tar.gz" | cut -f1) KiB)"
