@@ -100,7 +100,7 @@ void spin(const void* address) {
 }
 
 void spin_wait() {
-  spin(reinterpret_cast<const void*>(&spin_wait));
+  spin(&BlockRunner::kLoopRound);
 }
 
 void trap(const std::source_location& where) {

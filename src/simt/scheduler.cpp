@@ -291,8 +291,7 @@ void BlockRunner::run(std::uint64_t linear_block, uint3 block_index) {
   co_first_park_ = false;
   frames_.reset();
   yielded_.clear();
-  spin_address_ = nullptr;
-  spin_count_ = 0;
+  atomic_spins_ = loop_spins_ = {};
   if (checker_ != nullptr) checker_->begin_block(linear_block, block_index);
 
   // The scheduler (this OS thread's own stack) only starts the block and takes control back when
@@ -912,15 +911,15 @@ void* BlockRunner::co_frame_allocate(std::size_t bytes) {
 
 void BlockRunner::spin(const void* address) {
   const std::uint32_t t = loop_.current;
-  if (address != spin_address_ || t != spin_thread_) {
-    spin_address_ = address;
-    spin_thread_ = t;
-    spin_count_ = 0;
+  // __nanosleep (a null address) says outright that the thread waits; a round of an empty loop
+  // (spin_wait) and a failed atomic count apart, since a loop on an atomic is both.
+  if (address != nullptr) {
+    SpinCount& c = address == &kLoopRound ? loop_spins_ : atomic_spins_;
+    if (address != c.address || t != c.thread) c = {address, t, 0};
+    if (++c.count < kSpinTries) return;
+    c.count = 0;
   }
-  // __nanosleep (a null address) says outright that the thread waits.
-  if (address != nullptr && ++spin_count_ < kSpinTries) return;
-  spin_count_ = 0;
-  go_on_fibers();
+  if (!on_fibers_) go_on_fibers();
   yielded_.push_back(t);
   park(t);
 }

@@ -85,6 +85,8 @@ class BlockRunner {
   // A spinning thread (a failed atomicCAS loop, an atomicExch that changed nothing, __nanosleep)
   // lets the other threads of its block run before it tries again.
   void spin(const void* address);
+  // The address spin_wait() passes: a round of an empty loop in device code.
+  static inline const char kLoopRound = 0;
   [[noreturn]] void trap(const std::source_location& where);
   [[noreturn]] void invalid_call(const char* what, const std::source_location& where);
   // A fault found by the race checker: reported once the current thread yields.
@@ -181,9 +183,13 @@ class BlockRunner {
   bool co_first_park_ = false;
   // Coroutine frames of the block's threads: one region, reset at each block.
   FrameArena frames_;
-  // Spinning: the address the current thread last failed on, and how often in a row.
-  const void* spin_address_ = nullptr;
-  std::uint32_t spin_thread_ = 0, spin_count_ = 0;
+  // Spinning: the address a thread last failed on, and how often in a row; apart for atomics and
+  // for rounds of empty loops.
+  struct SpinCount {
+    const void* address = nullptr;
+    std::uint32_t thread = 0, count = 0;
+  };
+  SpinCount atomic_spins_, loop_spins_;
   std::vector<std::uint32_t> yielded_;  // threads that yielded, run when nothing else can
   std::vector<std::uint64_t> result_;
   std::vector<boost::context::fiber> fiber_;
