@@ -53,7 +53,7 @@ CoArrival co_block_barrier(BlockOp op, int predicate, const std::source_location
                            void* handle) {
   BlockRunner* r = tl_runner;
   if (r == nullptr) outside_kernel(block_op_name(op));
-  tl_recording = nullptr;
+  if (tl_recording != nullptr) tl_recording = nullptr;
   return r->co_block_barrier(op, predicate, where, handle);
 }
 

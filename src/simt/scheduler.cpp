@@ -657,18 +657,35 @@ std::string BlockRunner::describe_warp_deadlock(std::uint32_t warp,
 // ---- Block barriers ----------------------------------------------------------------------------
 
 int BlockRunner::block_barrier(BlockOp op, int predicate, const std::source_location& where) {
-  barrier_arrive(op, predicate, where);
   const std::uint32_t t = loop_.current;
+  if (!arrive_like_first(t, op, predicate, where)) barrier_arrive(op, predicate, where);
   park(t);
   return static_cast<int>(result_[t]);
 }
 
 CoArrival BlockRunner::co_block_barrier(BlockOp op, int predicate,
                                         const std::source_location& where, void* handle) {
-  barrier_arrive(op, predicate, where);
   const std::uint32_t t = loop_.current;
   co_[t] = handle;
+  if (!arrive_like_first(t, op, predicate, where)) barrier_arrive(op, predicate, where);
   return {&result_[t], true};
+}
+
+// The common arrival, inline: not the first, at the first's call and kind, with no __activemask()
+// pending in the warp. Anything else goes through barrier_arrive.
+bool BlockRunner::arrive_like_first(std::uint32_t t, BlockOp op, int predicate,
+                                    const std::source_location& where) {
+  const std::uint32_t w = t >> 5;
+  if (barrier_arrived_ == 0 || barrier_mixed_ || activemask_wait_[w] != 0) return false;
+  const Wait& first = wait_[barrier_first_];
+  if (first.op != static_cast<std::uint8_t>(op) ||
+      std::memcmp(&first.where, &where, sizeof where) != 0) {
+    return false;
+  }
+  block_wait_[w] |= 1u << (t & 31);
+  ++barrier_arrived_;
+  barrier_count_ += predicate != 0 ? 1 : 0;
+  return true;
 }
 
 void BlockRunner::barrier_arrive(BlockOp op, int predicate, const std::source_location& where) {

@@ -128,7 +128,10 @@ class BlockRunner {
   static void loop_enter(void* runner, std::uint32_t t);
   static void loop_exit(void* runner, std::uint32_t t);
   void go_on_fibers();
-  void barrier_arrive(BlockOp op, int predicate, const std::source_location& where);
+  bool arrive_like_first(std::uint32_t t, BlockOp op, int predicate,
+                         const std::source_location& where);
+  [[gnu::noinline]] void barrier_arrive(BlockOp op, int predicate,
+                                        const std::source_location& where);
   void materialize_barrier_waits();
   bool collective_arrive(WarpOp op, unsigned mask, std::uint64_t value, int arg, int width,
                          const std::source_location& where);
