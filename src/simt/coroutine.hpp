@@ -95,11 +95,30 @@ struct BarrierAwait {
   const std::uint64_t* result = nullptr;
   bool await_ready() const noexcept { return false; }
   bool await_suspend(std::coroutine_handle<> h) {
+    if (gpulab::simt::detail::BarrierGather* g = gpulab::simt::detail::tl_gather;
+        g != nullptr && g->arrive_like_first(op, predicate, where, h.address())) {
+      result = &g->result[*g->current];
+      return true;
+    }
     const CoArrival a = gpulab::simt::detail::co_block_barrier(op, predicate, where, h.address());
     result = a.result;
     return a.suspend;
   }
   int await_resume() const noexcept { return static_cast<int>(*result); }
+};
+
+// __syncthreads(): no result, and the smallest awaiter (it lives in the frame of every thread).
+struct SyncAwait {
+  std::source_location where;
+  bool await_ready() const noexcept { return false; }
+  bool await_suspend(std::coroutine_handle<> h) {
+    if (gpulab::simt::detail::BarrierGather* g = gpulab::simt::detail::tl_gather;
+        g != nullptr && g->arrive_like_first(BlockOp::sync, 1, where, h.address())) {
+      return true;
+    }
+    return gpulab::simt::detail::co_block_barrier(BlockOp::sync, 1, where, h.address()).suspend;
+  }
+  void await_resume() const noexcept {}
 };
 
 // R: the value the intrinsic returns (void for __syncwarp).
@@ -136,8 +155,8 @@ using Here = std::source_location;
 
 // ---- Block barriers
 
-inline detail::BarrierAwait syncthreads(Here where = Here::current()) {
-  return {detail::BlockOp::sync, 1, where};
+inline detail::SyncAwait syncthreads(Here where = Here::current()) {
+  return {where};
 }
 inline detail::BarrierAwait syncthreads_count(int predicate, Here where = Here::current()) {
   return {detail::BlockOp::count, predicate, where};

@@ -74,6 +74,42 @@ struct CoArrival {
 };
 CoArrival co_block_barrier(BlockOp op, int predicate, const std::source_location& where,
                            void* handle);
+
+// The block barrier being gathered on this OS thread, as far as a coroutine thread's arrival needs
+// it: an arrival like the first (same call, same kind, no __activemask() pending in its warp) is
+// booked inline by the awaitable (simt/coroutine.hpp) without a call; any other goes through
+// co_block_barrier. Owned by the block's runner (BlockRunner::gather_), which books the first
+// arrival and releases the barrier; null in check mode, where every arrival is a call.
+struct BarrierGather {
+  void** co = nullptr;                             // per thread: its suspended coroutine
+  std::uint32_t* block_wait = nullptr;             // per warp: lanes waiting at a block barrier
+  const std::uint32_t* activemask_wait = nullptr;  // per warp
+  std::uint64_t* result = nullptr;                 // per thread
+  const std::uint32_t* current = nullptr;          // the thread that runs now
+  std::uint32_t arrived = 0, first = 0;
+  std::uint64_t count = 0;  // predicates that were true
+  bool mixed = false;       // an arrival at another call or kind than the first
+  std::uint8_t first_op = 0;
+  std::source_location first_where;
+
+  // Books the current thread's arrival if it is like the first; false: call co_block_barrier.
+  bool arrive_like_first(BlockOp op, int predicate, const std::source_location& where,
+                         void* handle) {
+    const std::uint32_t t = *current;
+    const std::uint32_t w = t >> 5;
+    if (arrived == 0 || mixed || activemask_wait[w] != 0 ||
+        first_op != static_cast<std::uint8_t>(op) ||
+        std::memcmp(&first_where, &where, sizeof where) != 0) {
+      return false;
+    }
+    co[t] = handle;
+    block_wait[w] |= 1u << (t & 31);
+    ++arrived;
+    count += predicate != 0 ? 1 : 0;
+    return true;
+  }
+};
+inline thread_local BarrierGather* tl_gather = nullptr;
 CoArrival co_warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int arg, int width,
                              const std::source_location& where, void* handle);
 void co_started(void* handle);

@@ -211,6 +211,11 @@ BlockRunner::BlockRunner(const LaunchShape& shape, StackPool& pool, RaceChecker*
     present_[w] = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1u;
   }
   ready_.reserve(n_);
+  gather_.co = co_.data();
+  gather_.block_wait = block_wait_.data();
+  gather_.activemask_wait = activemask_wait_.data();
+  gather_.result = result_.data();
+  gather_.current = &loop_.current;
   loop_.threads = n_;
   loop_.coords = coords_.data();
   loop_.runner = this;
@@ -285,9 +290,9 @@ void BlockRunner::run(std::uint64_t linear_block, uint3 block_index) {
   ready_.clear();
   ready_head_ = 0;
   release_next_ = release_end_ = 0;
-  barrier_arrived_ = 0;
-  barrier_count_ = 0;
-  barrier_mixed_ = false;
+  gather_.arrived = 0;
+  gather_.count = 0;
+  gather_.mixed = false;
   co_first_park_ = false;
   frames_.reset();
   yielded_.clear();
@@ -658,7 +663,9 @@ std::string BlockRunner::describe_warp_deadlock(std::uint32_t warp,
 
 int BlockRunner::block_barrier(BlockOp op, int predicate, const std::source_location& where) {
   const std::uint32_t t = loop_.current;
-  if (!arrive_like_first(t, op, predicate, where)) barrier_arrive(op, predicate, where);
+  if (!gather_.arrive_like_first(op, predicate, where, nullptr)) {
+    barrier_arrive(op, predicate, where);
+  }
   park(t);
   return static_cast<int>(result_[t]);
 }
@@ -667,25 +674,11 @@ CoArrival BlockRunner::co_block_barrier(BlockOp op, int predicate,
                                         const std::source_location& where, void* handle) {
   const std::uint32_t t = loop_.current;
   co_[t] = handle;
-  if (!arrive_like_first(t, op, predicate, where)) barrier_arrive(op, predicate, where);
-  return {&result_[t], true};
-}
-
-// The common arrival, inline: not the first, at the first's call and kind, with no __activemask()
-// pending in the warp. Anything else goes through barrier_arrive.
-bool BlockRunner::arrive_like_first(std::uint32_t t, BlockOp op, int predicate,
-                                    const std::source_location& where) {
-  const std::uint32_t w = t >> 5;
-  if (barrier_arrived_ == 0 || barrier_mixed_ || activemask_wait_[w] != 0) return false;
-  const Wait& first = wait_[barrier_first_];
-  if (first.op != static_cast<std::uint8_t>(op) ||
-      std::memcmp(&first.where, &where, sizeof where) != 0) {
-    return false;
+  // (An arrival like the first was booked inline by the awaitable, unless in check mode.)
+  if (!gather_.arrive_like_first(op, predicate, where, handle)) {
+    barrier_arrive(op, predicate, where);
   }
-  block_wait_[w] |= 1u << (t & 31);
-  ++barrier_arrived_;
-  barrier_count_ += predicate != 0 ? 1 : 0;
-  return true;
+  return {&result_[t], true};
 }
 
 void BlockRunner::barrier_arrive(BlockOp op, int predicate, const std::source_location& where) {
@@ -705,33 +698,35 @@ void BlockRunner::barrier_arrive(BlockOp op, int predicate, const std::source_lo
     wt.mask = 0;
     wt.block = true;
   };
-  if (barrier_arrived_ == 0) {
-    barrier_first_ = t;
+  if (gather_.arrived == 0) {
+    gather_.first = t;
+    gather_.first_op = static_cast<std::uint8_t>(op);
+    gather_.first_where = where;
     record();
-  } else if (barrier_mixed_) {
+  } else if (gather_.mixed) {
     record();
-  } else if (wait_[barrier_first_].op != static_cast<std::uint8_t>(op) ||
-             !same_site(wait_[barrier_first_].where, where)) {
+  } else if (wait_[gather_.first].op != static_cast<std::uint8_t>(op) ||
+             !same_site(wait_[gather_.first].where, where)) {
     block_wait_[w] &= ~(1u << (t & 31));
     materialize_barrier_waits();
     block_wait_[w] |= 1u << (t & 31);
-    barrier_mixed_ = true;
+    gather_.mixed = true;
     record();
   }
-  ++barrier_arrived_;
-  barrier_count_ += value;
+  ++gather_.arrived;
+  gather_.count += value;
   if (activemask_wait_[w] != 0) try_resolve_activemask(w, kNoThread, nullptr);
 }
 
 // Writes the record of every thread waiting at the block barrier that matched the first arrival
 // (barrier_arrive wrote only the first's), before anything reads them.
 void BlockRunner::materialize_barrier_waits() {
-  if (barrier_mixed_ || barrier_arrived_ == 0) return;
-  const Wait first = wait_[barrier_first_];
+  if (gather_.mixed || gather_.arrived == 0) return;
+  const Wait first = wait_[gather_.first];
   for (std::uint32_t w = 0; w < shape_.warps; ++w) {
     for (std::uint32_t m = block_wait_[w]; m != 0; m &= m - 1) {
       const std::uint32_t t = w * 32 + static_cast<std::uint32_t>(std::countr_zero(m));
-      if (t != barrier_first_) wait_[t] = first;
+      if (t != gather_.first) wait_[t] = first;
     }
   }
 }
@@ -758,13 +753,13 @@ void BlockRunner::quiescent() {
     return;
   }
   // Every thread waits at a block barrier (none has returned, none waits at a collective).
-  if (barrier_mixed_ || barrier_arrived_ != n_) {
+  if (gather_.mixed || gather_.arrived != n_) {
     materialize_barrier_waits();
     set_fault(KernelFault::Kind::divergent_barrier, describe_barrier_divergence());
     return;
   }
-  const Wait& first = wait_[barrier_first_];
-  const std::uint64_t count = barrier_count_;
+  const Wait& first = wait_[gather_.first];
+  const std::uint64_t count = gather_.count;
   std::uint64_t result = 1;
   switch (static_cast<BlockOp>(first.op)) {
     case BlockOp::sync:
@@ -785,9 +780,9 @@ void BlockRunner::quiescent() {
     std::fill(result_.begin(), result_.end(), result);
   release_next_ = 0;
   release_end_ = n_;
-  barrier_arrived_ = 0;
-  barrier_count_ = 0;
-  barrier_mixed_ = false;
+  gather_.arrived = 0;
+  gather_.count = 0;
+  gather_.mixed = false;
   std::fill(block_wait_.begin(), block_wait_.end(), 0u);
   ++totals_.barriers;
   if (checker_ != nullptr) checker_->on_barrier();

@@ -93,6 +93,7 @@ class BlockRunner {
   void note_fault(KernelFault::Kind kind, std::string message, std::uintptr_t pc = 0);
 
   std::uint32_t current_thread() const { return loop_.current; }
+  BarrierGather* gather() { return &gather_; }
   // Frames of coroutine threads live in [begin, end) (check mode: local memory, not global).
   std::pair<std::uintptr_t, std::uintptr_t> frame_range() const { return frames_.range(); }
   // The stack of the CUDA thread that runs now (its local variables live there).
@@ -128,8 +129,6 @@ class BlockRunner {
   static void loop_enter(void* runner, std::uint32_t t);
   static void loop_exit(void* runner, std::uint32_t t);
   void go_on_fibers();
-  bool arrive_like_first(std::uint32_t t, BlockOp op, int predicate,
-                         const std::source_location& where);
   [[gnu::noinline]] void barrier_arrive(BlockOp op, int predicate,
                                         const std::source_location& where);
   void materialize_barrier_waits();
@@ -211,9 +210,7 @@ class BlockRunner {
   std::uint32_t release_next_ = 0, release_end_ = 0;
   // The barrier being gathered: arrivals, the first one, the predicates' sum, and whether any
   // arrival waits at another call or kind than the first.
-  std::uint32_t barrier_arrived_ = 0, barrier_first_ = 0;
-  std::uint64_t barrier_count_ = 0;
-  bool barrier_mixed_ = false;
+  BarrierGather gather_;
 
   // Fiber plumbing.
   boost::context::fiber scheduler_;  // the suspended scheduler, while a fiber runs
