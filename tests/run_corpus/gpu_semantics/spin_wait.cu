@@ -104,5 +104,6 @@ int main() {
 
   cudaError_t e = cudaDeviceSynchronize();
   printf("%s\n", cudaGetErrorName(e));
+  for (int* p : {out, turn, count, order, mutex, waiting, sum}) cudaFree(p);
   return 0;
 }
