@@ -25,6 +25,7 @@
 #include "core/toolchain.hpp"
 #include "run/report.hpp"
 #include "run/rewrite.hpp"
+#include "run/split.hpp"
 
 namespace gpulab::run {
 
@@ -416,6 +417,7 @@ Build build_program(const BuildRequest& r) {
   key.add(compiler->path);
   key.add(compiler->version);
   key.add(kit.id);
+  key.add(kSplitVersion);
   for (const auto& f : r.extra_flags) key.add(f);
   const int cache_error = private_cache_error();
   const fs::path entry = cache_dir() / key.hex();
@@ -536,6 +538,9 @@ Build build_program(const BuildRequest& r) {
       // Every file but C is CUDA to the emulator: nvcc compiles .cpp files with the host compiler,
       // where no <<<>>> can stand, so the rewrite leaves them as they are.
       std::string text;
+      // The same file without split_kernels' transformation: compiled instead if the
+      // transformed one does not compile (a construct the lexical transformation misread).
+      std::string plain_text;
       if (c_file) {
         text = "#line 1 \"" + file.string() + "\"\n" + texts[i];
       } else {
@@ -544,6 +549,13 @@ Build build_program(const BuildRequest& r) {
           throw RuntimeFailure(chosen(unsupported_message(rewritten.unsupported, file, lang)));
         }
         text = rewritten.text;
+        // Kernels with barriers become coroutines (not in check and profile builds, whose
+        // instrumentation must see the kernel's own code); spin loops yield in every build.
+        const Split split = split_kernels(texts[i], !checked);
+        if (split.kernels + split.spin_loops > 0) {
+          plain_text = std::move(text);
+          text = rewrite_for_emulator(split.text, file.string()).text;
+        }
       }
       const std::string copy_name =
           i == 0 ? std::string("main.cpp") : fmt::format("main_{}{}", i, c_file ? ".c" : ".cpp");
@@ -586,7 +598,10 @@ Build build_program(const BuildRequest& r) {
       argv.insert(argv.end(), {"-MD", "-MF", dep.string()});
       if (!c_file) argv.insert(argv.end(), {"-x", "c++"});
       argv.insert(argv.end(), {"-c", copy.string(), "-o", object.string()});
-      const ProcessResult p = compile(argv);
+      ProcessResult p = compile(argv);
+      if (!p.ok() && !plain_text.empty() && !p.timed_out) {
+        if (write_whole(copy, plain_text) == 0) p = compile(argv);
+      }
       if (!p.ok()) compile_failed(p, file);
       objects.push_back(object.string());
       for (std::string& d : read_depfile(dep)) deps.push_back(std::move(d));

@@ -18,9 +18,6 @@
 
 namespace gpulab::run {
 
-namespace {
-
-// code[i] is true where source[i] is code (not a comment or a literal).
 std::vector<bool> code_mask(std::string_view s) {
   std::vector<bool> code(s.size(), true);
   std::size_t i = 0;
@@ -71,6 +68,8 @@ std::vector<bool> code_mask(std::string_view s) {
   }
   return code;
 }
+
+namespace {
 
 bool ident_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '_';

@@ -22,6 +22,9 @@ struct Rewritten {
   std::vector<Unsupported> unsupported;
 };
 
+// code[i] is true where source[i] is code (not a comment, a string or a character literal).
+std::vector<bool> code_mask(std::string_view source);
+
 // `path` is the name compile errors and reports will show (the user's file, absolute).
 Rewritten rewrite_for_emulator(std::string_view source, const std::string& path);
 
