@@ -16,6 +16,10 @@
 #include <optional>
 #include <string>
 
+#include <fmt/format.h>
+
+#include "core/hash.hpp"
+
 namespace gpulab::run {
 
 namespace {
@@ -78,7 +82,8 @@ bool ident_char(char c) {
 
 class Rewriter {
  public:
-  Rewriter(std::string_view s, const std::string& path) : s_(s), code_(code_mask(s)), path_(path) {}
+  Rewriter(std::string_view s, const std::string& path)
+      : s_(s), code_(code_mask(s)), path_(path), tag_(fmt::format("{:08x}", fnv1a(path) >> 32)) {}
 
   Rewritten run() {
     Rewritten out;
@@ -121,6 +126,26 @@ class Rewriter {
           }
         } else if (word == "__global__") {
           note_kernel_definition(e);
+        } else if ((word == "clock" || word == "clock64") && out.clock_line == 0 &&
+                   skip_space(e) < s_.size() && s_[skip_space(e)] == '(') {
+          out.clock_line = line_of(i);
+          note_unsupported(word, i, out.unsupported);
+        } else if (word == "asm" || word == "__asm__" || word == "__asm") {
+          // A read of a special register the samples use (%smid, %laneid, ...) becomes a call
+          // into the emulator; any other inline PTX is refused.
+          if (auto read = parse_register_read(e)) {
+            if (out.clock_line == 0 &&
+                (read->replacement.find("clock64") != std::string::npos ||
+                 read->replacement.find("globaltimer") != std::string::npos)) {
+              out.clock_line = line_of(i);
+            }
+            out.text.append(s_.substr(copied, i - copied));
+            out.text += read->replacement;
+            copied = read->end;
+            i = read->end;
+            continue;
+          }
+          note_unsupported(word, i, out.unsupported);
         } else {
           note_unsupported(word, i, out.unsupported);
         }
@@ -263,7 +288,7 @@ class Rewriter {
     if (end == std::string_view::npos) return;
     const std::string n(name);
     registrations_[end + 1] =
-        " [[maybe_unused]] static const bool gpulab_kernel_registered_" +
+        " [[maybe_unused]] static const bool gpulab_kernel_registered_" + tag_ + "_" +
         std::to_string(registrations_made_++) +
         "_ = [](auto gpulab_tag_) { if constexpr (requires { "
         "::gpulab::rt::kernel_address<decltype(gpulab_tag_)>(" +
@@ -334,6 +359,82 @@ class Rewriter {
     r += ")";
     r.append(static_cast<std::size_t>(dropped_newlines), '\n');
     return launch;
+  }
+
+  // After `asm` (at `after_word`): `asm [volatile] ("mov.u32 %0, %%smid;" : "=r"(x))` and the like,
+  // a read of one of the special registers gpulab gives values for, as `(x) = value`.
+  std::optional<Launch> parse_register_read(std::size_t after_word) const {
+    std::size_t k = skip_space(after_word);
+    for (std::string_view q : {"volatile", "__volatile__"}) {
+      if (at(k, q) && !ident_char(s_[k + q.size()])) k = skip_space(k + q.size());
+    }
+    if (k >= s_.size() || s_[k] != '(') return std::nullopt;
+    const std::size_t open = k;
+    const std::size_t close = match_forward(open, ')');
+    if (close == std::string_view::npos) return std::nullopt;
+    // The template: one or more string literals (skip_space would skip them: they are no code).
+    const auto blank = [&](std::size_t at_k) {
+      while (at_k < close && std::isspace(static_cast<unsigned char>(s_[at_k]))) ++at_k;
+      return at_k;
+    };
+    const auto literal = [&](std::size_t& at_k, std::string& text) {
+      at_k = blank(at_k);
+      bool any = false;
+      while (at_k < close && s_[at_k] == '"') {
+        std::size_t e = at_k + 1;
+        while (e < close && s_[e] != '"') e += s_[e] == '\\' ? 2 : 1;
+        if (e >= close) return false;
+        text.append(s_.substr(at_k + 1, e - at_k - 1));
+        at_k = blank(e + 1);
+        any = true;
+      }
+      return any;
+    };
+    std::string templ, constraint;
+    k = open + 1;
+    if (!literal(k, templ) || k >= close || s_[k] != ':') return std::nullopt;
+    ++k;
+    if (!literal(k, constraint) || k >= close || s_[k] != '(') return std::nullopt;
+    const std::size_t expr_close = match_forward(k, ')');
+    if (expr_close == std::string_view::npos || skip_space(expr_close + 1) != close) {
+      return std::nullopt;  // inputs or clobbers: not a plain read
+    }
+    const std::string_view expr = s_.substr(k + 1, expr_close - k - 1);
+    if (constraint != "=r" && constraint != "=l" && constraint != "=h") return std::nullopt;
+    std::string t;
+    for (char c : templ) {
+      if (c != ' ' && c != '\t') t += c;
+    }
+    if (!t.starts_with("mov.")) return std::nullopt;
+    const std::size_t comma = t.find("%0,");
+    if (comma == std::string::npos) return std::nullopt;
+    std::string reg = t.substr(comma + 3);
+    while (!reg.empty() && reg.front() == '%') reg.erase(0, 1);
+    while (!reg.empty() && reg.back() == ';') reg.pop_back();
+    static const std::map<std::string, std::string, std::less<>> kRegisters = {
+        {"smid", "::gpulab_rt_ptx_smid()"},
+        {"nsmid", "::gpulab_rt_ptx_nsmid()"},
+        {"warpid", "::gpulab::rt::ptx_warpid()"},
+        {"nwarpid", "64u"},
+        {"laneid", "::gpulab::rt::ptx_laneid()"},
+        {"lanemask_eq", "::gpulab::rt::ptx_lanemask_eq()"},
+        {"lanemask_lt", "::gpulab::rt::ptx_lanemask_lt()"},
+        {"lanemask_le", "::gpulab::rt::ptx_lanemask_le()"},
+        {"lanemask_gt", "::gpulab::rt::ptx_lanemask_gt()"},
+        {"lanemask_ge", "::gpulab::rt::ptx_lanemask_ge()"},
+        {"clock", "static_cast<unsigned>(::clock64())"},
+        {"clock64", "static_cast<unsigned long long>(::clock64())"},
+        {"globaltimer", "::gpulab_rt_ptx_globaltimer()"},
+    };
+    const auto it = kRegisters.find(reg);
+    if (it == kRegisters.end()) return std::nullopt;
+    Launch read;
+    read.end = close + 1;
+    read.replacement = "((" + std::string(expr) + ") = " + it->second + ")";
+    for (std::size_t p = after_word; p < close; ++p) {
+      if (s_[p] == '\n') read.replacement += '\n';
+    }
+    return read;
   }
 
   // For `extern` at `after_word`: when it declares `extern __shared__ T name[]`, the position of
@@ -457,6 +558,7 @@ class Rewriter {
   std::string_view s_;
   std::vector<bool> code_;
   std::string path_;
+  std::string tag_;  // from the path: a header's registrations never clash with its includer's
   std::map<std::size_t, std::string> registrations_;  // position -> a kernel's registration
   int registrations_made_ = 0;
 };
@@ -465,6 +567,38 @@ class Rewriter {
 
 Rewritten rewrite_for_emulator(std::string_view source, const std::string& path) {
   return Rewriter(source, path).run();
+}
+
+std::vector<Include> includes_of(std::string_view s) {
+  const std::vector<bool> code = code_mask(s);
+  std::vector<Include> out;
+  int line = 1;
+  for (std::size_t start = 0; start < s.size(); ++line) {
+    std::size_t end = s.find('\n', start);
+    if (end == std::string_view::npos) end = s.size();
+    std::size_t k = start;
+    const auto blank = [&] {
+      while (k < end && (s[k] == ' ' || s[k] == '\t')) ++k;
+    };
+    blank();
+    if (k < end && s[k] == '#' && code[k]) {
+      ++k;
+      blank();
+      if (s.compare(k, 7, "include") == 0 && k + 7 < end && !ident_char(s[k + 7])) {
+        k += 7;
+        blank();
+        if (k < end && (s[k] == '"' || s[k] == '<')) {
+          const char close = s[k] == '"' ? '"' : '>';
+          const std::size_t e = s.find(close, k + 1);
+          if (e != std::string_view::npos && e < end && e > k + 1) {
+            out.push_back({line, std::string(s.substr(k + 1, e - k - 1)), close == '"'});
+          }
+        }
+      }
+    }
+    start = end + 1;
+  }
+  return out;
 }
 
 }  // namespace gpulab::run

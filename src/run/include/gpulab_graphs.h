@@ -106,6 +106,13 @@ namespace gpulab::rt {
 using LaunchFromArguments = void (*)(const void* kernel, const LaunchSite& site,
                                      const LaunchConfig& config, void** arguments);
 bool register_kernel_erased(const void* address, const char* name, LaunchFromArguments launch);
+// The kernel registered at `address` (its name in *name), or nullptr.
+LaunchFromArguments registered_kernel(const void* address, const char** name);
+// cudaLaunchKernel: with `launch` when the caller knows the kernel's type, else the registered
+// kernel's; the launch's error, as cudaGetLastError would give it.
+cudaError_t launch_with_arguments(const void* kernel, dim3 grid, dim3 block, void** args,
+                                  size_t shared_bytes, cudaStream_t stream,
+                                  const std::source_location& where, LaunchFromArguments launch);
 
 template <class... P>
 struct RegisteredKernel {

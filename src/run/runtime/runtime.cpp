@@ -32,6 +32,7 @@
 #include "run/runtime/child.hpp"
 #include "run/runtime/graph.hpp"
 #include "run/runtime/heap.hpp"
+#include "run/runtime/internal.hpp"
 #include "simt/access_record.hpp"
 #include "simt/memory_check.hpp"
 #include "simt/profile_gather.hpp"
@@ -214,14 +215,19 @@ const char* kind_name(simt::AllocationKind k) {
       return "cudaMallocHost";
     case simt::AllocationKind::device_heap:
       return "malloc in a kernel";
+    case simt::AllocationKind::host_registered:
+      return "cudaHostRegister";
   }
   return "";
 }
 
 void report_leaks(const char* when) {
   for (const simt::Allocation& a : simt::live_allocations()) {
-    // The device heap goes away with the context; compute-sanitizer's leak check does not list it.
-    if (a.kind == simt::AllocationKind::device_heap) continue;
+    // The device heap goes away with the context; compute-sanitizer's leak check does not list it,
+    // nor host memory left registered (the program's own).
+    if (a.kind == simt::AllocationKind::device_heap ||
+        a.kind == simt::AllocationKind::host_registered)
+      continue;
     write_line({{report::kEventField, report::event::finding},
                 {report::kKindField, report::kind::leak},
                 {"bytes", a.bytes},
@@ -544,6 +550,39 @@ void write_profile(const LaunchSite& site, const simt::LaunchProfile& p,
 
 }  // namespace
 
+// For the API in the other runtime files (internal.hpp).
+cudaError_t record_error(cudaError_t e) {
+  return set_error(e);
+}
+bool context_broken(cudaError_t* e) {
+  return broken(e);
+}
+void wait_for_device(bool flush_output) {
+  synchronized(flush_output);
+}
+unsigned emulated_sms() {
+  return worker_count();
+}
+cudaError_t allocate_memory(void** ptr, size_t size, simt::AllocationKind kind,
+                            const std::source_location& where) {
+  return allocate(ptr, size, kind, where);
+}
+cudaError_t free_memory(void* ptr, simt::AllocationKind kind) {
+  return free_kind(ptr, kind);
+}
+cudaError_t copy_memory(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
+                        bool blocking, const std::source_location& where) {
+  return copy(dst, src, count, kind, blocking, where);
+}
+bool stream_known(cudaStream_t stream) {
+  std::lock_guard lock(state().mutex);
+  return state().streams.count(stream) != 0;
+}
+bool event_known(cudaEvent_t event) {
+  std::lock_guard lock(state().mutex);
+  return state().events.count(event) != 0;
+}
+
 // The exercise harness's calls (declared by the harness itself; no CUDA program needs them).
 extern "C" void gpulab_rt_record(int level) {
   if (level > 0) simt::enable_access_recording();
@@ -770,46 +809,6 @@ cudaError_t memcpy_symbol(void* symbol, size_t symbol_bytes, void* host, size_t 
   return cudaSuccess;
 }
 
-cudaError_t func_set_attribute(const void* kernel, cudaFuncAttribute attribute, int value) {
-  cudaError_t e;
-  if (broken(&e)) return e;
-  if (attribute == cudaFuncAttributeMaxDynamicSharedMemorySize) {
-    if (value < 0 || kernel == nullptr) return set_error(cudaErrorInvalidValue);
-    try {
-      simt::detail::set_max_dynamic_shared_erased(kernel, static_cast<std::size_t>(value));
-    } catch (const CudaError&) {
-      return set_error(cudaErrorInvalidValue);
-    }
-    return cudaSuccess;
-  }
-  if (attribute == cudaFuncAttributePreferredSharedMemoryCarveout) {
-    return value >= -1 && value <= 100 ? cudaSuccess : set_error(cudaErrorInvalidValue);
-  }
-  return set_error(cudaErrorInvalidValue);
-}
-
-cudaError_t func_get_attributes(cudaFuncAttributes* a, const void* kernel) {
-  if (a == nullptr || kernel == nullptr) return set_error(cudaErrorInvalidValue);
-  *a = cudaFuncAttributes{};
-  a->sharedSizeBytes = simt::detail::static_shared_erased(kernel);
-  a->maxThreadsPerBlock = 1024;
-  a->ptxVersion = 90;
-  a->binaryVersion = 90;
-  a->maxDynamicSharedSizeBytes =
-      static_cast<int>(48 * 1024 - std::min<std::size_t>(a->sharedSizeBytes, 48 * 1024));
-  a->preferredShmemCarveout = -1;
-  return cudaSuccess;
-}
-
-cudaError_t occupancy_max_active_blocks(int* blocks, const void*, int block_size, size_t) {
-  if (blocks == nullptr || block_size <= 0 || block_size > 1024) {
-    return set_error(cudaErrorInvalidValue);
-  }
-  // The emulator runs one block per worker at a time.
-  *blocks = 1;
-  return cudaSuccess;
-}
-
 }  // namespace gpulab::rt
 
 using gpulab::rt::broken;
@@ -924,9 +923,14 @@ constexpr ErrorText kErrors[] = {
      "invalid copy direction for memcpy"},
     {cudaErrorInsufficientDriver, "cudaErrorInsufficientDriver",
      "CUDA driver version is insufficient for CUDA runtime version"},
+    {cudaErrorCallRequiresNewerDriver, "cudaErrorCallRequiresNewerDriver",
+     "API call is not supported in the installed CUDA driver"},
     {cudaErrorInvalidDeviceFunction, "cudaErrorInvalidDeviceFunction", "invalid device function"},
     {cudaErrorNoDevice, "cudaErrorNoDevice", "no CUDA-capable device is detected"},
     {cudaErrorInvalidDevice, "cudaErrorInvalidDevice", "invalid device ordinal"},
+    {cudaErrorNotMapped, "cudaErrorNotMapped", "resource not mapped"},
+    {cudaErrorUnsupportedLimit, "cudaErrorUnsupportedLimit",
+     "limit is not supported on this architecture"},
     {cudaErrorInvalidResourceHandle, "cudaErrorInvalidResourceHandle", "invalid resource handle"},
     {cudaErrorIllegalState, "cudaErrorIllegalState",
      "the operation cannot be performed in the present state"},
@@ -938,6 +942,10 @@ constexpr ErrorText kErrors[] = {
      "too many resources requested for launch"},
     {cudaErrorLaunchTimeout, "cudaErrorLaunchTimeout", "the launch timed out and was terminated"},
     {cudaErrorAssert, "cudaErrorAssert", "device-side assert triggered"},
+    {cudaErrorHostMemoryAlreadyRegistered, "cudaErrorHostMemoryAlreadyRegistered",
+     "part or all of the requested memory range is already mapped"},
+    {cudaErrorHostMemoryNotRegistered, "cudaErrorHostMemoryNotRegistered",
+     "pointer does not correspond to a registered memory region"},
     {cudaErrorIllegalInstruction, "cudaErrorIllegalInstruction",
      "an illegal instruction was encountered"},
     {cudaErrorMisalignedAddress, "cudaErrorMisalignedAddress", "misaligned address"},
@@ -986,9 +994,6 @@ cudaError_t cudaGetDevice(int* device) {
 cudaError_t cudaSetDevice(int device) {
   return device == 0 ? cudaSuccess : set_error(cudaErrorInvalidDevice);
 }
-cudaError_t cudaSetDeviceFlags(unsigned int) {
-  return cudaSuccess;
-}
 
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int device) {
   if (p == nullptr) return set_error(cudaErrorInvalidValue);
@@ -1032,6 +1037,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int device) {
   p->sharedMemPerBlockOptin = 227 * 1024;
   p->maxBlocksPerMultiProcessor = 32;
   p->reservedSharedMemPerBlock = 1024;
+  gpulab::rt::more_device_properties(p);
   return cudaSuccess;
 }
 
@@ -1074,7 +1080,7 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
       *value = p.regsPerBlock;
       break;
     case cudaDevAttrClockRate:
-      *value = 0;
+      *value = 1000000;  // kHz: clock() and clock64() in a kernel count nanoseconds
       break;
     case cudaDevAttrMultiProcessorCount:
       *value = p.multiProcessorCount;
@@ -1137,6 +1143,7 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
       *value = p.maxBlocksPerMultiProcessor;
       break;
     default:
+      if (gpulab::rt::more_device_attribute(attr, value)) break;
       return set_error(cudaErrorInvalidValue);
   }
   return cudaSuccess;
@@ -1188,7 +1195,7 @@ cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
     return gpulab::rt::set_heap_limit(value) ? cudaSuccess : set_error(cudaErrorInvalidValue);
   }
   if (limit == cudaLimitStackSize) return cudaSuccess;
-  return set_error(cudaErrorInvalidValue);
+  return gpulab::rt::set_more_limit(limit, value);
 }
 cudaError_t cudaDeviceGetLimit(size_t* value, cudaLimit limit) {
   if (value == nullptr) return set_error(cudaErrorInvalidValue);
@@ -1205,8 +1212,10 @@ cudaError_t cudaDeviceGetLimit(size_t* value, cudaLimit limit) {
     case cudaLimitMallocHeapSize:
       *value = gpulab::rt::heap_limit();
       return cudaSuccess;
+    default:
+      break;
   }
-  return set_error(cudaErrorInvalidValue);
+  return gpulab::rt::get_more_limit(limit, value);
 }
 cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache) {
   return cudaSuccess;
@@ -1253,9 +1262,6 @@ cudaError_t cudaMallocHost(void** ptr, size_t size, std::source_location where) 
   if (e == cudaSuccess && *ptr != nullptr) gpulab::simt::mark_initialized(*ptr, size);
   return e;
 }
-cudaError_t cudaHostAlloc(void** ptr, size_t size, unsigned int, std::source_location where) {
-  return cudaMallocHost(ptr, size, where);
-}
 cudaError_t cudaMallocPitch(void** ptr, size_t* pitch, size_t width, size_t height,
                             std::source_location where) {
   if (pitch == nullptr) return set_error(cudaErrorInvalidValue);
@@ -1272,13 +1278,6 @@ cudaError_t cudaFree(void* ptr) {
 }
 cudaError_t cudaFreeHost(void* ptr) {
   return gpulab::rt::free_kind(ptr, gpulab::simt::AllocationKind::host_pinned);
-}
-cudaError_t cudaHostGetDevicePointer(void** device_ptr, void* host_ptr, unsigned int) {
-  if (device_ptr == nullptr || !gpulab::simt::find_allocation(host_ptr)) {
-    return set_error(cudaErrorInvalidValue);
-  }
-  *device_ptr = host_ptr;
-  return cudaSuccess;
 }
 cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const void* ptr) {
   if (attributes == nullptr) return set_error(cudaErrorInvalidValue);
@@ -1339,9 +1338,6 @@ cudaError_t cudaMemsetAsync(void* ptr, int value, size_t count, cudaStream_t str
   if (gpulab::rt::graph_record_memset(ptr, value, count, stream)) return cudaSuccess;
   return memset_impl(ptr, value, count);
 }
-cudaError_t cudaMemPrefetchAsync(const void* ptr, size_t, int, cudaStream_t) {
-  return gpulab::simt::find_allocation(ptr) ? cudaSuccess : set_error(cudaErrorInvalidValue);
-}
 
 // ---- Streams and events: accepted; every operation runs at once, in order (the default stream).
 
@@ -1357,9 +1353,12 @@ struct CUevent_st {
 cudaError_t cudaStreamCreate(cudaStream_t* stream) {
   return cudaStreamCreateWithFlags(stream, cudaStreamDefault);
 }
-cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int) {
-  if (stream == nullptr) return set_error(cudaErrorInvalidValue);
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags) {
+  if (stream == nullptr || (flags & ~cudaStreamNonBlocking) != 0) {
+    return set_error(cudaErrorInvalidValue);
+  }
   *stream = new CUstream_st{0};
+  gpulab::rt::note_stream(*stream, flags, 0);
   auto& s = state();
   std::lock_guard lock(s.mutex);
   s.streams.insert(*stream);
@@ -1369,6 +1368,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
   auto& s = state();
   std::lock_guard lock(s.mutex);
   if (s.streams.erase(stream) == 0) return set_error(cudaErrorInvalidResourceHandle);
+  gpulab::rt::forget_stream(stream);
   delete stream;
   return cudaSuccess;
 }
@@ -1394,7 +1394,12 @@ cudaError_t cudaEventCreate(cudaEvent_t* event) {
   return cudaEventCreateWithFlags(event, cudaEventDefault);
 }
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
-  if (event == nullptr) return set_error(cudaErrorInvalidValue);
+  // An interprocess event must not record times.
+  if (event == nullptr ||
+      (flags & ~(cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess)) != 0 ||
+      ((flags & cudaEventInterprocess) != 0 && (flags & cudaEventDisableTiming) == 0)) {
+    return set_error(cudaErrorInvalidValue);
+  }
   *event = new CUevent_st{};
   (*event)->timing = (flags & cudaEventDisableTiming) == 0;
   auto& s = state();
