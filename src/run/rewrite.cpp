@@ -464,7 +464,7 @@ class Rewriter {
       bool whole_word;
       std::string_view name;
     };
-    static constexpr std::array<Feature, 53> kFeatures{{
+    static constexpr std::array<Feature, 52> kFeatures{{
         {"texture", true, "textures and surfaces"},
         {"tex1D", false, "textures and surfaces"},
         {"tex2D", false, "textures and surfaces"},
@@ -497,7 +497,6 @@ class Rewriter {
         {"cuDriverGetVersion", true, "the CUDA driver API (cu*)"},
         {"cuGetErrorString", true, "the CUDA driver API (cu*)"},
         {"nvrtc", false, "NVRTC (compiling CUDA at run time)"},
-        {"cudaDeviceCanAccessPeer", true, "multi-GPU peer access"},
         {"cudaDeviceEnablePeerAccess", true, "multi-GPU peer access"},
         {"cudaDeviceDisablePeerAccess", true, "multi-GPU peer access"},
         {"cudaMemcpyPeer", false, "multi-GPU peer access"},

@@ -97,7 +97,7 @@ TEST_CASE("run: what the emulator does not run is refused by name before compili
       {"cudaGraphicsGLRegisterBuffer(0, 0, 0);", "cudaGraphicsGLRegisterBuffer",
        "graphics interop"},
       {"nvrtcProgram p;", "nvrtcProgram", "NVRTC"},
-      {"int ok; cudaDeviceCanAccessPeer(&ok, 0, 1);", "cudaDeviceCanAccessPeer",
+      {"cudaDeviceEnablePeerAccess(1, 0);", "cudaDeviceEnablePeerAccess",
        "multi-GPU peer access"},
       {"cudaIpcMemHandle_t h;", "cudaIpcMemHandle_t", "CUDA IPC"},
       {"curandStateMRG32k3a s;", "curandStateMRG32k3a", "MRG32k3a"},

@@ -627,6 +627,9 @@ cudaError_t cudaDeviceGetSharedMemConfig(cudaSharedMemConfig* config);
 cudaError_t cudaDeviceGetPCIBusId(char* bus_id, int length, int device);
 cudaError_t cudaDeviceGetByPCIBusId(int* device, const char* bus_id);
 cudaError_t cudaSetValidDevices(int* devices, int count);
+// One device: it can reach no peer (the query of deviceQuery and the samples; enabling peer access
+// and peer copies are refused by name).
+cudaError_t cudaDeviceCanAccessPeer(int* can_access, int device, int peer_device);
 
 // Launching a kernel named by its address, with an array of pointers to its arguments.
 cudaError_t cudaLaunchKernel(const void* kernel, dim3 grid, dim3 block, void** args,
