@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -233,6 +234,56 @@ std::string unsupported_message(const std::vector<Unsupported>& found, const fs:
           "NVIDIA GPU (--backend gpu)",
           "{}:{}：'{}' 需要{}，gpulab 的模拟器不支持；请在 NVIDIA GPU 上运行（--backend gpu）"))),
       source.string(), u.line, u.token, u.feature);
+}
+
+// Of the features the emulator does not run, those that g++'s preprocessor keeps: a feature in a
+// branch #if leaves out (deviceQuery's driver API under CUDART_VERSION < 5000) or in a macro no
+// one uses is no reason to refuse the program. `preprocessed` is g++ -E's output, whose line
+// markers name the user's files (each copy starts with #line).
+std::vector<std::pair<fs::path, Unsupported>> kept_by_preprocessor(
+    const std::string& preprocessed, const std::map<fs::path, std::vector<Unsupported>>& found) {
+  std::map<std::pair<std::string, int>, std::string> text;  // (file, line) -> what stands there
+  std::string file;
+  int line = 0;
+  std::istringstream in(preprocessed);
+  for (std::string l; std::getline(in, l);) {
+    // A line marker: # LINE "FILE" FLAGS...
+    if (l.size() > 2 && l[0] == '#' && l[1] == ' ' &&
+        std::isdigit(static_cast<unsigned char>(l[2]))) {
+      line = std::atoi(l.c_str() + 2);
+      const std::size_t open = l.find('"');
+      const std::size_t close = l.rfind('"');
+      if (open != std::string::npos && close > open) {
+        file.clear();
+        for (std::size_t k = open + 1; k < close; ++k) {
+          if (l[k] == '\\' && k + 1 < close) ++k;
+          file += l[k];
+        }
+      }
+      continue;
+    }
+    text[{file, line}] += l;
+    ++line;
+  }
+  const auto has_word = [](const std::string& t, const std::string& word) {
+    const auto ident = [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    };
+    for (std::size_t at = t.find(word); at != std::string::npos; at = t.find(word, at + 1)) {
+      const bool before = at == 0 || !ident(t[at - 1]);
+      const bool after = at + word.size() >= t.size() || !ident(t[at + word.size()]);
+      if (before && after) return true;
+    }
+    return false;
+  };
+  std::vector<std::pair<fs::path, Unsupported>> kept;
+  for (const auto& [path, features] : found) {
+    for (const Unsupported& u : features) {
+      const auto it = text.find({path.string(), u.line});
+      if (it != text.end() && has_word(it->second, u.token)) kept.emplace_back(path, u);
+    }
+  }
+  return kept;
 }
 
 // Keeps the cache from growing without end: past kKeep entries, the least recently used go.
@@ -568,7 +619,8 @@ Build build_program(const BuildRequest& r) {
     std::vector<std::string> deps;
     // The user's headers are CUDA too: each is rewritten once into work/headers/<its path>, and
     // those folders are searched before the originals.
-    std::map<fs::path, std::vector<Unsupported>> header_unsupported;
+    // Features the emulator does not run, by the file (a program's file or header) they are in.
+    std::map<fs::path, std::vector<Unsupported>> unsupported;
     std::set<fs::path> header_folders;
     std::vector<fs::path> include_dirs;
     for (const std::string& f : r.extra_flags) {
@@ -580,7 +632,7 @@ Build build_program(const BuildRequest& r) {
       search.quote_dirs = {file.parent_path()};
       search.include_dirs = include_dirs;
       for (const fs::path& h : user_headers(file, text, search)) {
-        if (header_unsupported.count(h) != 0) continue;
+        if (unsupported.count(h) != 0) continue;
         Rewritten rewritten = rewrite_for_emulator(read_file(h), h.string());
         const fs::path copy = shadow_path(work / "headers", h);
         fs::create_directories(copy.parent_path(), ec);
@@ -588,7 +640,7 @@ Build build_program(const BuildRequest& r) {
           throw RuntimeFailure(
               both("cannot write {}: {}", "无法写入 {}：{}", copy.string(), std::strerror(error)));
         }
-        header_unsupported[h] = std::move(rewritten.unsupported);
+        unsupported[h] = std::move(rewritten.unsupported);
         if (rewritten.clock_line != 0 && build.clock_read_at.empty()) {
           build.clock_read_at = fmt::format("{}:{}", h.string(), rewritten.clock_line);
         }
@@ -606,10 +658,8 @@ Build build_program(const BuildRequest& r) {
       if (c_file) {
         text = "#line 1 \"" + file.string() + "\"\n" + texts[i];
       } else {
-        const Rewritten rewritten = rewrite_for_emulator(texts[i], file.string());
-        if (!rewritten.unsupported.empty()) {
-          throw RuntimeFailure(chosen(unsupported_message(rewritten.unsupported, file, lang)));
-        }
+        Rewritten rewritten = rewrite_for_emulator(texts[i], file.string());
+        unsupported[file] = std::move(rewritten.unsupported);
         if (rewritten.clock_line != 0 && build.clock_read_at.empty()) {
           build.clock_read_at = fmt::format("{}:{}", file.string(), rewritten.clock_line);
         }
@@ -681,24 +731,34 @@ Build build_program(const BuildRequest& r) {
       if (!c_file)
         argv.insert(argv.end(),
                     {"-Wdeprecated-declarations", "-Wno-error=deprecated-declarations"});
-      argv.insert(argv.end(), {"-MD", "-MF", dep.string()});
       if (!c_file) argv.insert(argv.end(), {"-x", "c++"});
+      // A feature the emulator does not run, in the file or a header it includes, is named before
+      // compiling, where the preprocessor keeps it (one g++ -E, only when the rewrite saw one).
+      const bool any_unsupported =
+          std::any_of(unsupported.begin(), unsupported.end(),
+                      [](const auto& found) { return !found.second.empty(); });
+      if (!c_file && any_unsupported) {
+        std::vector<std::string> preprocess = argv;
+        const fs::path preprocessed = work / fmt::format("main_{}.ii", i);
+        preprocess.insert(preprocess.end(), {"-E", copy.string(), "-o", preprocessed.string()});
+        if (compile(preprocess).ok()) {
+          const auto kept = kept_by_preprocessor(read_file(preprocessed), unsupported);
+          if (!kept.empty()) {
+            // The file's own first, then its headers'.
+            const auto first = std::find_if(kept.begin(), kept.end(),
+                                            [&](const auto& k) { return k.first == file; });
+            const auto& [where, feature] = first != kept.end() ? *first : kept.front();
+            throw RuntimeFailure(chosen(unsupported_message({feature}, where, lang)));
+          }
+        }
+        fs::remove(preprocessed, ec);
+      }
+      argv.insert(argv.end(), {"-MD", "-MF", dep.string()});
       argv.insert(argv.end(), {"-c", copy.string(), "-o", object.string()});
       const ProcessResult p = compile(argv);
       if (!p.ok()) {
-        // A feature the emulator does not run, in a header, where the compiler stopped: named as
-        // in the file itself (a header's unused branches may name such features harmlessly).
-        const std::string& diagnostics = p.err.empty() ? p.out : p.err;
-        if (const auto missing = missing_cuda_api(diagnostics, lang)) {
+        if (const auto missing = missing_cuda_api(p.err.empty() ? p.out : p.err, lang)) {
           throw RuntimeFailure(chosen(*missing));
-        }
-        for (const auto& [header, found] : header_unsupported) {
-          for (const Unsupported& u : found) {
-            if (diagnostics.find(fmt::format("{}:{}:", header.string(), u.line)) !=
-                std::string::npos) {
-              throw RuntimeFailure(chosen(unsupported_message({u}, header, lang)));
-            }
-          }
         }
         compile_failed(p, file);
       }

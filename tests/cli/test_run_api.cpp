@@ -231,6 +231,29 @@ TEST_CASE("run: CUDA runtime API the emulator lacks is refused in one line", "[r
   fs::remove_all(dir);
 }
 
+TEST_CASE("run: a feature the emulator does not run is refused only where it is compiled",
+          "[run]") {
+  const fs::path dir = scratch("features");
+  fs::create_directories(dir / "inc");
+  // As in deviceQuery and the samples' helper_cuda.h: driver API under a false #if, a macro no one
+  // uses; and a header whose texture call is compiled.
+  std::ofstream(dir / "inc" / "tex.cuh") << "#pragma once\n__global__ void t(float* o) {\n"
+                                            "  o[0] = tex1Dfetch<float>(0, 0);\n}\n";
+  std::ofstream(dir / "quiet.cu") << "#include <cstdio>\n#if CUDART_VERSION < 5000\n"
+                                     "#include <cuda.h>\nvoid f() { cuInit(0); }\n#endif\n"
+                                     "#define UNUSED() cuDeviceGet(0, 0)\n"
+                                     "int main() { printf(\"ran\\n\"); }\n";
+  RunResult r = run({(dir / "quiet.cu").string()});
+  CAPTURE(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "ran\n");
+  std::ofstream(dir / "loud.cu") << "#include \"tex.cuh\"\nint main() { return 0; }\n";
+  r = run({"-I", (dir / "inc").string(), (dir / "loud.cu").string()});
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("tex.cuh:3: 'tex1Dfetch' needs textures and surfaces") != std::string::npos);
+  fs::remove_all(dir);
+}
+
 TEST_CASE("run: an empty -D or -I is named, not taken for the file", "[run]") {
   const std::string file = (kCorpus / "ok" / "notes_hello.cu").string();
   for (const char* flag : {"--define=", "-D=", "-I="}) {

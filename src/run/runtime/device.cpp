@@ -152,6 +152,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int device) {
   p->maxBlocksPerMultiProcessor = 32;
   p->reservedSharedMemPerBlock = 1024;
   p->texturePitchAlignment = 512;
+  p->surfaceAlignment = 512;  // an H100's (deviceQuery prints whether there is one)
   p->streamPrioritiesSupported = 1;
   p->hostNativeAtomicSupported = 1;  // one memory: a kernel's atomics are the CPU's
   p->canUseHostPointerForRegisteredMem = 1;
@@ -287,6 +288,9 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
     case cudaDevAttrTexturePitchAlignment:
       *value = static_cast<int>(p.texturePitchAlignment);
       break;
+    case cudaDevAttrSurfaceAlignment:
+      *value = static_cast<int>(p.surfaceAlignment);
+      break;
     case cudaDevAttrGpuOverlap:
       *value = p.asyncEngineCount > 0;
       break;
@@ -342,7 +346,6 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
     case cudaDevAttrMaxTexture2DLayeredWidth:
     case cudaDevAttrMaxTexture2DLayeredHeight:
     case cudaDevAttrMaxTexture2DLayeredLayers:
-    case cudaDevAttrSurfaceAlignment:
     case cudaDevAttrEccEnabled:
     case cudaDevAttrPciBusId:
     case cudaDevAttrPciDeviceId:
