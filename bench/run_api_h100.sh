@@ -41,6 +41,7 @@ for n in zero_copy occupancy memory_2d3d streams_launch warp_queries; do
   compare "$n" "$C/api/$n.out" "$C/api/$n.cu"
 done
 compare headers "$C/headers/main.out" -I "$C/headers/include" "$C/headers/main.cu" "$C/headers/squares.cu"
+compare shared_template "$C/api/shared_template.out" "$C/api/shared_template.cu" "$C/api/shared_template_host.cpp"
 for n in curand_host cublas_gemm thrust_sort; do
   compare "$n" "$C/ok/$n.out" "$C/ok/$n.cu"
 done

@@ -693,7 +693,7 @@ Build build_program(const BuildRequest& r) {
       if (c_file) {
         argv.insert(argv.end(),
                     {"-x", "c", "-O2", "-g", "-gdwarf-4", "-iquote", file.parent_path().string(),
-                     "-I" + (kit.dir / "include").string()});
+                     "-I" + (kit.dir / "include").string(), "-D__NVCC__=1"});
       } else {
         shadow_headers(file, texts[i]);
         // The rewritten headers first: beside the file, in each -I folder; the folders of the
@@ -714,10 +714,16 @@ Build build_program(const BuildRequest& r) {
             extra_flags.insert(extra_flags.end(), {"-idirafter", folder.string()});
           }
         }
-        argv.insert(argv.end(),
-                    {"-std=c++20", checked ? "-O1" : "-O2", "-g", "-gdwarf-4",
-                     "-fno-extern-tls-init", "-iquote", file.parent_path().string(),
-                     "-I" + (kit.dir / "include").string(), "-include", "cuda_runtime.h"});
+        argv.insert(argv.end(), {"-std=c++20", checked ? "-O1" : "-O2", "-g", "-gdwarf-4",
+                                 "-fno-extern-tls-init", "-iquote", file.parent_path().string(),
+                                 "-I" + (kit.dir / "include").string(), "-D__NVCC__=1"});
+        // A .cu file is CUDA: the runtime comes with it and __CUDACC__ is defined. nvcc gives
+        // a .cpp file to the host compiler as it is: it includes cuda_runtime.h itself if it
+        // wants it (the samples' mergeSort_host.cpp defines its own umin, which a device
+        // function of the same name would clash with).
+        if (ext == ".cu") {
+          argv.insert(argv.end(), {"-include", "cuda_runtime.h", "-DGPULAB_RT_CUDA_SOURCE=1"});
+        }
         if (checked) argv.insert(argv.end(), kit.check_flags.begin(), kit.check_flags.end());
         // Every basic block calls a hook (the branches); aggregates are not split into scalars,
         // so that a float4 is one 16-byte access as on a GPU, not four 4-byte ones.

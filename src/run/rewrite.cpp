@@ -10,6 +10,7 @@
 //   unsupported features          ->  listed, so gpulab can name them before g++ sees them
 #include "run/rewrite.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <map>
@@ -120,8 +121,26 @@ class Rewriter {
         const std::string_view word = s_.substr(i, e - i);
         if (word == "extern") {
           if (const std::size_t at_semicolon = dynamic_shared_end(e); at_semicolon != 0) {
-            out.text.append(s_.substr(copied, at_semicolon - copied));
-            out.text += " __asm__(\"gpulab_simt_dynamic_shared\")";
+            if (const std::size_t name = array_name(at_semicolon);
+                name != std::string_view::npos && in_block_scope(i)) {
+              // In a function, g++ drops an asm label in a template (the samples' SharedMemory<T>):
+              // the name becomes a reference to the block's buffer, typed by the declaration,
+              // which now names a placeholder that is never used (decltype does not use it).
+              std::size_t name_end = name;
+              while (name_end < s_.size() && ident_char(s_[name_end])) ++name_end;
+              const std::string placeholder =
+                  "gpulab_shared_decl_" + tag_ + "_" + std::to_string(registrations_made_++) + "_";
+              out.text.append(s_.substr(copied, name - copied));
+              out.text += placeholder;
+              out.text.append(s_.substr(name_end, at_semicolon - name_end));
+              out.text += "; decltype(" + placeholder + ")& " +
+                          std::string(s_.substr(name, name_end - name)) +
+                          " = reinterpret_cast<decltype(" + placeholder +
+                          ")&>(*::gpulab::simt::detail::dynamic_shared_buffer())";
+            } else {
+              out.text.append(s_.substr(copied, at_semicolon - copied));
+              out.text += " __asm__(\"gpulab_simt_dynamic_shared\")";
+            }
             copied = at_semicolon;
           }
         } else if (word == "__global__") {
@@ -455,6 +474,48 @@ class Rewriter {
       }
     }
     return 0;
+  }
+
+  // The start of the array's name in `extern __shared__ T name[];` (`semicolon` ends it), or npos.
+  std::size_t array_name(std::size_t semicolon) const {
+    std::size_t k = skip_space_back(semicolon);
+    if (k == 0 || s_[k - 1] != ']') return std::string_view::npos;
+    const std::size_t open = match_back(k - 1);
+    if (open == std::string_view::npos) return std::string_view::npos;
+    std::size_t end = skip_space_back(open);
+    std::size_t begin = end;
+    while (begin > 0 && ident_char(s_[begin - 1])) --begin;
+    return begin < end ? begin : std::string_view::npos;
+  }
+
+  // Whether `pos` is inside a function (or any braces but a namespace's and extern "C"'s).
+  bool in_block_scope(std::size_t pos) const {
+    std::vector<bool> blocks;  // per open brace: a block (not a namespace)
+    for (std::size_t k = 0; k < pos; ++k) {
+      if (!code_[k]) continue;
+      if (s_[k] == '{') {
+        blocks.push_back(!opens_namespace(k));
+      } else if (s_[k] == '}' && !blocks.empty()) {
+        blocks.pop_back();
+      }
+    }
+    return std::find(blocks.begin(), blocks.end(), true) != blocks.end();
+  }
+
+  // The brace at `brace` opens `namespace [a::b] {`, `inline namespace x {` or `extern "C" {`.
+  bool opens_namespace(std::size_t brace) const {
+    std::size_t k = brace;
+    while (k > 0 && std::isspace(static_cast<unsigned char>(s_[k - 1]))) --k;
+    if (k > 0 && s_[k - 1] == '"') return true;  // extern "C" (the literal is no code)
+    // Back over a (qualified) name, then the word before it.
+    while (k > 0 && (ident_char(s_[k - 1]) || s_[k - 1] == ':' ||
+                     std::isspace(static_cast<unsigned char>(s_[k - 1])))) {
+      std::size_t e = k;
+      while (k > 0 && ident_char(s_[k - 1])) --k;
+      if (s_.substr(k, e - k) == "namespace") return true;
+      if (k == e) --k;  // a ':' or a space
+    }
+    return false;
   }
 
   void note_unsupported(std::string_view word, std::size_t pos,

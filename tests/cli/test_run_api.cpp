@@ -142,6 +142,16 @@ TEST_CASE("run: the runtime API of the samples, with CUDA's semantics and error 
     CHECK(r.exit_code == 0);
     CHECK(r.out == read(fs::path(file).replace_extension(".out")));
   }
+  // A templated accessor to dynamic shared memory (the reduction sample's SharedMemory<T>), and a
+  // .cpp file compiled as plain C++ (its own umin), as nvcc compiles them.
+  {
+    const fs::path file = kCorpus / "api" / "shared_template.cu";
+    const RunResult r =
+        run({file.string(), (kCorpus / "api" / "shared_template_host.cpp").string()});
+    CAPTURE(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out == read(fs::path(file).replace_extension(".out")));
+  }
   // --check finds nothing in them: mapped and registered host memory is the device's to use.
   const RunResult c = run({"--check", (kCorpus / "api" / "zero_copy.cu").string()});
   CAPTURE(c.err);

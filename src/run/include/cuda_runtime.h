@@ -1100,13 +1100,13 @@ inline cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t* bytes, T ke
 #define THRUST_DEVICE_SYSTEM 4  // THRUST_DEVICE_SYSTEM_CPP
 #endif
 
-// nvcc defines these while compiling a .cu file; the emulator states an H100 (sm_90), whose
-// launch limits it enforces. Unlike nvcc's device pass, host code sees __CUDA_ARCH__ too.
+// nvcc defines these while compiling a .cu file (gpulab run sets GPULAB_RT_CUDA_SOURCE for one;
+// a .cpp file that includes this header is host code, as under nvcc); the emulator states an H100
+// (sm_90), whose launch limits it enforces. Unlike nvcc's device pass, host code sees
+// __CUDA_ARCH__ too.
+#ifdef GPULAB_RT_CUDA_SOURCE
 #ifndef __CUDACC__
 #define __CUDACC__ 1
-#endif
-#ifndef __NVCC__
-#define __NVCC__ 1
 #endif
 #ifndef __CUDA_ARCH__
 #define __CUDA_ARCH__ 900
@@ -1114,6 +1114,10 @@ inline cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t* bytes, T ke
 #ifndef __CUDACC_VER_MAJOR__
 #define __CUDACC_VER_MAJOR__ 13
 #define __CUDACC_VER_MINOR__ 0
+#endif
+#endif
+#ifndef __NVCC__
+#define __NVCC__ 1
 #endif
 
 #include "gpulab_graphs.h"
@@ -1129,7 +1133,13 @@ inline cudaError_t cudaLaunchKernel(void (*kernel)(P...), dim3 grid, dim3 block,
                                            &gpulab::rt::RegisteredKernel<P...>::launch);
 }
 
-// What a kernel reads of the machine (src/run/runtime/device_more.cpp). clock() and clock64() in a
+// The block's dynamic shared memory (extern __shared__ arrays declared in a function are bound to
+// it by gpulab's rewrite).
+namespace gpulab::simt::detail {
+unsigned char* dynamic_shared_buffer() noexcept;
+}
+
+// What a kernel reads of the machine (src/run/runtime/device.cpp). clock() and clock64() in a
 // kernel count nanoseconds of the CPU's monotonic clock: the emulated clock runs at 1 GHz
 // (cudaDevAttrClockRate is 1,000,000 kHz), so cycles / clockRate gives milliseconds as on a GPU,
 // but of the CPU's time. In host code clock() is the C library's. The special registers of inline
