@@ -431,6 +431,11 @@ std::vector<std::string> normalize_run_arguments(const std::vector<std::string>&
                                               "-m64",
                                               "-w",
                                               "-Wno-deprecated-gpu-targets",
+                                              "--expt-relaxed-constexpr",
+                                              "--expt-extended-lambda",
+                                              "--extended-lambda",
+                                              "-res-usage",
+                                              "--resource-usage",
                                               "--debug",
                                               "-O0",
                                               "-O1",
@@ -479,6 +484,16 @@ std::vector<std::string> normalize_run_arguments(const std::vector<std::string>&
       out.push_back("--nvcc-flag=-gencode=" + v);
     } else if (value_of(t, "-code", &v) || value_of(t, "--gpu-code", &v)) {
       out.push_back("--nvcc-flag=-code=" + v);
+    } else if (value_of(t, "-Xptxas", &v) || value_of(t, "--ptxas-options", &v)) {
+      out.push_back("--nvcc-flag=-Xptxas=" + v);
+    } else if (value_of(t, "-maxrregcount", &v) || value_of(t, "--maxrregcount", &v)) {
+      out.push_back("--nvcc-flag=-maxrregcount=" + v);
+    } else if (value_of(t, "-Xnvlink", &v) || value_of(t, "--nvlink-options", &v)) {
+      out.push_back("--nvcc-flag=-Xnvlink=" + v);
+    } else if (value_of(t, "-ccbin", &v) || value_of(t, "--compiler-bindir", &v)) {
+      out.push_back("--nvcc-flag=-ccbin=" + v);
+    } else if (value_of(t, "-cudart", &v) || value_of(t, "--cudart", &v)) {
+      out.push_back("--nvcc-flag=-cudart=" + v);
     } else if (value_of(t, "-rdc", &v) || value_of(t, "--relocatable-device-code", &v)) {
       out.push_back("--nvcc-flag=-rdc=" + v);
     } else if (value_of(t, "-o", &v) || value_of(t, "--output-file", &v)) {
@@ -603,7 +618,11 @@ void setup_run(CLI::App& app, GlobalOptions& g) {
                  f.starts_with("-O") || f == "-g" || f == "-G" || f == "--debug" ||
                  f == "--device-debug" || f == "-lineinfo" || f == "--generate-line-info" ||
                  f == "-use_fast_math" || f == "--use_fast_math" || f == "-m64" || f == "-w" ||
-                 f == "-Wno-deprecated-gpu-targets") {
+                 f == "-Wno-deprecated-gpu-targets" || f.starts_with("-Xptxas=") ||
+                 f.starts_with("-maxrregcount=") || f.starts_with("-Xnvlink=") ||
+                 f.starts_with("-ccbin=") || f.starts_with("-cudart=") ||
+                 f == "--expt-relaxed-constexpr" || f == "--expt-extended-lambda" ||
+                 f == "--extended-lambda" || f == "-res-usage" || f == "--resource-usage") {
         if (o.gpu) {
           // -dc compiles without linking; a program to run needs both: relocatable device code.
           o.nvcc_flags.push_back(f == "-dc" || f == "-rdc" ? "-rdc=true" : f);
@@ -613,13 +632,13 @@ void setup_run(CLI::App& app, GlobalOptions& g) {
       } else {
         throw UsageError(
             fmt::format("{}: an nvcc flag gpulab run does not know; it takes -I -D -U -l -L "
-                        "-std -O -g -G -lineinfo -rdc -dc -Xcompiler -arch -gencode -code "
-                        "--use_fast_math (gpulab help run)",
+                        "-std -O -g -G -lineinfo -rdc -dc -Xcompiler -Xptxas -maxrregcount "
+                        "-arch -gencode -code --use_fast_math (gpulab help run)",
                         f),
             fmt::format(
                 "{}：gpulab run 不认识的 nvcc 选项（见 gpulab help run）；它接受 -I -D -U -l "
-                "-L -std -O -g -G -lineinfo -rdc -dc -Xcompiler -arch -gencode -code "
-                "--use_fast_math",
+                "-L -std -O -g -G -lineinfo -rdc -dc -Xcompiler -Xptxas -maxrregcount -arch "
+                "-gencode -code --use_fast_math",
                 f));
       }
     }

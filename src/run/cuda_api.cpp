@@ -14,6 +14,18 @@ namespace {
 
 constexpr std::string_view kFunctions[] = {GPULAB_CUDA_FUNCTIONS};
 constexpr std::string_view kNames[] = {GPULAB_CUDA_NAMES};
+constexpr std::string_view kHeaders[] = {GPULAB_CUDA_HEADERS};
+
+// A header of the toolkit's, by the name a program includes: the name itself or a folder of it
+// (<cuda/std/atomic> is in cuda/std).
+bool toolkit_header(std::string_view name) {
+  for (std::string_view n = name;;) {
+    if (std::binary_search(std::begin(kHeaders), std::end(kHeaders), n)) return true;
+    const std::size_t slash = n.rfind('/');
+    if (slash == std::string_view::npos) return false;
+    n = n.substr(0, slash);
+  }
+}
 
 }  // namespace
 
@@ -34,6 +46,27 @@ std::optional<std::string> missing_cuda_api(std::string_view diagnostics, Lang l
     if (end == std::string_view::npos) end = diagnostics.size();
     const std::string_view line = diagnostics.substr(at, end - at);
     at = end + 1;
+    // "FILE:LINE:COL: fatal error: cuda/barrier: No such file or directory"
+    if (const std::size_t fatal = line.find(": fatal error: "); fatal != std::string_view::npos) {
+      const std::string_view rest = line.substr(fatal + 15);
+      const std::size_t colon = rest.find(": No such file or directory");
+      if (colon != std::string_view::npos && toolkit_header(rest.substr(0, colon))) {
+        std::string_view place = line.substr(0, fatal);
+        if (const std::size_t col = place.rfind(':'); col != std::string_view::npos) {
+          place = place.substr(0, col);
+        }
+        return fmt::format(
+            fmt::runtime(std::string(tr(
+                lang,
+                "{}: <{}> is a CUDA toolkit header that gpulab's emulator does not provide "
+                "(docs/run.md lists what it runs); run the program on an NVIDIA GPU (--backend "
+                "gpu)",
+                "{}：<{}> 是 gpulab 模拟器没有提供的 CUDA 工具包头文件（docs/run.md 列出了它能运行"
+                "的内容）；请在 NVIDIA GPU 上运行这个程序（--backend gpu）"))),
+            place, rest.substr(0, colon));
+      }
+      continue;
+    }
     const std::size_t error = line.find(": error: ");
     if (error == std::string_view::npos) continue;
     std::string_view after = line.substr(error + 9);

@@ -18,7 +18,8 @@ std::span<const std::string_view> cuda_runtime_functions();
 bool is_cuda_api_name(std::string_view name);
 
 // g++'s diagnostics of a failed emulator build: when they say a name of the CUDA runtime API was
-// not declared, one line naming it, where it stands, and what to do; nothing otherwise.
+// not declared, or that a header of the CUDA toolkit (<cuda/barrier>, <mma.h>) is missing, one
+// line naming it, where it stands, and what to do; nothing otherwise.
 std::optional<std::string> missing_cuda_api(std::string_view gxx_diagnostics, Lang lang);
 
 }  // namespace gpulab::run

@@ -197,4 +197,13 @@ TEST_CASE("missing CUDA API: g++'s 'not declared' for a runtime name becomes one
   CHECK_FALSE(missing_cuda_api("/p.cu:2:3: error: 'cudaMallocc' was not declared in this scope\n",
                                Lang::en));
   CHECK_FALSE(missing_cuda_api("/p.cu:2:3: error: expected ';' before 'cudaMalloc'\n", Lang::en));
+  // A header of the toolkit's that the kit lacks (simpleAWBarrier's <cuda/barrier>).
+  CHECK(missing_cuda_api("/p.cu:33:10: fatal error: cuda/barrier: No such file or directory\n",
+                         Lang::en) ==
+        "/p.cu:33: <cuda/barrier> is a CUDA toolkit header that gpulab's emulator does not provide "
+        "(docs/run.md lists what it runs); run the program on an NVIDIA GPU (--backend gpu)");
+  CHECK(missing_cuda_api("/p.cu:1:10: fatal error: cuda/std/atomic: No such file or directory\n",
+                         Lang::en));
+  CHECK_FALSE(
+      missing_cuda_api("/p.cu:1:10: fatal error: mine.h: No such file or directory\n", Lang::en));
 }

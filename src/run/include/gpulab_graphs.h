@@ -93,6 +93,14 @@ cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t*
 cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType* type);
 cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph,
                                  unsigned long long flags = 0);
+// CUDA 11's form, which cuda_runtime.h still offers C++ programs: no error node or log is given.
+inline cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph,
+                                        cudaGraphNode_t* error_node, char* log, size_t log_bytes) {
+  (void)error_node;
+  (void)log;
+  (void)log_bytes;
+  return cudaGraphInstantiate(exec, graph, 0ULL);
+}
 cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph,
                                 cudaGraphExecUpdateResultInfo* result);
 cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream);
