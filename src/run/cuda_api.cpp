@@ -27,6 +27,12 @@ bool toolkit_header(std::string_view name) {
   }
 }
 
+// FILE:LINE of a diagnostic's FILE:LINE:COL.
+std::string_view file_line(std::string_view place) {
+  const std::size_t col = place.rfind(':');
+  return col == std::string_view::npos ? place : place.substr(0, col);
+}
+
 }  // namespace
 
 std::span<const std::string_view> cuda_runtime_functions() {
@@ -51,10 +57,7 @@ std::optional<std::string> missing_cuda_api(std::string_view diagnostics, Lang l
       const std::string_view rest = line.substr(fatal + 15);
       const std::size_t colon = rest.find(": No such file or directory");
       if (colon != std::string_view::npos && toolkit_header(rest.substr(0, colon))) {
-        std::string_view place = line.substr(0, fatal);
-        if (const std::size_t col = place.rfind(':'); col != std::string_view::npos) {
-          place = place.substr(0, col);
-        }
+        const std::string_view place = file_line(line.substr(0, fatal));
         return fmt::format(
             fmt::runtime(std::string(tr(
                 lang,
@@ -88,11 +91,7 @@ std::optional<std::string> missing_cuda_api(std::string_view diagnostics, Lang l
     }
     const std::string_view name = after.substr(0, name_end);
     if (!is_cuda_api_name(name)) continue;
-    // FILE:LINE, without the column.
-    std::string_view place = line.substr(0, error);
-    if (const std::size_t col = place.rfind(':'); col != std::string_view::npos) {
-      place = place.substr(0, col);
-    }
+    const std::string_view place = file_line(line.substr(0, error));
     return fmt::format(
         fmt::runtime(std::string(
             tr(lang,
