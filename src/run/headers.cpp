@@ -4,7 +4,6 @@
 #include <set>
 #include <string>
 
-#include "run/program.hpp"
 #include "run/rewrite.hpp"
 
 namespace gpulab::run {
@@ -30,7 +29,9 @@ bool system_header(const fs::path& p) {
 }
 
 std::vector<fs::path> user_headers(const fs::path& file, std::string_view text,
-                                   const HeaderSearch& search, std::size_t limit) {
+                                   const HeaderSearch& search,
+                                   const std::function<std::string(const fs::path&)>& read,
+                                   std::size_t limit) {
   std::vector<fs::path> found;
   std::set<fs::path> seen = {normal(file)};
   // Where the compiler looks, in its order: quoted names in the including file's folder and the
@@ -63,7 +64,7 @@ std::vector<fs::path> user_headers(const fs::path& file, std::string_view text,
       }
       found.push_back(header);
       if (found.size() >= limit) break;
-      pending.emplace_back(header, read_file(header));
+      pending.emplace_back(header, read(header));
     }
   }
   return found;

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -20,9 +22,11 @@ struct HeaderSearch {
 // the order first found; absolute and normal. A directive in a branch the preprocessor skips counts
 // too (treating a header that is never compiled does no harm); a header that cannot be found is
 // left to the compiler. At most `limit` headers.
-std::vector<std::filesystem::path> user_headers(const std::filesystem::path& file,
-                                                std::string_view text, const HeaderSearch& search,
-                                                std::size_t limit = 1000);
+// `read` gives a header's text.
+std::vector<std::filesystem::path> user_headers(
+    const std::filesystem::path& file, std::string_view text, const HeaderSearch& search,
+    const std::function<std::string(const std::filesystem::path&)>& read,
+    std::size_t limit = 1000);
 
 // True for a header of the system or of a toolkit (/usr/..., /opt/...): not rewritten.
 bool system_header(const std::filesystem::path& p);

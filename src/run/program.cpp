@@ -219,6 +219,8 @@ Kit load_kit(Lang lang) {
   h.add(file_stamp(*dir / "lib/libgpulab_cudart.a"));
   h.add(file_stamp(*dir / "lib/libgpulab_simt.a"));
   h.add(file_stamp(*dir / "lib/libgpulab_cublas.a"));
+  h.add(file_stamp(*dir / "lib/libgpulab_calc.a"));
+  h.add(file_stamp(*dir / "lib/libgpulab_profile.a"));
   h.add(file_stamp(*dir / "include/cuda_runtime.h"));
   kit.id = h.hex();
   return kit;
@@ -631,7 +633,7 @@ Build build_program(const BuildRequest& r) {
       search.kit_include = kit.dir / "include";
       search.quote_dirs = {file.parent_path()};
       search.include_dirs = include_dirs;
-      for (const fs::path& h : user_headers(file, text, search)) {
+      for (const fs::path& h : user_headers(file, text, search, read_file)) {
         if (unsupported.count(h) != 0) continue;
         Rewritten rewritten = rewrite_for_emulator(read_file(h), h.string());
         const fs::path copy = shadow_path(work / "headers", h);
@@ -790,9 +792,10 @@ Build build_program(const BuildRequest& r) {
       if (kCudaLibraries.count(f) == 0) user_libraries.push_back(f);
     }
     const std::size_t after_objects = link.size();
-    link.insert(link.end(),
-                {"-Wl,--whole-archive", (kit.dir / "lib/libgpulab_cudart.a").string(),
-                 "-Wl,--no-whole-archive", (kit.dir / "lib/libgpulab_simt.a").string()});
+    link.insert(link.end(), {"-Wl,--whole-archive", (kit.dir / "lib/libgpulab_cudart.a").string(),
+                             "-Wl,--no-whole-archive", (kit.dir / "lib/libgpulab_simt.a").string(),
+                             (kit.dir / "lib/libgpulab_profile.a").string(),
+                             (kit.dir / "lib/libgpulab_calc.a").string()});
     link.insert(link.begin() + static_cast<std::ptrdiff_t>(after_objects), user_libraries.begin(),
                 user_libraries.end());
     if (cublas) {

@@ -10,6 +10,7 @@
 
 #include "run/cuda_api.hpp"
 #include "run/headers.hpp"
+#include "run/program.hpp"
 #include "run/removed_api.hpp"
 #include "run/rewrite.hpp"
 
@@ -51,7 +52,7 @@ TEST_CASE("user_headers: found as the compiler finds them, the system's and the 
   const std::string main_text =
       "#include \"local.cuh\"\n#include <angled.h>\n#include <cuda_runtime.h>\n"
       "#include <cstdio>\n#include \"missing.h\"\n";
-  const auto headers = user_headers(root / "src" / "main.cu", main_text, search);
+  const auto headers = user_headers(root / "src" / "main.cu", main_text, search, read_file);
   std::vector<std::string> names;
   for (const fs::path& h : headers) names.push_back(h.lexically_relative(root).string());
   std::sort(names.begin(), names.end());
