@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/i18n.hpp"
+#include "core/output.hpp"
 
 namespace gpulab::run {
 
