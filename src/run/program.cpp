@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -145,6 +146,24 @@ std::string first_lines(const std::string& text, std::size_t max_lines) {
   }
   if (pos >= text.size()) return text;
   return text.substr(0, pos) + "[... more compiler output cut]\n";
+}
+
+// nvcc's words for what the emulator's headers refuse with a static_assert that g++ words its own
+// way: parameters past 32764 bytes (cuda_runtime.h's formal_parameter_space<REQUIRED, MAX>) get
+// nvcc's "Formal parameter space overflowed (N bytes required, max M bytes allowed)", at the launch
+// g++ names last ("required from here").
+std::string nvcc_words(const std::string& diagnostics) {
+  static const std::regex overflow(R"(formal_parameter_space<([0-9]+)[ul]*, ([0-9]+)[ul]*>)");
+  static const std::regex here(R"((^|\n)([^\n:]+:[0-9]+):[0-9]+:\s+required from here)");
+  std::smatch m;
+  if (!std::regex_search(diagnostics, m, overflow)) return "";
+  std::string where;
+  for (auto it = std::sregex_iterator(diagnostics.begin(), diagnostics.end(), here);
+       it != std::sregex_iterator(); ++it) {
+    where = (*it)[2].str() + ": ";
+  }
+  return where + "error: Formal parameter space overflowed (" + m[1].str() +
+         " bytes required, max " + m[2].str() + " bytes allowed)\n";
 }
 
 struct Kit {
@@ -478,7 +497,8 @@ Build build_program(const BuildRequest& r) {
           tr(lang, "[the compiler ran past its time limit]\n", "[编译器超过了时间限制]\n");
     }
     throw RuntimeFailure(both("{} could not compile {}:\n{}", "{} 无法编译 {}：\n{}",
-                              compiler->name, what.string(), first_lines(diagnostics, 40)));
+                              compiler->name, what.string(),
+                              nvcc_words(diagnostics) + first_lines(diagnostics, 40)));
   };
 
   if (r.target == Target::gpu) {

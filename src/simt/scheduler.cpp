@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "simt/guard.hpp"
 #include "simt/race_check.hpp"
 #include "simt/sanitizers.hpp"
 
@@ -282,9 +283,11 @@ void BlockRunner::switch_to(ctx::fiber&& target, StackBounds target_stack, From 
   from_stack_ = current_stack_;
   current_stack_ = target_stack;
   void* fake_stack = nullptr;
+  GuardPoint* const guard = tl_guard_point;  // each context keeps its own recovery point
   asan_start_switch(&fake_stack, target_stack);
   ctx::fiber incoming = std::move(target).resume();
   asan_finish_switch(fake_stack, nullptr);
+  tl_guard_point = guard;
   accept(std::move(incoming));
 }
 
@@ -369,7 +372,12 @@ ctx::fiber BlockRunner::loop_entry(ctx::fiber&& incoming) {
   accept(std::move(incoming));
   while (!retiring_) {
     try {
-      thread_loop();
+      // A kernel's illegal access comes back here (guard.hpp) and fails the block.
+      CaughtSignal caught;
+      if (!run_guarded([](void* r) { static_cast<BlockRunner*>(r)->thread_loop(); }, this,
+                       &caught)) {
+        caught_signal(caught);
+      }
     } catch (const Unwind&) {
       // The thread's stack is unwound; the block is being abandoned or has faulted.
     } catch (...) {

@@ -18,6 +18,7 @@
 namespace gpulab::simt::detail {
 
 class RaceChecker;
+struct CaughtSignal;
 
 // What every block of one launch shares.
 struct LaunchShape {
@@ -102,6 +103,8 @@ class BlockRunner {
                                                                  int width,
                                                                  const std::source_location& where);
   void set_fault(KernelFault::Kind kind, std::string message);
+  // A fault the signal handler caught in this block's kernel code (guard.cpp).
+  void caught_signal(const CaughtSignal& caught);
   std::string block_name() const;
   // lane_waiting: a lane that waits at the collective to describe.
   std::string describe_warp_deadlock(std::uint32_t warp, std::uint32_t lane_waiting) const;

@@ -324,6 +324,7 @@ struct LaunchConfig {
   dim3 grid, block;
   size_t dynamic_shared_bytes = 0;
   cudaStream_t stream = nullptr;
+  bool cooperative = false;  // cudaLaunchCooperativeKernel: every block resident at once
 };
 inline LaunchConfig config(dim3 grid, dim3 block, size_t dynamic_shared_bytes = 0,
                            cudaStream_t stream = nullptr) {
@@ -358,6 +359,17 @@ inline constexpr bool kCompiledThreadLoop = !kProfiledBuild;
 
 // The kernel parameter space of CUDA 12.1 and newer on Volta and newer GPUs (4 KB before).
 inline constexpr size_t kMaxParameterBytes = 32764;
+
+// Parameters past the limit are a compile error, as with nvcc ("Formal parameter space overflowed
+// (32776 bytes required, max 32764 bytes allowed)"): g++ names this class with both numbers, and
+// gpulab run says nvcc's sentence with them (run/program.cpp).
+template <size_t Required, size_t Max = kMaxParameterBytes>
+struct formal_parameter_space {
+  static_assert(Required <= Max,
+                "Formal parameter space overflowed: a kernel's parameters take more than 32764 "
+                "bytes, CUDA's limit / 内核参数超过 CUDA 的 32764 字节上限");
+  static constexpr bool fits = true;
+};
 
 template <class... P>
 constexpr size_t parameter_bytes() {
@@ -463,9 +475,7 @@ struct Launcher {
       }
     }();
     if constexpr (typed) {
-      static_assert(Params::bytes <= kMaxParameterBytes,
-                    "a kernel's parameters take more than 32764 bytes, CUDA's limit (nvcc: "
-                    "\"Formal parameter space overflowed\") / 内核参数超过 CUDA 的 32764 字节上限");
+      static_assert(formal_parameter_space<Params::bytes>::fits);
       // The arguments are converted to the kernel's parameters once, on the host, as a GPU's
       // launch does; each CUDA thread gets its own copy of the parameters.
       struct Closure {
@@ -492,9 +502,7 @@ struct Launcher {
                 }
               : nullptr);
     } else {
-      static_assert(parameter_bytes<std::decay_t<Args>...>() <= kMaxParameterBytes,
-                    "a kernel's parameters take more than 32764 bytes, CUDA's limit (nvcc: "
-                    "\"Formal parameter space overflowed\") / 内核参数超过 CUDA 的 32764 字节上限");
+      static_assert(formal_parameter_space<parameter_bytes<std::decay_t<Args>...>()>::fits);
       // The kernel's type is not known here (an overloaded kernel, a template with deduced
       // arguments): the arguments are evaluated once, on the host, and each CUDA thread gets its
       // own copy of the parameters.
@@ -641,6 +649,7 @@ inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, vo
 #define __CUDACC_VER_MINOR__ 0
 #endif
 
+#include "gpulab_cooperative.h"
 #include "gpulab_graphs.h"
 
 // Kernel printf goes to the device's buffer (see gpulab_rt_printf); std::printf too.

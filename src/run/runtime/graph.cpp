@@ -169,6 +169,16 @@ bool register_kernel_erased(const void* address, const char* name, LaunchFromArg
   return true;
 }
 
+bool registered_kernel(const void* address, const char** name, LaunchFromArguments* launch) {
+  Graphs& g = graphs();
+  std::lock_guard lock(g.mutex);
+  const auto it = g.kernels.find(address);
+  if (it == g.kernels.end()) return false;
+  *name = it->second.first;
+  *launch = it->second.second;
+  return true;
+}
+
 bool graph_record_launch(const LaunchSite& site, const void* kernel, const LaunchConfig& config,
                          void (*run_thread)(const void*), const void* closure,
                          size_t closure_bytes) {

@@ -19,4 +19,8 @@ bool graph_record_memset(void* dst, int value, size_t count, cudaStream_t stream
 bool graph_record_event(cudaEvent_t event, cudaStream_t stream);
 bool graph_wait_event(cudaStream_t stream, cudaEvent_t event);
 
+// The kernel the rewrite registered at `address` (its name and its launch from an array of
+// pointers to its arguments): false when there is none.
+bool registered_kernel(const void* address, const char** name, LaunchFromArguments* launch);
+
 }  // namespace gpulab::rt

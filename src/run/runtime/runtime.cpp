@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <atomic>
 #include <chrono>
 #include <cstdarg>
@@ -30,9 +31,11 @@
 #include "cuda_runtime.h"
 #include "run/report.hpp"
 #include "run/runtime/child.hpp"
+#include "run/runtime/cooperative.hpp"
 #include "run/runtime/graph.hpp"
 #include "run/runtime/heap.hpp"
 #include "simt/access_record.hpp"
+#include "simt/guard.hpp"
 #include "simt/memory_check.hpp"
 #include "simt/profile_gather.hpp"
 #include "simt/scheduler.hpp"
@@ -148,6 +151,7 @@ cudaError_t error_from_name(const std::string& name) {
       {"cudaErrorInvalidConfiguration", cudaErrorInvalidConfiguration},
       {"cudaErrorMemoryAllocation", cudaErrorMemoryAllocation},
       {"cudaErrorLaunchOutOfResources", cudaErrorLaunchOutOfResources},
+      {"cudaErrorCooperativeLaunchTooLarge", cudaErrorCooperativeLaunchTooLarge},
   };
   const auto it = names.find(name);
   return it == names.end() ? cudaErrorUnknown : it->second;
@@ -194,6 +198,8 @@ cudaError_t error_of(simt::KernelFault::Kind kind) {
   switch (kind) {
     case simt::KernelFault::Kind::assertion:
       return cudaErrorAssert;
+    case simt::KernelFault::Kind::illegal_address:
+      return cudaErrorIllegalAddress;
     default:
       // A trap, and what a GPU would meet as one: an unspecified launch failure.
       return cudaErrorLaunchFailure;
@@ -204,20 +210,6 @@ std::string site_text(const char* file, int line) {
   return std::string(file) + ":" + std::to_string(line);
 }
 
-const char* kind_name(simt::AllocationKind k) {
-  switch (k) {
-    case simt::AllocationKind::device:
-      return "cudaMalloc";
-    case simt::AllocationKind::managed:
-      return "cudaMallocManaged";
-    case simt::AllocationKind::host_pinned:
-      return "cudaMallocHost";
-    case simt::AllocationKind::device_heap:
-      return "malloc in a kernel";
-  }
-  return "";
-}
-
 void report_leaks(const char* when) {
   for (const simt::Allocation& a : simt::live_allocations()) {
     // The device heap goes away with the context; compute-sanitizer's leak check does not list it.
@@ -225,7 +217,7 @@ void report_leaks(const char* when) {
     write_line({{report::kEventField, report::event::finding},
                 {report::kKindField, report::kind::leak},
                 {"bytes", a.bytes},
-                {"allocator", kind_name(a.kind)},
+                {"allocator", simt::allocator_name(a.kind)},
                 {"site", a.site},
                 {"when", when}});
   }
@@ -289,6 +281,8 @@ void at_exit() {
 // A crash: say where (which kernel, block and thread, when it was in one), then die of it.
 // Written with snprintf (async-signal-safe), so the "crash" event's line is spelled out here.
 void on_crash(int sig, siginfo_t* info, void* context) {
+  // A fault in kernel code fails its launch, as on a GPU, and the program goes on.
+  simt::detail::recover(sig, info, context);
   char line[768];
   const char* kernel = g_running_kernel.load();
   // The faulting instruction: gpulab names its FILE:LINE with addr2line.
@@ -320,7 +314,11 @@ void on_crash(int sig, siginfo_t* info, void* context) {
   if (fd >= 0 && n > 0) {
     [[maybe_unused]] const ssize_t w = ::write(fd, line, static_cast<std::size_t>(n));
   }
-  // SA_RESETHAND restored the default action: returning re-runs the fault (or abort re-raises).
+  // With the default action back, returning re-runs the fault (or abort re-raises).
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  sigaction(sig, &dfl, nullptr);
 }
 
 // Runs before main(): reads the settings and opens the report.
@@ -347,11 +345,12 @@ struct Startup {
       simt::enable_memory_checks();
       s.settings.workers = 1;  // one block after another: the same findings every run
     }
-    // Crash reports need a stack of their own only for stack overflows, which this cannot catch
-    // on a fiber's stack anyway; faults on a good stack are reported.
+    // On the alternate stack where a worker has one (simt/guard.cpp), so that a CUDA thread's
+    // stack overflow is caught too. Not reset on delivery: a kernel's fault is recovered from,
+    // and the next one must be caught as well.
     struct sigaction sa {};
     sa.sa_sigaction = on_crash;
-    sa.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_NODEFER;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
     sigemptyset(&sa.sa_mask);
     for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) sigaction(sig, &sa, nullptr);
     std::atexit(at_exit);
@@ -593,6 +592,7 @@ void launch_erased(const LaunchSite& site, const void* kernel, const LaunchConfi
   // gpulab run compiled the program so
   options.assume_instrumented = s.settings.check || s.settings.profile;
   options.max_reports = 16;
+  options.cooperative = config.cooperative;
   const simt::detail::ErasedKernel erased{kernel, run_thread, closure, run_threads};
   json line = {{report::kEventField, report::event::launch},
                {"kernel", site.callee},
@@ -632,6 +632,7 @@ void launch_erased(const LaunchSite& site, const void* kernel, const LaunchConfi
   cudaError_t error = cudaSuccess;
   std::uint64_t barriers = 0;
   try {
+    if (config.cooperative) check_cooperative_fits(kernel, config);
     const simt::LaunchStats st = simt::detail::launch_erased(erased, config.grid, config.block,
                                                              config.dynamic_shared_bytes, options);
     line["threads"] = st.threads;
@@ -801,13 +802,33 @@ cudaError_t func_get_attributes(cudaFuncAttributes* a, const void* kernel) {
   return cudaSuccess;
 }
 
-cudaError_t occupancy_max_active_blocks(int* blocks, const void*, int block_size, size_t) {
+cudaError_t occupancy_max_active_blocks(int* blocks, const void* kernel, int block_size,
+                                        size_t dynamic_shared_bytes) {
   if (blocks == nullptr || block_size <= 0 || block_size > 1024) {
     return set_error(cudaErrorInvalidValue);
   }
-  // The emulator runs one block per worker at a time.
-  *blocks = 1;
+  // The occupancy calculator's rules for the H100 the emulator's limits are (cooperative.hpp):
+  // what a cooperative launch may use per "SM", one per worker thread.
+  *blocks = blocks_per_sm(kernel, block_size, dynamic_shared_bytes);
   return cudaSuccess;
+}
+
+// cudaLaunchKernel and cudaLaunchCooperativeKernel: the registered kernel's launch, made from the
+// array of pointers to its arguments. Returns the launch's own error (a configuration error, or
+// the sticky error of a faulted context); a good launch leaves the last error as it was.
+cudaError_t launch_registered(const void* func, const LaunchConfig& config, void** args,
+                              const std::source_location& where) {
+  const char* name = nullptr;
+  LaunchFromArguments launch = nullptr;
+  if (func == nullptr || !registered_kernel(func, &name, &launch)) {
+    return set_error(cudaErrorInvalidDeviceFunction);
+  }
+  const cudaError_t before = t_last_error;
+  t_last_error = cudaSuccess;
+  launch(func, LaunchSite{name, where.file_name(), static_cast<int>(where.line())}, config, args);
+  const cudaError_t e = t_last_error;
+  if (e == cudaSuccess) t_last_error = before;
+  return e;
 }
 
 }  // namespace gpulab::rt
@@ -856,6 +877,27 @@ extern "C" int gpulab_rt_printf(const char* format, ...) {
 extern "C" void __assert_fail(const char* expression, const char* file, unsigned line,
                               const char* function) noexcept __attribute__((__noreturn__));
 
+namespace {
+// A function's name as nvcc's __PRETTY_FUNCTION__ spells it: g++ writes `const int*` and `int&`,
+// nvcc (the EDG front end) `const int *` and `int &` (measured on an H100: `void
+// check_positive(const int *, int)`).
+std::string nvcc_function_name(const char* gcc) {
+  std::string out;
+  for (const char* p = gcc; *p != '\0'; ++p) {
+    const char c = *p;
+    if ((c == '*' || c == '&') && !out.empty()) {
+      const char before = out.back();
+      if (std::isalnum(static_cast<unsigned char>(before)) || before == '_' || before == '>' ||
+          before == ']' || before == ')') {
+        out += ' ';
+      }
+    }
+    out += c;
+  }
+  return out;
+}
+}  // namespace
+
 void gpulab_rt_assert_fail(const char* expression, const char* file, unsigned line,
                            const char* function) {
   if (gpulab::simt::detail::tl_runner == nullptr) __assert_fail(expression, file, line, function);
@@ -863,8 +905,8 @@ void gpulab_rt_assert_fail(const char* expression, const char* file, unsigned li
   char text[1024];
   std::snprintf(text, sizeof text,
                 "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n", file,
-                line, function, blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y,
-                threadIdx.z, expression);
+                line, nvcc_function_name(function).c_str(), blockIdx.x, blockIdx.y, blockIdx.z,
+                threadIdx.x, threadIdx.y, threadIdx.z, expression);
   {
     auto& s = state();
     std::lock_guard lock(s.mutex);
@@ -879,14 +921,33 @@ void gpulab_rt_assert_fail(const char* expression, const char* file, unsigned li
           expression + ") failed at " + file + ":" + std::to_string(line) + " in " + function);
 }
 
+// ---- Launches by address (gpulab_cooperative.h)
+
+cudaError_t cudaLaunchKernel(const void* func, dim3 grid, dim3 block, void** args,
+                             size_t shared_bytes, cudaStream_t stream, std::source_location where) {
+  return gpulab::rt::launch_registered(
+      func, gpulab::rt::LaunchConfig{grid, block, shared_bytes, stream, false}, args, where);
+}
+
+cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 grid, dim3 block, void** args,
+                                        size_t shared_bytes, cudaStream_t stream,
+                                        std::source_location where) {
+  return gpulab::rt::launch_registered(
+      func, gpulab::rt::LaunchConfig{grid, block, shared_bytes, stream, true}, args, where);
+}
+
 // ---- Errors
 
+// The host thread's last error, as CUDA keeps it: every call that fails sets it (after a kernel
+// fault every call fails with the sticky error, and so sets it again); cudaGetLastError returns it
+// and resets it to cudaSuccess, cudaPeekAtLastError leaves it. Neither asks the device: a second
+// cudaGetLastError with no failing call in between returns cudaSuccess, also after a fault (as
+// measured on an H100).
 cudaError_t cudaGetLastError(void) {
-  auto& s = state();
   {
+    auto& s = state();
     std::lock_guard lock(s.mutex);
     s.unchecked = false;
-    if (s.sticky != cudaSuccess) return s.sticky;
   }
   const cudaError_t e = gpulab::rt::t_last_error;
   gpulab::rt::t_last_error = cudaSuccess;
@@ -897,7 +958,6 @@ cudaError_t cudaPeekAtLastError(void) {
   auto& s = state();
   std::lock_guard lock(s.mutex);
   s.unchecked = false;
-  if (s.sticky != cudaSuccess) return s.sticky;
   return gpulab::rt::t_last_error;
 }
 
@@ -1028,7 +1088,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int device) {
   p->managedMemory = 1;
   p->pageableMemoryAccess = 1;
   p->concurrentManagedAccess = 1;
-  p->cooperativeLaunch = 0;
+  p->cooperativeLaunch = 1;  // cudaLaunchCooperativeKernel: every block on a thread of its own
   p->sharedMemPerBlockOptin = 227 * 1024;
   p->maxBlocksPerMultiProcessor = 32;
   p->reservedSharedMemPerBlock = 1024;
