@@ -39,6 +39,9 @@ constexpr std::size_t kWindowAlignment = 16;
 // What a GPU allocates a block's shared memory in (sharedMemAllocationUnitSize on sm_90): an
 // access past the window but inside this rounding may go unnoticed there.
 constexpr std::size_t kGpuSharedUnit = 128;
+// How far past the window a GPU may read without faulting: the rounding and the 1 KiB a GPU keeps
+// per block since compute capability 8.0 (an H100 ran a PMPP merge that reads past its tile).
+constexpr std::size_t kGpuSharedSlack = kGpuSharedUnit + 1024;
 
 // One per OS thread that runs blocks: kDynamicSharedCapacity bytes (rounded up to pages), then a
 // PROT_NONE page. A launch's window ends where that page begins; the whole pages below the window
@@ -224,9 +227,12 @@ std::string describe_caught(const CaughtSignal& c, StackBounds stack,
       s += bytes_away(a - end, "past the end of") + " the dynamic shared memory (" +
            std::to_string(dynamic_shared_bytes) + " bytes given at launch, the third <<<>>> " +
            "argument)";
-      if (a < start + round_up(dynamic_shared_bytes, kGpuSharedUnit)) {
-        s += ". A GPU rounds a block's shared memory up to " + std::to_string(kGpuSharedUnit) +
-             " bytes and may not fault there: the access is out of bounds either way";
+      if (a < end + kGpuSharedSlack) {
+        s += ". A GPU may not stop at an access just past the end (an H100 rounds a block's "
+             "shared memory up to " +
+             std::to_string(kGpuSharedUnit) +
+             " bytes and keeps 1 KiB more per block): it is out of bounds either way, the bug a "
+             "GPU hides";
       }
     } else {
       s += bytes_away(start - a, "before the start of") + " the dynamic shared memory (" +
