@@ -589,9 +589,11 @@ Build build_program(const BuildRequest& r) {
                                  "-I" + (kit.dir / "include").string()});
       } else {
         argv.insert(argv.end(),
-                    {"-std=c++20", checked ? "-O1" : "-O2", "-g", "-fno-extern-tls-init", "-iquote",
-                     file.parent_path().string(), "-I" + (kit.dir / "include").string(), "-include",
-                     "cuda_runtime.h"});
+                    {"-std=c++20", checked ? "-O1" : "-O2", "-g", "-fno-extern-tls-init",
+                     // new in a kernel gives nullptr when the device heap is full, as on a GPU:
+                     // the program's test of the pointer must stay.
+                     "-fcheck-new", "-iquote", file.parent_path().string(),
+                     "-I" + (kit.dir / "include").string(), "-include", "cuda_runtime.h"});
         if (checked) argv.insert(argv.end(), kit.check_flags.begin(), kit.check_flags.end());
         // Every basic block calls a hook (the branches); aggregates are not split into scalars,
         // so that a float4 is one 16-byte access as on a GPU, not four 4-byte ones.
@@ -642,11 +644,10 @@ Build build_program(const BuildRequest& r) {
     }
     link.insert(link.end(), kit.link_flags.begin(), kit.link_flags.end());
     if (checked) {
-      // A kernel's malloc and new are device memory: the runtime's wrappers
-      // (run/runtime/device_heap.cpp) tell the checks about them.
-      link.push_back(
-          "-Wl,--wrap=malloc,--wrap=calloc,--wrap=free,--wrap=_Znwm,--wrap=_Znam,--wrap=_ZdlPv,"
-          "--wrap=_ZdaPv,--wrap=_ZdlPvm,--wrap=_ZdaPvm");
+      // What a library allocates for a kernel's own code is device memory: the runtime's
+      // wrappers (run/runtime/device_heap.cpp) tell the checks about it. (A kernel's malloc, free,
+      // new and delete are the device heap's already: run/runtime/heap.cpp.)
+      link.push_back("-Wl,--wrap=malloc,--wrap=calloc,--wrap=free");
     }
     link.insert(link.end(), {"-lpthread", "-ldl", "-o", out.string()});
     const ProcessResult l = compile(link);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "simt/device_api.hpp"
+#include "simt/kernel_code.hpp"
 #include "simt/memory_check.hpp"
 
 namespace gpulab::simt::detail {
@@ -102,6 +103,7 @@ unsigned run_cooperative(unsigned threads, void (*work)(const void*, unsigned), 
 }
 
 void grid_sync(const std::source_location& where) {
+  const EmulatorCode emulator;  // kernel_code.hpp
   GridBarrier* const grid = tl_grid;
   if (grid == nullptr) {
     invalid_device_call(

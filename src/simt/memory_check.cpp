@@ -76,13 +76,23 @@ State& state() {
   return *s;
 }
 
-// The entry whose padded block holds `p` (lock held).
+// The entry that holds `p`, else the nearest one within kPad of it (lock held). Allocations may lie
+// closer together than kPad (the device heap's blocks): one that holds `p` comes first.
 std::map<std::uintptr_t, Entry>::iterator entry_near(State& s, std::uintptr_t p) {
-  auto it = s.allocations.upper_bound(p + kPad);
-  if (it == s.allocations.begin()) return s.allocations.end();
-  --it;
-  if (p + kPad >= it->first && p < it->first + it->second.bytes + kPad) return it;
-  return s.allocations.end();
+  const auto next = s.allocations.upper_bound(p);  // the first that starts after p
+  auto before = s.allocations.end();
+  if (next != s.allocations.begin()) {
+    before = std::prev(next);
+    if (p < before->first + before->second.bytes) return before;  // inside it
+  }
+  const std::uintptr_t past_before =
+      before != s.allocations.end() && p < before->first + before->second.bytes + kPad
+          ? p - (before->first + before->second.bytes)
+          : UINTPTR_MAX;
+  const std::uintptr_t to_next =
+      next != s.allocations.end() && p + kPad >= next->first ? next->first - p : UINTPTR_MAX;
+  if (past_before == UINTPTR_MAX && to_next == UINTPTR_MAX) return s.allocations.end();
+  return past_before <= to_next ? before : next;
 }
 
 void scan_program(State& s) {
@@ -173,6 +183,22 @@ void check_race(State& s, std::uintptr_t address, std::size_t size, bool write, 
   }
 }
 
+// Records an allocation; `block` (malloc's) or the mapping of `mapped` bytes is what release()
+// gives back, nothing when both are empty.
+void add_entry(std::uintptr_t begin, std::size_t bytes, AllocationKind kind, std::string site,
+               void* block, std::size_t mapped) {
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  Entry e;
+  e.bytes = bytes;
+  e.kind = kind;
+  e.site = std::move(site);
+  e.block = block;
+  e.mapped = mapped;
+  if (s.checks) e.written = std::make_unique<std::uint8_t[]>(bytes);  // zeroed: nothing written
+  s.allocations[begin] = std::move(e);
+}
+
 // Device memory (cudaMalloc, cudaMallocManaged) ends where a PROT_NONE page begins, so that a
 // kernel that reads or writes past it faults, as on a GPU, whose allocations are mapped in whole
 // pages: the size is rounded up to cudaMalloc's 256 bytes first, and an access inside that rounding
@@ -216,17 +242,12 @@ void* allocate(std::size_t bytes, AllocationKind kind, std::string site) {
                     both("out of memory: could not allocate {} bytes of (emulated) device memory",
                          "内存不足：无法分配 {} 字节（模拟的）设备内存", bytes));
   }
-  State& s = state();
-  std::lock_guard lock(s.mutex);
-  Entry e;
-  e.bytes = bytes;
-  e.kind = kind;
-  e.site = std::move(site);
-  e.block = block;
-  e.mapped = mapped;
-  if (s.checks) e.written = std::make_unique<std::uint8_t[]>(bytes);  // zeroed: nothing written
-  s.allocations[begin] = std::move(e);
+  add_entry(begin, bytes, kind, std::move(site), block, mapped);
   return reinterpret_cast<void*>(begin);
+}
+
+void register_allocation(void* begin, std::size_t bytes, AllocationKind kind, std::string site) {
+  add_entry(reinterpret_cast<std::uintptr_t>(begin), bytes, kind, std::move(site), nullptr, 0);
 }
 
 bool release(void* p, AllocationKind kind) {

@@ -30,6 +30,9 @@ struct Allocation {
 // Allocates like cudaMalloc (256-byte aligned, uninitialized); throws CudaError
 // (cudaErrorMemoryAllocation) when the host is out of memory. 0 bytes gives nullptr.
 void* allocate(std::size_t bytes, AllocationKind kind, std::string site);
+// Records memory its owner manages (the device heap's blocks in its arena) as an allocation; its
+// release() forgets it without freeing anything.
+void register_allocation(void* begin, std::size_t bytes, AllocationKind kind, std::string site);
 // Frees an allocation of this kind; false when `p` is not the start of one (nothing is freed).
 bool release(void* p, AllocationKind kind);
 // The allocation that holds `p`, if any.

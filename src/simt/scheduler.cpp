@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "simt/guard.hpp"
+#include "simt/kernel_code.hpp"
 #include "simt/race_check.hpp"
 #include "simt/sanitizers.hpp"
 
@@ -374,10 +375,13 @@ ctx::fiber BlockRunner::loop_entry(ctx::fiber&& incoming) {
     try {
       // A kernel's illegal access comes back here (guard.hpp) and fails the block.
       CaughtSignal caught;
-      if (!run_guarded([](void* r) { static_cast<BlockRunner*>(r)->thread_loop(); }, this,
-                       &caught)) {
-        caught_signal(caught);
+      bool ran = false;
+      {
+        const KernelCode kernel_code;  // kernel_code.hpp
+        ran = run_guarded([](void* r) { static_cast<BlockRunner*>(r)->thread_loop(); }, this,
+                          &caught);
       }
+      if (!ran) caught_signal(caught);
     } catch (const Unwind&) {
       // The thread's stack is unwound; the block is being abandoned or has faulted.
     } catch (...) {

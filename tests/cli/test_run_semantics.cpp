@@ -267,3 +267,17 @@ TEST_CASE("run: cuda::barrier arrive/wait and cuda::atomic_ref in a cooperative 
   check_output("aw_barrier", o);
   CHECK(o.report["findings"].empty());
 }
+
+// Issue 22, items 6 and 5 of issue 25: new and delete in a kernel come from the device heap that
+// malloc uses, and --check takes their blocks for device memory.
+TEST_CASE("run: new and delete in a kernel share the device heap with malloc", "[run]") {
+  const Outcome o = run_program("device_new");
+  check_output("device_new", o);
+  CHECK(o.report["findings"].empty());
+  const RunResult checked = run_gpulab(
+      {"run", "--backend", "cpu", "--check", "--json", (kPrograms / "device_new.cu").string()}, {},
+      {"XDG_CACHE_HOME=" + (work_dir() / "cache").string()});
+  CAPTURE(checked.err);
+  CHECK(checked.exit_code == 0);
+  CHECK(json::parse(checked.err)["findings"].empty());
+}

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "run/runtime/state.hpp"
+#include "simt/kernel_code.hpp"
 #include "simt/scheduler.hpp"
 #include "simt/simt.hpp"
 
@@ -36,6 +37,7 @@ extern "C" int gpulab_rt_printf(const char* format, ...) {
   if (gpulab::simt::detail::tl_runner == nullptr) {
     n = std::vprintf(format, args);  // host code: straight to stdout
   } else {
+    const gpulab::simt::detail::EmulatorCode emulator;  // the buffer is the host's memory
     char small[512];
     va_list copy;
     va_copy(copy, args);
@@ -91,6 +93,7 @@ std::string nvcc_function_name(const char* gcc) {
 void gpulab_rt_assert_fail(const char* expression, const char* file, unsigned line,
                            const char* function) {
   if (gpulab::simt::detail::tl_runner == nullptr) __assert_fail(expression, file, line, function);
+  gpulab::simt::detail::tl_kernel_code = false;  // the thread ends here (the fault is thrown)
   // The GPU's own message, printed to stderr when the host synchronises.
   char text[1024];
   std::snprintf(text, sizeof text,

@@ -12,6 +12,7 @@
 #include "run/runtime/heap.hpp"
 #include "run/runtime/state.hpp"
 #include "simt/access_record.hpp"
+#include "simt/kernel_code.hpp"
 #include "simt/profile_gather.hpp"
 #include "simt/scheduler.hpp"
 #include "simt/simt.hpp"
@@ -158,6 +159,8 @@ extern "C" int gpulab_rt_last_writer(const void* p, unsigned* block_thread) {
 void launch_erased(const LaunchSite& site, const void* kernel, const LaunchConfig& config,
                    void (*run_thread)(const void*), const void* closure, size_t closure_bytes,
                    void (*run_threads)(const void*, simt::detail::ThreadLoop&)) {
+  // A launch made in a kernel is the emulator's work: its allocations are the host's.
+  const simt::detail::EmulatorCode emulator;
   // A launch into a graph (stream capture, a kernel node) is recorded, not run.
   if (graph_record_launch(site, kernel, config, run_thread, closure, closure_bytes)) return;
   // A kernel launched a kernel (dynamic parallelism): it runs when its parent grid has ended.
