@@ -15,7 +15,7 @@
 #                            nvcc's words for kernel parameters past 32764 bytes (big_params.*),
 #                            nvcc_version.txt, gpu.txt
 # A line `// nvcc: FLAGS` in a program adds FLAGS to its nvcc command (-rdc=true for child launches).
-# Takes about a minute on an H100 host.
+# Takes about a minute on an H100 host. GPULAB and SEMANTICS_DIR override the binary and the folder.
 set -uo pipefail
 OUT=${OUT:-out}
 mkdir -p "$OUT"
@@ -24,8 +24,8 @@ mkdir -p "$WORK"
 export PATH=/usr/local/cuda/bin:$PATH
 export LD_LIBRARY_PATH=$PWD/build/gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export XDG_CACHE_HOME=/tmp/gpulab-run-sem-cache
-G=$PWD/build/gpu/bin/gpulab
-DIR=tests/run_corpus/gpu_semantics
+G=${GPULAB:-$PWD/build/gpu/bin/gpulab}
+DIR=${SEMANTICS_DIR:-tests/run_corpus/gpu_semantics}
 nvcc --version | tail -2 > "$WORK/nvcc_version.txt"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$WORK/gpu.txt" 2>&1
 table="$OUT/run_semantics_table.md"
@@ -97,5 +97,6 @@ echo "nvcc exit $?" >> "$WORK/big_params.nvcc.txt"
   echo "- nvcc: $(grep -m1 -i 'parameter' "$WORK/big_params.nvcc.txt")"
   echo "- gpulab run: $(grep -m1 'Formal parameter' "$WORK/big_params.cpu.txt")"
 } >> "$table"
+rm -f "$WORK"/*.bin
 tar czf "$OUT/run_semantics.tar.gz" -C "$(dirname "$WORK")" run_semantics
 cat "$table"
