@@ -281,3 +281,11 @@ TEST_CASE("run: new and delete in a kernel share the device heap with malloc", "
   CHECK(checked.exit_code == 0);
   CHECK(json::parse(checked.err)["findings"].empty());
 }
+
+TEST_CASE("run: a child graph node runs a copy of the child graph where it stands", "[run]") {
+  const Outcome o = run_program("child_graph");
+  check_output("child_graph", o);
+  CHECK(o.report["findings"].empty());
+  // Two kernels of the child per parent launch; the node added to the child later is not there.
+  CHECK(o.report["launches_total"] == 2 * 2);
+}

@@ -1,6 +1,6 @@
 // CUDA graphs on gpulab's emulator (included by cuda_runtime.h; implemented in
-// src/run/runtime/graph.cpp): stream capture and explicit graphs of kernel, memcpy, memset, host
-// and empty nodes, run in dependency order. Types and values are CUDA 13's.
+// src/run/runtime/graph.cpp): stream capture and explicit graphs of kernel, memcpy, memset, host,
+// empty and child graph nodes, run in dependency order. Types and values are CUDA 13's.
 #pragma once
 
 struct CUgraph_st;
@@ -87,6 +87,9 @@ cudaError_t cudaGraphAddHostNode(cudaGraphNode_t* node, cudaGraph_t graph,
                                  const struct cudaHostNodeParams* params);
 cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t* node, cudaGraph_t graph,
                                   const cudaGraphNode_t* dependencies, size_t count);
+cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                                       const cudaGraphNode_t* dependencies, size_t count,
+                                       cudaGraph_t child);
 cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* from,
                                      const cudaGraphNode_t* to, size_t count);
 cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t* count);
