@@ -191,6 +191,8 @@ std::string render_run(const RunResult& r, const OutputOptions& out) {
              st.bad(fmt::format(
                  fmt::runtime(std::string(tr(l, "launch failed: {}", "启动失败：{}"))), k.error)) +
              "\n";
+        // Why, with the numbers (a cooperative grid too large to be resident at once, ...).
+        if (!k.error_message.empty()) s += "      " + escape_controls(k.error_message) + "\n";
         continue;
       }
       if (!k.fault.empty()) continue;  // listed with the findings
@@ -361,6 +363,7 @@ json run_json(const RunResult& r) {
               {"collectives", k.emulated ? json(k.collectives) : json(nullptr)},
               {"emulator_ms", k.emulated ? json(k.ms) : json(nullptr)}};
     if (!k.error.empty()) l["error"] = k.error;
+    if (!k.error_message.empty()) l["error_message"] = k.error_message;
     if (!k.fault.empty()) l["fault"] = k.fault;
     if (k.unfinished) l["unfinished"] = true;
     launches.push_back(l);

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -174,6 +175,24 @@ std::string first_lines(const std::string& text, std::size_t max_lines) {
   }
   if (pos >= text.size()) return text;
   return text.substr(0, pos) + "[... more compiler output cut]\n";
+}
+
+// nvcc's words for what the emulator's headers refuse with a static_assert that g++ words its own
+// way: parameters past 32764 bytes (cuda_runtime.h's formal_parameter_space<REQUIRED, MAX>) get
+// nvcc's "Formal parameter space overflowed (N bytes required, max M bytes allowed)", at the launch
+// g++ names last ("required from here").
+std::string nvcc_words(const std::string& diagnostics) {
+  static const std::regex overflow(R"(formal_parameter_space<([0-9]+)[ul]*, ([0-9]+)[ul]*>)");
+  static const std::regex here(R"((^|\n)([^\n:]+:[0-9]+):[0-9]+:\s+required from here)");
+  std::smatch m;
+  if (!std::regex_search(diagnostics, m, overflow)) return "";
+  std::string where;
+  for (auto it = std::sregex_iterator(diagnostics.begin(), diagnostics.end(), here);
+       it != std::sregex_iterator(); ++it) {
+    where = (*it)[2].str() + ": ";
+  }
+  return where + "error: Formal parameter space overflowed (" + m[1].str() +
+         " bytes required, max " + m[2].str() + " bytes allowed)\n";
 }
 
 struct Kit {
@@ -560,7 +579,7 @@ Build build_program(const BuildRequest& r) {
       diagnostics +=
           tr(lang, "[the compiler ran past its time limit]\n", "[编译器超过了时间限制]\n");
     }
-    std::string shown = first_lines(diagnostics, 40);
+    std::string shown = nvcc_words(diagnostics) + first_lines(diagnostics, 40);
     // nvcc 13 refusing what CUDA 13 removed: said in words, with the call that replaces it.
     if (r.target == Target::gpu) {
       const std::string en = explain_nvcc_refusal(diagnostics, Lang::en);
@@ -728,8 +747,11 @@ Build build_program(const BuildRequest& r) {
             extra_flags.insert(extra_flags.end(), {"-idirafter", folder.string()});
           }
         }
+        // -fcheck-new: new in a kernel gives nullptr when the device heap is full, as on a GPU,
+        // and the program's test of the pointer must stay.
         argv.insert(argv.end(), {"-std=c++20", checked ? "-O1" : "-O2", "-g", "-gdwarf-4",
-                                 "-fno-extern-tls-init", "-iquote", file.parent_path().string(),
+                                 "-fno-extern-tls-init", "-fcheck-new", "-iquote",
+                                 file.parent_path().string(),
                                  "-I" + (kit.dir / "include").string(), "-D__NVCC__=1"});
         // A .cu file is CUDA: the runtime comes with it and __CUDACC__ is defined. nvcc gives
         // a .cpp file to the host compiler as it is: it includes cuda_runtime.h itself if it
@@ -828,11 +850,10 @@ Build build_program(const BuildRequest& r) {
     }
     link.insert(link.end(), kit.link_flags.begin(), kit.link_flags.end());
     if (checked) {
-      // A kernel's malloc and new are device memory: the runtime's wrappers
-      // (run/runtime/device_heap.cpp) tell the checks about them.
-      link.push_back(
-          "-Wl,--wrap=malloc,--wrap=calloc,--wrap=free,--wrap=_Znwm,--wrap=_Znam,--wrap=_ZdlPv,"
-          "--wrap=_ZdaPv,--wrap=_ZdlPvm,--wrap=_ZdaPvm");
+      // What a library allocates for a kernel's own code is device memory: the runtime's
+      // wrappers (run/runtime/device_heap.cpp) tell the checks about it. (A kernel's malloc, free,
+      // new and delete are the device heap's already: run/runtime/heap.cpp.)
+      link.push_back("-Wl,--wrap=malloc,--wrap=calloc,--wrap=free");
     }
     link.insert(link.end(), {"-lpthread", "-ldl", "-o", out.string()});
     const ProcessResult l = compile(link);

@@ -4,7 +4,8 @@
 // code. Three things change, all on the line where they stand, so that compile errors and reports
 // point at the user's own lines:
 //   callee<<<cfg>>>(args)         ->  ::gpulab::rt::launch(site, address, body, config(cfg))(args)
-//   extern __shared__ T name[];   ->  the same, bound to the block's dynamic shared memory
+//   extern __shared__ T name[];   ->  extern __shared__ T (*name), the pointer to the block's
+//                                     window of dynamic shared memory
 //   __global__ void k(...) {...}  ->  the same, then (on its last line) k registered by address, so
 //                                     that a graph's kernel node can name it by a void*
 //   unsupported features          ->  listed, so gpulab can name them before g++ sees them
@@ -124,7 +125,8 @@ class Rewriter {
                 name != std::string_view::npos && in_block_scope(i)) {
               // In a function, g++ drops an asm label in a template (the samples' SharedMemory<T>):
               // the name becomes a reference to the block's buffer, typed by the declaration,
-              // which now names a placeholder that is never used (decltype does not use it).
+              // which now names a placeholder that is never used (decltype does not use it). The
+              // window ends at a guard page (simt/guard.hpp), as for the arrays below.
               std::size_t name_end = name;
               while (name_end < s_.size() && ident_char(s_[name_end])) ++name_end;
               const std::string placeholder =
@@ -135,7 +137,17 @@ class Rewriter {
               out.text += "; decltype(" + placeholder + ")& " +
                           std::string(s_.substr(name, name_end - name)) +
                           " = reinterpret_cast<decltype(" + placeholder +
-                          ")&>(*::gpulab::simt::detail::dynamic_shared_buffer())";
+                          ")&>(*::gpulab::simt::detail::dynamic_shared_window())";
+            } else if (const auto unsized = unsized_array_name(e, at_semicolon)) {
+              // `T name[]` becomes `T (*name)`: the pointer to the block's window of dynamic
+              // shared memory, which ends at a guard page (simt/guard.hpp).
+              const auto [name_begin, name_end, close] = *unsized;
+              out.text.append(s_.substr(copied, name_begin - copied));
+              out.text += "(*";
+              out.text.append(s_.substr(name_begin, name_end - name_begin));
+              out.text += ")";
+              out.text.append(s_.substr(close + 1, at_semicolon - close - 1));
+              out.text += " __asm__(\"gpulab_simt_dynamic_shared_ptr\")";
             } else {
               out.text.append(s_.substr(copied, at_semicolon - copied));
               out.text += " __asm__(\"gpulab_simt_dynamic_shared\")";
@@ -455,6 +467,28 @@ class Rewriter {
     return read;
   }
 
+  // In `extern __shared__ T name[]...;` (from after `extern` to the `;`): where `name` begins and
+  // ends and where the `]` of its first, empty, pair of brackets is.
+  std::optional<std::array<std::size_t, 3>> unsized_array_name(std::size_t from,
+                                                               std::size_t semicolon) const {
+    int depth = 0;
+    for (std::size_t k = from; k < semicolon; ++k) {
+      if (!code_[k]) continue;
+      const char c = s_[k];
+      if (c == '(') ++depth;
+      if (c == ')') --depth;
+      if (c != '[' || depth != 0) continue;
+      const std::size_t close = skip_space(k + 1);
+      if (close >= semicolon || s_[close] != ']') return std::nullopt;
+      const std::size_t name_end = skip_space_back(k);
+      std::size_t name_begin = name_end;
+      while (name_begin > from && ident_char(s_[name_begin - 1])) --name_begin;
+      if (name_begin == name_end) return std::nullopt;
+      return std::array<std::size_t, 3>{name_begin, name_end, close};
+    }
+    return std::nullopt;
+  }
+
   // For `extern` at `after_word`: when it declares `extern __shared__ T name[]`, the position of
   // the `;` that ends it (where the binding goes); 0 otherwise.
   std::size_t dynamic_shared_end(std::size_t after_word) const {
@@ -540,7 +574,7 @@ class Rewriter {
         {"cudaGraphAddMemcpyNode", true, "CUDA graph memcpy nodes of 3D copies"},
         {"wmma", true, "tensor cores (wmma)"},
         {"__cluster_dims__", true, "thread block clusters"},
-        {"cudaLaunchCooperativeKernel", true, "cooperative launches (grid-wide sync)"},
+        {"cudaLaunchCooperativeKernelMultiDevice", true, "cooperative launches on several GPUs"},
         // What stays refused on the emulator, named before anything runs.
         {"cudaGLSetGLDevice", true, "graphics interop (OpenGL, Direct3D, EGL)"},
         {"cudaGLRegisterBufferObject", true, "graphics interop (OpenGL, Direct3D, EGL)"},

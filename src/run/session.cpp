@@ -101,6 +101,7 @@ void collect(run::Execution& e, RunResult& r, const fs::path& program) {
       l.barriers = line.value("barriers", std::uint64_t{0});
       l.collectives = line.value("collectives", std::uint64_t{0});
       l.error = line.value("error", "");
+      l.error_message = line.value("error_message", "");
       l.fault = line.value("fault", "");
       if (line.contains("frames")) {  // the GPU: the shape's facts follow from grid and block
         const run::GpuLaunchSite& site = sites.at(line.at("frames").dump());

@@ -1,14 +1,15 @@
-// CUDA's cooperative_groups for the SIMT emulator: blocks, tiles and coalesced groups, cg::reduce.
+// CUDA's cooperative_groups for the SIMT emulator: blocks, tiles, coalesced groups, the grid,
+// cg::reduce and the scans.
 //
 // Every group operation is one of the emulator's own barriers or warp collectives (device_api.hpp),
 // called with the user's call site, so that the faults and race checks of __syncthreads() and
 // __shfl_sync() apply to cg code unchanged. Semantics follow CUDA 13's <cooperative_groups.h>:
 // a static tile's mask covers all N lanes even in a block's partial last warp (those lanes are
 // absent to the emulator, as on a GPU), so tile.all() there is false and a tile shuffle that reads
-// an absent lane is undefined (check mode reports it). Not emulated: grid synchronisation (a
-// compile-time error), multi-grid and cluster groups, memcpy_async, scans; tiles of more than 32
-// threads have ranks, sizes, sync and cg::reduce only, and fault where the block leaves their
-// last tile partial (a GPU deadlocks there).
+// an absent lane is undefined (check mode reports it). Grid synchronisation needs a cooperative
+// launch (simt/cooperative_launch.hpp). Not emulated: multi-grid and cluster groups,
+// memcpy_async; tiles of more than 32 threads have ranks, sizes, sync and cg::reduce only, and
+// fault where the block leaves their last tile partial (a GPU deadlocks there).
 #pragma once
 
 #include <bit>
@@ -161,15 +162,29 @@ thread_block this_thread_block(block_tile_memory<MaxBlockSize>&) {
   return thread_block();
 }
 
-// The whole grid. Its sizes and ranks work; grid.sync() needs a cooperative launch, which the
-// emulator does not provide (is_valid() is false, as after an ordinary launch on a GPU).
+}  // namespace cooperative_groups
+
+namespace gpulab::simt::detail {
+// The grid barrier of a cooperative launch (simt/cooperative_launch.cpp): a KernelFault that says
+// why when the kernel was not launched cooperatively or a block cannot reach it.
+void grid_sync(const std::source_location& where);
+bool grid_is_cooperative();
+}  // namespace gpulab::simt::detail
+
+namespace cooperative_groups {
+
+// The whole grid. grid.sync() waits for every thread of every block: it needs a cooperative launch
+// (cudaLaunchCooperativeKernel), whose blocks are all resident at once; is_valid() says whether the
+// kernel was launched so, as on a GPU.
 class grid_group {
  public:
-  static bool is_valid() { return false; }
-  template <class Unused = void, class... Any>
-  static void sync(const Any&...) {
-    static_assert(gpulab_detail::always_false<Unused>,
-                  "gpulab: grid_group::sync() (a grid-wide barrier) is not emulated");
+  static bool is_valid() { return gpulab::simt::detail::grid_is_cooperative(); }
+  // Every thread of the block arrives, thread 0 waits for the other blocks, then the block goes
+  // on together.
+  static void sync(std::source_location where = std::source_location::current()) {
+    __syncthreads(where);
+    if (gpulab_detail::block_rank() == 0) gpulab::simt::detail::grid_sync(where);
+    __syncthreads(where);
   }
   static unsigned long long num_blocks() {
     return static_cast<unsigned long long>(gridDim.x) * gridDim.y * gridDim.z;
@@ -626,6 +641,66 @@ auto reduce(const coalesced_group& group, T value, Op&& op,
     out = op(out, group.shfl(static_cast<R>(value), static_cast<int>(r), where));
   }
   return out;
+}
+
+// ---- cg::inclusive_scan and cg::exclusive_scan (<cooperative_groups/scan.h>) --------------------
+
+// A tile of up to 32 threads: the rank-i thread gets op over the values of ranks 0..i, combined in
+// rank order (Kogge-Stone over shfl_up).
+template <unsigned N, class P, class T, class Op>
+auto inclusive_scan(const thread_block_tile<N, P>& tile, T value, Op&& op,
+                    std::source_location where = std::source_location::current())
+    -> std::remove_cvref_t<decltype(op(value, value))> {
+  static_assert(N <= 32, "gpulab: cg::inclusive_scan and exclusive_scan on tiles of up to 32");
+  using R = std::remove_cvref_t<decltype(op(value, value))>;
+  R out = value;
+  const unsigned rank = tile.thread_rank();
+  for (unsigned delta = 1; delta < N; delta *= 2) {
+    const R before = tile.shfl_up(out, delta, where);
+    if (rank >= delta) out = op(before, out);
+  }
+  return out;
+}
+
+// A coalesced group: member by member, in rank order.
+template <class T, class Op>
+auto inclusive_scan(const coalesced_group& group, T value, Op&& op,
+                    std::source_location where = std::source_location::current())
+    -> std::remove_cvref_t<decltype(op(value, value))> {
+  using R = std::remove_cvref_t<decltype(op(value, value))>;
+  const unsigned rank = group.thread_rank();
+  R out = group.shfl(static_cast<R>(value), 0, where);
+  for (unsigned r = 1; r < group.size(); ++r) {
+    const R next = group.shfl(static_cast<R>(value), static_cast<int>(r), where);
+    if (r <= rank) out = op(out, next);
+  }
+  return out;
+}
+
+template <class Group, class T>
+auto inclusive_scan(const Group& group, T value,
+                    std::source_location where = std::source_location::current())
+    -> std::remove_cvref_t<T> {
+  return inclusive_scan(group, value, plus<std::remove_cvref_t<T>>(), where);
+}
+
+// The rank-i thread gets op over ranks 0..i-1. Rank 0 has nothing before it: CUDA leaves its result
+// undefined; the emulator gives a value-initialized T (0 for numbers).
+template <class Group, class T, class Op>
+auto exclusive_scan(const Group& group, T value, Op&& op,
+                    std::source_location where = std::source_location::current())
+    -> std::remove_cvref_t<decltype(op(value, value))> {
+  using R = std::remove_cvref_t<decltype(op(value, value))>;
+  const R inclusive = inclusive_scan(group, value, op, where);
+  const R before = group.shfl_up(inclusive, 1, where);
+  return group.thread_rank() == 0 ? R{} : before;
+}
+
+template <class Group, class T>
+auto exclusive_scan(const Group& group, T value,
+                    std::source_location where = std::source_location::current())
+    -> std::remove_cvref_t<T> {
+  return exclusive_scan(group, value, plus<std::remove_cvref_t<T>>(), where);
 }
 
 }  // namespace cooperative_groups

@@ -5,6 +5,7 @@
 #include <new>
 #include <string>
 
+#include "simt/kernel_code.hpp"
 #include "simt/race_check.hpp"
 #include "simt/scheduler.hpp"
 
@@ -23,6 +24,7 @@ class RecordingPause {
 
  private:
   RaceChecker* saved_;
+  EmulatorCode emulator_;  // nor its allocations for the kernel's (kernel_code.hpp)
 };
 
 [[noreturn]] void outside_kernel(const char* what) {
@@ -107,6 +109,7 @@ void trap(const std::source_location& where) {
   BlockRunner* r = tl_runner;
   if (r == nullptr) outside_kernel("__trap");
   tl_recording = nullptr;
+  tl_kernel_code = false;
   r->trap(where);
 }
 
@@ -114,6 +117,7 @@ void invalid_device_call(const char* what, const std::source_location& where) {
   BlockRunner* r = tl_runner;
   if (r == nullptr) outside_kernel(what);
   tl_recording = nullptr;
+  tl_kernel_code = false;
   r->invalid_call(what, where);
 }
 

@@ -20,6 +20,8 @@
 
 #include "calc/launch_limits.hpp"
 #include "core/i18n_format.hpp"
+#include "simt/cooperative_launch.hpp"
+#include "simt/guard.hpp"
 #include "simt/memory_check.hpp"
 #include "simt/program_symbols.hpp"
 #include "simt/race_check.hpp"
@@ -147,6 +149,7 @@ struct WorkerResult {
   std::vector<Race> races;
   std::uint64_t races_found = 0;
   std::exception_ptr error;
+  bool consequence = false;  // failed because another block of a cooperative grid did
 };
 
 // The OS threads that run blocks, kept from launch to launch: a launch hands its work to threads
@@ -313,6 +316,12 @@ LaunchStats launch_erased(const ErasedKernel& kernel, dim3 grid, dim3 block,
 
   unsigned workers = options.workers != 0 ? options.workers : std::thread::hardware_concurrency();
   workers = static_cast<unsigned>(std::clamp<std::uint64_t>(workers, 1, stats.blocks));
+  // A cooperative launch: one OS thread per block (the caller checked that they fit the device).
+  std::optional<GridBarrier> grid_barrier;
+  if (options.cooperative) {
+    workers = static_cast<unsigned>(stats.blocks);
+    grid_barrier.emplace(stats.blocks);
+  }
   stats.workers = workers;
 
   const BlockOrder order(stats.blocks, options.shuffle_seed);
@@ -330,6 +339,7 @@ LaunchStats launch_erased(const ErasedKernel& kernel, dim3 grid, dim3 block,
         std::unique_ptr<StackPool>& pool;
         ~PoolReturn() { StackPool::give_back(std::move(pool)); }
       } pool_return{pool};
+      prepare_worker(dynamic_shared_bytes, options.check);  // guard.hpp
       std::optional<RaceChecker> checker;
       if (options.check) checker.emplace(shape, options.max_reports);
       BlockRunner runner(shape, *pool, checker ? &*checker : nullptr);
@@ -355,6 +365,7 @@ LaunchStats launch_erased(const ErasedKernel& kernel, dim3 grid, dim3 block,
                            static_cast<unsigned>(b / (gx * gy))};
         blockIdx = index3;
         runner.run(b, index3);
+        if (grid_barrier) grid_barrier->block_ended();
         if (checker && !options.assume_instrumented && !checker->instrumented()) {
           throw UsageError(
               "race checks need the kernel compiled with instrumentation (CMake: "
@@ -370,11 +381,19 @@ LaunchStats launch_erased(const ErasedKernel& kernel, dim3 grid, dim3 block,
       }
     } catch (...) {
       out.error = std::current_exception();
+      // The blocks that wait at grid.sync() for this one fail too: only the first fault is the
+      // cause.
+      if (grid_barrier)
+        out.consequence = !grid_barrier->abandon("another block of the grid faulted");
       stop.store(true, std::memory_order_relaxed);
     }
   };
 
-  if (workers == 1) {
+  if (grid_barrier) {
+    stats.workers = run_cooperative(
+        workers, [](const void* w, unsigned index) { (*static_cast<decltype(&work)>(w))(index); },
+        &work, *grid_barrier);
+  } else if (workers == 1) {
     work(0);
   } else if (WorkerPool* pool = WorkerPool::get();
              std::unique_lock use{pool->use(), std::try_to_lock}) {
@@ -397,6 +416,9 @@ LaunchStats launch_erased(const ErasedKernel& kernel, dim3 grid, dim3 block,
     for (auto& t : threads) t.join();
   }
 
+  for (const WorkerResult& r : results) {
+    if (r.error && !r.consequence) std::rethrow_exception(r.error);
+  }
   for (const WorkerResult& r : results) {
     if (r.error) std::rethrow_exception(r.error);
   }

@@ -2,6 +2,8 @@
 #include "simt/memory_check.hpp"
 
 #include <link.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -27,7 +29,8 @@ struct Entry {
   std::size_t bytes = 0;
   AllocationKind kind = AllocationKind::device;
   std::string site;
-  void* block = nullptr;                    // what malloc returned (begin - kPad)
+  void* block = nullptr;   // what malloc returned (begin - kPad), or the mapping's start
+  std::size_t mapped = 0;  // the mapping's bytes (0: from malloc)
   std::unique_ptr<std::uint8_t[]> written;  // check mode: 1 per byte written
 };
 
@@ -73,13 +76,23 @@ State& state() {
   return *s;
 }
 
-// The entry whose padded block holds `p` (lock held).
+// The entry that holds `p`, else the nearest one within kPad of it (lock held). Allocations may lie
+// closer together than kPad (the device heap's blocks): one that holds `p` comes first.
 std::map<std::uintptr_t, Entry>::iterator entry_near(State& s, std::uintptr_t p) {
-  auto it = s.allocations.upper_bound(p + kPad);
-  if (it == s.allocations.begin()) return s.allocations.end();
-  --it;
-  if (p + kPad >= it->first && p < it->first + it->second.bytes + kPad) return it;
-  return s.allocations.end();
+  const auto next = s.allocations.upper_bound(p);  // the first that starts after p
+  auto before = s.allocations.end();
+  if (next != s.allocations.begin()) {
+    before = std::prev(next);
+    if (p < before->first + before->second.bytes) return before;  // inside it
+  }
+  const std::uintptr_t past_before =
+      before != s.allocations.end() && p < before->first + before->second.bytes + kPad
+          ? p - (before->first + before->second.bytes)
+          : UINTPTR_MAX;
+  const std::uintptr_t to_next =
+      next != s.allocations.end() && p + kPad >= next->first ? next->first - p : UINTPTR_MAX;
+  if (past_before == UINTPTR_MAX && to_next == UINTPTR_MAX) return s.allocations.end();
+  return past_before <= to_next ? before : next;
 }
 
 void scan_program(State& s) {
@@ -174,10 +187,11 @@ void check_race(State& s, std::uintptr_t address, std::size_t size, bool write, 
 
 namespace {
 
-// Records an allocation at `begin`; `block` is what release() frees (nullptr: nothing), `written`
-// whether its bytes count as written for the checks.
+// Records an allocation at `begin`; `block` (malloc's) or the mapping of `mapped` bytes is what
+// release() gives back (nothing when both are empty); `written` whether its bytes count as
+// written for the checks.
 void record(std::uintptr_t begin, std::size_t bytes, AllocationKind kind, std::string site,
-            void* block, bool written) {
+            void* block, std::size_t mapped, bool written) {
   State& s = state();
   std::lock_guard lock(s.mutex);
   Entry e;
@@ -185,6 +199,7 @@ void record(std::uintptr_t begin, std::size_t bytes, AllocationKind kind, std::s
   e.kind = kind;
   e.site = std::move(site);
   e.block = block;
+  e.mapped = mapped;
   if (s.checks) {
     e.written = std::make_unique<std::uint8_t[]>(bytes);  // zeroed: nothing written
     if (written) std::memset(e.written.get(), 1, bytes);
@@ -192,39 +207,104 @@ void record(std::uintptr_t begin, std::size_t bytes, AllocationKind kind, std::s
   s.allocations[begin] = std::move(e);
 }
 
+// Device memory (cudaMalloc, cudaMallocManaged) ends where a PROT_NONE page begins, so that a
+// kernel that reads or writes past it faults, as on a GPU, whose allocations are mapped in whole
+// pages: the size is rounded up to cudaMalloc's 256 bytes first, and an access inside that rounding
+// is not caught (a GPU does not fault there either). A page before the allocation is PROT_NONE too.
+// Returns the mapping's start and sets *begin, or nullptr when the system refuses it.
+void* map_guarded(std::size_t rounded, std::size_t* mapped, std::uintptr_t* begin) {
+  static const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  const std::size_t data = (rounded + page - 1) / page * page;
+  const std::size_t total = data + 2 * page;
+  void* m = ::mmap(nullptr, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) return nullptr;
+  if (::mprotect(static_cast<char*>(m) + page, data, PROT_READ | PROT_WRITE) != 0) {
+    ::munmap(m, total);
+    return nullptr;
+  }
+  *mapped = total;
+  *begin = reinterpret_cast<std::uintptr_t>(m) + page + data - rounded;
+  return m;
+}
+
 }  // namespace
 
 void* allocate(std::size_t bytes, AllocationKind kind, std::string site) {
   if (bytes == 0) return nullptr;
   const std::size_t rounded = (bytes + 255) / 256 * 256;
-  void* block = std::aligned_alloc(256, rounded + 2 * kPad);
+  std::size_t mapped = 0;
+  std::uintptr_t begin = 0;
+  void* block = nullptr;
+  if (kind == AllocationKind::device || kind == AllocationKind::managed) {
+    block = map_guarded(rounded, &mapped, &begin);
+  }
+  if (block == nullptr) {
+    // Host memory (cudaMallocHost), blocks of the device heap (many and small), or no mapping
+    // left: from malloc, padded so that check mode can tell a near miss.
+    mapped = 0;
+    block = std::aligned_alloc(256, rounded + 2 * kPad);
+    begin = reinterpret_cast<std::uintptr_t>(block) + kPad;
+  }
   if (block == nullptr) {
     throw CudaError("cudaErrorMemoryAllocation",
                     both("out of memory: could not allocate {} bytes of (emulated) device memory",
                          "内存不足：无法分配 {} 字节（模拟的）设备内存", bytes));
   }
-  const auto begin = reinterpret_cast<std::uintptr_t>(block) + kPad;
-  record(begin, bytes, kind, std::move(site), block, false);
+  record(begin, bytes, kind, std::move(site), block, mapped, false);
   return reinterpret_cast<void*>(begin);
 }
 
 void adopt(void* p, std::size_t bytes, AllocationKind kind, std::string site) {
   // The program's own memory: never freed here, already written.
-  record(reinterpret_cast<std::uintptr_t>(p), bytes, kind, std::move(site), nullptr, true);
+  record(reinterpret_cast<std::uintptr_t>(p), bytes, kind, std::move(site), nullptr, 0, true);
+}
+
+void register_allocation(void* begin, std::size_t bytes, AllocationKind kind, std::string site) {
+  record(reinterpret_cast<std::uintptr_t>(begin), bytes, kind, std::move(site), nullptr, 0, false);
 }
 
 bool release(void* p, AllocationKind kind) {
   State& s = state();
   void* block = nullptr;
+  std::size_t mapped = 0;
   {
     std::lock_guard lock(s.mutex);
     const auto it = s.allocations.find(reinterpret_cast<std::uintptr_t>(p));
     if (it == s.allocations.end() || it->second.kind != kind) return false;
     block = it->second.block;
+    mapped = it->second.mapped;
     s.allocations.erase(it);
   }
-  std::free(block);
+  if (mapped != 0) {
+    ::munmap(block, mapped);
+  } else {
+    std::free(block);
+  }
   return true;
+}
+
+const char* allocator_name(AllocationKind kind) {
+  switch (kind) {
+    case AllocationKind::device:
+      return "cudaMalloc";
+    case AllocationKind::managed:
+      return "cudaMallocManaged";
+    case AllocationKind::host_pinned:
+      return "cudaMallocHost";
+    case AllocationKind::device_heap:
+      return "malloc in a kernel";
+    case AllocationKind::host_registered:
+      return "cudaHostRegister";
+  }
+  return "";
+}
+
+std::optional<Allocation> allocation_near(const void* p) {
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  const auto it = entry_near(s, reinterpret_cast<std::uintptr_t>(p));
+  if (it == s.allocations.end()) return std::nullopt;
+  return Allocation{it->first, it->second.bytes, it->second.kind, it->second.site};
 }
 
 std::optional<Allocation> find_allocation(const void* p) {
@@ -344,6 +424,12 @@ void begin_checked_launch(std::uintptr_t arguments_begin, std::uintptr_t argumen
   s.arguments_end = arguments_end;
   s.findings.clear();
   s.finding_index.clear();
+}
+
+void grid_synchronized() {
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  if (s.checks && s.launch != 0) ++s.launch;
 }
 
 std::vector<MemoryFinding> end_checked_launch() {

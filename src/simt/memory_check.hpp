@@ -40,11 +40,19 @@ void* allocate(std::size_t bytes, AllocationKind kind, std::string site);
 // Memory the program owns, known from now on as an allocation of `kind` (cudaHostRegister): its
 // bytes count as written; release() forgets it without freeing it.
 void adopt(void* p, std::size_t bytes, AllocationKind kind, std::string site);
+// Records memory its owner manages (the device heap's blocks in its arena) as an allocation; its
+// release() forgets it without freeing anything.
+void register_allocation(void* begin, std::size_t bytes, AllocationKind kind, std::string site);
 // Frees an allocation of this kind; false when `p` is not the start of one (nothing is freed).
 bool release(void* p, AllocationKind kind);
 // The allocation that holds `p`, if any.
 std::optional<Allocation> find_allocation(const void* p);
 std::vector<Allocation> live_allocations();
+// The allocation that `p` is in or near (within a page before or after it), if any: what a stray
+// access missed.
+std::optional<Allocation> allocation_near(const void* p);
+// What made an allocation of this kind, in CUDA's words: "cudaMalloc", "malloc in a kernel", ...
+const char* allocator_name(AllocationKind kind);
 
 // The device heap: memory a kernel allocated itself (malloc, new in device code). It is device
 // memory, not host memory, for the checks; gpulab run's runtime reports each such allocation and
@@ -108,6 +116,9 @@ void check_global(std::uintptr_t address, std::size_t size, bool write, bool ato
 // A launch begins: the kernel's argument block (read by the emulator's own launch code, not by
 // the kernel) is not global memory; accesses of earlier launches are ordered before this one.
 void begin_checked_launch(std::uintptr_t arguments_begin, std::uintptr_t arguments_end);
+// The blocks of a cooperative launch met at grid.sync(): what they did before it is ordered before
+// what they do after, as between two launches (no race across it).
+void grid_synchronized();
 // The findings of the launch, one per (kind, code address), with hit counts.
 std::vector<MemoryFinding> end_checked_launch();
 

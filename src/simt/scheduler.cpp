@@ -12,6 +12,8 @@
 #include <string>
 #include <utility>
 
+#include "simt/guard.hpp"
+#include "simt/kernel_code.hpp"
 #include "simt/race_check.hpp"
 #include "simt/sanitizers.hpp"
 
@@ -335,9 +337,11 @@ void BlockRunner::switch_to(ctx::fiber&& target, StackBounds target_stack, From 
   from_stack_ = current_stack_;
   current_stack_ = target_stack;
   void* fake_stack = nullptr;
+  GuardPoint* const guard = tl_guard_point;  // each context keeps its own recovery point
   asan_start_switch(&fake_stack, target_stack);
   ctx::fiber incoming = std::move(target).resume();
   asan_finish_switch(fake_stack, nullptr);
+  tl_guard_point = guard;
   accept(std::move(incoming));
 }
 
@@ -444,8 +448,16 @@ ctx::fiber BlockRunner::loop_entry(ctx::fiber&& incoming) {
   while (!retiring_) {
     try {
       // A loop fiber started to resume a coroutine thread goes to it first (dispatch), as a
-      // parked thread would have.
-      if (!work_pending()) thread_loop();
+      // parked thread would have. A kernel's illegal access comes back here (guard.hpp) and
+      // fails the block.
+      CaughtSignal caught;
+      bool ran = true;
+      if (!work_pending()) {
+        const KernelCode kernel_code;  // kernel_code.hpp
+        ran = run_guarded([](void* r) { static_cast<BlockRunner*>(r)->thread_loop(); }, this,
+                          &caught);
+      }
+      if (!ran) caught_signal(caught);
     } catch (const Unwind&) {
       // The thread's stack is unwound; the block is being abandoned or has faulted.
     } catch (...) {
@@ -456,8 +468,14 @@ ctx::fiber BlockRunner::loop_entry(ctx::fiber&& incoming) {
       }
     }
     tl_recording = nullptr;
-    // No thread left to start: keep this fiber and its stack for the next loop.
-    dispatch(From::idle, 0);
+    // No thread left to start: keep this fiber and its stack for the next loop. Coroutine threads
+    // resumed from here run kernel code on this stack: a fault among them comes back here too.
+    CaughtSignal caught;
+    if (!run_guarded([](void* r) { static_cast<BlockRunner*>(r)->dispatch(From::idle, 0); }, this,
+                     &caught)) {
+      caught_signal(caught);
+      dispatch(From::idle, 0);
+    }
   }
   from_ = From::ended;
   asan_start_switch(nullptr, scheduler_stack_);
@@ -892,6 +910,7 @@ void BlockRunner::resume_coroutine(std::uint32_t t) {
   co_[t] = nullptr;
   if (checker_ != nullptr) tl_recording = checker_;
   try {
+    const KernelCode kernel_code;  // kernel_code.hpp: a kernel's new comes from the device heap
     h.resume();
   } catch (const Unwind&) {
     // Ended by a fault (__trap, an invalid argument) or by abandoning the block.

@@ -19,6 +19,7 @@
 namespace gpulab::simt::detail {
 
 class RaceChecker;
+struct CaughtSignal;
 
 // Bump allocation of coroutine frames: every frame of a block is freed at once when the next block
 // starts, so a thread's frame costs a pointer increment and its frames lie side by side.
@@ -150,6 +151,8 @@ class BlockRunner {
                                                                  int width,
                                                                  const std::source_location& where);
   void set_fault(KernelFault::Kind kind, std::string message);
+  // A fault the signal handler caught in this block's kernel code (guard.cpp).
+  void caught_signal(const CaughtSignal& caught);
   std::string block_name() const;
   // lane_waiting: a lane that waits at the collective to describe.
   std::string describe_warp_deadlock(std::uint32_t warp, std::uint32_t lane_waiting) const;

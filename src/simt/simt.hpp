@@ -35,6 +35,9 @@ struct RunOptions {
   // The caller built the kernels with the instrumentation itself (gpulab run --check): a kernel
   // that reads no thread-local state (no threadIdx) is then not mistaken for an uninstrumented one.
   bool assume_instrumented = false;
+  // cudaLaunchCooperativeKernel: every block on an OS thread of its own, all resident at once, so
+  // that grid.sync() works (cooperative_launch.hpp); `workers` is then the number of blocks.
+  bool cooperative = false;
 };
 
 struct ThreadId {
@@ -76,6 +79,7 @@ class KernelFault : public RuntimeFailure {
     assertion,          // a device-side assert() failed (gpulab run's <assert.h>)
     kernel_exception,   // kernel code threw a C++ exception
     outside_kernel,     // a device intrinsic called outside a launch
+    illegal_address,    // an access outside all memory the thread may touch (guard.hpp)
   };
   // The emulator's fault reports, like compute-sanitizer's, are in English only (they quote
   // CUDA's names and the kernel's own code): the Chinese message says so before quoting it.

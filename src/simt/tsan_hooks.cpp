@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "simt/kernel_code.hpp"
 #include "simt/race_check.hpp"
 
 namespace gpulab::simt::detail {
@@ -22,6 +23,7 @@ inline void on_access(const volatile void* p, std::size_t size, bool write, void
     // The checker's own work (a report's std::string, say) may run an instrumented copy of an
     // inline function that the program also uses (the linker keeps one copy): not the kernel's.
     tl_recording = nullptr;
+    const EmulatorCode emulator;  // nor are its allocations (kernel_code.hpp)
     c->access(reinterpret_cast<std::uintptr_t>(p), size, write,
               reinterpret_cast<std::uintptr_t>(pc), atomic);
     tl_recording = c;
@@ -89,6 +91,7 @@ void __tsan_write_range(void* p, unsigned long size) {
 void __sanitizer_cov_trace_pc() {
   if (gpulab::simt::detail::RaceChecker* c = gpulab::simt::detail::tl_recording; c != nullptr) {
     gpulab::simt::detail::tl_recording = nullptr;
+    const gpulab::simt::detail::EmulatorCode emulator;
     c->basic_block(reinterpret_cast<std::uintptr_t>(__builtin_return_address(0)));
     gpulab::simt::detail::tl_recording = c;
   }

@@ -198,18 +198,30 @@ TEST_CASE("run: bad input, compile errors, crashes, hangs and floods", "[run]") 
   CHECK_THAT(r.err, Catch::Contains("tex.cu:1"));
   CHECK_THAT(r.err, Catch::Contains("textures and surfaces"));
 
-  // A crash in a kernel says which kernel, block and thread.
+  // A kernel that writes through a bad pointer fails its launch with an illegal address, as on a
+  // GPU, and the report says which kernel, block, thread and line; the program goes on.
   r = run_program(
       {"--json",
        write("crash.cu",
              "__global__ void k(int** p) { *p[threadIdx.x] = 1; }\nint main() {\n  int** p; "
              "cudaMallocManaged(&p, 64 * sizeof(int*));\n  for (int i = 0; i < 64; ++i) p[i] = "
-             "(int*)16;\n  k<<<1, 64>>>(p);\n  cudaDeviceSynchronize();\n}\n")});
-  CHECK(r.exit_code == 1);
+             "(int*)16;\n  k<<<1, 64>>>(p);\n  return cudaDeviceSynchronize() == "
+             "cudaErrorIllegalAddress ? 7 : 0;\n}\n")});
+  CHECK(r.exit_code == 7);
   json j = report_of(r);
+  CHECK(j["launches"][0]["kernel"] == "k");
+  CHECK(j["launches"][0]["error"] == "cudaErrorIllegalAddress");
+  REQUIRE(j["findings"].size() == 1);
+  CHECK(j["findings"][0]["where"] == "crash.cu:1");
+  CHECK_THAT(j["findings"][0]["message"].get<std::string>(),
+             Catch::Contains("block (0,0,0): thread 0: illegal address: it writes 0x10, through "
+                             "a null pointer"));
+  // A crash in host code is still a crash, named as such.
+  r = run_program({"--json", write("host_crash.cu",
+                                   "int main() {\n  volatile int* p = nullptr;\n  *p = 1;\n}\n")});
+  CHECK(r.exit_code == 1);
+  j = report_of(r);
   CHECK(j["signal"] == "SIGSEGV");
-  CHECK(j["crash"]["kernel"] == "k");
-  CHECK(j["crash"]["block"] == json::array({0, 0, 0}));
 
   // A hang is stopped at --timeout.
   r = run_program({"--json", "--timeout", "2",

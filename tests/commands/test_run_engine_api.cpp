@@ -81,7 +81,7 @@ TEST_CASE("rewrite: a header's kernel registration does not clash with its inclu
   CHECK(a.text.starts_with("#line 1 \"/x/a.cuh\""));
 }
 
-TEST_CASE("rewrite: extern __shared__ in a function is bound to the block's buffer",
+TEST_CASE("rewrite: extern __shared__ in a function is bound to the block's window",
           "[run_engine]") {
   // g++ drops an asm label on a block-scope extern in a template (the samples' SharedMemory<T>).
   const Rewritten r = rewrite_for_emulator(
@@ -89,11 +89,13 @@ TEST_CASE("rewrite: extern __shared__ in a function is bound to the block's buff
       "template <class T> struct S {\n  __device__ operator T*() {\n"
       "    extern __shared__ int smem[];\n    return (T*)smem;\n  }\n};\n",
       "/x/s.cu");
-  CHECK(r.text.find("float top[] __asm__(\"gpulab_simt_dynamic_shared\")") != std::string::npos);
+  // At namespace scope: a pointer to the block's window of dynamic shared memory.
+  CHECK(r.text.find("float (*top) __asm__(\"gpulab_simt_dynamic_shared_ptr\")") !=
+        std::string::npos);
   CHECK(r.text.find("decltype(gpulab_shared_decl_") != std::string::npos);
   CHECK(r.text.find(")& smem = reinterpret_cast<decltype(gpulab_shared_decl_") !=
         std::string::npos);
-  CHECK(r.text.find("dynamic_shared_buffer()") != std::string::npos);
+  CHECK(r.text.find("dynamic_shared_window()") != std::string::npos);
   CHECK(std::count(r.text.begin(), r.text.end(), '\n') == 1 + 9);  // lines kept
 }
 

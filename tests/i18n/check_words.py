@@ -45,6 +45,8 @@ KNOWN_ENGLISH = [
     ("src/core/state.cpp", "", "progress-file warnings (learn's state): not yet translated"),
     ("src/core/process.cpp", "", "child-process descriptions quoted inside bilingual errors"),
     ("src/run/program.cpp", "more compiler output cut", "inside the compiler's own output"),
+    ("src/run/program.cpp", "Formal parameter space", "nvcc's own words, put before the "
+     "compiler's output that they sum up"),
     ("src/commands/warp_measure.cpp", "gpulab: warps per SM", "a progress label on stderr"),
     ("src/commands/index_map.cpp", "the kernel wrote block", "the mismatch detail quoted in a "
      "bilingual line: the kernel's raw record"),

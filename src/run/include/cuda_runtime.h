@@ -675,6 +675,7 @@ struct LaunchConfig {
   dim3 grid, block;
   size_t dynamic_shared_bytes = 0;
   cudaStream_t stream = nullptr;
+  bool cooperative = false;  // cudaLaunchCooperativeKernel: every block resident at once
 };
 inline LaunchConfig config(dim3 grid, dim3 block, size_t dynamic_shared_bytes = 0,
                            cudaStream_t stream = nullptr) {
@@ -709,6 +710,17 @@ inline constexpr bool kCompiledThreadLoop = !kProfiledBuild;
 
 // The kernel parameter space of CUDA 12.1 and newer on Volta and newer GPUs (4 KB before).
 inline constexpr size_t kMaxParameterBytes = 32764;
+
+// Parameters past the limit are a compile error, as with nvcc ("Formal parameter space overflowed
+// (32776 bytes required, max 32764 bytes allowed)"): g++ names this class with both numbers, and
+// gpulab run says nvcc's sentence with them (run/program.cpp).
+template <size_t Required, size_t Max = kMaxParameterBytes>
+struct formal_parameter_space {
+  static_assert(Required <= Max,
+                "Formal parameter space overflowed: a kernel's parameters take more than 32764 "
+                "bytes, CUDA's limit / 内核参数超过 CUDA 的 32764 字节上限");
+  static constexpr bool fits = true;
+};
 
 template <class... P>
 constexpr size_t parameter_bytes() {
@@ -814,9 +826,7 @@ struct Launcher {
       }
     }();
     if constexpr (typed) {
-      static_assert(Params::bytes <= kMaxParameterBytes,
-                    "a kernel's parameters take more than 32764 bytes, CUDA's limit (nvcc: "
-                    "\"Formal parameter space overflowed\") / 内核参数超过 CUDA 的 32764 字节上限");
+      static_assert(formal_parameter_space<Params::bytes>::fits);
       // The arguments are converted to the kernel's parameters once, on the host, as a GPU's
       // launch does; each CUDA thread gets its own copy of the parameters.
       struct Closure {
@@ -843,9 +853,7 @@ struct Launcher {
                 }
               : nullptr);
     } else {
-      static_assert(parameter_bytes<std::decay_t<Args>...>() <= kMaxParameterBytes,
-                    "a kernel's parameters take more than 32764 bytes, CUDA's limit (nvcc: "
-                    "\"Formal parameter space overflowed\") / 内核参数超过 CUDA 的 32764 字节上限");
+      static_assert(formal_parameter_space<parameter_bytes<std::decay_t<Args>...>()>::fits);
       // The kernel's type is not known here (an overloaded kernel, a template with deduced
       // arguments): the arguments are evaluated once, on the host, and each CUDA thread gets its
       // own copy of the parameters.
@@ -1120,6 +1128,7 @@ inline cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t* bytes, T ke
 #define __NVCC__ 1
 #endif
 
+#include "gpulab_cooperative.h"
 #include "gpulab_graphs.h"
 
 // The typed form of cudaLaunchKernel (CUDA's C++ overload): the kernel's parameters are known, so
@@ -1130,13 +1139,23 @@ inline cudaError_t cudaLaunchKernel(void (*kernel)(P...), dim3 grid, dim3 block,
                                     std::source_location where = std::source_location::current()) {
   return gpulab::rt::launch_with_arguments(reinterpret_cast<const void*>(kernel), grid, block, args,
                                            shared_bytes, stream, where,
-                                           &gpulab::rt::RegisteredKernel<P...>::launch);
+                                           &gpulab::rt::RegisteredKernel<P...>::launch, false);
+}
+template <class... P>
+inline cudaError_t cudaLaunchCooperativeKernel(
+    void (*kernel)(P...), dim3 grid, dim3 block, void** args, size_t shared_bytes = 0,
+    cudaStream_t stream = 0, std::source_location where = std::source_location::current()) {
+  return gpulab::rt::launch_with_arguments(reinterpret_cast<const void*>(kernel), grid, block, args,
+                                           shared_bytes, stream, where,
+                                           &gpulab::rt::RegisteredKernel<P...>::launch, true);
 }
 
 // The block's dynamic shared memory (extern __shared__ arrays declared in a function are bound to
 // it by gpulab's rewrite).
 namespace gpulab::simt::detail {
 unsigned char* dynamic_shared_buffer() noexcept;
+// The window of it the running block was given: its end touches a guard page (simt/guard.hpp).
+unsigned char* dynamic_shared_window() noexcept;
 }
 
 // What a kernel reads of the machine (src/run/runtime/device.cpp). clock() and clock64() in a

@@ -1,6 +1,6 @@
 // CUDA graphs on gpulab's emulator (included by cuda_runtime.h; implemented in
-// src/run/runtime/graph.cpp): stream capture and explicit graphs of kernel, memcpy, memset, host
-// and empty nodes, run in dependency order. Types and values are CUDA 13's.
+// src/run/runtime/graph.cpp): stream capture and explicit graphs of kernel, memcpy, memset, host,
+// empty and child graph nodes, run in dependency order. Types and values are CUDA 13's.
 #pragma once
 
 struct CUgraph_st;
@@ -87,6 +87,9 @@ cudaError_t cudaGraphAddHostNode(cudaGraphNode_t* node, cudaGraph_t graph,
                                  const struct cudaHostNodeParams* params);
 cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t* node, cudaGraph_t graph,
                                   const cudaGraphNode_t* dependencies, size_t count);
+cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                                       const cudaGraphNode_t* dependencies, size_t count,
+                                       cudaGraph_t child);
 cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* from,
                                      const cudaGraphNode_t* to, size_t count);
 cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t* count);
@@ -116,11 +119,13 @@ using LaunchFromArguments = void (*)(const void* kernel, const LaunchSite& site,
 bool register_kernel_erased(const void* address, const char* name, LaunchFromArguments launch);
 // The kernel registered at `address` (its name in *name), or nullptr.
 LaunchFromArguments registered_kernel(const void* address, const char** name);
-// cudaLaunchKernel: with `launch` when the caller knows the kernel's type, else the registered
-// kernel's; the launch's error, as cudaGetLastError would give it.
+// cudaLaunchKernel and cudaLaunchCooperativeKernel (`cooperative`: every block resident at once):
+// with `launch` when the caller knows the kernel's type, else the registered kernel's; the
+// launch's error, as cudaGetLastError would give it.
 cudaError_t launch_with_arguments(const void* kernel, dim3 grid, dim3 block, void** args,
                                   size_t shared_bytes, cudaStream_t stream,
-                                  const std::source_location& where, LaunchFromArguments launch);
+                                  const std::source_location& where, LaunchFromArguments launch,
+                                  bool cooperative);
 
 template <class... P>
 struct RegisteredKernel {

@@ -147,7 +147,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int device) {
   p->managedMemory = 1;
   p->pageableMemoryAccess = 1;
   p->concurrentManagedAccess = 1;
-  p->cooperativeLaunch = 0;
+  p->cooperativeLaunch = 1;  // cudaLaunchCooperativeKernel: every block on a thread of its own
   p->sharedMemPerBlockOptin = 227 * 1024;
   p->maxBlocksPerMultiProcessor = 32;
   p->reservedSharedMemPerBlock = 1024;

@@ -1,13 +1,15 @@
-// The device heap of gpulab run's checked programs: a kernel's malloc and new return device
-// memory on a GPU, so --check must not call it host memory. The checked program is linked with
-// --wrap for malloc, calloc, free, new and delete (run/program.cpp); these wrappers pass every call
-// on and tell simt/memory_check about the blocks a kernel allocates and the ones freed.
+// The device heap of gpulab run's checked programs: a kernel's malloc returns device memory on a
+// GPU, so --check must not call it host memory. The program's own malloc and free in kernels are
+// the device heap's already (cuda_runtime.h maps them to heap.cpp, as it does new and delete); the
+// checked program is also linked with --wrap for malloc, calloc and free (run/program.cpp), so that
+// what a library function allocates for kernel code is device memory too. These wrappers pass
+// every call on and tell simt/memory_check about the blocks allocated in a kernel's own code
+// (simt/kernel_code.hpp) and the ones freed.
 #include <cstddef>
 #include <cstdlib>
-#include <new>
 
+#include "simt/kernel_code.hpp"
 #include "simt/memory_check.hpp"
-#include "simt/scheduler.hpp"
 
 // Weak: a program linked without --wrap (no --check) leaves them unresolved, and then nothing calls
 // the wrappers either.
@@ -15,12 +17,6 @@ extern "C" {
 [[gnu::weak]] void* __real_malloc(std::size_t);
 [[gnu::weak]] void* __real_calloc(std::size_t, std::size_t);
 [[gnu::weak]] void __real_free(void*);
-[[gnu::weak]] void* __real__Znwm(std::size_t);
-[[gnu::weak]] void* __real__Znam(std::size_t);
-[[gnu::weak]] void __real__ZdlPv(void*);
-[[gnu::weak]] void __real__ZdaPv(void*);
-[[gnu::weak]] void __real__ZdlPvm(void*, std::size_t);
-[[gnu::weak]] void __real__ZdaPvm(void*, std::size_t);
 }
 
 namespace {
@@ -35,8 +31,9 @@ struct Recording {
 };
 
 void* allocated(void* p, std::size_t bytes) {
-  if (p != nullptr && !t_recording && gpulab::simt::detail::tl_runner != nullptr) {
+  if (p != nullptr && !t_recording && gpulab::simt::detail::tl_kernel_code) {
     const Recording r;
+    const gpulab::simt::detail::EmulatorCode emulator;
     gpulab::simt::note_device_heap(p, bytes);
   }
   return p;
@@ -45,6 +42,7 @@ void* allocated(void* p, std::size_t bytes) {
 void released(void* p) {
   if (p != nullptr && !t_recording) {
     const Recording r;
+    const gpulab::simt::detail::EmulatorCode emulator;
     gpulab::simt::forget_device_heap(p);
   }
 }
@@ -61,27 +59,5 @@ void* __wrap_calloc(std::size_t n, std::size_t size) {
 void __wrap_free(void* p) {
   released(p);
   __real_free(p);
-}
-void* __wrap__Znwm(std::size_t n) {
-  return allocated(__real__Znwm(n), n);
-}
-void* __wrap__Znam(std::size_t n) {
-  return allocated(__real__Znam(n), n);
-}
-void __wrap__ZdlPv(void* p) {
-  released(p);
-  __real__ZdlPv(p);
-}
-void __wrap__ZdaPv(void* p) {
-  released(p);
-  __real__ZdaPv(p);
-}
-void __wrap__ZdlPvm(void* p, std::size_t n) {
-  released(p);
-  __real__ZdlPvm(p, n);
-}
-void __wrap__ZdaPvm(void* p, std::size_t n) {
-  released(p);
-  __real__ZdaPvm(p, n);
 }
 }

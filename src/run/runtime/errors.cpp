@@ -27,6 +27,7 @@ cudaError_t error_from_name(const std::string& name) {
       {"cudaErrorInvalidConfiguration", cudaErrorInvalidConfiguration},
       {"cudaErrorMemoryAllocation", cudaErrorMemoryAllocation},
       {"cudaErrorLaunchOutOfResources", cudaErrorLaunchOutOfResources},
+      {"cudaErrorCooperativeLaunchTooLarge", cudaErrorCooperativeLaunchTooLarge},
   };
   const auto it = names.find(name);
   return it == names.end() ? cudaErrorUnknown : it->second;
@@ -36,12 +37,16 @@ cudaError_t error_from_name(const std::string& name) {
 
 using gpulab::rt::state;
 
+// The host thread's last error, as CUDA keeps it: every call that fails sets it (after a kernel
+// fault every call fails with the sticky error, and so sets it again); cudaGetLastError returns it
+// and resets it to cudaSuccess, cudaPeekAtLastError leaves it. Neither asks the device: a second
+// cudaGetLastError with no failing call in between returns cudaSuccess, also after a fault (as
+// measured on an H100).
 cudaError_t cudaGetLastError(void) {
-  auto& s = state();
   {
+    auto& s = state();
     std::lock_guard lock(s.mutex);
     s.unchecked = false;
-    if (s.sticky != cudaSuccess) return s.sticky;
   }
   const cudaError_t e = gpulab::rt::t_last_error;
   gpulab::rt::t_last_error = cudaSuccess;
@@ -52,7 +57,6 @@ cudaError_t cudaPeekAtLastError(void) {
   auto& s = state();
   std::lock_guard lock(s.mutex);
   s.unchecked = false;
-  if (s.sticky != cudaSuccess) return s.sticky;
   return gpulab::rt::t_last_error;
 }
 

@@ -41,6 +41,8 @@ struct CUgraphNode_st {
   cudaMemsetParams memset{};
   // Host.
   cudaHostNodeParams host{};
+  // Child graph: a copy of the child's nodes in the order they run, taken when the node was made.
+  std::shared_ptr<const std::vector<CUgraphNode_st>> child;
 };
 
 struct CUgraph_st {
@@ -407,6 +409,26 @@ cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t* node, cudaGraph_t graph,
   return gpulab::rt::add_node(node, graph, dependencies, count, std::make_unique<CUgraphNode_st>());
 }
 
+cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                                       const cudaGraphNode_t* dependencies, size_t count,
+                                       cudaGraph_t child) {
+  auto n = std::make_unique<CUgraphNode_st>();
+  n->type = cudaGraphNodeTypeGraph;
+  {
+    // As CUDA does, the child graph is copied: changing it later changes nothing here.
+    auto& g = graphs();
+    std::lock_guard lock(g.mutex);
+    if (g.graphs.count(child) == 0 || child == graph) return cudaErrorInvalidValue;
+    bool cycle = false;
+    const auto order = gpulab::rt::run_order(*child, &cycle);
+    if (cycle) return cudaErrorInvalidValue;
+    auto nodes = std::make_shared<std::vector<CUgraphNode_st>>();
+    for (const CUgraphNode_st* c : order) nodes->push_back(*c);
+    n->child = std::move(nodes);
+  }
+  return gpulab::rt::add_node(node, graph, dependencies, count, std::move(n));
+}
+
 cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* from,
                                      const cudaGraphNode_t* to, size_t count) {
   auto& g = graphs();
@@ -507,14 +529,11 @@ cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph,
   return cudaSuccess;
 }
 
-cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
-  {
-    auto& g = graphs();
-    std::lock_guard lock(g.mutex);
-    if (g.execs.count(exec) == 0) return cudaErrorInvalidValue;
-    if (gpulab::rt::capture_of(g, stream)) return cudaErrorNotSupported;
-  }
-  for (const CUgraphNode_st& n : exec->nodes) {
+namespace gpulab::rt {
+namespace {
+// Runs nodes in their order, a child graph's where its node stands.
+cudaError_t run_nodes(const std::vector<CUgraphNode_st>& nodes) {
+  for (const CUgraphNode_st& n : nodes) {
     cudaError_t e = cudaSuccess;
     switch (n.type) {
       case cudaGraphNodeTypeKernel:
@@ -530,12 +549,27 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
       case cudaGraphNodeTypeHost:
         n.host.fn(n.host.userData);
         break;
+      case cudaGraphNodeTypeGraph:
+        e = run_nodes(*n.child);
+        break;
       default:
         break;
     }
     if (e != cudaSuccess) return e;
   }
   return cudaSuccess;
+}
+}  // namespace
+}  // namespace gpulab::rt
+
+cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
+  {
+    auto& g = graphs();
+    std::lock_guard lock(g.mutex);
+    if (g.execs.count(exec) == 0) return cudaErrorInvalidValue;
+    if (gpulab::rt::capture_of(g, stream)) return cudaErrorNotSupported;
+  }
+  return gpulab::rt::run_nodes(exec->nodes);
 }
 
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec) {

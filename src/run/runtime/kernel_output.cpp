@@ -2,12 +2,14 @@
 // cudaLimitPrintfFifoSize, printed when the host waits or the next kernel starts) and the
 // device-side assert (the GPU's message on stderr when the host synchronises; the launch fails
 // with cudaErrorAssert).
+#include <cctype>
 #include <cstdarg>
 #include <cstdio>
 #include <mutex>
 #include <string>
 
 #include "run/runtime/state.hpp"
+#include "simt/kernel_code.hpp"
 #include "simt/scheduler.hpp"
 #include "simt/simt.hpp"
 
@@ -35,6 +37,7 @@ extern "C" int gpulab_rt_printf(const char* format, ...) {
   if (gpulab::simt::detail::tl_runner == nullptr) {
     n = std::vprintf(format, args);  // host code: straight to stdout
   } else {
+    const gpulab::simt::detail::EmulatorCode emulator;  // the buffer is the host's memory
     char small[512];
     va_list copy;
     va_copy(copy, args);
@@ -66,15 +69,37 @@ extern "C" int gpulab_rt_printf(const char* format, ...) {
 extern "C" void __assert_fail(const char* expression, const char* file, unsigned line,
                               const char* function) noexcept __attribute__((__noreturn__));
 
+namespace {
+// A function's name as nvcc's __PRETTY_FUNCTION__ spells it: g++ writes `const int*` and `int&`,
+// nvcc (the EDG front end) `const int *` and `int &` (measured on an H100: `void
+// check_positive(const int *, int)`).
+std::string nvcc_function_name(const char* gcc) {
+  std::string out;
+  for (const char* p = gcc; *p != '\0'; ++p) {
+    const char c = *p;
+    if ((c == '*' || c == '&') && !out.empty()) {
+      const char before = out.back();
+      if (std::isalnum(static_cast<unsigned char>(before)) || before == '_' || before == '>' ||
+          before == ']' || before == ')') {
+        out += ' ';
+      }
+    }
+    out += c;
+  }
+  return out;
+}
+}  // namespace
+
 void gpulab_rt_assert_fail(const char* expression, const char* file, unsigned line,
                            const char* function) {
   if (gpulab::simt::detail::tl_runner == nullptr) __assert_fail(expression, file, line, function);
+  gpulab::simt::detail::tl_kernel_code = false;  // the thread ends here (the fault is thrown)
   // The GPU's own message, printed to stderr when the host synchronises.
   char text[1024];
   std::snprintf(text, sizeof text,
                 "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n", file,
-                line, function, blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y,
-                threadIdx.z, expression);
+                line, nvcc_function_name(function).c_str(), blockIdx.x, blockIdx.y, blockIdx.z,
+                threadIdx.x, threadIdx.y, threadIdx.z, expression);
   {
     auto& s = state();
     std::lock_guard lock(s.mutex);

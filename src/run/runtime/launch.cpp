@@ -12,10 +12,12 @@
 #include "calc/occupancy.hpp"
 #include "core/error.hpp"
 #include "run/runtime/child.hpp"
+#include "run/runtime/cooperative.hpp"
 #include "run/runtime/graph.hpp"
 #include "run/runtime/heap.hpp"
 #include "run/runtime/state.hpp"
 #include "simt/access_record.hpp"
+#include "simt/kernel_code.hpp"
 #include "simt/profile_gather.hpp"
 #include "simt/scheduler.hpp"
 #include "simt/simt.hpp"
@@ -29,6 +31,8 @@ cudaError_t error_of(simt::KernelFault::Kind kind) {
   switch (kind) {
     case simt::KernelFault::Kind::assertion:
       return cudaErrorAssert;
+    case simt::KernelFault::Kind::illegal_address:
+      return cudaErrorIllegalAddress;
     default:
       // A trap, and what a GPU would meet as one: an unspecified launch failure.
       return cudaErrorLaunchFailure;
@@ -160,6 +164,8 @@ extern "C" int gpulab_rt_last_writer(const void* p, unsigned* block_thread) {
 void launch_erased(const LaunchSite& site, const void* kernel, const LaunchConfig& config,
                    void (*run_thread)(const void*), const void* closure, size_t closure_bytes,
                    void (*run_threads)(const void*, simt::detail::ThreadLoop&)) {
+  // A launch made in a kernel is the emulator's work: its allocations are the host's.
+  const simt::detail::EmulatorCode emulator;
   // A launch into a graph (stream capture, a kernel node) is recorded, not run.
   if (graph_record_launch(site, kernel, config, run_thread, closure, closure_bytes)) return;
   // A kernel launched a kernel (dynamic parallelism): it runs when its parent grid has ended.
@@ -190,6 +196,7 @@ void launch_erased(const LaunchSite& site, const void* kernel, const LaunchConfi
   // gpulab run compiled the program so
   options.assume_instrumented = s.settings.check || s.settings.profile;
   options.max_reports = 16;
+  options.cooperative = config.cooperative;
   const simt::detail::ErasedKernel erased{kernel, run_thread, closure, run_threads};
   json line = {{report::kEventField, report::event::launch},
                {"kernel", site.callee},
@@ -229,6 +236,7 @@ void launch_erased(const LaunchSite& site, const void* kernel, const LaunchConfi
   cudaError_t error = cudaSuccess;
   std::uint64_t barriers = 0;
   try {
+    if (config.cooperative) check_cooperative_fits(kernel, config);
     const simt::LaunchStats st = simt::detail::launch_erased(erased, config.grid, config.block,
                                                              config.dynamic_shared_bytes, options);
     line["threads"] = st.threads;
@@ -493,8 +501,9 @@ bool stream_usable(cudaStream_t s) {
 
 cudaError_t launch_with_arguments(const void* kernel, dim3 grid, dim3 block, void** args,
                                   size_t shared_bytes, cudaStream_t stream,
-                                  const std::source_location& where, LaunchFromArguments launch) {
-  const char* name = "cudaLaunchKernel";
+                                  const std::source_location& where, LaunchFromArguments launch,
+                                  bool cooperative) {
+  const char* name = cooperative ? "cudaLaunchCooperativeKernel" : "cudaLaunchKernel";
   if (kernel == nullptr) return set_error(cudaErrorInvalidDeviceFunction);
   if (const char* registered = nullptr;
       LaunchFromArguments found = registered_kernel(kernel, &registered)) {
@@ -508,8 +517,9 @@ cudaError_t launch_with_arguments(const void* kernel, dim3 grid, dim3 block, voi
   }
   // The launch's own error, as cudaLaunchKernel returns it; an earlier error stays pending.
   const cudaError_t earlier = cudaGetLastError();
-  launch(kernel, LaunchSite{name, where.file_name(), static_cast<int>(where.line())},
-         config(grid, block, shared_bytes, stream), args);
+  LaunchConfig c = config(grid, block, shared_bytes, stream);
+  c.cooperative = cooperative;
+  launch(kernel, LaunchSite{name, where.file_name(), static_cast<int>(where.line())}, c, args);
   const cudaError_t e = cudaPeekAtLastError();
   if (e == cudaSuccess && earlier != cudaSuccess) set_error(earlier);
   return e;
@@ -520,5 +530,12 @@ cudaError_t launch_with_arguments(const void* kernel, dim3 grid, dim3 block, voi
 cudaError_t cudaLaunchKernel(const void* kernel, dim3 grid, dim3 block, void** args,
                              size_t shared_bytes, cudaStream_t stream, std::source_location where) {
   return gpulab::rt::launch_with_arguments(kernel, grid, block, args, shared_bytes, stream, where,
-                                           nullptr);
+                                           nullptr, false);
+}
+
+cudaError_t cudaLaunchCooperativeKernel(const void* kernel, dim3 grid, dim3 block, void** args,
+                                        size_t shared_bytes, cudaStream_t stream,
+                                        std::source_location where) {
+  return gpulab::rt::launch_with_arguments(kernel, grid, block, args, shared_bytes, stream, where,
+                                           nullptr, true);
 }

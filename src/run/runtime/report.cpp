@@ -14,6 +14,7 @@
 #include <string>
 
 #include "run/runtime/state.hpp"
+#include "simt/guard.hpp"
 #include "simt/profile_gather.hpp"
 #include "simt/scheduler.hpp"
 #include "simt/simt.hpp"
@@ -45,25 +46,6 @@ std::string site_text(const char* file, int line) {
   return std::string(file) + ":" + std::to_string(line);
 }
 
-namespace {
-
-const char* kind_name(simt::AllocationKind k) {
-  switch (k) {
-    case simt::AllocationKind::device:
-      return "cudaMalloc";
-    case simt::AllocationKind::managed:
-      return "cudaMallocManaged";
-    case simt::AllocationKind::host_pinned:
-      return "cudaMallocHost";
-    case simt::AllocationKind::device_heap:
-      return "malloc in a kernel";
-    case simt::AllocationKind::host_registered:
-      return "cudaHostRegister";
-  }
-  return "";
-}
-
-}  // namespace
 
 void report_leaks(const char* when) {
   for (const simt::Allocation& a : simt::live_allocations()) {
@@ -75,7 +57,7 @@ void report_leaks(const char* when) {
     write_line({{report::kEventField, report::event::finding},
                 {report::kKindField, report::kind::leak},
                 {"bytes", a.bytes},
-                {"allocator", kind_name(a.kind)},
+                {"allocator", simt::allocator_name(a.kind)},
                 {"site", a.site},
                 {"when", when}});
   }
@@ -127,6 +109,8 @@ void at_exit() {
 // A crash: say where (which kernel, block and thread, when it was in one), then die of it.
 // Written with snprintf (async-signal-safe), so the "crash" event's line is spelled out here.
 void on_crash(int sig, siginfo_t* info, void* context) {
+  // A fault in kernel code fails its launch, as on a GPU, and the program goes on.
+  simt::detail::recover(sig, info, context);
   char line[768];
   const char* kernel = g_running_kernel.load();
   // The faulting instruction: gpulab names its FILE:LINE with addr2line.
@@ -158,7 +142,11 @@ void on_crash(int sig, siginfo_t* info, void* context) {
   if (fd >= 0 && n > 0) {
     [[maybe_unused]] const ssize_t w = ::write(fd, line, static_cast<std::size_t>(n));
   }
-  // SA_RESETHAND restored the default action: returning re-runs the fault (or abort re-raises).
+  // With the default action back, returning re-runs the fault (or abort re-raises).
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  sigaction(sig, &dfl, nullptr);
 }
 
 // Runs before main(): reads the settings and opens the report.
@@ -185,11 +173,12 @@ struct Startup {
       simt::enable_memory_checks();
       s.settings.workers = 1;  // one block after another: the same findings every run
     }
-    // Crash reports need a stack of their own only for stack overflows, which this cannot catch
-    // on a fiber's stack anyway; faults on a good stack are reported.
+    // On the alternate stack where a worker has one (simt/guard.cpp), so that a CUDA thread's
+    // stack overflow is caught too. Not reset on delivery: a kernel's fault is recovered from,
+    // and the next one must be caught as well.
     struct sigaction sa {};
     sa.sa_sigaction = on_crash;
-    sa.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_NODEFER;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
     sigemptyset(&sa.sa_mask);
     for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) sigaction(sig, &sa, nullptr);
     std::atexit(at_exit);
