@@ -1,0 +1,102 @@
+// Copies and symbols: cudaMemcpy, cudaMemcpyAsync, cudaMemcpy2D, and copies to and from
+// __device__ variables (cudaMemcpyToSymbol/FromSymbol call memcpy_symbol). A copy back of bytes
+// no one wrote is an "uninitialized_copy" finding under --check.
+#include <cstdint>
+#include <cstring>
+
+#include "run/runtime/graph.hpp"
+#include "run/runtime/state.hpp"
+
+namespace gpulab::rt {
+
+cudaError_t copy(void* dst, const void* src, size_t count, cudaMemcpyKind kind, bool blocking,
+                 const std::source_location& where) {
+  cudaError_t e;
+  if (blocking) synchronized(false);  // a blocking copy waits for the launches before it
+  if (broken(&e)) return e;
+  if (count == 0) return cudaSuccess;
+  if (dst == nullptr || src == nullptr) return set_error(cudaErrorInvalidValue);
+  if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) {
+    return set_error(cudaErrorInvalidMemcpyDirection);
+  }
+  bool dst_device = false, src_device = false;
+  if (check_device_range(dst, count, &dst_device) != cudaSuccess ||
+      check_device_range(src, count, &src_device) != cudaSuccess) {
+    return set_error(cudaErrorInvalidValue);
+  }
+  const bool dst_should = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
+  const bool src_should = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
+  if ((dst_should && !dst_device) || (src_should && !src_device)) {
+    return set_error(cudaErrorInvalidValue);
+  }
+  if (src_device && simt::memory_checks_enabled() && !dst_device) {
+    std::size_t first = 0;
+    if (const std::size_t n = simt::count_uninitialized(src, count, &first); n > 0) {
+      const auto a = simt::find_allocation(src);
+      write_line({{report::kEventField, report::event::finding},
+                  {report::kKindField, report::kind::uninitialized_copy},
+                  {"bytes", n},
+                  {"first_offset", reinterpret_cast<std::uintptr_t>(src) - a->begin + first},
+                  {"copied", count},
+                  {"allocation_bytes", a->bytes},
+                  {"allocation_site", a->site},
+                  {"site", site_text(where.file_name(), static_cast<int>(where.line()))}});
+    }
+  }
+  std::memmove(dst, src, count);
+  if (dst_device) simt::copy_initialized(dst, src, count);
+  if (blocking) synchronized(true);
+  return cudaSuccess;
+}
+
+cudaError_t memcpy_symbol(void* symbol, size_t symbol_bytes, void* host, size_t count,
+                          size_t offset, cudaMemcpyKind kind, bool to_symbol) {
+  cudaError_t e;
+  synchronized(false);  // a synchronous copy: launches before it are waited for
+  if (broken(&e)) return e;
+  if (offset > symbol_bytes || count > symbol_bytes - offset) {
+    return set_error(cudaErrorInvalidValue);
+  }
+  auto* at = static_cast<unsigned char*>(symbol) + offset;
+  if (to_symbol) {
+    if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToDevice &&
+        kind != cudaMemcpyDefault) {
+      return set_error(cudaErrorInvalidMemcpyDirection);
+    }
+    std::memmove(at, host, count);
+  } else {
+    if (kind != cudaMemcpyDeviceToHost && kind != cudaMemcpyDeviceToDevice &&
+        kind != cudaMemcpyDefault) {
+      return set_error(cudaErrorInvalidMemcpyDirection);
+    }
+    std::memmove(host, at, count);
+  }
+  synchronized(true);
+  return cudaSuccess;
+}
+
+}  // namespace gpulab::rt
+
+using gpulab::rt::set_error;
+
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
+                       std::source_location where) {
+  return gpulab::rt::copy(dst, src, count, kind, true, where);
+}
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
+                            cudaStream_t stream, std::source_location where) {
+  if (gpulab::rt::graph_record_copy(dst, src, count, kind, stream)) return cudaSuccess;
+  return gpulab::rt::copy(dst, src, count, kind, false, where);
+}
+cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                         size_t height, cudaMemcpyKind kind) {
+  if (width > dpitch || width > spitch) return set_error(cudaErrorInvalidPitchValue);
+  gpulab::rt::synchronized(false);
+  for (size_t row = 0; row < height; ++row) {
+    const cudaError_t e = gpulab::rt::copy(static_cast<char*>(dst) + row * dpitch,
+                                           static_cast<const char*>(src) + row * spitch, width,
+                                           kind, row + 1 == height);
+    if (e != cudaSuccess) return e;
+  }
+  return cudaSuccess;
+}

@@ -1,0 +1,127 @@
+// Errors: the last error (per host thread) and the sticky error of a kernel fault,
+// cudaGetLastError/cudaPeekAtLastError, and CUDA's own error names and messages.
+#include <map>
+#include <string>
+
+#include "run/runtime/state.hpp"
+
+namespace gpulab::rt {
+
+cudaError_t set_error(cudaError_t e) {
+  if (e != cudaSuccess) t_last_error = e;
+  return e;
+}
+
+// Calls after a kernel fault fail as on a GPU, whose context is then unusable.
+bool broken(cudaError_t* out) {
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  if (s.sticky == cudaSuccess) return false;
+  *out = set_error(s.sticky);
+  return true;
+}
+
+cudaError_t error_from_name(const std::string& name) {
+  static const std::map<std::string, cudaError_t> names = {
+      {"cudaErrorInvalidValue", cudaErrorInvalidValue},
+      {"cudaErrorInvalidConfiguration", cudaErrorInvalidConfiguration},
+      {"cudaErrorMemoryAllocation", cudaErrorMemoryAllocation},
+      {"cudaErrorLaunchOutOfResources", cudaErrorLaunchOutOfResources},
+  };
+  const auto it = names.find(name);
+  return it == names.end() ? cudaErrorUnknown : it->second;
+}
+
+}  // namespace gpulab::rt
+
+using gpulab::rt::state;
+
+cudaError_t cudaGetLastError(void) {
+  auto& s = state();
+  {
+    std::lock_guard lock(s.mutex);
+    s.unchecked = false;
+    if (s.sticky != cudaSuccess) return s.sticky;
+  }
+  const cudaError_t e = gpulab::rt::t_last_error;
+  gpulab::rt::t_last_error = cudaSuccess;
+  return e;
+}
+
+cudaError_t cudaPeekAtLastError(void) {
+  auto& s = state();
+  std::lock_guard lock(s.mutex);
+  s.unchecked = false;
+  if (s.sticky != cudaSuccess) return s.sticky;
+  return gpulab::rt::t_last_error;
+}
+
+namespace {
+struct ErrorText {
+  cudaError_t code;
+  const char* name;
+  const char* text;
+};
+// CUDA's own names and messages.
+constexpr ErrorText kErrors[] = {
+    {cudaSuccess, "cudaSuccess", "no error"},
+    {cudaErrorInvalidValue, "cudaErrorInvalidValue", "invalid argument"},
+    {cudaErrorMemoryAllocation, "cudaErrorMemoryAllocation", "out of memory"},
+    {cudaErrorInitializationError, "cudaErrorInitializationError", "initialization error"},
+    {cudaErrorCudartUnloading, "cudaErrorCudartUnloading", "driver shutting down"},
+    {cudaErrorInvalidConfiguration, "cudaErrorInvalidConfiguration",
+     "invalid configuration argument"},
+    {cudaErrorInvalidPitchValue, "cudaErrorInvalidPitchValue", "invalid pitch argument"},
+    {cudaErrorInvalidSymbol, "cudaErrorInvalidSymbol", "invalid device symbol"},
+    {cudaErrorInvalidHostPointer, "cudaErrorInvalidHostPointer", "invalid host pointer"},
+    {cudaErrorInvalidDevicePointer, "cudaErrorInvalidDevicePointer", "invalid device pointer"},
+    {cudaErrorInvalidMemcpyDirection, "cudaErrorInvalidMemcpyDirection",
+     "invalid copy direction for memcpy"},
+    {cudaErrorInsufficientDriver, "cudaErrorInsufficientDriver",
+     "CUDA driver version is insufficient for CUDA runtime version"},
+    {cudaErrorInvalidDeviceFunction, "cudaErrorInvalidDeviceFunction", "invalid device function"},
+    {cudaErrorNoDevice, "cudaErrorNoDevice", "no CUDA-capable device is detected"},
+    {cudaErrorInvalidDevice, "cudaErrorInvalidDevice", "invalid device ordinal"},
+    {cudaErrorInvalidResourceHandle, "cudaErrorInvalidResourceHandle", "invalid resource handle"},
+    {cudaErrorIllegalState, "cudaErrorIllegalState",
+     "the operation cannot be performed in the present state"},
+    {cudaErrorSymbolNotFound, "cudaErrorSymbolNotFound", "named symbol not found"},
+    {cudaErrorNotReady, "cudaErrorNotReady", "device not ready"},
+    {cudaErrorIllegalAddress, "cudaErrorIllegalAddress",
+     "an illegal memory access was encountered"},
+    {cudaErrorLaunchOutOfResources, "cudaErrorLaunchOutOfResources",
+     "too many resources requested for launch"},
+    {cudaErrorLaunchTimeout, "cudaErrorLaunchTimeout", "the launch timed out and was terminated"},
+    {cudaErrorAssert, "cudaErrorAssert", "device-side assert triggered"},
+    {cudaErrorIllegalInstruction, "cudaErrorIllegalInstruction",
+     "an illegal instruction was encountered"},
+    {cudaErrorMisalignedAddress, "cudaErrorMisalignedAddress", "misaligned address"},
+    {cudaErrorLaunchFailure, "cudaErrorLaunchFailure", "unspecified launch failure"},
+    {cudaErrorCooperativeLaunchTooLarge, "cudaErrorCooperativeLaunchTooLarge",
+     "too many blocks in cooperative launch"},
+    {cudaErrorNotPermitted, "cudaErrorNotPermitted", "operation not permitted"},
+    {cudaErrorNotSupported, "cudaErrorNotSupported", "operation not supported"},
+    {cudaErrorStreamCaptureUnsupported, "cudaErrorStreamCaptureUnsupported",
+     "operation not permitted when stream is capturing"},
+    {cudaErrorStreamCaptureImplicit, "cudaErrorStreamCaptureImplicit",
+     "operation would make the legacy stream depend on a capturing blocking stream"},
+    {cudaErrorGraphExecUpdateFailure, "cudaErrorGraphExecUpdateFailure",
+     "the graph update was not performed because it included changes which violated "
+     "constraints specific to instantiated graph update"},
+    {cudaErrorUnknown, "cudaErrorUnknown", "unknown error"},
+};
+const ErrorText* find_error(cudaError_t e) {
+  for (const ErrorText& t : kErrors)
+    if (t.code == e) return &t;
+  return nullptr;
+}
+}  // namespace
+
+const char* cudaGetErrorString(cudaError_t error) {
+  const ErrorText* t = find_error(error);
+  return t != nullptr ? t->text : "unrecognized error code";
+}
+const char* cudaGetErrorName(cudaError_t error) {
+  const ErrorText* t = find_error(error);
+  return t != nullptr ? t->name : "cudaErrorUnknown";
+}

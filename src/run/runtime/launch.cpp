@@ -1,0 +1,379 @@
+// Launches: a kernel run on the emulator (simt), its lines in the report (launch_begin, launch,
+// the findings of --check, gpulab exercise's access record, gpulab profile's counters), the
+// children a grid launched run after it; function attributes and occupancy.
+#include <algorithm>
+#include <cstdint>
+#include <exception>
+#include <mutex>
+
+#include "run/runtime/child.hpp"
+#include "run/runtime/graph.hpp"
+#include "run/runtime/heap.hpp"
+#include "run/runtime/state.hpp"
+#include "simt/access_record.hpp"
+#include "simt/profile_gather.hpp"
+#include "simt/scheduler.hpp"
+#include "simt/simt.hpp"
+
+namespace gpulab::rt {
+
+namespace {
+
+// The error a GPU reports for a fault in a kernel.
+cudaError_t error_of(simt::KernelFault::Kind kind) {
+  switch (kind) {
+    case simt::KernelFault::Kind::assertion:
+      return cudaErrorAssert;
+    default:
+      // A trap, and what a GPU would meet as one: an unspecified launch failure.
+      return cudaErrorLaunchFailure;
+  }
+}
+
+std::string memory_kind_name(simt::MemoryFinding::Kind k) {
+  switch (k) {
+    case simt::MemoryFinding::Kind::out_of_bounds:
+      return report::kind::out_of_bounds;
+    case simt::MemoryFinding::Kind::host_memory:
+      return report::kind::host_memory;
+    case simt::MemoryFinding::Kind::uninitialized_read:
+      return report::kind::uninitialized_read;
+    case simt::MemoryFinding::Kind::global_race:
+      return report::kind::global_race;
+  }
+  return "";
+}
+
+// What one launch of an exercise did, per thread (docs/exercise.md).
+void write_record(const LaunchSite& site, const simt::LaunchRecord& r, int level,
+                  std::uint64_t barriers, const LaunchConfig& config) {
+  json line = {{report::kEventField, report::event::record},
+               {"kernel", site.callee},
+               {"max_global_reads", r.max_global_reads},
+               {"max_reads_block", dims(r.max_reads_block)},
+               {"max_reads_thread", dims(r.max_reads_thread)},
+               {"max_global_writes", r.max_global_writes},
+               {"max_writes_block", dims(r.max_writes_block)},
+               {"max_writes_thread", dims(r.max_writes_thread)},
+               {"shared_reads", r.shared_reads},
+               {"shared_writes", r.shared_writes},
+               {"atomics", r.atomics},
+               {"threads_counted", r.threads_counted},
+               {"barriers", barriers},
+               {"grid", dims(config.grid)},
+               {"block", dims(config.block)}};
+  if (level >= 2 && r.accesses_complete) {
+    json list = json::array();
+    for (const simt::RecordedAccess& a : r.accesses) {
+      list.push_back({a.shared ? json(a.array) : json(nullptr), a.address, a.bytes, a.block.x,
+                      a.block.y, a.block.z, a.thread.x, a.thread.y, a.thread.z, a.write ? 1 : 0});
+    }
+    line["accesses"] = std::move(list);
+  }
+  write_line(line);
+}
+
+// gpulab profile: what one launch counted (src/simt/profile_gather.hpp; docs/profile.md).
+void write_profile(const LaunchSite& site, const simt::LaunchProfile& p,
+                   const LaunchConfig& config) {
+  const auto lanes = [](const profile::WarpAccess& a) {
+    json list = json::array();
+    for (unsigned l = 0; l < profile::kWarpLanes; ++l)
+      list.push_back((a.active >> l & 1u) != 0 ? json(a.address[l]) : json(nullptr));
+    return list;
+  };
+  json accesses = json::array();
+  for (const simt::ProfiledAccess& a : p.accesses) {
+    json j = {{"pc", a.pc},
+              {"space", a.shared ? "shared" : "global"},
+              {"op", a.store ? "st" : "ld"},
+              {"width", a.width},
+              {"example",
+               {{"block", dims(a.example_block)},
+                {"warp", a.example_warp},
+                {"width", a.example.width},
+                {"addresses", lanes(a.example)}}}};
+    if (a.shared) {
+      j["array"] = a.array != nullptr ? a.array : "";
+      j["requests"] = a.smem.requests;
+      j["wavefronts"] = a.smem.wavefronts;
+      j["ideal_wavefronts"] = a.smem.ideal_wavefronts;
+      j["conflicts"] = a.smem.conflicts;
+      j["worst_way"] = a.smem.worst_way;
+    } else {
+      j["requests"] = a.global.requests;
+      j["sectors"] = a.global.sectors;
+      j["ideal_sectors"] = a.global.ideal_sectors;
+      j["bytes_used"] = a.global.bytes_used;
+    }
+    accesses.push_back(std::move(j));
+  }
+  json branches = json::array();
+  for (const simt::ProfiledBranch& b : p.branches) {
+    branches.push_back({{"pc", b.pc},
+                        {"targets", b.targets},
+                        {"uniform", b.uniform},
+                        {"divergent", b.divergent},
+                        {"example",
+                         {{"block", dims(b.example_block)},
+                          {"warp", b.example_warp},
+                          {"active", b.example_active},
+                          {"lanes", b.example_masks}}}});
+  }
+  json blocks = json::array();
+  for (const simt::ProfiledBlock& b : p.blocks)
+    blocks.push_back({{"pc", b.pc}, {"inst", b.inst}, {"thread_inst", b.thread_inst}});
+  write_line({{report::kEventField, report::event::profile},
+              {"kernel", site.callee},
+              {"launch_site", site_text(site.file, site.line)},
+              {"grid", dims(config.grid)},
+              {"block", dims(config.block)},
+              {"has_branches", p.has_branches},
+              {"accesses", std::move(accesses)},
+              {"branches", std::move(branches)},
+              {"blocks", std::move(blocks)}});
+}
+
+}  // namespace
+
+// The exercise harness's calls (declared by the harness itself; no CUDA program needs them).
+extern "C" void gpulab_rt_record(int level) {
+  if (level > 0) simt::enable_access_recording();
+  std::lock_guard lock(state().mutex);
+  state().record_level = level;
+}
+extern "C" int gpulab_rt_last_writer(const void* p, unsigned* block_thread) {
+  const auto w = simt::last_writer(p);
+  if (!w) return 0;
+  const unsigned v[6] = {w->block.x, w->block.y, w->block.z, w->thread.x, w->thread.y, w->thread.z};
+  for (int i = 0; i < 6; ++i) block_thread[i] = v[i];
+  return 1;
+}
+
+// ---- Launches
+
+void launch_erased(const LaunchSite& site, const void* kernel, const LaunchConfig& config,
+                   void (*run_thread)(const void*), const void* closure, size_t closure_bytes,
+                   void (*run_threads)(const void*, simt::detail::ThreadLoop&)) {
+  // A launch into a graph (stream capture, a kernel node) is recorded, not run.
+  if (graph_record_launch(site, kernel, config, run_thread, closure, closure_bytes)) return;
+  // A kernel launched a kernel (dynamic parallelism): it runs when its parent grid has ended.
+  if (simt::detail::tl_runner != nullptr) {
+    child_record(site, kernel, config, run_thread, closure, closure_bytes);
+    return;
+  }
+  State& s = state();
+  {
+    std::lock_guard lock(s.mutex);
+    // The device's printf buffer is printed when the next kernel starts.
+    flush_printf_locked(s);
+    if (s.sticky != cudaSuccess) {
+      t_last_error = s.sticky;
+      return;
+    }
+    // An earlier launch faulted and the host has not waited yet: the launch is accepted, as on a
+    // GPU, but a faulted context runs nothing more.
+    if (s.pending != cudaSuccess) {
+      s.unsynchronized = true;
+      return;
+    }
+  }
+  simt::RunOptions options;
+  options.workers = s.settings.workers;
+  options.shuffle_seed = s.settings.shuffle;
+  options.check = s.settings.check || s.settings.profile;
+  // gpulab run compiled the program so
+  options.assume_instrumented = s.settings.check || s.settings.profile;
+  options.max_reports = 16;
+  const simt::detail::ErasedKernel erased{kernel, run_thread, closure, run_threads};
+  json line = {{report::kEventField, report::event::launch},
+               {"kernel", site.callee},
+               {"site", site_text(site.file, site.line)},
+               {"grid", dims(config.grid)},
+               {"block", dims(config.block)},
+               {"shared_bytes", config.dynamic_shared_bytes}};
+  const bool checked = s.settings.check;
+  if (checked) {
+    const auto begin = reinterpret_cast<std::uintptr_t>(closure);
+    simt::detail::begin_checked_launch(begin, begin + closure_bytes);
+  }
+  const int record_level = checked ? s.record_level : 0;
+  if (record_level > 0) simt::detail::begin_recorded_launch(config.grid, config.block);
+  if (s.settings.profile) simt::detail::begin_profiled_launch();
+  g_running_file = site.file;
+  g_running_line = site.line;
+  const unsigned grid[3] = {config.grid.x, config.grid.y, config.grid.z};
+  const unsigned block[3] = {config.block.x, config.block.y, config.block.z};
+  for (int i = 0; i < 3; ++i) {
+    g_running_grid[i] = grid[i];
+    g_running_block[i] = block[i];
+  }
+  g_running_kernel = site.callee;
+  {
+    // Which launch runs: a crash or a --timeout (SIGKILL, no word from here) ends the program
+    // with this line last.
+    std::lock_guard lock(s.mutex);
+    if (s.launch_lines < 2000) {
+      write_line({{report::kEventField, report::event::launch_begin},
+                  {"kernel", site.callee},
+                  {"site", site_text(site.file, site.line)},
+                  {"grid", dims(config.grid)},
+                  {"block", dims(config.block)}});
+    }
+  }
+  cudaError_t error = cudaSuccess;
+  std::uint64_t barriers = 0;
+  try {
+    const simt::LaunchStats st = simt::detail::launch_erased(erased, config.grid, config.block,
+                                                             config.dynamic_shared_bytes, options);
+    line["threads"] = st.threads;
+    line["warps"] = st.warps;
+    line["warps_per_block"] = st.warps_per_block;
+    line["idle_lanes_per_block"] = st.idle_lanes_last_warp;
+    line["barriers"] = st.barriers_crossed;
+    barriers = st.barriers_crossed;
+    line["collectives"] = st.warp_collectives;
+    line["static_shared_bytes"] = st.static_shared_bytes;
+    line["ms"] = st.elapsed_ms;
+    for (const simt::Race& r : st.races) {
+      write_line({{report::kEventField, report::event::finding},
+                  {report::kKindField, report::kind::shared_race},
+                  {"kernel", site.callee},
+                  {"launch_site", site_text(site.file, site.line)},
+                  {"block", dims(r.block)},
+                  {"thread", dims(r.second.index)},
+                  {"other_thread", dims(r.first.index)},
+                  {"write", r.second_wrote},
+                  {"other_write", r.first_wrote},
+                  {"array", r.array},
+                  {"dynamic", r.space == simt::MemorySpace::dynamic_shared},
+                  {"index", r.index ? json(*r.index) : json(nullptr)},
+                  {"byte_offset", r.byte_offset},
+                  {"barrier_interval", r.barrier_interval},
+                  {"pc", r.second_pc},
+                  {"other_pc", r.first_pc},
+                  {"message", r.describe()}});
+    }
+    if (st.races_found > st.races.size())
+      line["races_not_listed"] = st.races_found - st.races.size();
+  } catch (const simt::KernelFault& f) {
+    // The launch itself succeeds; the fault surfaces when the host next waits for the device.
+    line["fault"] = f.what();
+    line["error"] = cudaGetErrorName(error_of(f.kind()));
+    json finding = {{report::kEventField, report::event::finding},
+                    {report::kKindField, report::kind::kernel_fault},
+                    {"kernel", site.callee},
+                    {"launch_site", site_text(site.file, site.line)},
+                    {"message", f.what()}};
+    if (f.pc() != 0) finding["pc"] = f.pc();
+    write_line(finding);
+    std::lock_guard lock(s.mutex);
+    s.pending = error_of(f.kind());
+    s.sticky_why = f.what();
+  } catch (const CudaError& e) {
+    error = error_from_name(e.error_name());
+    line["error"] = cudaGetErrorName(error);
+    line["error_message"] = e.what();
+    std::lock_guard lock(s.mutex);
+    s.unchecked = true;
+    s.unchecked_site = site;
+    s.unchecked_error = error;
+  } catch (const std::exception& e) {
+    error = cudaErrorUnknown;
+    line["error"] = cudaGetErrorName(error);
+    line["error_message"] = e.what();
+  }
+  g_running_kernel = nullptr;
+  heap_launch_ended();
+  if (checked) {
+    for (const simt::MemoryFinding& f : simt::detail::end_checked_launch()) {
+      json j = {{report::kEventField, report::event::finding},
+                {report::kKindField, memory_kind_name(f.kind)},
+                {"kernel", site.callee},
+                {"launch_site", site_text(site.file, site.line)},
+                {"block", dims(f.block)},
+                {"thread", dims(f.thread.index)},
+                {"write", f.write},
+                {"atomic", f.atomic},
+                {"bytes", f.bytes},
+                {"pc", f.pc},
+                {"region", f.region},
+                {"region_site", f.region_site},
+                {"region_bytes", f.region_bytes},
+                {"offset", f.offset},
+                {"hits", f.hits}};
+      if (f.kind == simt::MemoryFinding::Kind::global_race) {
+        j["other_block"] = dims(f.other_block);
+        j["other_thread"] = dims(f.other_thread.index);
+        j["other_write"] = f.other_write;
+        j["other_pc"] = f.other_pc;
+      }
+      write_line(j);
+    }
+  }
+  if (record_level > 0) {
+    write_record(site, simt::detail::end_recorded_launch(), record_level, barriers, config);
+  }
+  if (s.settings.profile) write_profile(site, simt::detail::end_profiled_launch(), config);
+  if (error != cudaSuccess) set_error(error);
+  {
+    std::lock_guard lock(s.mutex);
+    ++s.launches;
+    s.last_launch = site;
+    if (error == cudaSuccess) s.unsynchronized = true;
+    if (s.launch_lines < 2000) {
+      ++s.launch_lines;
+      write_line(line);
+    } else if (s.launch_lines == 2000) {
+      ++s.launch_lines;
+      write_line({{report::kEventField, report::event::launches_not_listed}});
+    }
+  }
+  // The grids this grid launched run now: a grid is complete only when its children are (CUDA 12).
+  // After a fault they run nothing, as every launch then.
+  for (const ChildLaunch& c : child_take()) {
+    launch_erased(c.site, c.kernel, c.config, c.run_thread, c.closure.get(), c.closure_bytes);
+  }
+}
+
+cudaError_t func_set_attribute(const void* kernel, cudaFuncAttribute attribute, int value) {
+  cudaError_t e;
+  if (broken(&e)) return e;
+  if (attribute == cudaFuncAttributeMaxDynamicSharedMemorySize) {
+    if (value < 0 || kernel == nullptr) return set_error(cudaErrorInvalidValue);
+    try {
+      simt::detail::set_max_dynamic_shared_erased(kernel, static_cast<std::size_t>(value));
+    } catch (const CudaError&) {
+      return set_error(cudaErrorInvalidValue);
+    }
+    return cudaSuccess;
+  }
+  if (attribute == cudaFuncAttributePreferredSharedMemoryCarveout) {
+    return value >= -1 && value <= 100 ? cudaSuccess : set_error(cudaErrorInvalidValue);
+  }
+  return set_error(cudaErrorInvalidValue);
+}
+
+cudaError_t func_get_attributes(cudaFuncAttributes* a, const void* kernel) {
+  if (a == nullptr || kernel == nullptr) return set_error(cudaErrorInvalidValue);
+  *a = cudaFuncAttributes{};
+  a->sharedSizeBytes = simt::detail::static_shared_erased(kernel);
+  a->maxThreadsPerBlock = 1024;
+  a->ptxVersion = 90;
+  a->binaryVersion = 90;
+  a->maxDynamicSharedSizeBytes =
+      static_cast<int>(48 * 1024 - std::min<std::size_t>(a->sharedSizeBytes, 48 * 1024));
+  a->preferredShmemCarveout = -1;
+  return cudaSuccess;
+}
+
+cudaError_t occupancy_max_active_blocks(int* blocks, const void*, int block_size, size_t) {
+  if (blocks == nullptr || block_size <= 0 || block_size > 1024) {
+    return set_error(cudaErrorInvalidValue);
+  }
+  // The emulator runs one block per worker at a time.
+  *blocks = 1;
+  return cudaSuccess;
+}
+
+}  // namespace gpulab::rt
