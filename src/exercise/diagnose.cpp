@@ -366,6 +366,21 @@ class Diagnoser {
                               did.zh, elem, it.zh, name(h.buffer))});
         return;
       }
+      if (static_cast<std::uint64_t>(h.element) >= n + threads) {
+        // Beyond what any thread's index reaches: an address computed wrongly, not a guard.
+        add_once(t, "out_of_bounds", where,
+                 {fmt::format("{} {} {} at {}{}, far past the end of {} ({} has {} and the launch "
+                              "{} threads): an address no index of this launch should reach. "
+                              "Check how the pointer or the index is computed.",
+                              w.en, did.en, elem, where, it.en, name(h.buffer), name(h.buffer),
+                              count_noun(n, "element", "elements"), threads),
+                  fmt::format("{} 在 {} {}了 {}{}，远远越过 {} 的末尾（{} 有 {} 个元素，启动了 {} "
+                              "个线程）：这个地址不是本次启动的任何下标应该到达的。请检查指针或下标"
+                              "的计算。",
+                              w.zh, where, did.zh, elem, it.zh, name(h.buffer), name(h.buffer), n,
+                              threads)});
+        return;
+      }
       if (most_hits_[where] <= 1 && static_cast<std::size_t>(h.element) == n) {
         Text detail{
             "An index one too large: check the bound of the guard and any + 1 in the index.",
@@ -391,11 +406,12 @@ class Diagnoser {
       }
       add_once(
           t, "missing_guard", where,
-          {fmt::format("{} accesses past the end of {} at {}{} ({} has {} elements and the "
+          {fmt::format("{} past the end of {} at {}{} ({} has {} and the "
                        "launch {} threads); the first: {} {} {}. A thread whose index is {} "
                        "or more has no element and must do nothing: a missing guard, put the "
                        "access under if (i < n).",
-                       hits, name(h.buffer), where, it.en, name(h.buffer), n, threads, w.en, did.en,
+                       count_noun(hits, "access", "accesses"), name(h.buffer), where, it.en,
+                       name(h.buffer), count_noun(n, "element", "elements"), threads, w.en, did.en,
                        elem, n),
            fmt::format("在 {} 有 {} 次访问越过 {} 的末尾{}（{} 有 {} 个元素，启动了 {} 个线程）；"
                        "第一次：{} {}了 {}。下标大于等于 {} 的线程没有对应的元素，什么都不应该做："

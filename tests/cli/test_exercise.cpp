@@ -384,3 +384,23 @@ TEST_CASE(
     }
   }
 }
+
+TEST_CASE("exercise check: messages name the student's own arrays and parameters",
+          "[run][exercise]") {
+  const fs::path file =
+      write_exercise("blocks", "renamed",
+                     "__global__ void map_blocks(const float* input, float* result, int count) {\n"
+                     "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                     "  if (i <= count) result[i] = input[i] + 10.0f;\n"
+                     "}\n");
+  const auto r = run_exercise_cli({"exercise", "check", file.string(), "--json", "--seed", "2"});
+  CAPTURE(r.out, r.err);
+  REQUIRE(r.exit_code == 1);
+  const json j = json::parse(r.out);
+  const std::string said = j.at("diagnoses").at(0).at("message");
+  CHECK_THAT(said, Catch::Contains("input[1] at blocks-renamed.cu:4"));
+  CHECK_THAT(said, Catch::Contains("(input has 1 element)"));
+  CHECK_THAT(said, !Catch::Contains("harness"));
+  CHECK_THAT(said, !Catch::Contains("allocation"));
+  CHECK(j.at("tests").at(0).at("reason") == "read input[1] past the end of input at blocks-renamed.cu:4");
+}
