@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <regex>
 #include <sstream>
@@ -43,15 +44,38 @@ std::string line_directive(const std::string& path) {
   return "#line 1 \"" + escaped + "\"\n";
 }
 
-// The generated runner lives in the cache, named by its content (written once, so its stamp
-// holds).
-fs::path write_runner(const std::string& source) {
-  const std::uint64_t h = fnv1a(source);
-  const fs::path dir = run::private_cache_dir() / "exercise";
+// The exercise's folder in the user's private cache (0700), or none when the cache cannot be
+// used (the run engine then builds without it too).
+std::optional<fs::path> exercise_cache() {
+  try {
+    const fs::path dir = run::private_cache_dir() / "exercise";
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    fs::permissions(dir, fs::perms::owner_all, ec);
+    if (fs::is_directory(dir)) return dir;
+  } catch (const RuntimeFailure&) {
+  }
+  return std::nullopt;
+}
+
+// A private folder (0700) for one check's runner, inputs and outputs, removed when it ends.
+fs::path io_folder(const std::optional<fs::path>& cache) {
   std::error_code ec;
-  fs::create_directories(dir, ec);
-  fs::permissions(dir, fs::perms::owner_all, ec);
-  const fs::path path = dir / fmt::format("{:016x}.cu", h);
+  const fs::path dir = cache ? *cache : fs::temp_directory_path(ec);
+  std::string t = (dir / (cache ? "io-XXXXXX" : "gpulab-exercise-XXXXXX")).string();
+  if (::mkdtemp(t.data()) == nullptr) {
+    const int error = errno;
+    throw RuntimeFailure(both("cannot create a folder in {}: {}", "无法在 {} 中创建目录：{}",
+                              dir.string(), std::strerror(error)));
+  }
+  return t;
+}
+
+// The generated runner, named by its content: in the cache (written once, so that the build
+// cache knows it), else in the check's own folder.
+fs::path write_runner(const std::string& source, const fs::path& dir) {
+  const fs::path path = dir / fmt::format("{:016x}.cu", fnv1a(source));
+  std::error_code ec;
   if (fs::exists(path) && run::read_file(path) == source) return path;
   const fs::path tmp = path.string() + fmt::format(".tmp{}", ::getpid());
   {
@@ -65,20 +89,6 @@ fs::path write_runner(const std::string& source) {
         both("cannot write {}: {}", "无法写入 {}：{}", path.string(), ec.message()));
   }
   return path;
-}
-
-// A private folder (0700) for one check's inputs and outputs, removed when the check ends.
-fs::path io_folder() {
-  const fs::path dir = run::private_cache_dir() / "exercise";
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  std::string t = (dir / "io-XXXXXX").string();
-  if (::mkdtemp(t.data()) == nullptr) {
-    const int error = errno;
-    throw RuntimeFailure(both("cannot create a folder in {}: {}", "无法在 {} 中创建目录：{}",
-                              dir.string(), std::strerror(error)));
-  }
-  return t;
 }
 
 // "/home/ana/09-shared.cu:20" -> "09-shared.cu:20". The emulator compiles a rewritten copy of
@@ -275,8 +285,9 @@ CheckResult check_file(const CheckOptions& o) {
 
   // The tests, drawn here; the child gets them as data in a file of its own folder.
   const Plan plan = make_plan(*c.exercise, c.seed, o.draw);
-  const fs::path runner = write_runner(runner_source(*c.exercise));
-  const run::TemporaryFolder io(io_folder());
+  const std::optional<fs::path> cache = exercise_cache();
+  const run::TemporaryFolder io(io_folder(cache));
+  const fs::path runner = write_runner(runner_source(*c.exercise), cache ? *cache : io.dir);
   const fs::path in = io.dir / "inputs", out = io.dir / "outputs";
   const bool writers = !o.gpu;
   write_inputs(plan, writers, in);
