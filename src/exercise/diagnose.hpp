@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "exercise/channel.hpp"
-#include "exercise/check.hpp"
 #include "exercise/plan.hpp"
+#include "exercise/result.hpp"
 
 namespace gpulab::exercise {
 
