@@ -1,17 +1,17 @@
-// gpulab exercise's host side, shared by every exercise: fresh random inputs from a printed seed,
-// poisoned outputs, a float64 reference compared element by element, and the facts written as
-// JSON lines to the report gpulab reads (GPULAB_RUN_REPORT). Compiles with nvcc and on the
-// emulator.
+// gpulab exercise's runner: the host side of the child that runs a student's kernels. It judges
+// nothing. It reads the tests gpulab drew (--in FILE: every buffer, every launch, what each output
+// holds before a launch), and for each launch sets the launch's outputs (poisoned, zeroed or
+// kept), launches, waits, and hands back what the kernel stored (--out FILE) right after it,
+// with, on the emulator, the thread that last wrote each element. gpulab compares; the format is
+// gpulab's src/exercise/channel.cpp. Compiles with nvcc and on the emulator.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <string>
 #include <vector>
 
@@ -23,232 +23,267 @@ extern "C" int gpulab_rt_last_writer(const void* p, unsigned* block_thread);
 
 namespace gx {
 
-struct Context {
-  std::uint64_t seed = 0;
-  int fd = -1;
-  bool draw = false;
-  int failed = 0;
-  bool broken = false;  // a kernel fault: the device is unusable for the tests after it
-  std::vector<void*> buffers;
+// One launch's arguments, as gpulab sent them.
+struct Step {
+  std::uint32_t kernel = 0;
+  dim3 grid, block;
+  std::vector<std::uint32_t> kinds, bits;  // 0 buffer (bits: its index), 1 int, 2 float
+  std::vector<std::uint32_t> outputs, before;
+  std::vector<void*>* buffers = nullptr;
+
+  void* ptr(std::size_t k) const { return (*buffers)[bits[k]]; }
+  int i32(std::size_t k) const {
+    int v;
+    std::memcpy(&v, &bits[k], sizeof v);
+    return v;
+  }
+  float f32(std::size_t k) const {
+    float v;
+    std::memcpy(&v, &bits[k], sizeof v);
+    return v;
+  }
 };
-inline Context& ctx() {
-  static Context c;
-  return c;
-}
 
-// Human-readable lines only when run by hand (nvcc FILE.cu && ./a.out): under gpulab the report
-// carries the facts and stdout stays the kernel's own printf.
-#define GX_SAY(...)                                 \
-  do {                                              \
-    if (gx::ctx().fd < 0) std::printf(__VA_ARGS__); \
-  } while (0)
+using LaunchFn = void (*)(const Step&);
+using SharedFn = unsigned (*)(std::uint32_t kernel);
 
-inline void emit(const std::string& line) {
-  if (ctx().fd < 0) return;
-  const std::string l = line + "\n";
-  if (::write(ctx().fd, l.data(), l.size()) < 0) ctx().fd = -1;
-}
-inline std::string quote(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
-inline std::string num(double v) {
-  if (!std::isfinite(v)) return "null";
-  char b[64];
-  std::snprintf(b, sizeof b, "%.9g", v);
-  return b;
-}
-
-// splitmix64 of the seed and the index: any element of any input, the same for the same seed.
-inline double uniform(std::uint64_t stream, std::uint64_t i) {
-  std::uint64_t z = ctx().seed + 0x9E3779B97F4A7C15ull * (stream * 0x100000001ull + i + 1);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return static_cast<double>(z >> 11) / 9007199254740992.0 * 2.0 - 1.0;  // [-1, 1)
-}
-inline std::vector<float> random(std::size_t n, int stream) {
-  std::vector<float> v(n);
-  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<float>(uniform(stream, i));
-  return v;
-}
-
-inline void start(int argc, char** argv) {
-  Context& c = ctx();
-  c.seed = 0;
-  bool seeded = false;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
-      c.seed = std::strtoull(argv[++i], nullptr, 10);
-      seeded = true;
-    } else if (std::strcmp(argv[i], "--draw") == 0) {
-      c.draw = true;
-    }
-  }
-  if (!seeded) c.seed = static_cast<std::uint64_t>(::getpid()) * 2654435761u ^ ::time(nullptr);
-  if (const char* p = std::getenv("GPULAB_RUN_REPORT"); p != nullptr && *p != '\0') {
-    c.fd = ::open(p, O_WRONLY | O_APPEND | O_CLOEXEC);
-  }
-#ifdef GPULAB_EXERCISE_EMULATOR
-  gpulab_rt_record(c.draw ? 2 : 1);
-#endif
-  GX_SAY("seed %llu (gpulab exercise check FILE --seed %llu repeats these inputs)\n",
-         static_cast<unsigned long long>(c.seed), static_cast<unsigned long long>(c.seed));
-  emit("{\"event\":\"exercise_start\",\"seed\":" + std::to_string(c.seed) + "}");
-}
-
-// The sizes to test; with --draw only the small one (a picture of every access).
-inline std::vector<int> sizes(std::initializer_list<int> all, int small) {
-  if (ctx().draw) return {small};
-  return std::vector<int>(all);
-}
-
-inline void release_all() {
-  for (void* p : ctx().buffers) cudaFree(p);
-  ctx().buffers.clear();
-}
-
-// One test: its name, its inputs on the device, the launch's verdict and the comparison.
-class Test {
+class Input {
  public:
-  explicit Test(const std::string& name) {
-    emit("{\"event\":\"exercise_test\",\"name\":" + quote(name) + "}");
-    GX_SAY("test %s\n", name.c_str());
+  bool open(const char* path) {
+    const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    char buf[65536];
+    for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;)
+      data_.append(buf, static_cast<std::size_t>(n));
+    ::close(fd);
+    return true;
   }
-  ~Test() { release_all(); }
-  Test(const Test&) = delete;
-  Test& operator=(const Test&) = delete;
+  bool raw(void* p, std::size_t n) {
+    if (data_.size() - at_ < n) return false;
+    std::memcpy(p, data_.data() + at_, n);
+    at_ += n;
+    return true;
+  }
+  std::uint32_t u32() {
+    std::uint32_t v = 0;
+    ok_ = raw(&v, sizeof v) && ok_;
+    return v;
+  }
+  std::uint64_t u64() {
+    std::uint64_t v = 0;
+    ok_ = raw(&v, sizeof v) && ok_;
+    return v;
+  }
+  bool tag(const char* t) {
+    char b[4];
+    return raw(b, 4) && std::memcmp(b, t, 4) == 0;
+  }
+  bool ok() const { return ok_; }
 
-  // A rule of the exercise, with this test's limit (the emulator counts each thread's accesses).
-  void limit(const char* rule, double value) {
-    emit(std::string("{\"event\":\"exercise_limit\",\"rule\":") + quote(rule) +
-         ",\"limit\":" + num(value) + "}");
-  }
+ private:
+  std::string data_;
+  std::size_t at_ = 0;
+  bool ok_ = true;
+};
 
-  template <class T>
-  T* upload(const std::vector<T>& h, const char* name, int rows = 1) {
-    T* d = nullptr;
-    if (!ok(cudaMalloc(&d, (h.empty() ? 1 : h.size()) * sizeof(T)))) return nullptr;
-    ctx().buffers.push_back(d);
-    cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice);
-    buffer(name, d, h.size(), sizeof(T), rows, false);
-    return d;
-  }
-  // An output, poisoned (NaN) so that an element no thread wrote cannot pass as a stale value.
-  float* output(std::size_t n, const char* name, int rows = 1) {
-    float* d = nullptr;
-    if (!ok(cudaMalloc(&d, n * sizeof(float)))) return nullptr;
-    ctx().buffers.push_back(d);
-    cudaMemset(d, 0xFF, n * sizeof(float));
-    buffer(name, d, n, sizeof(float), rows, true);
-    return d;
-  }
-  // An output that the kernel accumulates into (atomicAdd): starts at zero.
-  float* zeroed(std::size_t n, const char* name) {
-    float* d = output(n, name);
-    if (d != nullptr) cudaMemset(d, 0, n * sizeof(float));
-    return d;
-  }
-
-  // After the launch: false (and the test failed) when it could not launch or faulted.
-  bool launched() {
-    cudaError_t e = cudaGetLastError();
-    if (e == cudaSuccess) e = cudaDeviceSynchronize();
-    if (e != cudaSuccess) {
-      fail_line(std::string("{\"event\":\"exercise_error\",\"error\":") +
-                quote(cudaGetErrorName(e)) + ",\"message\":" + quote(cudaGetErrorString(e)) + "}");
-      ctx().broken = e != cudaErrorInvalidConfiguration && e != cudaErrorInvalidValue;
-      return false;
+class Output {
+ public:
+  bool open(const char* path) {
+    fd_ = ::open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd_ < 0) return false;
+    // A run of the same program under a checking tool (compute-sanitizer) finds the file
+    // written already: only the first run hands its outputs back.
+    struct stat st;
+    if (::fstat(fd_, &st) != 0 || st.st_size != 0) {
+      ::close(fd_);
+      fd_ = -1;
     }
     return true;
   }
+  void raw(const void* p, std::size_t n) {
+    const char* c = static_cast<const char*>(p);
+    while (fd_ >= 0 && n > 0) {
+      const ssize_t w = ::write(fd_, c, n);
+      if (w <= 0) return;
+      c += w;
+      n -= static_cast<std::size_t>(w);
+    }
+  }
+  void u32(std::uint32_t v) { raw(&v, sizeof v); }
+  void u64(std::uint64_t v) { raw(&v, sizeof v); }
+  void tag(const char* t) { raw(t, 4); }
 
-  // Compares n elements (rows x n/rows) with the float64 reference; |got - want| must be within
-  // atol + rtol * |want|.
-  bool compare(const char* name, const float* d, const std::vector<double>& want, int rows = 1,
-               double rtol = 1e-5, double atol = 1e-6) {
-    const std::size_t n = want.size();
-    std::vector<float> got(n);
-    cudaMemcpy(got.data(), d, n * sizeof(float), cudaMemcpyDeviceToHost);
-    std::size_t wrong = 0, first = n;
-    for (std::size_t i = 0; i < n; ++i) {
-      const double g = got[i];
-      if (!(std::fabs(g - want[i]) <= atol + rtol * std::fabs(want[i]))) {
-        if (first == n) first = i;
-        ++wrong;
-      }
-    }
-    const std::size_t cols = rows > 0 ? n / static_cast<std::size_t>(rows) : n;
-    std::string line = std::string("{\"event\":\"exercise_result\",\"buffer\":") + quote(name) +
-                       ",\"elements\":" + std::to_string(n) + ",\"rows\":" + std::to_string(rows) +
-                       ",\"wrong\":" + std::to_string(wrong);
-    if (wrong == 0) {
-      emit(line + ",\"pass\":true}");
-      GX_SAY("  %s: all %zu elements right\n", name, n);
-      return true;
-    }
-    const double g = got[first];
-    std::uint32_t bits;
-    std::memcpy(&bits, &got[first], sizeof bits);
-    line += ",\"pass\":false,\"index\":" + std::to_string(first) +
-            ",\"row\":" + std::to_string(first / cols) +
-            ",\"col\":" + std::to_string(first % cols) + ",\"got\":" + num(g) +
-            ",\"expected\":" + num(want[first]) +
-            ",\"never_written\":" + (bits == 0xFFFFFFFFu ? "true" : "false");
-    // The value another element should have: the index formula points at the wrong element.
-    for (std::size_t j = 0; j < n && bits != 0xFFFFFFFFu; ++j) {
-      if (j != first && std::fabs(g - want[j]) <= 1e-7 + 1e-6 * std::fabs(want[j])) {
-        line += ",\"value_of\":" + std::to_string(j);
-        break;
-      }
-    }
-#ifdef GPULAB_EXERCISE_EMULATOR
-    unsigned w[6];
-    if (gpulab_rt_last_writer(d + first, w) != 0) {
-      line += ",\"writer_block\":[" + std::to_string(w[0]) + "," + std::to_string(w[1]) + "," +
-              std::to_string(w[2]) + "],\"writer_thread\":[" + std::to_string(w[3]) + "," +
-              std::to_string(w[4]) + "," + std::to_string(w[5]) + "]";
-    }
-#endif
-    fail_line(line + "}");
-    GX_SAY("  %s[%zu] = %g, expected %.9g (%zu wrong)\n", name, first, g, want[first], wrong);
-    return false;
+ private:
+  int fd_ = -1;
+};
+
+// A mark in gpulab's report before each test and launch, so that gpulab can place the emulator's
+// records and findings (positions only: gpulab reads no verdict from the child).
+class Marks {
+ public:
+  Marks() {
+    if (const char* p = std::getenv("GPULAB_RUN_REPORT"); p != nullptr && *p != '\0')
+      fd_ = ::open(p, O_WRONLY | O_APPEND | O_CLOEXEC);
+  }
+  void line(const char* event, std::uint32_t test, long step) {
+    if (fd_ < 0) return;
+    char b[128];
+    const int n = step < 0
+                      ? std::snprintf(b, sizeof b, "{\"event\":\"%s\",\"test\":%u}\n", event, test)
+                      : std::snprintf(b, sizeof b, "{\"event\":\"%s\",\"test\":%u,\"step\":%ld}\n",
+                                      event, test, step);
+    if (n > 0 && ::write(fd_, b, static_cast<std::size_t>(n)) < 0) fd_ = -1;
   }
 
  private:
-  bool ok(cudaError_t e) {
-    if (e == cudaSuccess) return true;
-    fail_line(std::string("{\"event\":\"exercise_error\",\"error\":") + quote(cudaGetErrorName(e)) +
-              "}");
-    return false;
-  }
-  void buffer(const char* name, const void* d, std::size_t n, std::size_t bytes, int rows,
-              bool out) {
-    emit(std::string("{\"event\":\"exercise_buffer\",\"name\":") + quote(name) +
-         ",\"address\":" + std::to_string(reinterpret_cast<std::uintptr_t>(d)) +
-         ",\"elements\":" + std::to_string(n) + ",\"element_bytes\":" + std::to_string(bytes) +
-         ",\"rows\":" + std::to_string(rows) + ",\"output\":" + (out ? "true" : "false") + "}");
-  }
-  void fail_line(const std::string& line) {
-    if (!failed_) ++ctx().failed;
-    failed_ = true;
-    emit(line);
-  }
-  bool failed_ = false;
+  int fd_ = -1;
 };
 
-inline bool stop() {
-  return ctx().broken;
+inline void send_error(Output& out, std::uint32_t test, std::uint32_t step, cudaError_t e,
+                       unsigned shared) {
+  out.tag("STEP");
+  out.u32(test);
+  out.u32(step);
+  out.u32(static_cast<std::uint32_t>(e));
+  const char* name = cudaGetErrorName(e);
+  std::uint32_t len = static_cast<std::uint32_t>(std::strlen(name));
+  if (len > 64) len = 64;
+  out.u32(len);
+  out.raw(name, len);
+  out.u32(shared);
+  out.u32(0);
 }
 
-inline int finish() {
-  emit("{\"event\":\"exercise_end\",\"failed\":" + std::to_string(ctx().failed) + "}");
-  GX_SAY("%s\n", ctx().failed == 0 ? "all tests passed" : "some tests failed");
-  return ctx().failed == 0 ? 0 : 1;
+inline int run(int argc, char** argv, LaunchFn launch, SharedFn shared_of) {
+  const char* in_path = nullptr;
+  const char* out_path = nullptr;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (std::strcmp(argv[i], "--in") == 0) in_path = argv[i + 1];
+    if (std::strcmp(argv[i], "--out") == 0) out_path = argv[i + 1];
+  }
+  Input in;
+  Output out;
+  if (in_path == nullptr || out_path == nullptr || !in.open(in_path) || !out.open(out_path)) {
+    std::fprintf(stderr, "gpulab exercise runner: run it through gpulab exercise check\n");
+    return 2;
+  }
+  if (!in.tag("GXI1")) return 2;
+  const bool writers = in.u32() != 0;
+#ifdef GPULAB_EXERCISE_EMULATOR
+  gpulab_rt_record(2);  // every access of small launches: who wrote each element, and how often
+#endif
+  Marks marks;
+  const std::uint32_t tests = in.u32();
+  out.tag("GXO1");
+  out.u32(tests);
+  std::uint32_t ran = 0;
+  bool broken = false;
+  for (std::uint32_t t = 0; t < tests && !broken && in.ok(); ++t) {
+    // The test's buffers: inputs uploaded, outputs allocated.
+    const std::uint32_t nbuf = in.u32();
+    std::vector<void*> buffers(nbuf, nullptr);
+    std::vector<std::uint64_t> elements(nbuf, 0);
+    for (std::uint32_t b = 0; b < nbuf && in.ok(); ++b) {
+      const bool output = in.u32() != 0;
+      elements[b] = in.u64();
+      const std::size_t bytes = static_cast<std::size_t>(elements[b]) * sizeof(float);
+      std::vector<float> host(output ? 0 : static_cast<std::size_t>(elements[b]));
+      if (!output && !in.raw(host.data(), bytes)) return 2;
+      if (cudaMalloc(&buffers[b], bytes == 0 ? 1 : bytes) != cudaSuccess) return 3;
+      if (!output) cudaMemcpy(buffers[b], host.data(), bytes, cudaMemcpyHostToDevice);
+    }
+    const std::uint32_t nsteps = in.u32();
+    std::vector<Step> steps(nsteps);
+    for (Step& s : steps) {
+      s.kernel = in.u32();
+      s.grid.x = in.u32();
+      s.grid.y = in.u32();
+      s.grid.z = in.u32();
+      s.block.x = in.u32();
+      s.block.y = in.u32();
+      s.block.z = in.u32();
+      const std::uint32_t nargs = in.u32();
+      for (std::uint32_t a = 0; a < nargs && in.ok(); ++a) {
+        s.kinds.push_back(in.u32());
+        s.bits.push_back(in.u32());
+        if (s.kinds.back() == 0 && s.bits.back() >= nbuf) return 2;
+      }
+      const std::uint32_t nout = in.u32();
+      for (std::uint32_t o = 0; o < nout && in.ok(); ++o) {
+        s.outputs.push_back(in.u32());
+        s.before.push_back(in.u32());
+        if (s.outputs.back() >= nbuf) return 2;
+      }
+      s.buffers = &buffers;
+    }
+    if (!in.ok()) return 2;
+    marks.line("exercise_test", t, -1);
+    out.tag("TEST");
+    out.u32(t);
+    out.u32(nbuf);
+    for (void* p : buffers) out.u64(reinterpret_cast<std::uintptr_t>(p));
+    ++ran;
+    for (std::uint32_t k = 0; k < nsteps; ++k) {
+      const Step& s = steps[k];
+      // The launch's outputs, set right before it.
+      for (std::size_t o = 0; o < s.outputs.size(); ++o) {
+        const std::size_t bytes = static_cast<std::size_t>(elements[s.outputs[o]]) * sizeof(float);
+        if (s.before[o] == 1) cudaMemset(buffers[s.outputs[o]], 0xFF, bytes);
+        if (s.before[o] == 2) cudaMemset(buffers[s.outputs[o]], 0, bytes);
+      }
+      cudaGetLastError();
+      marks.line("exercise_step", t, k);
+      launch(s);
+      cudaError_t e = cudaGetLastError();
+      if (e == cudaSuccess) e = cudaDeviceSynchronize();
+      const unsigned shared = shared_of(s.kernel);
+      if (e != cudaSuccess) {
+        send_error(out, t, k, e, shared);
+        // A fault leaves the device unusable (as on a GPU): no test runs after it.
+        broken = e != cudaErrorInvalidConfiguration && e != cudaErrorInvalidValue;
+        break;
+      }
+      // What the kernel stored, read right after the launch.
+      out.tag("STEP");
+      out.u32(t);
+      out.u32(k);
+      out.u32(0);
+      out.u32(0);
+      out.u32(shared);
+      out.u32(static_cast<std::uint32_t>(s.outputs.size()));
+      for (std::uint32_t b : s.outputs) {
+        const std::size_t n = static_cast<std::size_t>(elements[b]);
+        std::vector<float> host(n);
+        cudaMemcpy(host.data(), buffers[b], n * sizeof(float), cudaMemcpyDeviceToHost);
+        out.u32(b);
+        out.u64(n);
+        out.raw(host.data(), n * sizeof(float));
+        out.u32(writers ? 1 : 0);
+        if (!writers) continue;
+        std::vector<std::uint64_t> who(n, 0);
+#ifdef GPULAB_EXERCISE_EMULATOR
+        const std::uint64_t per_block =
+            static_cast<std::uint64_t>(s.block.x) * s.block.y * s.block.z;
+        for (std::size_t i = 0; i < n; ++i) {
+          unsigned w[6];
+          if (gpulab_rt_last_writer(static_cast<float*>(buffers[b]) + i, w) == 0) continue;
+          const std::uint64_t block =
+              w[0] + static_cast<std::uint64_t>(s.grid.x) *
+                         (w[1] + static_cast<std::uint64_t>(s.grid.y) * w[2]);
+          const std::uint64_t thread =
+              w[3] + static_cast<std::uint64_t>(s.block.x) *
+                         (w[4] + static_cast<std::uint64_t>(s.block.y) * w[5]);
+          who[i] = 1 + block * per_block + thread;
+        }
+#endif
+        out.raw(who.data(), n * sizeof(std::uint64_t));
+      }
+    }
+    for (void* p : buffers) cudaFree(p);
+  }
+  out.tag("DONE");
+  out.u32(ran);
+  return 0;
 }
 
 }  // namespace gx

@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/i18n_format.hpp"
+#include "core/layout.hpp"
 #include "core/parse.hpp"
 #include "core/text.hpp"
 #include "exercise/draw.hpp"
@@ -134,7 +135,25 @@ std::string render_exercise_check(const exercise::CheckResult& c, const OutputOp
                          "  练习文件只包含核函数和 __device__ 辅助函数：主机端由 gpulab 提供。\n"));
     } else {
       s += "  " + st.bad(std::string(tr(l, "It does not build:", "无法编译："))) + "\n";
-      s += (c.diagnoses.empty() ? c.build_error : c.diagnoses.front().text.in(l)) + "\n";
+      // The compiler's words, at most 20 lines (the rest is in --json's build_error).
+      const std::string said = c.diagnoses.empty() ? c.build_error : c.diagnoses.front().text.in(l);
+      std::size_t pos = 0, lines = 0;
+      while (pos < said.size() && lines < 20) {
+        const auto nl = said.find('\n', pos);
+        pos = nl == std::string::npos ? said.size() : nl + 1;
+        ++lines;
+      }
+      s += verbatim(said.substr(0, pos));
+      if (!s.empty() && s.back() != '\n') s += "\n";
+      if (pos < said.size()) {
+        std::size_t more = 0;
+        for (std::size_t i = pos; i < said.size(); ++i) more += said[i] == '\n' ? 1 : 0;
+        s += st.dim(fmt::format(
+                 fmt::runtime(std::string(tr(l, "  [... {} more lines, in --json's build_error]",
+                                             "  [... 另有 {} 行，见 --json 的 build_error]"))),
+                 more + 1)) +
+             "\n";
+      }
     }
     s += "  " + st.bad(std::string(tr(l, "FAILED", "未通过"))) + "\n";
     return s;
@@ -147,16 +166,20 @@ std::string render_exercise_check(const exercise::CheckResult& c, const OutputOp
           ? std::string(tr(l, "cached build", "使用缓存的构建"))
           : fmt::format(fmt::runtime(std::string(tr(l, "compiled in {:.1f} s", "编译 {:.1f} 秒"))),
                         c.run.compile_ms / 1000.0));
+  // One line per test: pass or FAIL, and why it failed.
   for (const exercise::TestOutcome& t : c.tests) {
-    s += fmt::format("  {} {}",
-                     t.pass ? st.good(tr(l, "ok  ", "通过")) : st.bad(tr(l, "FAIL", "失败")),
-                     fmt::format(fmt::runtime(std::string(tr(l, "test {}", "测试 {}"))), t.name));
+    std::string line = fmt::format(
+        "  {}  {}", t.pass ? st.good(tr(l, "pass", "通过")) : st.bad(tr(l, "FAIL", "失败")),
+        fmt::format(fmt::runtime(std::string(tr(l, "test {}", "测试 {}"))), t.name.in(l)));
+    if (!t.pass && !t.reason.en.empty()) line += std::string(tr(l, ": ", "：")) + t.reason.in(l);
     std::string measured;
     for (const auto& r : t.rules) {
-      if (!r.measured_known) continue;
+      if (!r.measured_known || !t.pass) continue;
       if (r.rule == "uses_shared") {
         measured += fmt::format(
-            fmt::runtime(std::string(tr(l, "; {} shared accesses", "；共享内存访问 {} 次"))),
+            fmt::runtime(std::string(c.backend == "cuda"
+                                         ? tr(l, "; {} bytes __shared__", "；__shared__ {} 字节")
+                                         : tr(l, "; {} shared accesses", "；共享内存访问 {} 次"))),
             r.measured);
       } else if (r.rule == "max_global_reads") {
         measured += fmt::format(fmt::runtime(std::string(tr(l, "; at most {} global reads/thread",
@@ -168,7 +191,7 @@ std::string render_exercise_check(const exercise::CheckResult& c, const OutputOp
                                 r.measured);
       }
     }
-    s += st.dim(measured) + "\n";
+    s += line + st.dim(measured) + "\n";
   }
   // The kernels' own printf, bounded (it never changes the verdict).
   if (!c.run.output.empty()) {
@@ -193,8 +216,11 @@ std::string render_exercise_check(const exercise::CheckResult& c, const OutputOp
   }
   // The rules, as measured over all tests.
   if (!c.tests.empty() && !c.tests.front().rules.empty()) {
-    s += std::string(tr(l, "  Rules (counted per thread by the emulator):",
-                        "  规则（由模拟器逐个线程计数）：")) +
+    s += std::string(c.backend == "cuda"
+                         ? tr(l, "  Rules (on the GPU, only shared memory can be measured):",
+                              "  规则（在 GPU 上只能测量共享内存的使用）：")
+                         : tr(l, "  Rules (counted per thread by the emulator):",
+                              "  规则（由模拟器逐个线程计数）：")) +
          "\n";
     for (const auto& r0 : c.tests.front().rules) {
       bool ok = true, known = false;
@@ -211,12 +237,12 @@ std::string render_exercise_check(const exercise::CheckResult& c, const OutputOp
            "  " + rule_text(r0, l) + "\n";
     }
     if (c.backend == "cuda") {
-      s +=
-          std::string(tr(l,
-                         "    (only the emulator counts accesses per thread: run without "
-                         "--backend gpu to check the rules)",
-                         "    （只有模拟器能按线程计数访问：不加 --backend gpu 运行以检查规则）")) +
-          "\n";
+      s += std::string(tr(l,
+                          "    Only the emulator counts each thread's accesses and barriers: check "
+                          "without --backend gpu to measure these rules.",
+                          "    只有模拟器能按线程计数访问和 __syncthreads()：不加 --backend gpu "
+                          "再检查，才能测量这些规则。")) +
+           "\n";
     }
   }
   if (!c.diagnoses.empty()) {
@@ -229,7 +255,8 @@ std::string render_exercise_check(const exercise::CheckResult& c, const OutputOp
                                                         "另有 {} 个测试出现同样的问题。"))),
                             d.more_tests, plural(d.more_tests, "test", "tests"));
       }
-      s += "  " + wrap_text(text, 100, 5, 2) + "\n";
+      // One paragraph: laid out for the terminal (emit), wrapped under its number.
+      s += "  " + text + "\n";
     }
   }
   if (c.not_verified) {
@@ -237,12 +264,11 @@ std::string render_exercise_check(const exercise::CheckResult& c, const OutputOp
     for (const auto& r : c.unmeasured_rules) rules += (rules.empty() ? "" : ", ") + r;
     s += "  " +
          st.bad(fmt::format(
-             fmt::runtime(std::string(tr(
-                 l,
-                 "NOT VERIFIED: every output is right, but these rules were not measured: {} "
-                 "(only the emulator counts each thread's accesses: check without --backend gpu)",
-                 "未验证：所有输出都正确，但这些规则没有被测量：{}（只有模拟器能按线程计数访问："
-                 "不加 --backend gpu 再检查）"))),
+             fmt::runtime(std::string(
+                 tr(l,
+                    "NOT VERIFIED: every output is right and nothing else failed, but these "
+                    "rules were not measured: {}",
+                    "未验证：所有输出都正确，其他检查也都通过，但这些规则没有被测量：{}"))),
              rules)) +
          "\n";
   } else if (c.passed) {
@@ -270,7 +296,14 @@ json exercise_check_json(const exercise::CheckResult& c) {
       if (!r.who.is_null()) x["worst_thread"] = r.who;
       rules.push_back(x);
     }
-    json x = {{"name", t.name}, {"pass", t.pass}, {"results", t.results}, {"rules", rules}};
+    json findings = json::array();
+    for (const json& f : t.findings) findings.push_back(f.value("kind", ""));
+    json x = {{"name", t.name.en},    {"name_zh", t.name.zh}, {"pass", t.pass},      {"ran", t.ran},
+              {"results", t.results}, {"rules", rules},       {"findings", findings}};
+    if (!t.pass) {
+      x["reason"] = t.reason.en;
+      x["reason_zh"] = t.reason.zh;
+    }
     if (t.error) x["error"] = *t.error;
     tests.push_back(x);
   }
@@ -297,12 +330,8 @@ json exercise_check_json(const exercise::CheckResult& c) {
             {"seed", c.seed},
             {"built", c.built},
             {"passed", c.passed},
-            {"verdict",
-             c.passed         ? "passed"
-             : c.not_verified ? "not_verified"
-             : !c.refusals.empty() || (!c.built && c.build_error.empty() && !c.diagnoses.empty())
-                 ? "refused"
-                 : "failed"},
+            {"verdict", c.verdict()},
+            {"source_sha256", c.source_sha256},
             {"unmeasured_rules", c.unmeasured_rules},
             {"tests", tests},
             {"findings", findings},
@@ -317,6 +346,8 @@ json exercise_check_json(const exercise::CheckResult& c) {
   if (c.built) {
     j["kernel_output"] = c.run.output.substr(0, 65536);
     j["kernel_output_bytes"] = c.run.output.size();
+    if (!c.channel_problem.empty()) j["channel_problem"] = c.channel_problem;
+    j["runner_finished"] = c.runner_finished;
     j["run"] = {{"exit_code", c.run.exit_code},         {"timed_out", c.run.timed_out},
                 {"output_capped", c.run.output_capped}, {"cached", c.run.cached},
                 {"compile_ms", c.run.compile_ms},       {"run_ms", c.run.run_ms}};

@@ -64,8 +64,6 @@ Exercise parse(std::string_view text, const std::string& file) {
       e.starter = value + "\n";
     } else if (head == "solution") {
       e.solution = value + "\n";
-    } else if (head == "harness") {
-      e.harness = value + "\n";
     } else if (head == "mistake") {
       Mistake m;
       const auto space = arg.find(' ');
@@ -73,7 +71,12 @@ Exercise parse(std::string_view text, const std::string& file) {
       const std::string rest = space == std::string::npos ? "" : arg.substr(space + 1);
       if (rest.rfind("expect=", 0) != 0)
         throw std::runtime_error(where + ": mistake needs expect=");
+      // "expect=WORDS" or "expect=WORDS | zh=WORDS": what the explanation says in each language.
       m.expect = rest.substr(7);
+      if (const auto bar = m.expect.find(" | zh="); bar != std::string::npos) {
+        m.expect_zh = m.expect.substr(bar + 6);
+        m.expect.resize(bar);
+      }
       m.code = value + "\n";
       e.mistakes.push_back(std::move(m));
     } else {
@@ -102,11 +105,10 @@ Exercise parse(std::string_view text, const std::string& file) {
     body += line + "\n";
   }
   flush();
-  if (e.id.empty() || e.starter.empty() || e.solution.empty() || e.harness.empty() ||
-      e.title.en.empty() || e.statement.en.empty()) {
+  if (e.id.empty() || e.starter.empty() || e.solution.empty() || e.title.en.empty() ||
+      e.statement.en.empty()) {
     throw std::runtime_error(file +
-                             ": an exercise needs id, title, statement, starter, solution "
-                             "and harness");
+                             ": an exercise needs id, title, statement, starter and solution");
   }
   return e;
 }

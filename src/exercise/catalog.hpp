@@ -16,8 +16,9 @@ struct Text {
 
 // A planted mistake: a wrong kernel, and words the explanation of its check must contain.
 struct Mistake {
-  std::string name;    // missing_guard, wrong_index, missing_syncthreads, read_past_end, ...
-  std::string expect;  // e.g. "guard"
+  std::string name;       // missing_guard, wrong_index, missing_syncthreads, read_past_end, ...
+  std::string expect;     // e.g. "guard"
+  std::string expect_zh;  // the same in the Chinese explanation, when given
   std::string code;
 };
 
@@ -27,7 +28,7 @@ struct Exercise {
   std::string lesson;  // the lesson it practises ("05"), or ""
   Text title, statement, rules;
   std::vector<Text> hints;
-  std::string starter, solution, harness;
+  std::string starter, solution;
   std::vector<Mistake> mistakes;
 };
 
@@ -35,7 +36,7 @@ struct Exercise {
 const std::vector<Exercise>& all();
 // By id ("map") or number ("1", "01"); nullptr when there is none.
 const Exercise* find(const std::string& id_or_number);
-// The host side every harness includes (exercises/harness.cuh).
+// The runner's host side (exercises/harness.cuh): receive the inputs, launch, hand back.
 std::string_view harness_library();
 
 // Parses one exercise file; throws std::runtime_error naming the line for a malformed one.

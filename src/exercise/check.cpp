@@ -1,12 +1,17 @@
-// gpulab exercise check (see check.hpp): build and run through gpulab run, then explain.
+// gpulab exercise check (see check.hpp): the tests drawn here, the student's kernels run in a
+// child by the run engine, what they stored compared here, the report's records and findings
+// placed in the test and launch that made them, and the verdict.
 #include "exercise/check.hpp"
-#include "core/text.hpp"
 
 #include <fmt/format.h>
+#include <stdlib.h>
 #include <unistd.h>
 
+#include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <regex>
 #include <sstream>
@@ -15,9 +20,13 @@
 #include "core/file_check.hpp"
 #include "core/hash.hpp"
 #include "core/i18n_format.hpp"
-#include "core/process.hpp"
+#include "core/sha256.hpp"
+#include "exercise/channel.hpp"
+#include "exercise/diagnose.hpp"
+#include "exercise/plan.hpp"
 #include "run/findings.hpp"
 #include "run/program.hpp"
+#include "run/report.hpp"
 
 namespace gpulab::exercise {
 
@@ -35,19 +44,38 @@ std::string line_directive(const std::string& path) {
   return "#line 1 \"" + escaped + "\"\n";
 }
 
-Text who(const json& block, const json& thread) {
-  return {fmt::format("block {} thread {}", dims_text(block), dims_text(thread)),
-          fmt::format("线程块 {} 线程 {}", dims_text(block), dims_text(thread))};
+// The exercise's folder in the user's private cache (0700), or none when the cache cannot be
+// used (the run engine then builds without it too).
+std::optional<fs::path> exercise_cache() {
+  try {
+    const fs::path dir = run::private_cache_dir() / "exercise";
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    fs::permissions(dir, fs::perms::owner_all, ec);
+    if (fs::is_directory(dir)) return dir;
+  } catch (const RuntimeFailure&) {
+  }
+  return std::nullopt;
 }
 
-// The generated program lives in the cache, named by its content (written once, so its stamp
-// holds).
-fs::path write_program(const std::string& source) {
-  const std::uint64_t h = fnv1a(source);
-  const fs::path dir = run::private_cache_dir() / "exercise";
+// A private folder (0700) for one check's runner, inputs and outputs, removed when it ends.
+fs::path io_folder(const std::optional<fs::path>& cache) {
   std::error_code ec;
-  fs::create_directories(dir, ec);
-  const fs::path path = dir / fmt::format("{:016x}.cu", h);
+  const fs::path dir = cache ? *cache : fs::temp_directory_path(ec);
+  std::string t = (dir / (cache ? "io-XXXXXX" : "gpulab-exercise-XXXXXX")).string();
+  if (::mkdtemp(t.data()) == nullptr) {
+    const int error = errno;
+    throw RuntimeFailure(both("cannot create a folder in {}: {}", "无法在 {} 中创建目录：{}",
+                              dir.string(), std::strerror(error)));
+  }
+  return t;
+}
+
+// The generated runner, named by its content: in the cache (written once, so that the build
+// cache knows it), else in the check's own folder.
+fs::path write_runner(const std::string& source, const fs::path& dir) {
+  const fs::path path = dir / fmt::format("{:016x}.cu", fnv1a(source));
+  std::error_code ec;
   if (fs::exists(path) && run::read_file(path) == source) return path;
   const fs::path tmp = path.string() + fmt::format(".tmp{}", ::getpid());
   {
@@ -63,263 +91,137 @@ fs::path write_program(const std::string& source) {
   return path;
 }
 
-// Reads the harness's and the recorder's lines, in the order they were written.
-void read_events(CheckResult& c) {
-  TestOutcome* current = nullptr;
-  for (const json& e : c.run.other_events) {
-    const std::string ev = e.value("event", "");
-    if (ev == "exercise_start") {
-      c.seed = e.value("seed", std::uint64_t{0});
-    } else if (ev == "exercise_test") {
-      c.tests.push_back(TestOutcome{});
-      current = &c.tests.back();
-      current->name = e.value("name", "");
-      c.buffers.clear();
-    } else if (ev == "exercise_end") {
-      c.harness_finished = true;
-    } else if (current == nullptr) {
-      continue;
-    } else if (ev == "exercise_limit") {
-      RuleCheck r;
-      r.rule = e.value("rule", "");
-      r.limit = e.value("limit", 0.0);
-      current->rules.push_back(r);
-    } else if (ev == "exercise_buffer") {
-      c.buffers.push_back(e);
-    } else if (ev == "exercise_result") {
-      current->results.push_back(e);
-      if (!e.value("pass", false)) current->pass = false;
-    } else if (ev == "exercise_error") {
-      current->error = e;
-      current->pass = false;
-    } else if (ev == "record") {
-      current->records.push_back(e);
-    }
-  }
-  // The rules, against what the recorder counted in each test's launches.
-  for (TestOutcome& t : c.tests) {
-    if (t.records.empty()) {
-      // Nothing recorded (the GPU, or a recorder that did not run): no rule of this test was
-      // measured, and an unmeasured rule is never counted as kept.
-      for (RuleCheck& r : t.rules) {
-        r.ok = false;
-        if (std::find(c.unmeasured_rules.begin(), c.unmeasured_rules.end(), r.rule) ==
-            c.unmeasured_rules.end())
-          c.unmeasured_rules.push_back(r.rule);
-      }
-      continue;
-    }
-    for (RuleCheck& r : t.rules) {
-      r.measured_known = true;
-      for (const json& rec : t.records) {
-        double v = 0;
-        json w;
-        if (r.rule == "max_global_reads") {
-          v = rec.value("max_global_reads", 0.0);
-          w = {{"block", rec.value("max_reads_block", json())},
-               {"thread", rec.value("max_reads_thread", json())}};
-        } else if (r.rule == "max_global_writes") {
-          v = rec.value("max_global_writes", 0.0);
-          w = {{"block", rec.value("max_writes_block", json())},
-               {"thread", rec.value("max_writes_thread", json())}};
-        } else if (r.rule == "uses_shared") {
-          v = rec.value("shared_reads", 0.0) + rec.value("shared_writes", 0.0);
-        } else if (r.rule == "max_barriers_per_block") {
-          const json g = rec.value("grid", json::array({1, 1, 1}));
-          const double blocks = g[0].get<double>() * g[1].get<double>() * g[2].get<double>();
-          v = rec.value("barriers", 0.0) / std::max(1.0, blocks);
-        }
-        if (v >= r.measured) {
-          if (v > r.measured || r.who.is_null()) r.who = w;
-          r.measured = v;
-        }
-      }
-      // Shared memory counts when any launch of the test used it (a finishing kernel need not).
-      r.ok = r.rule == "uses_shared" ? r.measured >= r.limit : r.measured <= r.limit;
-      if (!r.ok) t.pass = false;
-    }
-  }
-}
-
-// "/home/ana/09-shared.cu:20" -> "09-shared.cu:20"; the generated program's name (which run
-// already shortened) is the student's file too: its lines come first and keep their numbers.
-std::string short_where(const std::string& where, const std::string& student,
-                        const std::string& program) {
+// "/home/ana/09-shared.cu:20" -> "09-shared.cu:20". The emulator compiles a rewritten copy of
+// the student's file (the program's second unit, build-*/main_1.cpp) whose lines are the
+// student's: named as the student's file.
+std::string short_where(const std::string& where, const std::string& student) {
   const std::string dir = fs::path(student).parent_path().string() + "/";
   if (where.rfind(dir, 0) == 0) return where.substr(dir.size());
-  const std::string generated = fs::path(program).filename().string() + ":";
-  if (where.rfind(generated, 0) == 0) {
-    return fs::path(student).filename().string() + ":" + where.substr(generated.size());
-  }
+  static const std::regex copy(R"(.*/build-[^/]+/main_1\.cpp(:[0-9]+)$)");
+  std::smatch m;
+  if (std::regex_match(where, m, copy)) return fs::path(student).filename().string() + m[1].str();
   return where;
 }
 
-void diagnose(CheckResult& c) {
-  auto add = [&](std::string mistake, std::string en, std::string zh) {
-    for (const Diagnosis& d : c.diagnoses) {
-      if (d.text.en == en) return;
+// The names the student gave the kernels' parameters, for each buffer of the plan (the starter's
+// where the student's kernel cannot be read).
+std::vector<std::string> buffer_names(const Plan& plan, const std::string& student_text) {
+  std::vector<std::string> names;
+  if (plan.tests.empty()) return names;
+  const PlanTest& t = plan.tests.front();
+  const std::vector<KernelSignature> mine = kernel_signatures(student_text);
+  for (std::uint32_t b = 0; b < t.buffers.size(); ++b) {
+    std::string name = t.buffers[b].name;
+    bool found = false;
+    for (const PlanStep& s : t.steps) {
+      for (std::size_t k = 0; k < s.args.size() && !found; ++k) {
+        if (s.args[k].kind != PlanArg::Kind::buffer || s.args[k].buffer != b) continue;
+        for (const KernelSignature& sig : mine) {
+          if (sig.name == s.kernel && sig.params.size() == s.args.size() &&
+              !sig.params[k].name.empty()) {
+            name = sig.params[k].name;
+            found = true;
+          }
+        }
+      }
     }
-    c.diagnoses.push_back({std::move(mistake), {std::move(en), std::move(zh)}});
-  };
-  for (const RunFinding& f : c.findings) {
-    const std::string en = describe_finding(f, Lang::en), zh = describe_finding(f, Lang::zh);
-    const std::string at = f.where.empty() ? "" : f.where + ": ";
-    if (f.kind == "out_of_bounds") {
-      add("missing_guard",
-          at + en +
-              " A thread whose index is past the end must do nothing: a missing guard, or an "
-              "index that reads past the end of the array.",
-          at + zh +
-              " 下标超出末尾的线程什么都不应该做：缺少边界检查（guard），或下标读过了数组末尾。");
-    } else if (f.kind == "shared_race") {
-      add("missing_syncthreads", at + en, at + zh);
-    } else if (f.kind == "global_race") {
-      add("race", at + en, at + zh);
-    } else if (f.kind == "kernel_fault" &&
-               f.facts.value("message", "").find("__syncthreads") != std::string::npos) {
-      add("divergent_barrier",
-          at + en +
-              " Every thread of a block must reach the same __syncthreads(): put it outside the "
-              "if, where all threads pass.",
-          at + zh + " 同一线程块的所有线程必须到达同一个 __syncthreads()：把它移到 if 之外。");
-    } else if (f.kind != "leak") {
-      add(f.kind, at + en, at + zh);
+    names.push_back(name);
+  }
+  return names;
+}
+
+bool poison(float v) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  return bits == 0xFFFFFFFFu;
+}
+
+// One output against its reference: the first wrong element and what it looks like.
+json compare(const PlanTest& pt, const PlanExpect& x, const StepOutput& got,
+             const std::vector<std::string>& names, const std::string& kernel) {
+  const PlanBuffer& b = pt.buffers[x.buffer];
+  const std::size_t n = x.want.size();
+  std::size_t wrong = 0, first = n, never = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double g = got.values[i];
+    if (!(std::fabs(g - x.want[i]) <= x.atol + x.rtol * std::fabs(x.want[i]))) {
+      if (first == n) first = i;
+      ++wrong;
+      never += poison(got.values[i]) ? 1 : 0;
     }
   }
-  // A mistake seen in several tests is told once, for the first, with how many more had it.
-  const std::size_t before_tests = c.diagnoses.size();
-  auto add_once = [&](std::string mistake, std::string en, std::string zh) {
-    for (std::size_t i = before_tests; i < c.diagnoses.size(); ++i) {
-      if (c.diagnoses[i].mistake == mistake) {
-        ++c.diagnoses[i].more_tests;
-        return;
-      }
-    }
-    add(std::move(mistake), std::move(en), std::move(zh));
-  };
-  for (const TestOutcome& t : c.tests) {
-    const std::string in_test = " (test " + t.name + ")";
-    const std::string in_test_zh = "（测试 " + t.name + "）";
-    for (const json& r : t.results) {
-      if (r.value("pass", true)) continue;
-      const std::string buf = r.value("buffer", "out");
-      const auto index = r.value("index", std::uint64_t{0});
-      const auto rows = r.value("rows", 1);
-      const std::string cell =
-          rows > 1 ? fmt::format("{}[{}][{}]", buf, r.value("row", 0), r.value("col", 0))
-                   : fmt::format("{}[{}]", buf, index);
-      Text writer{"", ""};
-      if (r.contains("writer_block")) {
-        const Text w = who(r["writer_block"], r["writer_thread"]);
-        writer = {", written by " + w.en, "，由" + w.zh + "写入"};
-      }
-      const std::string expected = r.contains("expected") && !r["expected"].is_null()
-                                       ? fmt::format("{}", r["expected"].get<double>())
-                                       : "?";
-      if (r.value("never_written", false)) {
-        add_once("never_written",
-                 fmt::format("{} was never written{}: no thread stored a value there. Does every "
-                             "element have a thread (the grid, the guard, a loop over the rest)?",
-                             cell, in_test),
-                 fmt::format("{} 从未被写入{}：没有线程在那里存值。是否每个元素都有线程负责"
-                             "（网格大小、边界检查、处理剩余元素的循环）？",
-                             cell, in_test_zh));
-      } else if (r.contains("value_of") && c.findings.empty()) {
-        // (With a race or an overrun found, a value that looks like a neighbour's is its symptom.)
-        const auto j = r["value_of"].get<std::uint64_t>();
-        add_once(
-            "wrong_index",
-            fmt::format("{} is {}, expected {}{}{}: that is the value element {} should hold. "
-                        "Check the index formula.",
-                        cell, r.value("got", json()).dump(), expected, writer.en, in_test, j),
-            fmt::format("{} 是 {}，应为 {}{}{}：这是元素 {} 应有的值。请检查下标公式（index）。",
-                        cell, r.value("got", json()).dump(), expected, writer.zh, in_test_zh, j));
-      } else {
-        add_once("wrong_value",
-                 fmt::format("{} is {}, expected {}{}{}; {} of {} elements are wrong.", cell,
-                             r.value("got", json()).dump(), expected, writer.en, in_test,
-                             r.value("wrong", 0), r.value("elements", 0)),
-                 fmt::format("{} 是 {}，应为 {}{}{}；{} 个元素中有 {} 个错误。", cell,
-                             r.value("got", json()).dump(), expected, writer.zh, in_test_zh,
-                             r.value("elements", 0), r.value("wrong", 0)));
-      }
-    }
-    if (t.error) {
-      add_once("launch_failed",
-               fmt::format("the launch failed{}: {}", in_test, t.error->value("error", "")),
-               fmt::format("启动失败{}：{}", in_test_zh, t.error->value("error", "")));
-    }
-    for (const RuleCheck& r : t.rules) {
-      if (r.ok || !r.measured_known) continue;
-      const Text w = r.who.is_object()
-                         ? who(r.who.value("block", json()), r.who.value("thread", json()))
-                         : Text{"a thread", "某个线程"};
-      if (r.rule == "max_global_reads" || r.rule == "max_global_writes") {
-        const bool reads = r.rule == "max_global_reads";
-        add_once(
-            reads ? "too_many_reads" : "too_many_writes",
-            fmt::format("rule broken{}: each thread may {} global memory at most {}; {} "
-                        "{} it {}.",
-                        in_test, reads ? "read" : "write",
-                        count_noun(static_cast<unsigned long long>(r.limit), "time", "times"), w.en,
-                        reads ? "read" : "wrote",
-                        count_noun(static_cast<unsigned long long>(r.measured), "time", "times")),
-            fmt::format("违反规则{}：每个线程最多{}全局内存 {} 次；{}{}了 {} 次。", in_test_zh,
-                        reads ? "读" : "写", r.limit, w.zh, reads ? "读" : "写", r.measured));
-      } else if (r.rule == "uses_shared") {
-        add_once(
-            "no_shared",
-            "rule broken" + in_test +
-                ": the kernel must use shared memory (__shared__), and it "
-                "never touched any.",
-            "违反规则" + in_test_zh + "：核函数必须使用共享内存（__shared__），但它一次也没有用。");
-      } else if (r.rule == "max_barriers_per_block") {
-        add_once("too_many_barriers",
-                 fmt::format("rule broken{}: at most {} __syncthreads() per block (one per step); "
-                             "each block crossed {}.",
-                             in_test, r.limit, r.measured),
-                 fmt::format(
-                     "违反规则{}：每个线程块最多 {} 次 __syncthreads()（每步一次）；实际 {} 次。",
-                     in_test_zh, r.limit, r.measured));
+  const std::size_t cols = b.rows > 0 ? n / b.rows : n;
+  json r = {{"buffer", names[x.buffer]},
+            {"after", kernel},
+            {"elements", n},
+            {"rows", b.rows},
+            {"wrong", wrong},
+            {"pass", wrong == 0}};
+  if (wrong == 0) return r;
+  const float g = got.values[first];
+  r["index"] = first;
+  r["row"] = first / cols;
+  r["col"] = first % cols;
+  r["got"] = std::isfinite(g) ? json(g) : json(nullptr);
+  r["expected"] = x.want[first];
+  r["never_written"] = poison(g);
+  r["never_written_count"] = never;
+  // The value another element should have: the index formula points at the wrong element.
+  if (!poison(g)) {
+    for (std::size_t j = 0; j < n; ++j) {
+      if (j != first && std::fabs(double(g) - x.want[j]) <= 1e-7 + 1e-6 * std::fabs(x.want[j])) {
+        r["value_of"] = j;
+        break;
       }
     }
   }
-  const RunResult& r = c.run;
-  if (r.output_capped) {
-    add("output_limit",
-        fmt::format("the kernels printed more than {} MiB and were stopped: print from one thread "
-                    "(if (i == 0) printf(...)), not from all",
-                    r.max_output_bytes >> 20),
-        fmt::format("核函数输出超过 {} MiB，已被停止：只让一个线程打印（if (i == 0) "
-                    "printf(...)），不要让所有线程都打印",
-                    r.max_output_bytes >> 20));
-  } else if (r.timed_out) {
-    add("timeout",
-        fmt::format("still running after {} s: an endless loop (a loop whose index never grows)?",
-                    r.timeout_ms / 1000),
-        fmt::format("运行超过 {} 秒：是否有死循环（循环变量从不增加）？", r.timeout_ms / 1000));
-  } else if (r.signal != 0) {
-    std::string where;
-    if (r.crash && r.crash->contains("kernel")) {
-      where = fmt::format(" in kernel {}, block {} thread {}", r.crash->value("kernel", ""),
-                          dims_text(r.crash->value("block", json())),
-                          dims_text(r.crash->value("thread", json())));
-    }
-    add("crash", "the program crashed" + where + " (" + signal_name(r.signal) + ")",
-        "程序崩溃" + where + "（" + signal_name(r.signal) + "）");
-  } else if (!c.harness_finished && c.built) {
-    add("stopped", "the tests stopped before their end", "测试在结束前中止");
-  }
+  return r;
 }
 
 }  // namespace
 
-std::string program_source(const Exercise& e) {
-  std::string s = line_directive("gpulab_exercise_harness.cuh");
+std::string CheckResult::verdict() const {
+  if (passed) return "passed";
+  if (not_verified) return "not_verified";
+  if (!refusals.empty() || (!built && build_error.empty() && !diagnoses.empty())) return "refused";
+  return "failed";
+}
+
+std::string runner_source(const Exercise& e) {
+  std::string s = line_directive("gpulab_exercise_runner.cuh");
   s += harness_library();
   s += "\n" + line_directive(e.id + "_kernels.cu");
   for (const std::string& d : kernel_declarations(e.starter)) s += d + "\n";
-  s += line_directive(e.id + "_harness.cu") + e.harness;
+  // Each kernel launched with the arguments gpulab sent, converted to its parameters' types.
+  s += "static void gx_launch(const gx::Step& s) {\n  switch (s.kernel) {\n";
+  const std::vector<KernelSignature> kernels = kernel_signatures(e.starter);
+  for (std::size_t k = 0; k < kernels.size(); ++k) {
+    s += fmt::format("    case {}: {}<<<s.grid, s.block>>>(", k, kernels[k].name);
+    for (std::size_t p = 0; p < kernels[k].params.size(); ++p) {
+      const KernelParam& param = kernels[k].params[p];
+      if (p > 0) s += ", ";
+      if (param.pointer()) {
+        s += fmt::format("static_cast<{}>(s.ptr({}))", param.type, p);
+      } else if (param.type == "float") {
+        s += fmt::format("s.f32({})", p);
+      } else {
+        s += fmt::format("static_cast<{}>(s.i32({}))", param.type, p);
+      }
+    }
+    s += "); break;\n";
+  }
+  s += "  }\n}\n";
+  // The __shared__ memory of each kernel (on a GPU; the emulator counts every access instead).
+  s += "static unsigned gx_shared(std::uint32_t k) {\n#ifdef GPULAB_EXERCISE_EMULATOR\n"
+       "  (void)k;\n  return 0;\n#else\n  cudaFuncAttributes a{};\n  cudaError_t e = "
+       "cudaSuccess;\n  switch (k) {\n";
+  for (std::size_t k = 0; k < kernels.size(); ++k) {
+    s +=
+        fmt::format("    case {}: e = cudaFuncGetAttributes(&a, {}); break;\n", k, kernels[k].name);
+  }
+  s += "  }\n  return e == cudaSuccess ? static_cast<unsigned>(a.sharedSizeBytes) : 0u;\n"
+       "#endif\n}\n";
+  s += "int main(int argc, char** argv) { return gx::run(argc, argv, gx_launch, gx_shared); }\n";
   return s;
 }
 
@@ -340,8 +242,10 @@ CheckResult check_file(const CheckOptions& o) {
   c.backend = o.gpu ? "cuda" : "cpu-emulator";
   const Lang l = o.lang;
   const std::string text = run::read_file(c.file);
+  c.source_sha256 = sha256_hex(text);
   const std::string id = id_in_file(text);
-  c.exercise = find(id);
+  const Exercise* marked = find(id);
+  c.exercise = o.exercise != nullptr ? o.exercise : marked;
   if (c.exercise == nullptr) {
     throw UsageError(chosen(fmt::format(
         fmt::runtime(std::string(tr(
@@ -354,18 +258,18 @@ CheckResult check_file(const CheckOptions& o) {
         o.file)));
   }
   c.seed = o.seed.value_or(std::random_device{}() * 4294967296ull + std::random_device{}());
-  // The file's name, where it names an exercise, must name the one its marker line names.
-  if (const Exercise* named = exercise_of_name(c.file); named != nullptr && named != c.exercise) {
+  // The file's name (or the exercise asked for), where it names one, must be its marker's.
+  const Exercise* named = o.exercise != nullptr ? o.exercise : exercise_of_name(c.file);
+  if (named != nullptr && marked != named) {
+    const std::string says = marked != nullptr ? marked->id : id;
     c.diagnoses.push_back(
         {"name_mismatch",
-         {fmt::format("{} is named for exercise {} ({}) but its marker line says '// gpulab "
+         {fmt::format("{} is checked as exercise {} ({}) but its marker line says '// gpulab "
                       "exercise: {}': rename the file or fix the marker",
-                      fs::path(c.file).filename().string(), named->number, named->id,
-                      c.exercise->id),
-          fmt::format("{} 的文件名对应练习 {}（{}），但标记行写的是 '// gpulab exercise: "
+                      fs::path(c.file).filename().string(), named->number, named->id, says),
+          fmt::format("{} 按练习 {}（{}）检查，但标记行写的是 '// gpulab exercise: "
                       "{}'：请重命名文件或改正标记",
-                      fs::path(c.file).filename().string(), named->number, named->id,
-                      c.exercise->id)}});
+                      fs::path(c.file).filename().string(), named->number, named->id, says)}});
     return c;
   }
   // What the file may hold (screen.hpp): refused before anything is compiled.
@@ -378,13 +282,25 @@ CheckResult check_file(const CheckOptions& o) {
     }
     return c;
   }
-  const fs::path program = write_program(program_source(*c.exercise));
+
+  // The tests, drawn here; the child gets them as data in a file of its own folder.
+  const Plan plan = make_plan(*c.exercise, c.seed, o.draw);
+  const std::optional<fs::path> cache = exercise_cache();
+  const run::TemporaryFolder io(io_folder(cache));
+  const fs::path runner = write_runner(runner_source(*c.exercise), cache ? *cache : io.dir);
+  const fs::path in = io.dir / "inputs", out = io.dir / "outputs";
+  const bool writers = !o.gpu;
+  write_inputs(plan, writers, in);
+  {
+    std::ofstream touch(out, std::ios::binary);
+    if (!touch) throw RuntimeFailure(both("cannot write {}", "无法写入 {}", out.string()));
+  }
+  fs::permissions(out, fs::perms::owner_read | fs::perms::owner_write);
 
   RunOptions r;
-  r.file = program.string();
+  r.file = runner.string();
   r.extra_sources = {c.file};
-  r.args = {"--seed", std::to_string(c.seed)};
-  if (o.draw) r.args.push_back("--draw");
+  r.args = {"--in", in.string(), "--out", out.string()};
   // On the emulator: run --check's checks. On a GPU: compute-sanitizer's tools, where installed
   // (bounds, races, barriers, uninitialised reads), each run of the tests under one tool.
   r.check = true;
@@ -396,87 +312,246 @@ CheckResult check_file(const CheckOptions& o) {
   // The kernel's printf is kept, bounded, apart from gpulab's own output (and from --json).
   r.capture_output = true;
   r.max_output_bytes = 1u << 20;
+  r.keep_report = true;
   try {
     c.run = run_program(r);
     c.built = true;
   } catch (const RuntimeFailure& e) {
     c.build_error = e.what();
-    // "g++ could not compile <the generated program>": the student knows their own file.
-    for (std::size_t at; (at = c.build_error.find(program.string())) != std::string::npos;) {
-      c.build_error.replace(at, program.string().size(), c.file);
+    for (std::size_t at; (at = c.build_error.find(runner.string())) != std::string::npos;) {
+      c.build_error.replace(at, runner.string().size(), "gpulab's runner");
     }
-    c.passed = false;
-    // A kernel the harness launches that the file does not define (a misnamed or mis-typed
+    // A kernel the runner launches that the file does not define (a misnamed or mis-typed
     // kernel): the linker's complaint, in a few lines naming the signature expected.
     for (const std::string& d : kernel_declarations(c.exercise->starter)) {
       const auto open = d.find('(');
       const auto space = d.rfind(' ', open);
       const std::string kname = d.substr(space + 1, open - space - 1);
       if (c.build_error.find("undefined reference to `" + kname + "(") != std::string::npos ||
-          c.build_error.find("undefined reference to `" + kname + "'") != std::string::npos) {
-        std::string sig = d.substr(0, d.size() - 1);
+          c.build_error.find("undefined reference to `" + kname + "'") != std::string::npos ||
+          c.build_error.find("undefined reference to `void " + kname + "(") != std::string::npos) {
+        const std::string sig = d.substr(0, d.size() - 1);
+        const std::string name = fs::path(c.file).filename().string();
         c.build_error = fmt::format(
-            "{}: no kernel {} as the exercise asks. The harness launches:\n  {}\nCheck the "
-            "kernel's name and the types of its parameters.",
-            fs::path(c.file).filename().string(), kname, sig);
+            "{}: no kernel {} as the exercise asks; it must be:\n  {}\nCheck the kernel's "
+            "name and the types of its parameters.",
+            name, kname, sig);
         c.diagnoses.push_back(
             {"missing_kernel",
-             {c.build_error,
-              fmt::format("{}：没有练习要求的核函数 {}。测试框架启动的是：\n  {}\n请检查核函数的"
-                          "名字和参数类型。",
-                          fs::path(c.file).filename().string(), kname, sig)}});
+             {c.build_error, fmt::format("{}：没有练习要求的核函数 {}，它必须是：\n  {}\n"
+                                         "请检查核函数的名字和参数类型。",
+                                         name, kname, sig)}});
         return c;
       }
     }
     c.diagnoses.push_back({"build", {c.build_error, c.build_error}});
     return c;
   }
-  read_events(c);
+
+  // What the kernels stored, as data, against the plan.
+  const RunnerOutputs outs = read_outputs(out, plan, writers);
+  c.channel_problem = outs.problem;
+  c.runner_finished = outs.done && outs.problem.empty();
+  const std::vector<std::string> names = buffer_names(plan, text);
+
+  // The report's lines, placed in the test and the launch that made them (the runner marks each;
+  // a mark out of the plan's order is a malformed report).
+  std::vector<std::vector<std::vector<json>>> placed(plan.tests.size());
+  for (std::size_t t = 0; t < plan.tests.size(); ++t) placed[t].resize(plan.tests[t].steps.size());
+  std::vector<std::uint64_t> pcs;
+  {
+    long test = -1, step = -1;
+    for (const json& line : c.run.report) {
+      const std::string ev = line.value(run::report::kEventField, "");
+      if (ev == "exercise_test") {
+        const long next = line.value("test", -1L);
+        if (next != test + 1 || next >= static_cast<long>(plan.tests.size())) {
+          c.channel_problem = "the runner's marks are out of order";
+          break;
+        }
+        test = next;
+        step = -1;
+      } else if (ev == "exercise_step") {
+        const long next = line.value("step", -1L);
+        if (test < 0 || line.value("test", -1L) != test || next != step + 1 ||
+            next >= static_cast<long>(plan.tests[test].steps.size())) {
+          c.channel_problem = "the runner's marks are out of order";
+          break;
+        }
+        step = next;
+      } else if ((ev == run::report::event::record || ev == run::report::event::finding) &&
+                 step >= 0) {
+        placed[test][step].push_back(line);
+        for (const char* key : {"pc", "other_pc"}) {
+          if (line.contains(key) && line[key].is_number())
+            pcs.push_back(line[key].get<std::uint64_t>());
+        }
+      }
+    }
+  }
+  // FILE:LINE of each finding's access, in the student's file.
+  const std::vector<std::string> lines = run::source_lines(c.run.program, c.run.file, pcs);
+  std::size_t next_line = 0;
+  for (auto& test : placed) {
+    for (auto& step : test) {
+      for (json& line : step) {
+        for (const auto& [key, where] : {std::pair{"pc", "where"}, {"other_pc", "other_where"}}) {
+          if (!line.contains(key) || !line[key].is_number()) continue;
+          line[where] = short_where(lines[next_line++], c.file);
+          line.erase(key);
+        }
+      }
+    }
+  }
   for (RunFinding f : c.run.findings) {
     // The emulator's own printf works on host memory (its format buffer, in the C++ library's
     // headers): that is not the student's kernel using host memory, and never fails a check.
     if (f.kind == "host_memory" && f.where.rfind("/usr/", 0) == 0) continue;
-    f.where = short_where(f.where, c.file, c.run.file);
-    f.other_where = short_where(f.other_where, c.file, c.run.file);
-    for (const char* key : {"site", "launch_site", "region_site", "allocation_site"}) {
-      if (f.facts.contains(key) && f.facts[key].is_string()) {
-        f.facts[key] = short_where(f.facts[key].get<std::string>(), c.file, c.run.file);
-      }
-    }
+    f.where = short_where(f.where, c.file);
+    f.other_where = short_where(f.other_where, c.file);
     c.findings.push_back(std::move(f));
   }
-  diagnose(c);
+
+  // Each test: its outputs against the reference, its rules, its findings.
+  for (std::size_t t = 0; t < plan.tests.size(); ++t) {
+    const PlanTest& pt = plan.tests[t];
+    TestOutcome o1;
+    o1.name = pt.name;
+    const TestResult* got = t < outs.tests.size() ? &outs.tests[t] : nullptr;
+    bool outputs_ok = got != nullptr;
+    if (got != nullptr) {
+      o1.ran = !got->steps.empty() && got->steps.size() == pt.steps.size() &&
+               got->steps.back().error == 0;
+      for (const StepResult& s : got->steps) {
+        if (s.error != 0) {
+          o1.error = json{{"kernel", pt.steps[s.step].kernel}, {"error", s.error_name}};
+          outputs_ok = false;
+        }
+      }
+      for (const PlanExpect& x : pt.expects) {
+        if (x.step >= got->steps.size() || got->steps[x.step].error != 0) {
+          outputs_ok = false;
+          continue;
+        }
+        const StepResult& s = got->steps[x.step];
+        for (const StepOutput& so : s.outputs) {
+          if (so.buffer != x.buffer) continue;
+          json res = compare(pt, x, so, names, pt.steps[x.step].kernel);
+          // The thread that last wrote the first wrong element (the emulator's recorder).
+          if (res.contains("index") && !res.value("never_written", false)) {
+            const auto i = res["index"].get<std::size_t>();
+            if (i < so.writers.size() && so.writers[i] != 0) {
+              const auto w = writer_thread(so.writers[i], pt.steps[x.step]);
+              res["writer_block"] = {w[0], w[1], w[2]};
+              res["writer_thread"] = {w[3], w[4], w[5]};
+            }
+          }
+          outputs_ok = outputs_ok && res.value("pass", false);
+          o1.results.push_back(std::move(res));
+        }
+      }
+    }
+    for (std::size_t k = 0; k < placed[t].size(); ++k) {
+      for (const json& line : placed[t][k]) {
+        if (line.value(run::report::kEventField, "") == run::report::event::record) {
+          json rec = line;
+          rec["step"] = k;
+          o1.records.push_back(std::move(rec));
+        } else if (!(line.value("kind", "") == "host_memory" &&
+                     line.value("where", "").rfind("/usr/", 0) == 0) &&
+                   line.value("kind", "") != "leak") {
+          json f = line;
+          f["step"] = k;
+          o1.findings.push_back(std::move(f));
+        }
+      }
+    }
+    // The rules, against what the recorder counted in each launch of the test; a launch with no
+    // record leaves the test's rules unmeasured (never counted as kept).
+    std::size_t launched = 0;
+    if (got != nullptr) {
+      for (const StepResult& s : got->steps) launched += s.error == 0 ? 1 : 0;
+    }
+    const bool recorded = o1.ran && o1.records.size() == launched;
+    for (const PlanRule& pr : pt.rules) {
+      RuleCheck rc;
+      rc.rule = pr.rule;
+      rc.limit = pr.limit;
+      if (o.gpu && pr.rule == "uses_shared" && o1.ran) {
+        // On a GPU: the kernels' __shared__ arrays (cudaFuncGetAttributes), not each access.
+        for (const StepResult& s : got->steps)
+          rc.measured = std::max<double>(rc.measured, s.static_shared_bytes);
+        rc.measured_known = true;
+      } else if (recorded) {
+        rc.measured_known = true;
+        for (const json& rec : o1.records) {
+          double v = 0;
+          json w;
+          if (rc.rule == "max_global_reads") {
+            v = rec.value("max_global_reads", 0.0);
+            w = {{"block", rec.value("max_reads_block", json())},
+                 {"thread", rec.value("max_reads_thread", json())}};
+          } else if (rc.rule == "max_global_writes") {
+            v = rec.value("max_global_writes", 0.0);
+            w = {{"block", rec.value("max_writes_block", json())},
+                 {"thread", rec.value("max_writes_thread", json())}};
+          } else if (rc.rule == "uses_shared") {
+            v = rec.value("shared_reads", 0.0) + rec.value("shared_writes", 0.0);
+          } else if (rc.rule == "max_barriers_per_block") {
+            const json g = rec.value("grid", json::array({1, 1, 1}));
+            const double blocks = g[0].get<double>() * g[1].get<double>() * g[2].get<double>();
+            v = rec.value("barriers", 0.0) / std::max(1.0, blocks);
+          }
+          if (v >= rc.measured) {
+            if (v > rc.measured || rc.who.is_null()) rc.who = w;
+            rc.measured = v;
+          }
+        }
+      }
+      if (rc.measured_known) {
+        // Shared memory counts when any launch of the test used it (a finishing kernel need not).
+        rc.ok = rc.rule == "uses_shared" ? rc.measured >= rc.limit : rc.measured <= rc.limit;
+      } else {
+        rc.ok = false;
+        if (o1.ran && std::find(c.unmeasured_rules.begin(), c.unmeasured_rules.end(), rc.rule) ==
+                          c.unmeasured_rules.end())
+          c.unmeasured_rules.push_back(rc.rule);
+      }
+      o1.rules.push_back(rc);
+    }
+    bool rules_ok = true;
+    for (const RuleCheck& rc : o1.rules) rules_ok = rules_ok && (rc.ok || !rc.measured_known);
+    o1.pass = o1.ran && outputs_ok && rules_ok && o1.findings.empty();
+    c.tests.push_back(std::move(o1));
+  }
+  // The drawn test's buffers (the drawing maps each access to its element).
+  if (o.draw && !outs.tests.empty()) {
+    const TestResult& last = outs.tests.back();
+    const PlanTest& pt = plan.tests[last.test];
+    for (std::size_t b = 0; b < pt.buffers.size(); ++b) {
+      c.buffers.push_back({{"name", names[b]},
+                           {"address", last.addresses[b]},
+                           {"elements", pt.buffers[b].elements},
+                           {"element_bytes", 4},
+                           {"rows", pt.buffers[b].rows},
+                           {"output", pt.buffers[b].output}});
+    }
+  }
+
+  diagnose(c, Judged{&plan, &outs, names});
+
   if (o.gpu) {
     // What the emulator's checks find, compute-sanitizer finds on the GPU; without it, bounds and
     // races were not checked and the verdict cannot be "passed".
-    if (!c.run.sanitizer_missing.empty()) {
-      c.unmeasured_rules.push_back("bounds_and_races");
-    }
+    if (!c.run.sanitizer_missing.empty()) c.unmeasured_rules.push_back("bounds_and_races");
     for (const auto& san : c.run.sanitizer) {
-      if (san.errors > 0) {
-        std::string first;
-        std::istringstream in(san.output);
-        std::string line;
-        for (int n = 0; n < 4 && std::getline(in, line);) {
-          if (line.find("=========     ") == 0 || line == "=========") continue;
-          first += "\n    " + line;
-          ++n;
-        }
-        c.diagnoses.push_back(
-            {"sanitizer_" + san.tool,
-             {fmt::format("compute-sanitizer --tool {} found {} error(s) in the kernels:{}",
-                          san.tool, san.errors, first),
-              fmt::format("compute-sanitizer --tool {} 在核函数中发现 {} 个错误：{}", san.tool,
-                          san.errors, first)}});
-      } else if (san.errors < 0) {
-        c.unmeasured_rules.push_back("sanitizer_" + san.tool);
-      }
+      if (san.errors < 0) c.unmeasured_rules.push_back("sanitizer_" + san.tool);
     }
   }
   bool tests_pass = !c.tests.empty();
   for (const TestOutcome& t : c.tests) tests_pass = tests_pass && t.pass;
-  c.passed = tests_pass && c.harness_finished && c.diagnoses.empty() && c.run.exit_code == 0 &&
-             c.run.signal == 0 && !c.run.timed_out;
+  c.passed = tests_pass && c.runner_finished && c.channel_problem.empty() && c.diagnoses.empty() &&
+             c.run.exit_code == 0 && c.run.signal == 0 && !c.run.timed_out;
   if (!c.unmeasured_rules.empty()) {
     // Right outputs are not enough: a rule nothing measured is not kept.
     c.not_verified = c.passed;

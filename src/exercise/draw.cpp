@@ -125,7 +125,7 @@ std::string render_drawing(const CheckResult& c, const OutputOptions& o) {
            "  没有图：小测试没有记录到访问（只有模拟器能记录，--backend gpu 不能）。\n"));
   }
   s += st.heading(std::string(tr(l, "Who touched what (test ", "谁访问了什么（测试 ")) +
-                  c.tests.back().name + std::string(tr(l, "):", "）："))) +
+                  c.tests.back().name.in(l) + std::string(tr(l, "):", "）："))) +
        "\n";
   s += std::string(tr(l,
                       "  each cell: the threads that read it; wN: thread N wrote it; . nobody. "

@@ -391,8 +391,8 @@ class Screen {
 
  private:
   void refuse(int line, const std::string& what, std::string en, std::string zh) {
-    Refusal r{line, what,
-              {fmt::format("line {}: {}", line, en), fmt::format("第 {} 行：{}", line, zh)}};
+    Refusal r{
+        line, what, {fmt::format("line {}: {}", line, en), fmt::format("第 {} 行：{}", line, zh)}};
     for (const Refusal& o : out_) {
       if (o.text.en == r.text.en) return;
     }
@@ -726,8 +726,15 @@ class Screen {
     }
     for (std::size_t q = k; q + 1 < to; ++q) {
       if (t_[q].text == "=") {
-        for (std::size_t r = q + 1; r + 1 < to; ++r) {
-          if (t_[r].kind == Token::ident && t_[r + 1].text == "(") call_in_init = true;
+        // A call in the value: a name, a lambda ([...] {...}) or any bracket followed by '('.
+        for (std::size_t r = q + 1; r < to; ++r) {
+          const std::string& x = t_[r].text;
+          if (x == "[") call_in_init = true;
+          if (r + 1 < to && t_[r + 1].text == "(" &&
+              ((t_[r].kind == Token::ident && x != "sizeof" && x != "alignof") || x == ")" ||
+               x == "]" || x == "}" || x == ">")) {
+            call_in_init = true;
+          }
         }
         break;
       }

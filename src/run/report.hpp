@@ -74,7 +74,7 @@ inline constexpr const char* exercise_prefix = "exercise_";
 inline constexpr const char* kKindField = "kind";
 namespace kind {
 // A kernel's access outside its allocation: {kernel, launch_site, block, thread, write, atomic,
-// bytes, pc, region, region_site, region_bytes, offset, hits}.
+// bytes, pc, region, region_site, region_bytes, offset, address, hits}.
 inline constexpr const char* out_of_bounds = "out_of_bounds";
 // A kernel touched memory no cudaMalloc returned (the same fields).
 inline constexpr const char* host_memory = "host_memory";

@@ -387,6 +387,7 @@ RunResult run_program(const RunOptions& o) {
   for (const json& line : e.report) {
     if (run_events.count(line.value(report::kEventField, "")) == 0) r.other_events.push_back(line);
   }
+  if (o.keep_report) r.report = e.report;
   collect(e, r, build.program);
   if (o.gpu && o.check) run_sanitizers(build.program, o, r);
   return r;

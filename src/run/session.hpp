@@ -34,6 +34,9 @@ struct RunOptions {
   std::vector<std::string> emulator_ignores;
   std::vector<std::string> extra_sources;  // more translation units (gpulab exercise)
   bool capture_output = false;  // keep the program's stdout/stderr in RunResult, not printed
+  // Keep every line of the report in RunResult::report, in order (gpulab exercise places each
+  // finding and record between its runner's test and step marks).
+  bool keep_report = false;
   std::chrono::milliseconds timeout{std::chrono::seconds(120)};
   std::size_t max_output_bytes = 64u << 20;
   bool use_cache = true;
@@ -110,6 +113,9 @@ struct RunResult {
   // Report lines of events run does not read itself, in order (gpulab exercise's harness writes
   // "exercise_*" lines, its recorder "record" lines), from either backend.
   std::vector<nlohmann::json> other_events;
+  // With RunOptions::keep_report: every line of the report as the program wrote it (findings
+  // unmerged, with their code addresses).
+  std::vector<nlohmann::json> report;
 };
 
 // Builds (or finds in the cache) and runs o.file, reads its report. Throws UsageError for a

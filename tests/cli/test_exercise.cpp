@@ -7,11 +7,13 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include <unistd.h>
 
 #include "support/cli.hpp"
+#include "support/columns.hpp"
 #include "support/run.hpp"
 
 using namespace gpulab::test;
@@ -31,9 +33,10 @@ const fs::path& work_dir() {
   return dir;
 }
 
+// (Lines as the renderer made them: no terminal width to lay them out for.)
 std::vector<std::string> env() {
   return {"XDG_CACHE_HOME=" + (work_dir() / "cache").string(),
-          "XDG_STATE_HOME=" + (work_dir() / "state").string()};
+          "XDG_STATE_HOME=" + (work_dir() / "state").string(), "COLUMNS=1000"};
 }
 
 RunResult run_exercise_cli(const std::vector<std::string>& args) {
@@ -62,7 +65,7 @@ std::string solution_of(const std::string& id) {
 
 // The planted mistakes of an exercise, read from its file in the source tree.
 struct Planted {
-  std::string name, expect, code;
+  std::string name, expect, expect_zh, code;
 };
 std::vector<Planted> mistakes_of(int number, const std::string& id) {
   std::ifstream in(
@@ -71,11 +74,11 @@ std::vector<Planted> mistakes_of(int number, const std::string& id) {
   std::vector<Planted> out;
   std::string line;
   bool inside = false;
-  static const std::regex head(R"(@@ mistake (\S+) expect=(.*))");
+  static const std::regex head(R"(@@ mistake (\S+) expect=(.*?)(?: \| zh=(.*))?)");
   while (std::getline(in, line)) {
     std::smatch m;
     if (std::regex_match(line, m, head)) {
-      out.push_back({m[1].str(), m[2].str(), ""});
+      out.push_back({m[1].str(), m[2].str(), m[3].str(), ""});
       inside = true;
     } else if (line.rfind("@@ ", 0) == 0) {
       inside = false;
@@ -195,11 +198,30 @@ TEST_CASE(
       CHECK_THAT(r.out, Catch::Contains("What went wrong"));
     }
     for (const Planted& m : mistakes_of(number, id)) {
-      CAPTURE(m.name, m.expect);
-      r = run_exercise_cli({"exercise", "check", write_exercise(id, m.name, m.code).string()});
+      CAPTURE(m.name, m.expect, m.expect_zh);
+      r = run_exercise_cli(
+          {"exercise", "check", write_exercise(id, m.name, m.code).string(), "--json"});
       CAPTURE(r.out, r.err);
       CHECK(r.exit_code == 1);
-      CHECK_THAT(r.out, Catch::Contains(m.expect));
+      const json j = json::parse(r.out);
+      CHECK(j.at("verdict") == "failed");
+      // The explanation names the mistake's fix, in both languages.
+      std::string en, zh;
+      for (const json& d : j.at("diagnoses")) {
+        en += d.at("message").get<std::string>() + "\n";
+        zh += d.at("message_zh").get<std::string>() + "\n";
+      }
+      CHECK_THAT(en, Catch::Contains(m.expect));
+      CHECK_FALSE(m.expect_zh.empty());
+      CHECK_THAT(zh, Catch::Contains(m.expect_zh));
+      // Some test failed, and each failed test says why.
+      bool failed = false;
+      for (const json& t : j.at("tests")) {
+        if (t.at("pass") == true) continue;
+        failed = true;
+        CHECK_FALSE(t.at("reason").get<std::string>().empty());
+      }
+      CHECK((failed || !j.at("diagnoses").empty()));
     }
   }
 }
@@ -281,4 +303,104 @@ TEST_CASE("exercise check --draw: who read and wrote each element, global and sh
   for (const json& p : d)
     shared = shared || p.at("name").get<std::string>().find("__shared__") == 0;
   CHECK(shared);
+}
+
+TEST_CASE("exercise check: each test's line says pass or FAIL for that test, and why",
+          "[run][exercise]") {
+  // Right for one block of 256, wrong past it: the small tests pass, the larger fail.
+  const fs::path file =
+      write_exercise("blocks", "one-block",
+                     "__global__ void map_blocks(const float* a, float* out, int n) {\n"
+                     "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                     "  if (i < n && i < 256) out[i] = a[i] + 10.0f;\n"
+                     "}\n");
+  const auto r = run_exercise_cli({"exercise", "check", file.string(), "--seed", "1"});
+  CAPTURE(r.out, r.err);
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.out, Catch::Contains("pass  test n = 1, blocks of 256"));
+  CHECK_THAT(r.out, Catch::Contains("pass  test n = 256, blocks of 256"));
+  CHECK_THAT(r.out, Catch::Contains("FAIL  test n = 257, blocks of 256: out[256] never written"));
+  CHECK_THAT(r.out, Catch::Contains("FAIL  test n = 70000, blocks of 256: out[256] never written"));
+  CHECK_THAT(r.out, Catch::Contains("The same in 2 more tests."));
+  const auto zh =
+      run_exercise_cli({"exercise", "check", file.string(), "--seed", "1", "--lang", "zh"});
+  CHECK_THAT(zh.out, Catch::Contains("通过  测试 n = 1，每块 256 个线程"));
+  CHECK_THAT(zh.out, Catch::Contains("失败  测试 n = 257，每块 256 个线程：out[256] 从未被写入"));
+}
+
+TEST_CASE(
+    "exercise check: a misnamed or mis-typed kernel is told in a few lines with the "
+    "signature expected",
+    "[run][exercise]") {
+  const std::string misnamed = "__global__ void map_add_10(const float* a, float* out, int n) {}\n";
+  const std::string mistyped = "__global__ void map_add_ten(float* a, float* out, long n) {}\n";
+  for (const std::string& kernel : {misnamed, mistyped}) {
+    const fs::path file = write_exercise("map", "misnamed", kernel);
+    for (const char* lang : {"en", "zh"}) {
+      const auto r = run_exercise_cli({"exercise", "check", file.string(), "--lang", lang});
+      CAPTURE(kernel, lang, r.out, r.err);
+      CHECK(r.exit_code == 1);
+      CHECK_THAT(r.out,
+                 Catch::Contains("__global__ void map_add_ten(const float* a, float* out, int n)"));
+      // The heading, "It does not build", at most five lines of the reason, the verdict.
+      CHECK(lines_of(r.out).size() <= 8);
+    }
+  }
+}
+
+TEST_CASE(
+    "exercise check --lang zh: every line in Chinese, wrapped on word and character "
+    "boundaries",
+    "[run][exercise]") {
+  const fs::path file = write_exercise("guard", "zh",
+                                       "__global__ void map_guard(const float* a, "
+                                       "float* out, int n) {\n"
+                                       "  int i = threadIdx.x;\n"
+                                       "  out[i] = a[i] + 10.0f;\n"
+                                       "}\n");
+  const auto wide = run_gpulab({"exercise", "check", file.string(), "--lang", "zh", "--seed", "4"},
+                               {}, {env()[0], env()[1], "COLUMNS=1000"});
+  CAPTURE(wide.out);
+  REQUIRE(wide.exit_code == 1);
+  // No English sentence: the words left are identifiers, names and the CUDA code quoted.
+  for (const char* english : {"What went wrong", "FAIL", " test ", "block (", "accesses past",
+                              "missing guard", "rule", "the launch", "expected"}) {
+    CHECK_THAT(wide.out, !Catch::Contains(english));
+  }
+  const std::set<std::string> known = letter_runs(wide.out);
+  for (int width : {60, 80}) {
+    const auto r = run_gpulab({"exercise", "check", file.string(), "--lang", "zh", "--seed", "4"},
+                              {}, {env()[0], env()[1], "COLUMNS=" + std::to_string(width)});
+    CAPTURE(width, r.out);
+    for (const std::string& line : lines_of(r.out)) {
+      CAPTURE(line);
+      if (line.find(' ', line.find_first_not_of(' ')) != std::string::npos) {
+        CHECK(columns(line) <= static_cast<std::size_t>(width));
+      }
+    }
+    for (const std::string& run : letter_runs(r.out)) {
+      CAPTURE(run);
+      CHECK(known.count(run) == 1);  // no English word split at a line break
+    }
+  }
+}
+
+TEST_CASE("exercise check: messages name the student's own arrays and parameters",
+          "[run][exercise]") {
+  const fs::path file =
+      write_exercise("blocks", "renamed",
+                     "__global__ void map_blocks(const float* input, float* result, int count) {\n"
+                     "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                     "  if (i <= count) result[i] = input[i] + 10.0f;\n"
+                     "}\n");
+  const auto r = run_exercise_cli({"exercise", "check", file.string(), "--json", "--seed", "2"});
+  CAPTURE(r.out, r.err);
+  REQUIRE(r.exit_code == 1);
+  const json j = json::parse(r.out);
+  const std::string said = j.at("diagnoses").at(0).at("message");
+  CHECK_THAT(said, Catch::Contains("input[1] at blocks-renamed.cu:4"));
+  CHECK_THAT(said, Catch::Contains("(input has 1 element)"));
+  CHECK_THAT(said, !Catch::Contains("harness"));
+  CHECK_THAT(said, !Catch::Contains("allocation"));
+  CHECK(j.at("tests").at(0).at("reason") == "read input[1] past the end of input at blocks-renamed.cu:4");
 }

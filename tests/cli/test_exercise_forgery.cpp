@@ -1,8 +1,9 @@
 // gpulab exercise against a student who wants the mark without the work: every forgery of
 // tests/exercise/forgeries fails `check` with the words of what was refused, a file named for
 // one exercise with another's marker is refused, a naive matmul fails the tiled exercise's
-// rules, a replaced cached program is never run, and an honest kernel with printf passes with
-// its output kept out of the JSON.
+// rules, a replaced cached program is never run, tricks the screen lets through fail on their
+// own (tests/exercise/failing), and an honest kernel with printf passes with its output kept out
+// of the JSON.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -76,12 +77,32 @@ TEST_CASE("exercise check: every forgery is refused, in text and JSON, nothing r
   }
 }
 
+TEST_CASE(
+    "exercise check: tricks the screen lets through fail on their own (printed verdicts, stale "
+    "outputs, one kernel doing the other's work)",
+    "[run][exercise][forgery]") {
+  for (const auto& f : fs::directory_iterator(kTests / "failing")) {
+    const std::string expect = expected_words(slurp(f.path()));
+    CAPTURE(f.path().filename().string(), expect);
+    const RunResult r =
+        gpulab_in({"exercise", "check", f.path().string(), "--json", "--seed", "5"});
+    CAPTURE(r.out, r.err);
+    CHECK(r.exit_code == 1);
+    const json j = json::parse(r.out);  // kernel printf never reaches the JSON's stream
+    CHECK(j.at("verdict") == "failed");
+    CHECK(j.at("refusals").empty());
+    std::string words;
+    for (const json& d : j.at("diagnoses")) words += d.at("message").get<std::string>() + "\n";
+    CHECK_THAT(words, Catch::Contains(expect));
+  }
+}
+
 TEST_CASE("exercise check: the exercise of the file's name must be the marker's",
           "[run][exercise][forgery]") {
   const RunResult r = gpulab_in({"exercise", "check", (kTests / "named/15-matmul.cu").string()});
   CAPTURE(r.out, r.err);
   CHECK(r.exit_code == 1);
-  CHECK_THAT(r.out, Catch::Contains("named for exercise 15 (matmul)"));
+  CHECK_THAT(r.out, Catch::Contains("checked as exercise 15 (matmul)"));
   CHECK_THAT(r.out, !Catch::Contains("PASSED"));
 }
 

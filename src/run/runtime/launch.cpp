@@ -314,6 +314,7 @@ void launch_erased(const LaunchSite& site, const void* kernel, const LaunchConfi
                 {"region_site", f.region_site},
                 {"region_bytes", f.region_bytes},
                 {"offset", f.offset},
+                {"address", f.address},
                 {"hits", f.hits}};
       if (f.kind == simt::MemoryFinding::Kind::global_race) {
         j["other_block"] = dims(f.other_block);
