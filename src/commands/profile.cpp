@@ -18,6 +18,7 @@
 #include "core/process.hpp"
 #include "core/text.hpp"
 #include "core/toolchain.hpp"
+#include "profile/branch_site.hpp"
 #include "profile/draw.hpp"
 #include "run/program.hpp"
 #include "run/session.hpp"
@@ -53,6 +54,33 @@ profile::SourcePlace place_of(const std::string& where, const std::string& file)
   return p;
 }
 
+// The conditional jump that ends each branch's block, from objdump's disassembly of the code
+// around it (profile/branch_site.hpp); blocks whose jump is not found are left out.
+std::map<std::uint64_t, std::uint64_t> branch_jumps(const fs::path& program,
+                                                    const std::vector<std::uint64_t>& blocks) {
+  std::map<std::uint64_t, std::uint64_t> out;
+  const auto objdump = toolchain::find_program("objdump");
+  if (!objdump || blocks.empty()) return out;
+  // Blocks near each other share one disassembly; a block is rarely longer than 4 KiB of code.
+  constexpr std::uint64_t kReach = 4096;
+  std::size_t first = 0;
+  while (first < blocks.size()) {
+    std::size_t last = first;
+    while (last + 1 < blocks.size() && blocks[last + 1] - blocks[last] < kReach) ++last;
+    const ProcessResult p = run_capture(
+        {*objdump, "-d", "--no-show-raw-insn", fmt::format("--start-address={:#x}", blocks[first]),
+         fmt::format("--stop-address={:#x}", blocks[last] + kReach), program.string()},
+        std::chrono::seconds(30));
+    if (p.ok()) {
+      const std::vector<std::uint64_t> some(blocks.begin() + static_cast<std::ptrdiff_t>(first),
+                                            blocks.begin() + static_cast<std::ptrdiff_t>(last) + 1);
+      out.merge(profile::branch_instructions(p.out, some));
+    }
+    first = last + 1;
+  }
+  return out;
+}
+
 std::optional<std::string> gpu_arch_of_device() {
 #if GPULAB_HAVE_CUDA
   try {
@@ -66,26 +94,38 @@ std::optional<std::string> gpu_arch_of_device() {
 #endif
 }
 
+}  // namespace
+
 void measure_on_gpu(const ProfileOptions& o, ProfileResult& r) {
   r.gpu_asked = true;
+  // Built as the corpus was measured (nvcc -O3 -lineinfo, docs/profile.md), before ncu is looked
+  // for: a program nvcc refuses is said as such, with or without ncu.
+  run::BuildRequest b;
+  b.source = fs::absolute(o.file);
+  b.target = run::Target::gpu;
+  b.gpu_arch = o.gpu_arch.empty() ? gpu_arch_of_device().value_or("") : o.gpu_arch;
+  b.extra_flags = o.compiler_flags;
+  b.nvcc_flags = {"-O3", "-lineinfo"};
+  b.use_cache = o.use_cache;
+  b.lang = o.lang;
+  run::Build build;
+  try {
+    build = run::build_program(b);
+  } catch (const Error& e) {
+    r.gpu_why_not = e.message(o.lang);
+    return;
+  }
+  r.gpu_compiler = build.compiler;
   const auto ncu = toolchain::find_cuda_tool("ncu");
   if (!ncu) {
     r.gpu_why_not = toolchain::missing_message("ncu", o.lang);
     return;
   }
-  run::BuildRequest b;
-  b.source = r.file;
-  b.target = run::Target::gpu;
-  b.gpu_arch = o.gpu_arch.empty() ? gpu_arch_of_device().value_or("") : o.gpu_arch;
-  b.extra_flags = o.compiler_flags;
-  b.use_cache = o.use_cache;
-  b.lang = o.lang;
-  const run::Build build = run::build_program(b);
-  r.gpu_compiler = build.compiler;
   std::vector<std::string> argv = {ncu->path};
   for (const auto& a : profile::ncu_arguments()) argv.push_back(a);
   argv.push_back(build.program.string());
   argv.insert(argv.end(), o.args.begin(), o.args.end());
+  // ncu replays every kernel once per pass of counters: more time than a plain run.
   const ProcessResult p = run_capture(argv, o.timeout * 4);
   r.gpu = profile::parse_ncu_csv(p.out);
   const std::string all = p.out + p.err;
@@ -104,8 +144,6 @@ void measure_on_gpu(const ProfileOptions& o, ProfileResult& r) {
                         .in(o.lang);
   }
 }
-
-}  // namespace
 
 ProfileResult run_profile(const ProfileOptions& o) {
   if (!simt::check_supported()) {
@@ -150,18 +188,26 @@ ProfileResult run_profile(const ProfileOptions& o) {
   }
   const std::vector<json>& report = run.other_events;
 
-  const std::vector<std::uint64_t> pcs = profile::profile_addresses(report);
+  std::vector<std::uint64_t> pcs = profile::profile_addresses(report);
+  // Each branch at its conditional jump's own line: source_lines names the instruction before
+  // an address (a hook's return address is after its call), hence the jump's address + 1.
+  const std::map<std::uint64_t, std::uint64_t> jumps =
+      branch_jumps(run.program, profile::branch_blocks(report));
+  for (const auto& [block, jump] : jumps) pcs.push_back(jump + 1);
   const std::vector<std::string> where = run::source_lines(run.program, r.file, pcs);
   std::map<std::uint64_t, profile::SourcePlace> places;
   for (std::size_t i = 0; i < pcs.size() && i < where.size(); ++i)
     places[pcs[i]] = place_of(where[i], r.file);
+  const auto place = [&](std::uint64_t pc) {
+    const auto it = places.find(pc);
+    return it == places.end() ? profile::SourcePlace{} : it->second;
+  };
   r.kernels = profile::read_profiles(
-      report,
-      [&](std::uint64_t pc) {
-        const auto it = places.find(pc);
-        return it == places.end() ? profile::SourcePlace{} : it->second;
-      },
-      [&](const std::string& site) { return place_of(site, r.file); });
+      report, place, [&](const std::string& site) { return place_of(site, r.file); },
+      [&](std::uint64_t block) {
+        const auto it = jumps.find(block);
+        return it == jumps.end() ? profile::SourcePlace{} : place(it->second + 1);
+      });
   for (KernelProfile& k : r.kernels) {
     const profile::SourcePlace site = place_of(k.site, r.file);
     if (!site.file.empty()) k.site = fmt::format("{}:{}", site.file, site.line);

@@ -51,6 +51,10 @@ struct ProfileResult {
 };
 
 ProfileResult run_profile(const ProfileOptions& o);
+// --backend gpu's part (run_profile calls it when o.gpu): builds o.file with nvcc -O3 -lineinfo,
+// runs it under ncu with the same metrics and fills r.gpu, or r.gpu_why_not (nvcc refused the
+// program, ncu is missing, not permitted, or measured nothing).
+void measure_on_gpu(const ProfileOptions& o, ProfileResult& r);
 std::string render_profile(const ProfileResult& r, const OutputOptions& out);
 nlohmann::json profile_json(const ProfileResult& r);
 void setup_profile(CLI::App& app, GlobalOptions& g);

@@ -74,13 +74,15 @@ class FlatMap {
 };
 
 // Per-lane occurrence counts key on (code address, thread); warp groups on (code address, warp,
-// occurrence). Code addresses fit in 47 bits; the rest is hashed together.
+// occurrence, barrier epoch). Code addresses fit in 47 bits; the rest is hashed together.
 std::uint64_t lane_key(std::uintptr_t pc, std::uint32_t thread) {
   return (static_cast<std::uint64_t>(pc) << 11 | thread) + 1;
 }
-std::uint64_t group_key(std::uintptr_t pc, std::uint32_t warp, std::uint32_t occurrence) {
+std::uint64_t group_key(std::uintptr_t pc, std::uint32_t warp, std::uint32_t occurrence,
+                        std::uint32_t epoch = 0) {
   return mix(static_cast<std::uint64_t>(pc) * 0x9e3779b97f4a7c15ULL ^
-             (static_cast<std::uint64_t>(occurrence) << 6 | warp)) |
+             (static_cast<std::uint64_t>(epoch) << 40 |
+              static_cast<std::uint64_t>(occurrence) << 6 | warp)) |
          1;
 }
 
@@ -203,7 +205,11 @@ struct ProfileCollector::Impl {
 
   const LaunchShape& shape;
   uint3 block{0, 0, 0};
-  FlatMap<std::uint32_t> occurrences;   // lane_key -> times executed
+  // Block barriers passed in this block: every lane is in the same epoch, so the k-th execution
+  // counts from the last barrier (a lane that skipped a site in an earlier loop iteration, as in
+  // a scan's `if (tid >= offset) ... else ...`, is not shifted by one iteration).
+  std::uint32_t epoch = 0;
+  FlatMap<std::uint32_t> occurrences;   // lane_key -> times executed since the last barrier
   FlatMap<std::uint32_t> access_index;  // group_key -> index in accesses + 1
   std::vector<PendingAccess> accesses;
   FlatMap<std::uint32_t> step_index;  // group_key -> index in steps + 1
@@ -310,13 +316,17 @@ ProfileCollector::~ProfileCollector() {
 void ProfileCollector::begin_block(uint3 block_index) {
   impl_->publish();
   impl_->occurrences.clear();
+  impl_->epoch = 0;
   impl_->block = block_index;
 }
 
 void ProfileCollector::on_barrier() {
   // Steps are not flushed: a lane's step continues past the barrier into its next block, which
-  // is where the branch (if any) is decided. Accesses before the barrier are complete.
+  // is where the branch (if any) is decided; the epoch keeps their groups apart. Accesses before
+  // the barrier are complete.
   impl_->flush_accesses();
+  impl_->occurrences.clear();
+  ++impl_->epoch;
 }
 
 bool ProfileCollector::is_global(std::uintptr_t address) {
@@ -384,7 +394,7 @@ void ProfileCollector::basic_block(std::uintptr_t pc, std::uint32_t thread) {
     if (i < s.target.size()) s.lanes[i] |= lane_bit;
   }
   const std::uint32_t k = m.occurrence(pc, thread);
-  std::uint32_t& index = m.step_index[group_key(pc, warp, k)];
+  std::uint32_t& index = m.step_index[group_key(pc, warp, k, m.epoch)];
   if (index == 0) {
     m.steps.emplace_back();
     m.steps.back().pc = pc;
