@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <sstream>
 
 #include <unistd.h>
@@ -244,4 +245,56 @@ TEST_CASE("profile: bad input is a usage error", "[run]") {
   check_usage_error({"profile", "no-such-file.cu"}, "no-such-file.cu");
   check_usage_error({"profile", (kProfile / "corpus" / "coalesced.cu").string(), "--timeout", "0"},
                     "--timeout");
+}
+
+TEST_CASE("profile: lesson 17 quotes what gpulab profile prints for its programs", "[run]") {
+  // Each indented block of the lesson that starts with a kernel's heading is output of
+  // `gpulab profile FILE` on lessons/files/17/FILE, in the lesson's language: every line of it
+  // must be in what the command prints now (line breaks and spacing aside).
+  const fs::path root = fs::path(GPULAB_SOURCE_DIR) / "lessons";
+  const auto squeeze = [](const std::string& s, bool zh) {
+    std::string out;
+    for (char c : s) {
+      if (c == ' ' || c == '\n') {
+        if (!zh && !out.empty() && out.back() != ' ') out += ' ';
+      } else {
+        out += c;
+      }
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    return out;
+  };
+  int blocks = 0, lines = 0;
+  for (const char* lang : {"en", "zh"}) {
+    const bool zh = std::string(lang) == "zh";
+    std::ifstream in(root / lang / "17-coalescing-and-bank-conflicts.md");
+    REQUIRE(in.good());
+    std::map<std::string, std::string> printed;  // file -> the command's output, squeezed
+    std::string line, file;
+    const std::regex heading(zh ? R"(^    内核 \S+，启动于 (\w+\.cu):)"
+                                : R"(^    Kernel \S+ at (\w+\.cu):)");
+    while (std::getline(in, line)) {
+      std::smatch m;
+      if (std::regex_search(line, m, heading)) {
+        file = m[1];
+        ++blocks;
+        if (printed.count(file) == 0) {
+          const auto r = run_gpulab({"profile", (root / "files" / "17" / file).string(), "--lang",
+                                     lang, "--backend", "cpu"},
+                                    {}, {cache_env(), "COLUMNS=80"});
+          REQUIRE(r.exit_code == 0);
+          printed[file] = squeeze(r.err, zh);
+        }
+      } else if (line.rfind("    ", 0) != 0) {
+        file.clear();  // the block ended
+        continue;
+      }
+      if (file.empty()) continue;
+      CAPTURE(lang, file, line);
+      CHECK_THAT(printed[file], Catch::Contains(squeeze(line, zh)));
+      ++lines;
+    }
+  }
+  CHECK(blocks == 12);
+  CHECK(lines == 57);
 }

@@ -9,7 +9,7 @@ using namespace gpulab;
 TEST_CASE("Both languages have the same lessons with the same steps and directives", "[lessons]") {
   auto en = load_lessons("en");
   auto zh = load_lessons("zh");
-  REQUIRE(en.size() == 16);
+  REQUIRE(en.size() == 17);
   REQUIRE(zh.size() == en.size());
   for (std::size_t i = 0; i < en.size(); ++i) {
     CAPTURE(en[i].id);
