@@ -215,6 +215,8 @@ ProfileResult run_profile(const ProfileOptions& o) {
   std::ifstream in(r.file);
   for (std::string line; std::getline(in, line);) r.source.push_back(line);
 
+  for (const profile::CounterRule& rule : o.rules)
+    r.rules.push_back(profile::check_counter_rule(rule, r.kernels));
   if (o.gpu) measure_on_gpu(o, r);
   return r;
 }
@@ -299,6 +301,21 @@ json profile_json(const ProfileResult& r) {
             {"compiler", r.compiler},   {"exit_code", r.exit_code},
             {"timed_out", r.timed_out}, {"launches", std::move(launches)}};
   if (!r.faults.empty()) j["faults"] = r.faults;
+  if (!r.rules.empty()) {
+    json rules = json::array();
+    for (const profile::CounterRuleResult& x : r.rules) {
+      rules.push_back({{"rule", x.rule.rule},
+                       {"limit", x.rule.limit},
+                       {"measured", x.measured},
+                       {"value", x.measured ? json(x.value) : json(nullptr)},
+                       {"ok", x.ok},
+                       {"kernel", x.kernel},
+                       {"file", x.where.file},
+                       {"line", x.where.line},
+                       {"message", profile::describe_result(x).en}});
+    }
+    j["rules"] = std::move(rules);
+  }
   if (r.gpu_asked) {
     j["gpu"] = {{"compiler", r.gpu_compiler},
                 {"launches_measured", r.gpu.size()},
@@ -484,6 +501,13 @@ std::string render_profile(const ProfileResult& r, const OutputOptions& o) {
                      .in(l)) +
            "\n";
   }
+  if (!r.rules.empty()) {
+    out += "\n" + s.bold(std::string(tr(l, "Rules (--require):", "规则（--require）："))) + "\n";
+    for (const profile::CounterRuleResult& x : r.rules) {
+      const std::string line = "  " + profile::describe_result(x).in(l);
+      out += (x.ok ? s.good(line) : s.bad(line)) + "\n";
+    }
+  }
   if (r.gpu_asked && !r.gpu_why_not.empty()) {
     out += s.warn(both("No GPU numbers: {}", "没有 GPU 的数字：{}", r.gpu_why_not).in(l)) + "\n";
   }
@@ -502,7 +526,7 @@ void setup_profile(CLI::App& app, GlobalOptions& g) {
   struct Raw {
     std::string file;
     std::vector<std::string> args;
-    std::vector<std::string> includes, defines;
+    std::vector<std::string> includes, defines, require;
     std::string timeout = "120", max_output = "67108864", arch, report;
     bool no_cache = false;
   };
@@ -529,6 +553,17 @@ void setup_profile(CLI::App& app, GlobalOptions& g) {
     o.workers = g.emu.workers;
     o.compiler_flags = include_define_flags(raw->includes, raw->defines);
     o.gpu_arch = checked_gpu_arch(raw->arch);
+    for (const std::string& text : raw->require) {
+      const auto rule = profile::parse_counter_rule(text);
+      if (!rule) {
+        bad_value("--require", text,
+                  both("not a rule: max_sectors_per_request=N, max_bank_conflicts=N or "
+                       "min_branch_uniformity=PERCENT (0 to 100)",
+                       "不是规则：max_sectors_per_request=N、max_bank_conflicts=N 或 "
+                       "min_branch_uniformity=百分比（0 到 100）"));
+      }
+      o.rules.push_back(*rule);
+    }
     // The counters are the emulator's; --backend gpu adds ncu's numbers from the GPU.
     if (g.backend == BackendChoice::gpu) {
       std::string notice;
@@ -554,6 +589,9 @@ void setup_profile(CLI::App& app, GlobalOptions& g) {
     }
     if (r.timed_out || r.output_capped || r.signal != 0) throw ExitCode(kExitFailure);
     if (r.exit_code != 0) throw ExitCode(r.exit_code);
+    // A rule broken, or not measured (no kernel ran), is a failure: a script can rely on it.
+    for (const profile::CounterRuleResult& x : r.rules)
+      if (!x.ok) throw ExitCode(kExitFailure);
   });
   sub->add_option("file", raw->file,
                   help_tr(g, "The CUDA program (.cu) to build, run and count",
@@ -591,6 +629,15 @@ void setup_profile(CLI::App& app, GlobalOptions& g) {
          help_tr(g, "Write the profile (text, or JSON with --json) to FILE instead of stderr",
                  "把计数结果（文本，或加 --json 时为 JSON）写入 FILE，而不是标准错误"))
       ->type_name("FILE");
+  sub->add_option(
+         "--require", raw->require,
+         help_tr(g,
+                 "A rule the counts must keep, else exit code 1 (repeatable): "
+                 "max_sectors_per_request=N, max_bank_conflicts=N, "
+                 "min_branch_uniformity=PERCENT",
+                 "计数必须满足的规则，否则退出码为 1（可重复）：max_sectors_per_request=N、"
+                 "max_bank_conflicts=N、min_branch_uniformity=百分比"))
+      ->type_name("RULE=N");
   sub->add_flag("--no-cache", raw->no_cache,
                 help_tr(g, "Compile again even if a cached build exists",
                         "即使已有缓存的编译结果也重新编译"));

@@ -15,6 +15,7 @@
 #include "commands/common.hpp"
 #include "profile/ncu.hpp"
 #include "profile/report.hpp"
+#include "profile/rules.hpp"
 
 namespace gpulab {
 
@@ -28,6 +29,7 @@ struct ProfileOptions {
   unsigned workers = 0;
   bool gpu = false;  // also measure with ncu on the GPU
   std::string gpu_arch;
+  std::vector<profile::CounterRule> rules;  // --require: checked on the emulator's counts
   Lang lang = Lang::en;
 };
 
@@ -47,7 +49,8 @@ struct ProfileResult {
   bool gpu_asked = false;
   std::string gpu_compiler;
   std::vector<profile::NcuLaunch> gpu;
-  std::string gpu_why_not;  // ncu missing, not permitted, failed
+  std::string gpu_why_not;                        // ncu missing, not permitted, failed
+  std::vector<profile::CounterRuleResult> rules;  // --require, in order
 };
 
 ProfileResult run_profile(const ProfileOptions& o);

@@ -298,3 +298,81 @@ TEST_CASE("profile: lesson 17 quotes what gpulab profile prints for its programs
   CHECK(blocks == 12);
   CHECK(lines == 57);
 }
+
+TEST_CASE(
+    "profile --require: the counter rules of the profile exercises hold for each solution "
+    "and break for each planted mistake",
+    "[run]") {
+  // tests/profile/exercises/NN-ID.txt are exercises in the catalog's format whose rules are
+  // counter rules (@@ counter_rules); ID_driver.cu runs the kernel once. The solution must keep
+  // every rule; each `@@ mistake NAME expect=RULE` must produce right outputs and break RULE.
+  const fs::path dir = kProfile / "exercises";
+  int checked = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().extension() != ".txt") continue;
+    std::ifstream in(entry.path());
+    std::string id, section, line;
+    std::vector<std::string> rules;
+    std::vector<std::pair<std::string, std::string>> kernels;  // expected broken rule, code
+    while (std::getline(in, line)) {
+      if (line.rfind("@@ ", 0) == 0) {
+        section = line.substr(3);
+        if (section.rfind("id ", 0) == 0) id = section.substr(3);
+        if (section == "solution") kernels.push_back({"", ""});
+        if (section.rfind("mistake ", 0) == 0) {
+          const auto expect = section.find("expect=");
+          REQUIRE(expect != std::string::npos);
+          kernels.push_back({section.substr(expect + 7), ""});
+        }
+        continue;
+      }
+      if (section == "counter_rules" && !line.empty()) rules.push_back(line);
+      if ((section == "solution" || section.rfind("mistake ", 0) == 0) && !kernels.empty())
+        kernels.back().second += line + "\n";
+    }
+    CAPTURE(entry.path(), id);
+    REQUIRE_FALSE(rules.empty());
+    REQUIRE(kernels.size() >= 2);
+    for (const auto& [broken, code] : kernels) {
+      CAPTURE(broken, code);
+      const fs::path work = fs::temp_directory_path() /
+                            ("gpulab-profile-exercise-" + std::to_string(::getpid()) + "-" + id);
+      fs::create_directories(work);
+      std::ofstream(work / "kernel.cuh") << code;
+      fs::copy_file(dir / (id + "_driver.cu"), work / "driver.cu",
+                    fs::copy_options::overwrite_existing);
+      std::vector<std::string> args = {
+          "profile",  (work / "driver.cu").string(),  "--backend", "cpu", "--json",
+          "--report", (work / "report.json").string()};
+      for (const std::string& r : rules) {
+        args.push_back("--require");
+        args.push_back(r);
+      }
+      const auto r = run_gpulab(args, {}, {cache_env()});
+      CHECK_THAT(r.out, Catch::EndsWith(": ok\n"));  // right outputs either way
+      std::ifstream report(work / "report.json");
+      std::stringstream s;
+      s << report.rdbuf();
+      const json j = json::parse(s.str());
+      REQUIRE(j["rules"].size() == rules.size());
+      for (const json& rule : j["rules"]) {
+        CAPTURE(rule.dump());
+        CHECK(rule["measured"] == true);
+        CHECK(rule["ok"] == (rule["rule"] != broken));
+      }
+      CHECK(r.exit_code == (broken.empty() ? 0 : 1));
+      fs::remove_all(work);
+      ++checked;
+    }
+  }
+  CHECK(checked == 5);  // two solutions, three mistakes
+}
+
+TEST_CASE("profile --require: a rule that is not one is a usage error naming the rules", "[run]") {
+  check_usage_error(
+      {"profile", (kProfile / "corpus" / "coalesced.cu").string(), "--require", "max_sectors=4"},
+      "max_sectors_per_request=N");
+  check_usage_error({"profile", (kProfile / "corpus" / "coalesced.cu").string(), "--require",
+                     "min_branch_uniformity=101"},
+                    "--require");
+}
