@@ -4,6 +4,7 @@
 # (nvcc -O3 -lineinfo), so that the emulator's counts can be compared with the GPU's.
 #
 #   OUT=/some/dir bench/profile/ncu_corpus.sh        (from the repository root; about 3 minutes)
+#   ONLY="strided transpose_tiled" OUT=... bench/profile/ncu_corpus.sh   (a few programs)
 #
 # Steps, each bounded so that the whole stays under 4 minutes (DEADLINE seconds, default 220):
 #   1. nvcc -O3 -lineinfo -arch=$ARCH for every program, 16 at a time; cuobjdump -sass of each;
@@ -46,12 +47,13 @@ summary="$OUT/summary.txt"
   ncu --version | tail -1; } > "$summary" 2>&1
 has_profile=0
 if [ -x "$G" ] && "$G" profile --help > /dev/null 2>&1; then has_profile=1; fi
-programs=$(ls tests/profile/corpus/*.cu | xargs -n1 basename | sed 's/\.cu$//')
+# ONLY="name name": just those programs (a quick try); all of them by default.
+programs=${ONLY:-$(for f in tests/profile/corpus/*.cu; do basename "$f" .cu; done)}
 echo "programs: $(echo $programs | wc -w); gpulab profile: $has_profile" >> "$summary"
 
 # 1. Builds, in parallel.
 export arch dir
-echo "$programs" | xargs -P 16 -I{} sh -c \
+printf "%s\n" $programs | xargs -P 16 -I{} sh -c \
   'nvcc -O3 -lineinfo -arch="$arch" -o "$dir/bin/{}" "tests/profile/corpus/{}.cu" > "$dir/{}.nvcc.txt" 2>&1 \
    && cuobjdump -sass "$dir/bin/{}" > "$dir/{}.sass" 2>&1'
 echo "step 1 (nvcc, cuobjdump): $(elapsed) s" >> "$summary"
@@ -60,7 +62,7 @@ echo "step 1 (nvcc, cuobjdump): $(elapsed) s" >> "$summary"
 emulator_pid=
 if [ "$has_profile" = 1 ]; then
   export G
-  ( echo "$programs" | xargs -P 8 -I{} sh -c \
+  ( printf "%s\n" $programs | xargs -P 8 -I{} sh -c \
       'timeout 120 "$G" profile "tests/profile/corpus/{}.cu" --backend cpu --json \
          --report "$dir/{}.gpulab.json" > /dev/null 2> "$dir/{}.gpulab.err"' ) &
   emulator_pid=$!
@@ -116,7 +118,7 @@ with open(target, "w", newline="") as out:
             if "Metric Name" in row:
                 w.writerow([name, row.get("Kernel Name", ""), row["Metric Name"], row["Metric Value"]])
 PY
-rm -rf "$dir/bin" "$dir/cache"
+rm -rf "${dir:?}/bin" "${dir:?}/cache"
 tar -C "$OUT" -czf "$OUT/profile.tar.gz" profile && rm -rf "$dir"
 echo "total: $(elapsed) s" >> "$summary"
 cat "$summary"
