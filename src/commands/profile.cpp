@@ -504,7 +504,7 @@ std::string render_profile(const ProfileResult& r, const OutputOptions& o) {
   if (!r.rules.empty()) {
     out += "\n" + s.bold(std::string(tr(l, "Rules (--require):", "规则（--require）："))) + "\n";
     for (const profile::CounterRuleResult& x : r.rules) {
-      const std::string line = "  " + profile::describe_result(x).in(l);
+      const std::string line = "  - " + profile::describe_result(x).in(l);
       out += (x.ok ? s.good(line) : s.bad(line)) + "\n";
     }
   }
