@@ -18,6 +18,7 @@
 #include "core/process.hpp"
 #include "core/text.hpp"
 #include "core/toolchain.hpp"
+#include "profile/branch_site.hpp"
 #include "profile/draw.hpp"
 #include "run/program.hpp"
 #include "run/session.hpp"
@@ -53,6 +54,33 @@ profile::SourcePlace place_of(const std::string& where, const std::string& file)
   return p;
 }
 
+// The conditional jump that ends each branch's block, from objdump's disassembly of the code
+// around it (profile/branch_site.hpp); blocks whose jump is not found are left out.
+std::map<std::uint64_t, std::uint64_t> branch_jumps(const fs::path& program,
+                                                    const std::vector<std::uint64_t>& blocks) {
+  std::map<std::uint64_t, std::uint64_t> out;
+  const auto objdump = toolchain::find_program("objdump");
+  if (!objdump || blocks.empty()) return out;
+  // Blocks near each other share one disassembly; a block is rarely longer than 4 KiB of code.
+  constexpr std::uint64_t kReach = 4096;
+  std::size_t first = 0;
+  while (first < blocks.size()) {
+    std::size_t last = first;
+    while (last + 1 < blocks.size() && blocks[last + 1] - blocks[last] < kReach) ++last;
+    const ProcessResult p = run_capture(
+        {*objdump, "-d", "--no-show-raw-insn", fmt::format("--start-address={:#x}", blocks[first]),
+         fmt::format("--stop-address={:#x}", blocks[last] + kReach), program.string()},
+        std::chrono::seconds(30));
+    if (p.ok()) {
+      const std::vector<std::uint64_t> some(blocks.begin() + static_cast<std::ptrdiff_t>(first),
+                                            blocks.begin() + static_cast<std::ptrdiff_t>(last) + 1);
+      out.merge(profile::branch_instructions(p.out, some));
+    }
+    first = last + 1;
+  }
+  return out;
+}
+
 std::optional<std::string> gpu_arch_of_device() {
 #if GPULAB_HAVE_CUDA
   try {
@@ -66,26 +94,38 @@ std::optional<std::string> gpu_arch_of_device() {
 #endif
 }
 
+}  // namespace
+
 void measure_on_gpu(const ProfileOptions& o, ProfileResult& r) {
   r.gpu_asked = true;
+  // Built as the corpus was measured (nvcc -O3 -lineinfo, docs/profile.md), before ncu is looked
+  // for: a program nvcc refuses is said as such, with or without ncu.
+  run::BuildRequest b;
+  b.source = fs::absolute(o.file);
+  b.target = run::Target::gpu;
+  b.gpu_arch = o.gpu_arch.empty() ? gpu_arch_of_device().value_or("") : o.gpu_arch;
+  b.extra_flags = o.compiler_flags;
+  b.nvcc_flags = {"-O3", "-lineinfo"};
+  b.use_cache = o.use_cache;
+  b.lang = o.lang;
+  run::Build build;
+  try {
+    build = run::build_program(b);
+  } catch (const Error& e) {
+    r.gpu_why_not = e.message(o.lang);
+    return;
+  }
+  r.gpu_compiler = build.compiler;
   const auto ncu = toolchain::find_cuda_tool("ncu");
   if (!ncu) {
     r.gpu_why_not = toolchain::missing_message("ncu", o.lang);
     return;
   }
-  run::BuildRequest b;
-  b.source = r.file;
-  b.target = run::Target::gpu;
-  b.gpu_arch = o.gpu_arch.empty() ? gpu_arch_of_device().value_or("") : o.gpu_arch;
-  b.extra_flags = o.compiler_flags;
-  b.use_cache = o.use_cache;
-  b.lang = o.lang;
-  const run::Build build = run::build_program(b);
-  r.gpu_compiler = build.compiler;
   std::vector<std::string> argv = {ncu->path};
   for (const auto& a : profile::ncu_arguments()) argv.push_back(a);
   argv.push_back(build.program.string());
   argv.insert(argv.end(), o.args.begin(), o.args.end());
+  // ncu replays every kernel once per pass of counters: more time than a plain run.
   const ProcessResult p = run_capture(argv, o.timeout * 4);
   r.gpu = profile::parse_ncu_csv(p.out);
   const std::string all = p.out + p.err;
@@ -104,8 +144,6 @@ void measure_on_gpu(const ProfileOptions& o, ProfileResult& r) {
                         .in(o.lang);
   }
 }
-
-}  // namespace
 
 ProfileResult run_profile(const ProfileOptions& o) {
   if (!simt::check_supported()) {
@@ -150,18 +188,26 @@ ProfileResult run_profile(const ProfileOptions& o) {
   }
   const std::vector<json>& report = run.other_events;
 
-  const std::vector<std::uint64_t> pcs = profile::profile_addresses(report);
+  std::vector<std::uint64_t> pcs = profile::profile_addresses(report);
+  // Each branch at its conditional jump's own line: source_lines names the instruction before
+  // an address (a hook's return address is after its call), hence the jump's address + 1.
+  const std::map<std::uint64_t, std::uint64_t> jumps =
+      branch_jumps(run.program, profile::branch_blocks(report));
+  for (const auto& [block, jump] : jumps) pcs.push_back(jump + 1);
   const std::vector<std::string> where = run::source_lines(run.program, r.file, pcs);
   std::map<std::uint64_t, profile::SourcePlace> places;
   for (std::size_t i = 0; i < pcs.size() && i < where.size(); ++i)
     places[pcs[i]] = place_of(where[i], r.file);
+  const auto place = [&](std::uint64_t pc) {
+    const auto it = places.find(pc);
+    return it == places.end() ? profile::SourcePlace{} : it->second;
+  };
   r.kernels = profile::read_profiles(
-      report,
-      [&](std::uint64_t pc) {
-        const auto it = places.find(pc);
-        return it == places.end() ? profile::SourcePlace{} : it->second;
-      },
-      [&](const std::string& site) { return place_of(site, r.file); });
+      report, place, [&](const std::string& site) { return place_of(site, r.file); },
+      [&](std::uint64_t block) {
+        const auto it = jumps.find(block);
+        return it == jumps.end() ? profile::SourcePlace{} : place(it->second + 1);
+      });
   for (KernelProfile& k : r.kernels) {
     const profile::SourcePlace site = place_of(k.site, r.file);
     if (!site.file.empty()) k.site = fmt::format("{}:{}", site.file, site.line);
@@ -169,6 +215,8 @@ ProfileResult run_profile(const ProfileOptions& o) {
   std::ifstream in(r.file);
   for (std::string line; std::getline(in, line);) r.source.push_back(line);
 
+  for (const profile::CounterRule& rule : o.rules)
+    r.rules.push_back(profile::check_counter_rule(rule, r.kernels));
   if (o.gpu) measure_on_gpu(o, r);
   return r;
 }
@@ -253,6 +301,21 @@ json profile_json(const ProfileResult& r) {
             {"compiler", r.compiler},   {"exit_code", r.exit_code},
             {"timed_out", r.timed_out}, {"launches", std::move(launches)}};
   if (!r.faults.empty()) j["faults"] = r.faults;
+  if (!r.rules.empty()) {
+    json rules = json::array();
+    for (const profile::CounterRuleResult& x : r.rules) {
+      rules.push_back({{"rule", x.rule.rule},
+                       {"limit", x.rule.limit},
+                       {"measured", x.measured},
+                       {"value", x.measured ? json(x.value) : json(nullptr)},
+                       {"ok", x.ok},
+                       {"kernel", x.kernel},
+                       {"file", x.where.file},
+                       {"line", x.where.line},
+                       {"message", profile::describe_result(x).en}});
+    }
+    j["rules"] = std::move(rules);
+  }
   if (r.gpu_asked) {
     j["gpu"] = {{"compiler", r.gpu_compiler},
                 {"launches_measured", r.gpu.size()},
@@ -438,6 +501,13 @@ std::string render_profile(const ProfileResult& r, const OutputOptions& o) {
                      .in(l)) +
            "\n";
   }
+  if (!r.rules.empty()) {
+    out += "\n" + s.bold(std::string(tr(l, "Rules (--require):", "规则（--require）："))) + "\n";
+    for (const profile::CounterRuleResult& x : r.rules) {
+      const std::string line = "  - " + profile::describe_result(x).in(l);
+      out += (x.ok ? s.good(line) : s.bad(line)) + "\n";
+    }
+  }
   if (r.gpu_asked && !r.gpu_why_not.empty()) {
     out += s.warn(both("No GPU numbers: {}", "没有 GPU 的数字：{}", r.gpu_why_not).in(l)) + "\n";
   }
@@ -456,7 +526,7 @@ void setup_profile(CLI::App& app, GlobalOptions& g) {
   struct Raw {
     std::string file;
     std::vector<std::string> args;
-    std::vector<std::string> includes, defines;
+    std::vector<std::string> includes, defines, require;
     std::string timeout = "120", max_output = "67108864", arch, report;
     bool no_cache = false;
   };
@@ -483,6 +553,17 @@ void setup_profile(CLI::App& app, GlobalOptions& g) {
     o.workers = g.emu.workers;
     o.compiler_flags = include_define_flags(raw->includes, raw->defines);
     o.gpu_arch = checked_gpu_arch(raw->arch);
+    for (const std::string& text : raw->require) {
+      const auto rule = profile::parse_counter_rule(text);
+      if (!rule) {
+        bad_value("--require", text,
+                  both("not a rule: max_sectors_per_request=N, max_bank_conflicts=N or "
+                       "min_branch_uniformity=PERCENT (0 to 100)",
+                       "不是规则：max_sectors_per_request=N、max_bank_conflicts=N 或 "
+                       "min_branch_uniformity=百分比（0 到 100）"));
+      }
+      o.rules.push_back(*rule);
+    }
     // The counters are the emulator's; --backend gpu adds ncu's numbers from the GPU.
     if (g.backend == BackendChoice::gpu) {
       std::string notice;
@@ -508,6 +589,9 @@ void setup_profile(CLI::App& app, GlobalOptions& g) {
     }
     if (r.timed_out || r.output_capped || r.signal != 0) throw ExitCode(kExitFailure);
     if (r.exit_code != 0) throw ExitCode(r.exit_code);
+    // A rule broken, or not measured (no kernel ran), is a failure: a script can rely on it.
+    for (const profile::CounterRuleResult& x : r.rules)
+      if (!x.ok) throw ExitCode(kExitFailure);
   });
   sub->add_option("file", raw->file,
                   help_tr(g, "The CUDA program (.cu) to build, run and count",
@@ -545,6 +629,15 @@ void setup_profile(CLI::App& app, GlobalOptions& g) {
          help_tr(g, "Write the profile (text, or JSON with --json) to FILE instead of stderr",
                  "把计数结果（文本，或加 --json 时为 JSON）写入 FILE，而不是标准错误"))
       ->type_name("FILE");
+  sub->add_option(
+         "--require", raw->require,
+         help_tr(g,
+                 "A rule the counts must keep, else exit code 1 (repeatable): "
+                 "max_sectors_per_request=N, max_bank_conflicts=N, "
+                 "min_branch_uniformity=PERCENT",
+                 "计数必须满足的规则，否则退出码为 1（可重复）：max_sectors_per_request=N、"
+                 "max_bank_conflicts=N、min_branch_uniformity=百分比"))
+      ->type_name("RULE=N");
   sub->add_flag("--no-cache", raw->no_cache,
                 help_tr(g, "Compile again even if a cached build exists",
                         "即使已有缓存的编译结果也重新编译"));

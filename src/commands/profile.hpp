@@ -15,6 +15,7 @@
 #include "commands/common.hpp"
 #include "profile/ncu.hpp"
 #include "profile/report.hpp"
+#include "profile/rules.hpp"
 
 namespace gpulab {
 
@@ -28,6 +29,7 @@ struct ProfileOptions {
   unsigned workers = 0;
   bool gpu = false;  // also measure with ncu on the GPU
   std::string gpu_arch;
+  std::vector<profile::CounterRule> rules;  // --require: checked on the emulator's counts
   Lang lang = Lang::en;
 };
 
@@ -47,10 +49,15 @@ struct ProfileResult {
   bool gpu_asked = false;
   std::string gpu_compiler;
   std::vector<profile::NcuLaunch> gpu;
-  std::string gpu_why_not;  // ncu missing, not permitted, failed
+  std::string gpu_why_not;                        // ncu missing, not permitted, failed
+  std::vector<profile::CounterRuleResult> rules;  // --require, in order
 };
 
 ProfileResult run_profile(const ProfileOptions& o);
+// --backend gpu's part (run_profile calls it when o.gpu): builds o.file with nvcc -O3 -lineinfo,
+// runs it under ncu with the same metrics and fills r.gpu, or r.gpu_why_not (nvcc refused the
+// program, ncu is missing, not permitted, or measured nothing).
+void measure_on_gpu(const ProfileOptions& o, ProfileResult& r);
 std::string render_profile(const ProfileResult& r, const OutputOptions& out);
 nlohmann::json profile_json(const ProfileResult& r);
 void setup_profile(CLI::App& app, GlobalOptions& g);

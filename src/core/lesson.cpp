@@ -139,7 +139,7 @@ const std::vector<TaughtCommand>& taught_commands() {
   static const std::vector<TaughtCommand> table = {
       {"amdahl", "04"},  {"device-info", "05"}, {"warp-hiding", "07"}, {"occupancy", "07"},
       {"inspect", "09"}, {"hello", "10"},       {"vecadd", "11"},      {"index-map", "12"},
-      {"run", "13"},     {"twonorm", "14"},
+      {"run", "13"},     {"twonorm", "14"},     {"profile", "17"},
   };
   return table;
 }

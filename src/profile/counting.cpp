@@ -42,7 +42,34 @@ SharedCost shared_cost(const WarpAccess& access) {
   const unsigned part_lanes = shared_lanes_per_part(access.width);
   const unsigned words_per_lane = std::max<std::uint32_t>(access.width, kBankBytes) / kBankBytes;
   for (unsigned first = 0; first < kWarpLanes; first += part_lanes) {
-    // The distinct words this part needs, then how many of them fall in the busiest bank.
+    // Nearly always every bank is asked for one word at most: one wavefront, found without
+    // sorting. Otherwise: the distinct words this part needs, and how many fall in the busiest
+    // bank.
+    std::array<std::uint64_t, kBanks> bank_word{};
+    std::uint32_t banks_used = 0;
+    bool any = false, clash = false;
+    for (unsigned lane = first; lane < first + part_lanes && !clash; ++lane) {
+      if ((access.active >> lane & 1u) == 0) continue;
+      any = true;
+      const std::uint64_t word = access.address[lane] / kBankBytes;
+      for (unsigned k = 0; k < words_per_lane; ++k) {
+        const auto bank = static_cast<unsigned>((word + k) % kBanks);
+        if ((banks_used >> bank & 1u) == 0) {
+          banks_used |= 1u << bank;
+          bank_word[bank] = word + k;
+        } else if (bank_word[bank] != word + k) {
+          clash = true;
+          break;
+        }
+      }
+    }
+    if (!any) continue;
+    if (!clash) {
+      c.wavefronts += 1;
+      c.ideal_wavefronts += 1;
+      c.worst_way = std::max(c.worst_way, 1u);
+      continue;
+    }
     std::array<std::uint64_t, kWarpLanes> words{};
     std::size_t n = 0;
     for (unsigned lane = first; lane < first + part_lanes; ++lane) {

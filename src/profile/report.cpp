@@ -70,18 +70,24 @@ AccessSite read_access(const json& j, const Symbolizer& where) {
   return a;
 }
 
-BranchSite read_branch(const json& j, const Symbolizer& where) {
+BranchSite read_branch(const json& j, const Symbolizer& where, const BranchPlacer& branch) {
   BranchSite b;
-  b.where = where(j.at("pc").get<std::uint64_t>());
+  const auto pc = j.at("pc").get<std::uint64_t>();
+  b.where = where(pc);
   for (const json& t : j.value("targets", json::array()))
     b.targets.push_back(where(t.get<std::uint64_t>()));
-  // The hook names the block where the branch's block starts; the branch itself (the `if`)
-  // ends that block, on the line before the nearest place it goes to.
-  int nearest = 0;
-  for (const SourcePlace& t : b.targets)
-    if (t.file == b.where.file && t.line > b.where.line && (nearest == 0 || t.line < nearest))
-      nearest = t.line;
-  if (nearest > b.where.line + 1) b.where.line = nearest - 1;
+  // The hook names the block where the branch's block starts; the branch itself (the `if`, the
+  // loop's condition) is the jump that ends that block.
+  if (const SourcePlace jump = branch ? branch(pc) : SourcePlace{}; jump.line > 0) {
+    if (!b.where.file.empty()) b.where = jump;
+  } else {
+    // No disassembly: the line before the nearest place the lanes went to.
+    int nearest = 0;
+    for (const SourcePlace& t : b.targets)
+      if (t.file == b.where.file && t.line > b.where.line && (nearest == 0 || t.line < nearest))
+        nearest = t.line;
+    if (nearest > b.where.line + 1) b.where.line = nearest - 1;
+  }
   b.uniform = j.value("uniform", std::uint64_t{0});
   b.divergent = j.value("divergent", std::uint64_t{0});
   if (const auto it = j.find("example"); it != j.end()) {
@@ -97,7 +103,8 @@ Counters& line_of(std::map<SourcePlace, Counters>& lines, const SourcePlace& p) 
   return lines[p];
 }
 
-KernelProfile read_one(const json& line, const Symbolizer& symbolize, const SitePlacer& site) {
+KernelProfile read_one(const json& line, const Symbolizer& symbolize, const SitePlacer& site,
+                       const BranchPlacer& branch) {
   KernelProfile k;
   k.kernel = line.value("kernel", "");
   k.site = line.value("launch_site", "");
@@ -113,7 +120,7 @@ KernelProfile read_one(const json& line, const Symbolizer& symbolize, const Site
   for (const json& a : line.value("accesses", json::array()))
     k.accesses.push_back(read_access(a, where));
   for (const json& b : line.value("branches", json::array()))
-    k.branches.push_back(read_branch(b, where));
+    k.branches.push_back(read_branch(b, where, branch));
   std::map<SourcePlace, Counters> lines;
   for (const AccessSite& a : k.accesses) {
     Counters& c = line_of(lines, a.where);
@@ -219,12 +226,23 @@ std::vector<std::uint64_t> profile_addresses(const std::vector<json>& report_lin
   return {pcs.begin(), pcs.end()};
 }
 
+std::vector<std::uint64_t> branch_blocks(const std::vector<json>& report_lines) {
+  std::set<std::uint64_t> pcs;
+  for (const json& line : report_lines) {
+    if (line.value("event", "") != "profile") continue;
+    for (const json& b : line.value("branches", json::array()))
+      pcs.insert(b.at("pc").get<std::uint64_t>());
+  }
+  return {pcs.begin(), pcs.end()};
+}
+
 std::vector<KernelProfile> read_profiles(const std::vector<json>& report_lines,
-                                         const Symbolizer& where, const SitePlacer& site) {
+                                         const Symbolizer& where, const SitePlacer& site,
+                                         const BranchPlacer& branch) {
   std::vector<KernelProfile> out;
   for (const json& line : report_lines) {
     if (line.value("event", "") != "profile") continue;
-    KernelProfile k = read_one(line, where, site);
+    KernelProfile k = read_one(line, where, site, branch);
     const auto same = std::find_if(out.begin(), out.end(), [&](const KernelProfile& o) {
       return o.kernel == k.kernel && o.site == k.site && o.grid == k.grid && o.block == k.block;
     });

@@ -73,11 +73,19 @@ using Symbolizer = std::function<SourcePlace(std::uint64_t pc)>;
 // The launch site as the report writes it ("/dir/prog.cu:38") -> the same form as Symbolizer's.
 using SitePlacer = std::function<SourcePlace(const std::string& site)>;
 
+// A branch's block (its hook's address) -> the FILE:LINE of the conditional jump that ends it
+// (profile/branch_site.hpp); an unknown place (line 0) when the jump was not found.
+using BranchPlacer = std::function<SourcePlace(std::uint64_t block_pc)>;
+
 // Reads the report's "profile" lines (docs/profile.md), in order; launches of one kernel, site
 // and shape are summed into one entry. Code at the launch's own line (the emulator's call of the
-// kernel for each thread) is not the kernel's and is left out.
+// kernel for each thread) is not the kernel's and is left out. A branch is placed at its jump's
+// line (`branch`); without it, at the line before the nearest place its lanes went to.
 std::vector<KernelProfile> read_profiles(const std::vector<nlohmann::json>& report_lines,
-                                         const Symbolizer& where, const SitePlacer& site);
+                                         const Symbolizer& where, const SitePlacer& site,
+                                         const BranchPlacer& branch = {});
+// The blocks that end in a branch, to find their jumps in one go.
+std::vector<std::uint64_t> branch_blocks(const std::vector<nlohmann::json>& report_lines);
 // The code addresses the profile lines name, to symbolize in one go.
 std::vector<std::uint64_t> profile_addresses(const std::vector<nlohmann::json>& report_lines);
 

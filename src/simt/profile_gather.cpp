@@ -74,13 +74,15 @@ class FlatMap {
 };
 
 // Per-lane occurrence counts key on (code address, thread); warp groups on (code address, warp,
-// occurrence). Code addresses fit in 47 bits; the rest is hashed together.
+// occurrence, barrier epoch). Code addresses fit in 47 bits; the rest is hashed together.
 std::uint64_t lane_key(std::uintptr_t pc, std::uint32_t thread) {
   return (static_cast<std::uint64_t>(pc) << 11 | thread) + 1;
 }
-std::uint64_t group_key(std::uintptr_t pc, std::uint32_t warp, std::uint32_t occurrence) {
+std::uint64_t group_key(std::uintptr_t pc, std::uint32_t warp, std::uint32_t occurrence,
+                        std::uint32_t epoch = 0) {
   return mix(static_cast<std::uint64_t>(pc) * 0x9e3779b97f4a7c15ULL ^
-             (static_cast<std::uint64_t>(occurrence) << 6 | warp)) |
+             (static_cast<std::uint64_t>(epoch) << 40 |
+              static_cast<std::uint64_t>(occurrence) << 6 | warp)) |
          1;
 }
 
@@ -198,18 +200,42 @@ bool profiling_only() {
 
 namespace detail {
 
+// One event of a warp's trace: an access (piece) or a basic block at `pc`, and its group (index
+// in accesses or steps + 1).
+struct TraceEvent {
+  std::uintptr_t pc = 0;
+  std::uint32_t group = 0;
+};
+
+// Lanes that have so far executed the same sequence of sites as the warp's trace (the converged
+// case, nearly always) find the group of their next event at their position in the trace: one
+// comparison, no lookup. A lane that leaves it (a divergent branch) counts its own occurrences
+// from then on. The trace is bounded: past it, every lane counts its own.
+constexpr std::size_t kTraceCap = 1u << 16;
+// Occurrence counts of a warp's trace share the lanes' map under a thread number no lane has.
+constexpr std::uint32_t kTraceThread = 1024;
+
 struct ProfileCollector::Impl {
-  explicit Impl(const LaunchShape& s) : shape(s), last(s.threads) {}
+  explicit Impl(const LaunchShape& s)
+      : shape(s), last(s.threads), cursor(s.threads), diverged(s.threads), traces(s.warps) {}
 
   const LaunchShape& shape;
   uint3 block{0, 0, 0};
-  FlatMap<std::uint32_t> occurrences;   // lane_key -> times executed
+  // Block barriers passed in this block: every lane is in the same epoch, so the k-th execution
+  // counts from the last barrier (a lane that skipped a site in an earlier loop iteration, as in
+  // a scan's `if (tid >= offset) ... else ...`, is not shifted by one iteration).
+  std::uint32_t epoch = 0;
+  FlatMap<std::uint32_t> occurrences;   // lane_key -> times executed since the last barrier
   FlatMap<std::uint32_t> access_index;  // group_key -> index in accesses + 1
   std::vector<PendingAccess> accesses;
   FlatMap<std::uint32_t> step_index;  // group_key -> index in steps + 1
   std::vector<PendingStep> steps;
   // Per thread: the step of the basic block it is in (index in steps + 1), 0 before the first.
   std::vector<std::uint32_t> last;
+  // Per thread: its position in its warp's trace, and whether it has left the trace.
+  std::vector<std::uint32_t> cursor;
+  std::vector<std::uint8_t> diverged;
+  std::vector<std::vector<TraceEvent>> traces;  // per warp, since the last barrier
   Totals totals;
   // Device memory regions already looked up: [begin, end).
   std::array<std::pair<std::uintptr_t, std::uintptr_t>, 8> regions{};
@@ -219,8 +245,42 @@ struct ProfileCollector::Impl {
   std::array<std::uintptr_t, 8> not_global{};
   std::size_t next_not_global = 0;
 
-  std::uint32_t occurrence(std::uintptr_t pc, std::uint32_t thread) {
-    return occurrences[lane_key(pc, thread)]++;
+  // The group (index + 1 in accesses or steps, made by `make` when new) of this lane's next event
+  // at `pc`: the k-th time the lane reaches `pc` since the last barrier, k counted by the trace
+  // while the lane follows it, by the lane itself once it has left it.
+  template <class Make>
+  std::uint32_t group_of(std::uintptr_t pc, std::uint32_t thread, FlatMap<std::uint32_t>& index,
+                         Make make) {
+    const std::uint32_t warp = thread / profile::kWarpLanes;
+    std::vector<TraceEvent>& trace = traces[warp];
+    std::uint32_t& at = cursor[thread];
+    if (diverged[thread] == 0) {
+      if (at < trace.size()) {
+        if (trace[at].pc == pc) return trace[at++].group;
+      } else if (trace.size() < kTraceCap) {
+        const std::uint32_t k = occurrences[lane_key(pc, kTraceThread + warp)]++;
+        std::uint32_t& g = index[group_key(pc, warp, k, epoch)];
+        if (g == 0) g = make();
+        trace.push_back({pc, g});
+        ++at;
+        return g;
+      }
+      // The lane leaves the trace: its counts so far are those of the trace up to here.
+      diverged[thread] = 1;
+      for (std::uint32_t i = 0; i < at; ++i) ++occurrences[lane_key(trace[i].pc, thread)];
+    }
+    const std::uint32_t k = occurrences[lane_key(pc, thread)]++;
+    std::uint32_t& g = index[group_key(pc, warp, k, epoch)];
+    if (g == 0) g = make();
+    return g;
+  }
+
+  // A barrier (or a new block): every lane starts again at the start of an empty trace.
+  void new_epoch() {
+    occurrences.clear();
+    for (auto& t : traces) t.clear();
+    std::fill(cursor.begin(), cursor.end(), 0);
+    std::fill(diverged.begin(), diverged.end(), 0);
   }
 
   void flush_accesses() {
@@ -309,14 +369,18 @@ ProfileCollector::~ProfileCollector() {
 
 void ProfileCollector::begin_block(uint3 block_index) {
   impl_->publish();
-  impl_->occurrences.clear();
+  impl_->new_epoch();
+  impl_->epoch = 0;
   impl_->block = block_index;
 }
 
 void ProfileCollector::on_barrier() {
   // Steps are not flushed: a lane's step continues past the barrier into its next block, which
-  // is where the branch (if any) is decided. Accesses before the barrier are complete.
+  // is where the branch (if any) is decided; the epoch keeps their groups apart. Accesses before
+  // the barrier are complete.
   impl_->flush_accesses();
+  impl_->new_epoch();
+  ++impl_->epoch;
 }
 
 bool ProfileCollector::is_global(std::uintptr_t address) {
@@ -350,19 +414,16 @@ void ProfileCollector::access(std::uintptr_t address, std::size_t size, bool wri
   const std::size_t pieces = std::min<std::size_t>((std::max<std::size_t>(size, 1) + 15) / 16, 64);
   for (std::size_t piece = 0; piece < pieces; ++piece) {
     const std::uintptr_t piece_pc = pc + piece * 0x100000000000ULL;
-    const std::uint32_t k = m.occurrence(piece_pc, thread);
-    std::uint32_t& index = m.access_index[group_key(piece_pc, warp, k)];
-    if (index == 0) {
-      m.accesses.emplace_back();
-      PendingAccess& p = m.accesses.back();
+    const std::uint32_t index = m.group_of(piece_pc, thread, m.access_index, [&] {
+      PendingAccess& p = m.accesses.emplace_back();
       p.pc = pc;
       p.warp = warp;
       p.shared = shared;
       p.array = array;
       p.store = write;
       p.access.width = 0;
-      index = static_cast<std::uint32_t>(m.accesses.size());
-    }
+      return static_cast<std::uint32_t>(m.accesses.size());
+    });
     PendingAccess& p = m.accesses[index - 1];
     p.access.address[lane] = address + piece * 16;
     p.access.active |= 1u << lane;
@@ -383,14 +444,12 @@ void ProfileCollector::basic_block(std::uintptr_t pc, std::uint32_t thread) {
     if (i == s.targets && i < s.target.size()) s.target[s.targets++] = pc;
     if (i < s.target.size()) s.lanes[i] |= lane_bit;
   }
-  const std::uint32_t k = m.occurrence(pc, thread);
-  std::uint32_t& index = m.step_index[group_key(pc, warp, k)];
-  if (index == 0) {
-    m.steps.emplace_back();
-    m.steps.back().pc = pc;
-    m.steps.back().warp = warp;
-    index = static_cast<std::uint32_t>(m.steps.size());
-  }
+  const std::uint32_t index = m.group_of(pc, thread, m.step_index, [&] {
+    PendingStep& s = m.steps.emplace_back();
+    s.pc = pc;
+    s.warp = warp;
+    return static_cast<std::uint32_t>(m.steps.size());
+  });
   m.steps[index - 1].active |= lane_bit;
   m.last[thread] = index;
   m.totals.saw_blocks = true;

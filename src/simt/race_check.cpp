@@ -49,7 +49,18 @@ void RaceChecker::profile_access(std::uintptr_t address, std::size_t size, bool 
   }
   if (address >= tls_begin_ && address < tls_end_) {
     const std::uint64_t off = address - tls_begin_;
-    const auto* sym = ProgramSymbols::get().tls_symbol_at(off);
+    // A kernel's accesses go to a few arrays: the last ones found are asked first.
+    const ProgramSymbols::TlsSymbol* sym = nullptr;
+    for (const ProgramSymbols::TlsSymbol* s : profile_tls_) {
+      if (s != nullptr && off >= s->offset && off < s->offset + s->size) {
+        sym = s;
+        break;
+      }
+    }
+    if (sym == nullptr) {
+      sym = ProgramSymbols::get().tls_symbol_at(off);
+      if (sym != nullptr) profile_tls_[profile_tls_next_++ % profile_tls_.size()] = sym;
+    }
     if (sym != nullptr && sym->user_shared)
       profile_->access(off - sym->offset, size, write, sym->name.c_str(), pc, thread_);
     return;

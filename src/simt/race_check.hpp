@@ -3,6 +3,7 @@
 // See tsan_hooks.cpp and docs/simt.md, "Race checks".
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "simt/profile_gather.hpp"
+#include "simt/program_symbols.hpp"
 #include "simt/scheduler.hpp"
 #include "simt/simt.hpp"
 
@@ -79,6 +81,9 @@ class RaceChecker {
   std::unique_ptr<ProfileCollector> profile_;
   bool profile_only_ = false;
   void profile_access(std::uintptr_t address, std::size_t size, bool write, std::uintptr_t pc);
+  // The shared arrays profiled last (a lookup saved per access).
+  std::array<const ProgramSymbols::TlsSymbol*, 4> profile_tls_{};
+  std::size_t profile_tls_next_ = 0;
   std::uint32_t block_first_epoch_ = 0;
   std::uint64_t block_linear_ = 0;
   uint3 block_index_{0, 0, 0};

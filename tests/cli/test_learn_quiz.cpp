@@ -38,7 +38,7 @@ TEST_CASE("learn lists every lesson with its status", "[cli][learn]") {
   CHECK_THAT(r.out, Catch::Contains("04"));
   CHECK_THAT(r.out, Catch::Contains("new"));
   json j = run_json({"learn", "--json"});
-  REQUIRE(j["lessons"].size() == 16);
+  REQUIRE(j["lessons"].size() == 17);
   CHECK(j["lessons"][3]["id"] == "04-amdahl");
 }
 

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <sstream>
 
 #include <unistd.h>
@@ -113,6 +114,19 @@ std::string flat(const std::string& text, const char* joiner = " ") {
   return out;
 }
 
+// program -> metric -> value, from tests/profile/hand_counts.csv (program,metric,value).
+std::map<std::string, std::map<std::string, double>> hand_counts() {
+  std::map<std::string, std::map<std::string, double>> v;
+  std::ifstream in(kProfile / "hand_counts.csv");
+  std::string line;
+  std::getline(in, line);
+  while (std::getline(in, line)) {
+    const auto f = fields(line);
+    if (f.size() == 3) v[f[0]][f[1]] = number(f[2]);
+  }
+  return v;
+}
+
 }  // namespace
 
 TEST_CASE("profile: the corpus counts what ncu measured on the H100, but the known differences",
@@ -121,16 +135,14 @@ TEST_CASE("profile: the corpus counts what ncu measured on the H100, but the kno
   const auto known = known_differences();
   REQUIRE(gpu.size() == 16);
   int equal = 0, differ = 0;
-  for (const auto& entry : fs::directory_iterator(kProfile / "corpus")) {
-    const std::string program = entry.path().stem().string();
-    const json j = profile_json(entry.path());
+  for (const auto& [program, metrics] : gpu) {
+    const json j = profile_json(kProfile / "corpus" / (program + ".cu"));
     REQUIRE(j.at("launches").size() == 1);
     const json& m = j["launches"][0]["metrics"];
-    REQUIRE(gpu.count(program) == 1);
     for (const auto& [metric, value] : m.items()) {
       CAPTURE(program, metric, value);
-      REQUIRE(gpu.at(program).count(metric) == 1);
-      const double ours = value.get<double>(), theirs = gpu.at(program).at(metric);
+      REQUIRE(metrics.count(metric) == 1);
+      const double ours = value.get<double>(), theirs = metrics.at(metric);
       const auto k = known.find({program, metric});
       if (k == known.end()) {
         CHECK(ours == Approx(theirs).margin(0.005));
@@ -144,6 +156,52 @@ TEST_CASE("profile: the corpus counts what ncu measured on the H100, but the kno
   }
   CHECK(equal == 152);
   CHECK(differ == 8);
+}
+
+TEST_CASE("profile: the textbook kernels not yet measured give their counts worked out by hand",
+          "[run]") {
+  // Every corpus program is either measured on the H100 (above) or worked out from its source by
+  // tests/profile/hand_counts.py (here): global requests and sectors, shared requests, wavefronts
+  // and bank conflicts, loads and stores apart.
+  const auto gpu = h100();
+  const auto hand = hand_counts();
+  REQUIRE(hand.size() == 20);
+  int programs = 0, values = 0;
+  for (const auto& entry : fs::directory_iterator(kProfile / "corpus")) {
+    const std::string program = entry.path().stem().string();
+    CAPTURE(program);
+    REQUIRE(gpu.count(program) + hand.count(program) == 1);
+    if (hand.count(program) == 0) continue;
+    ++programs;
+    const json j = profile_json(entry.path());
+    REQUIRE(j.at("launches").size() == 1);
+    const json& m = j["launches"][0]["metrics"];
+    for (const auto& [metric, value] : hand.at(program)) {
+      CAPTURE(metric);
+      if (metric == "shared_ld_requests" || metric == "shared_st_requests") continue;
+      REQUIRE(m.contains(metric));
+      CHECK(m[metric].get<double>() == value);
+      ++values;
+    }
+  }
+  CHECK(programs == 20);
+  CHECK(values == 160);
+}
+
+TEST_CASE("profile: a branch is named at its own line, the loop's or the if's", "[run]") {
+  // scan_hillis_steele.cu: the loop's condition is line 25 (for), the if is line 28.
+  const json j = profile_json(kProfile / "corpus" / "scan_hillis_steele.cu");
+  std::map<int, json> lines;
+  for (const json& l : j["launches"][0]["lines"]) lines[l["line"].get<int>()] = l["metrics"];
+  const char* uniformity = "smsp__sass_average_branch_targets_threads_uniform.pct";
+  REQUIRE(lines.count(28) == 1);
+  REQUIRE(lines[28].contains(uniformity));
+  // 8 warps x 8 steps per block; warp 0 splits at offsets 1..16: 59 of 64 uniform.
+  CHECK(lines[28][uniformity].get<double>() == Approx(100.0 * 59 / 64));
+  REQUIRE(lines.count(25) == 1);
+  CHECK(lines[25][uniformity].get<double>() == 100.0);
+  for (const auto& [line, metrics] : lines)
+    if (line != 25 && line != 28) CHECK_FALSE(metrics.contains(uniformity));
 }
 
 TEST_CASE("profile: per line, worst first, in English and Chinese", "[run]") {
@@ -187,4 +245,134 @@ TEST_CASE("profile: bad input is a usage error", "[run]") {
   check_usage_error({"profile", "no-such-file.cu"}, "no-such-file.cu");
   check_usage_error({"profile", (kProfile / "corpus" / "coalesced.cu").string(), "--timeout", "0"},
                     "--timeout");
+}
+
+TEST_CASE("profile: lesson 17 quotes what gpulab profile prints for its programs", "[run]") {
+  // Each indented block of the lesson that starts with a kernel's heading is output of
+  // `gpulab profile FILE` on lessons/files/17/FILE, in the lesson's language: every line of it
+  // must be in what the command prints now (line breaks and spacing aside).
+  const fs::path root = fs::path(GPULAB_SOURCE_DIR) / "lessons";
+  const auto squeeze = [](const std::string& s, bool zh) {
+    std::string out;
+    for (char c : s) {
+      if (c == ' ' || c == '\n') {
+        if (!zh && !out.empty() && out.back() != ' ') out += ' ';
+      } else {
+        out += c;
+      }
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    return out;
+  };
+  int blocks = 0, lines = 0;
+  for (const char* lang : {"en", "zh"}) {
+    const bool zh = std::string(lang) == "zh";
+    std::ifstream in(root / lang / "17-coalescing-and-bank-conflicts.md");
+    REQUIRE(in.good());
+    std::map<std::string, std::string> printed;  // file -> the command's output, squeezed
+    std::string line, file;
+    const std::regex heading(zh ? R"(^    内核 \S+，启动于 (\w+\.cu):)"
+                                : R"(^    Kernel \S+ at (\w+\.cu):)");
+    while (std::getline(in, line)) {
+      std::smatch m;
+      if (std::regex_search(line, m, heading)) {
+        file = m[1];
+        ++blocks;
+        if (printed.count(file) == 0) {
+          const auto r = run_gpulab({"profile", (root / "files" / "17" / file).string(), "--lang",
+                                     lang, "--backend", "cpu"},
+                                    {}, {cache_env(), "COLUMNS=80"});
+          REQUIRE(r.exit_code == 0);
+          printed[file] = squeeze(r.err, zh);
+        }
+      } else if (line.rfind("    ", 0) != 0) {
+        file.clear();  // the block ended
+        continue;
+      }
+      if (file.empty()) continue;
+      CAPTURE(lang, file, line);
+      CHECK_THAT(printed[file], Catch::Contains(squeeze(line, zh)));
+      ++lines;
+    }
+  }
+  CHECK(blocks == 12);
+  CHECK(lines == 57);
+}
+
+TEST_CASE(
+    "profile --require: the counter rules of the profile exercises hold for each solution "
+    "and break for each planted mistake",
+    "[run]") {
+  // tests/profile/exercises/NN-ID.txt are exercises in the catalog's format whose rules are
+  // counter rules (@@ counter_rules); ID_driver.cu runs the kernel once. The solution must keep
+  // every rule; each `@@ mistake NAME expect=RULE` must produce right outputs and break RULE.
+  const fs::path dir = kProfile / "exercises";
+  int checked = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().extension() != ".txt") continue;
+    std::ifstream in(entry.path());
+    std::string id, section, line;
+    std::vector<std::string> rules;
+    std::vector<std::pair<std::string, std::string>> kernels;  // expected broken rule, code
+    while (std::getline(in, line)) {
+      if (line.rfind("@@ ", 0) == 0) {
+        section = line.substr(3);
+        if (section.rfind("id ", 0) == 0) id = section.substr(3);
+        if (section == "solution") kernels.push_back({"", ""});
+        if (section.rfind("mistake ", 0) == 0) {
+          const auto expect = section.find("expect=");
+          REQUIRE(expect != std::string::npos);
+          kernels.push_back({section.substr(expect + 7), ""});
+        }
+        continue;
+      }
+      if (section == "counter_rules" && !line.empty()) rules.push_back(line);
+      if ((section == "solution" || section.rfind("mistake ", 0) == 0) && !kernels.empty())
+        kernels.back().second += line + "\n";
+    }
+    CAPTURE(entry.path(), id);
+    REQUIRE_FALSE(rules.empty());
+    REQUIRE(kernels.size() >= 2);
+    for (const auto& [broken, code] : kernels) {
+      CAPTURE(broken, code);
+      const fs::path work = fs::temp_directory_path() /
+                            ("gpulab-profile-exercise-" + std::to_string(::getpid()) + "-" + id);
+      fs::create_directories(work);
+      std::ofstream(work / "kernel.cuh") << code;
+      fs::copy_file(dir / (id + "_driver.cu"), work / "driver.cu",
+                    fs::copy_options::overwrite_existing);
+      std::vector<std::string> args = {
+          "profile",  (work / "driver.cu").string(),  "--backend", "cpu", "--json",
+          "--report", (work / "report.json").string()};
+      for (const std::string& r : rules) {
+        args.push_back("--require");
+        args.push_back(r);
+      }
+      const auto r = run_gpulab(args, {}, {cache_env()});
+      CHECK_THAT(r.out, Catch::EndsWith(": ok\n"));  // right outputs either way
+      std::ifstream report(work / "report.json");
+      std::stringstream s;
+      s << report.rdbuf();
+      const json j = json::parse(s.str());
+      REQUIRE(j["rules"].size() == rules.size());
+      for (const json& rule : j["rules"]) {
+        CAPTURE(rule.dump());
+        CHECK(rule["measured"] == true);
+        CHECK(rule["ok"] == (rule["rule"] != broken));
+      }
+      CHECK(r.exit_code == (broken.empty() ? 0 : 1));
+      fs::remove_all(work);
+      ++checked;
+    }
+  }
+  CHECK(checked == 5);  // two solutions, three mistakes
+}
+
+TEST_CASE("profile --require: a rule that is not one is a usage error naming the rules", "[run]") {
+  check_usage_error(
+      {"profile", (kProfile / "corpus" / "coalesced.cu").string(), "--require", "max_sectors=4"},
+      "max_sectors_per_request=N");
+  check_usage_error({"profile", (kProfile / "corpus" / "coalesced.cu").string(), "--require",
+                     "min_branch_uniformity=101"},
+                    "--require");
 }

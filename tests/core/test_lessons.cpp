@@ -9,7 +9,7 @@ using namespace gpulab;
 TEST_CASE("Both languages have the same lessons with the same steps and directives", "[lessons]") {
   auto en = load_lessons("en");
   auto zh = load_lessons("zh");
-  REQUIRE(en.size() == 16);
+  REQUIRE(en.size() == 17);
   REQUIRE(zh.size() == en.size());
   for (std::size_t i = 0; i < en.size(); ++i) {
     CAPTURE(en[i].id);
@@ -69,12 +69,14 @@ TEST_CASE("Lessons are found by the command they teach, by a unique prefix, by a
     CHECK(id("") == "none");
   }
   auto en = load_lessons("en");
-  // "c" starts computer-and-cpu and cpu-vs-gpu: both are named, neither chosen.
+  // "c" starts computer-and-cpu, cpu-vs-gpu and coalescing-and-bank-conflicts: all are named,
+  // none chosen.
   const LessonLookup c = lookup_lesson(en, "c");
   CHECK(c.lesson == nullptr);
-  REQUIRE(c.candidates.size() == 2);
+  REQUIRE(c.candidates.size() == 3);
   CHECK(c.candidates[0]->id == "01-computer-and-cpu");
   CHECK(c.candidates[1]->id == "02-cpu-vs-gpu");
+  CHECK(c.candidates[2]->id == "17-coalescing-and-bank-conflicts");
   CHECK(lookup_lesson(en, "zzz").candidates.empty());
   // Every command in the table names a lesson that exists and demonstrates it or names it.
   for (const auto& t : taught_commands()) {
