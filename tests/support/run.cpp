@@ -109,4 +109,22 @@ std::vector<std::string> lines_of(const std::string& text) {
   return lines;
 }
 
+std::size_t columns_of(const std::string& line) {
+  std::size_t w = 0;
+  for (std::size_t i = 0; i < line.size();) {
+    const auto c = static_cast<unsigned char>(line[i]);
+    const int len = c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+    char32_t cp = len == 1 ? c : len == 2 ? c & 0x1F : len == 3 ? c & 0x0F : c & 0x07;
+    for (int k = 1; k < len && i + k < line.size(); ++k) {
+      cp = (cp << 6) | (static_cast<unsigned char>(line[i + k]) & 0x3F);
+    }
+    i += len;
+    const bool wide = (cp >= 0x2E80 && cp <= 0xA4CF) || (cp >= 0xAC00 && cp <= 0xD7A3) ||
+                      (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0xFF00 && cp <= 0xFF60) ||
+                      (cp >= 0xFFE0 && cp <= 0xFFE6);
+    w += wide ? 2 : 1;
+  }
+  return w;
+}
+
 }  // namespace gpulab::test

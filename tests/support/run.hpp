@@ -1,6 +1,7 @@
 // Runs the real gpulab binary for CLI tests: arguments in, exit code, stdout and stderr out.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -19,5 +20,9 @@ RunResult run_gpulab(const std::vector<std::string>& args, const std::string& st
 
 // Lines of `text`, without their '\n'.
 std::vector<std::string> lines_of(const std::string& text);
+
+// Columns a line takes on a terminal (CJK two, everything else one), counted here independently
+// of the layout code the tests check.
+std::size_t columns_of(const std::string& line);
 
 }  // namespace gpulab::test
