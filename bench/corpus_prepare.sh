@@ -39,6 +39,16 @@ extract() {
       [[ "$path" =~ $keep_re ]] || continue
       [ -e "$out/$path" ] && continue
       mkdir -p "$out/$(dirname "$path")"
+      if [ "${meta%% *}" = 120000 ]; then
+        # a symbolic link (a course's prac1/helper_cuda.h -> ../helper_cuda.h): the file it names,
+        # copied (a tree that travels to another machine keeps no links)
+        local target
+        target=$(normpath "$(dirname "$path")/$(git --git-dir="$gd" cat-file blob "$sha")")
+        [ -n "$target" ] && git --git-dir="$gd" cat-file blob "$commit:$target" > "$out/$path" 2> /dev/null && continue
+        rm -f "$out/$path"
+        echo "corpus_prepare: $path links to a file outside the repository or not in it (left out)" >&2
+        continue
+      fi
       if ! git --git-dir="$gd" cat-file blob "$sha" > "$out/$path" 2> /dev/null; then
         rm -f "$out/$path"
         echo "corpus_prepare: $path is not in the snapshot (left out)" >&2

@@ -6,6 +6,9 @@
 #   cpu   the same program under `gpulab run --backend cpu` (the emulator)
 #   gpu   the same program under `gpulab run --backend gpu`
 #   check the programs the emulator ran with exit 0, again with `gpulab run --backend cpu --check`
+#   sanitize  on the GPU: each program built as the reference (with -lineinfo) and run once under
+#         compute-sanitizer's memcheck (SANITIZER_TOOL), for the programs where the GPU faults or
+#         the emulator and the GPU disagree (give them with ONLY)
 # Works in $WORK/corpus/<part>/<id>.{out,err,rc,time}[.build.log|.report.json] (WORK: default a new
 # folder under /tmp, removed at the end; a given WORK is kept and may hold earlier parts), and writes
 # to $OUT five files: run_corpus.md (the table), corpus_env.txt, corpus_compare_{cpu,gpu}.txt
@@ -123,6 +126,19 @@ one() {
         fi
       fi
       ;;
+    sanitize)
+      local bin="$WORK/bin/$id.san"
+      mkdir -p "$WORK/bin"
+      (cd "$dir" && timeout -k 5 "$BUILD_TIMEOUT" nvcc -arch="$ARCH" -lineinfo "${flagv[@]}" "${filev[@]}" -o "$bin") \
+        > "$d/$id.build.log" 2>&1
+      if [ ! -x "$bin" ]; then
+        : > "$d/$id.out"; cp "$d/$id.build.log" "$d/$id.err"; echo build > "$d/$id.rc"
+      else
+        (cd "$dir" && timeout -k 5 $((REF_TIMEOUT * 4)) compute-sanitizer --tool "${SANITIZER_TOOL:-memcheck}" \
+          --print-limit 20 "$bin" "${argv[@]}" < /dev/null) > "$d/$id.out" 2> "$d/$id.err"
+        echo $? > "$d/$id.rc"
+      fi
+      ;;
     cpu | gpu | check)
       local backend=$part opts=()
       [ "$part" = check ] && backend=cpu opts=(--check)
@@ -142,7 +158,10 @@ one() {
 }
 export -f one
 
-mapfile -t ids < <(awk -F'\t' '!/^#/ && NF > 1 {print $1}' "$manifest")
+# programs whose recorded outcome is a timeout start first (the longest first keeps the parallel
+# runs short), the others in the manifest's order
+mapfile -t ids < <(awk -F'\t' '!/^#/ && NF > 1 && $10 ~ /^timeout/ {print $1}' "$manifest"
+  awk -F'\t' '!/^#/ && NF > 1 && $10 !~ /^timeout/ {print $1}' "$manifest")
 if [ -n "$ONLY" ]; then
   IFS=, read -r -a ids <<< "$ONLY"
 fi
@@ -160,7 +179,7 @@ cp "$OUT/corpus_env.txt" "$WORK/corpus/env.txt"
 
 for part in "${parts[@]}"; do
   case $part in
-    ref) jobs=$REF_JOBS ;;
+    ref | sanitize) jobs=$REF_JOBS ;;
     cpu | gpu) jobs=$EMU_JOBS ;;
     check)
       jobs=$EMU_JOBS
@@ -168,7 +187,7 @@ for part in "${parts[@]}"; do
       mapfile -t ids < <(for i in "${ids[@]}"; do
         [ "$(cat "$WORK/corpus/cpu/$i.rc" 2> /dev/null)" = 0 ] && echo "$i"; done)
       ;;
-    *) echo "run_corpus: unknown part $part (ref, cpu, gpu, check)" >&2; exit 2 ;;
+    *) echo "run_corpus: unknown part $part (ref, cpu, gpu, check, sanitize)" >&2; exit 2 ;;
   esac
   echo "== $part: ${#ids[@]} programs, $jobs at a time ($(($(date +%s) - start)) s so far)"
   printf '%s\n' "${ids[@]}" | xargs -P "$jobs" -I{} bash -c 'one "$0" "$1"' "$part" {}
@@ -199,6 +218,8 @@ if [ -d "$WORK/corpus/ref" ] && command -v python3 > /dev/null; then
   done
 fi
 rm -rf "$WORK/bin"
+left=$(grep -lx deadline "$WORK"/corpus/*/*.rc 2> /dev/null | xargs -r -n1 basename | sed 's/\.rc$//' | sort -u | paste -sd, -)
+[ -z "$left" ] || echo "run_corpus: not started before DEADLINE; run them with ONLY=$left" | tee -a "$OUT/run_corpus.md"
 tar -czf "$OUT/run_corpus.tar.gz" -C "$WORK" corpus
 [ "$keep_work" = 1 ] || rm -rf "$WORK"
 echo "run_corpus: done in $(($(date +%s) - start)) s; $OUT/run_corpus.md, $OUT/run_corpus.tar.gz ($(du -k "$OUT/run_corpus.tar.gz" | cut -f1) KiB)"

@@ -4,7 +4,7 @@
 #include <map>
 #include <string_view>
 
-#include "commands/help.hpp"
+#include "commands/cli_walk.hpp"
 
 namespace gpulab {
 

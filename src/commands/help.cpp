@@ -193,24 +193,6 @@ void install_help_formatter(CLI::App& app, Lang lang) {
                     std::string(tr(lang, "Print this help and exit", "显示本帮助后退出")));
 }
 
-std::vector<const CLI::App*> visible_commands(const CLI::App& app) {
-  return app.get_subcommands([](const CLI::App* sub) { return !sub->get_group().empty(); });
-}
-
-const CLI::App* find_command(const CLI::App& app, std::string_view name) {
-  for (const CLI::App* sub : visible_commands(app)) {
-    if (sub->get_name() == name) return sub;
-  }
-  return nullptr;
-}
-
-const CLI::Option* find_option(const CLI::App& app, const std::string& name) {
-  for (const CLI::Option* opt : app.get_options({})) {
-    if (opt->nonpositional() && opt->check_name(name)) return opt;
-  }
-  return nullptr;
-}
-
 void localize_groups(CLI::App& app, Lang lang) {
   const std::string options(tr(lang, "Options", "选项"));
   for (CLI::Option* opt : app.get_options()) {

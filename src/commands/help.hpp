@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "commands/cli_walk.hpp"  // visible_commands, find_command, find_option
 #include "commands/common.hpp"
 
 namespace gpulab {
@@ -19,14 +20,6 @@ Lang prescan_lang(int argc, const char* const* argv);
 // Installs gpulab's help formatter (labels and group names in `lang`, global options listed in
 // every command's help) on `app`; call before the first subcommand is added, so they inherit it.
 void install_help_formatter(CLI::App& app, Lang lang);
-
-// The visible commands of `app`, in the order they were added (not the hidden ones).
-std::vector<const CLI::App*> visible_commands(const CLI::App& app);
-
-// The visible command named `name`, or nullptr.
-const CLI::App* find_command(const CLI::App& app, std::string_view name);
-// The option of `app` (not a positional) spelt `name` ("--json", "-I"), hidden ones too.
-const CLI::Option* find_option(const CLI::App& app, const std::string& name);
 
 // `gpulab help [COMMAND]`: the same text as `gpulab [COMMAND] --help`.
 void setup_help(CLI::App& app, GlobalOptions& g);

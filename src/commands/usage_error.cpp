@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "commands/help.hpp"
+#include "commands/cli_walk.hpp"
 #include "core/suggest.hpp"
 
 namespace gpulab {

@@ -5,7 +5,7 @@
 #include <string>
 #include <utility>
 
-#include "core/output.hpp"  // Lang
+#include "core/lang.hpp"
 
 namespace gpulab {
 

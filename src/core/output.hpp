@@ -5,9 +5,10 @@
 #include <string>
 #include <string_view>
 
+#include "core/lang.hpp"
+
 namespace gpulab {
 
-enum class Lang { en, zh };
 enum class ColorMode { automatic, always, never };
 
 struct OutputOptions {

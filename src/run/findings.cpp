@@ -15,27 +15,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 namespace kinds = run::report::kind;
 
-std::string dims_text(const json& d) {
-  if (!d.is_array() || d.size() != 3) return "?";
-  return fmt::format("({},{},{})", d[0].get<std::uint64_t>(), d[1].get<std::uint64_t>(),
-                     d[2].get<std::uint64_t>());
-}
-
-std::string short_path(const std::string& where, const std::string& file) {
-  // "/abs/dir/prog.cu:12" -> "prog.cu:12" when it is the user's file.
-  // File names may hold escape bytes: shown escaped (core/input.hpp), never sent to the terminal.
-  const std::string dir = fs::path(file).parent_path().string() + "/";
-  if (!dir.empty() && where.rfind(dir, 0) == 0) return escape_controls(where.substr(dir.size()));
-  return escape_controls(where);
-}
-
-bool is_check_kind(const std::string& kind) {
-  for (const char* k : kinds::all) {
-    if (kind == k) return true;
-  }
-  return false;
-}
-
 namespace {
 
 std::string who(const json& f, const char* block_key, const char* thread_key, Lang l) {

@@ -191,6 +191,8 @@ Kit load_kit(Lang lang) {
   h.add(file_stamp(*dir / "lib/libgpulab_cudart.a"));
   h.add(file_stamp(*dir / "lib/libgpulab_simt.a"));
   h.add(file_stamp(*dir / "lib/libgpulab_cublas.a"));
+  h.add(file_stamp(*dir / "lib/libgpulab_calc.a"));
+  h.add(file_stamp(*dir / "lib/libgpulab_profile.a"));
   h.add(file_stamp(*dir / "include/cuda_runtime.h"));
   kit.id = h.hex();
   return kit;
@@ -602,9 +604,10 @@ Build build_program(const BuildRequest& r) {
       if (kCudaLibraries.count(f) == 0) user_libraries.push_back(f);
     }
     const std::size_t after_objects = link.size();
-    link.insert(link.end(),
-                {"-Wl,--whole-archive", (kit.dir / "lib/libgpulab_cudart.a").string(),
-                 "-Wl,--no-whole-archive", (kit.dir / "lib/libgpulab_simt.a").string()});
+    link.insert(link.end(), {"-Wl,--whole-archive", (kit.dir / "lib/libgpulab_cudart.a").string(),
+                             "-Wl,--no-whole-archive", (kit.dir / "lib/libgpulab_simt.a").string(),
+                             (kit.dir / "lib/libgpulab_profile.a").string(),
+                             (kit.dir / "lib/libgpulab_calc.a").string()});
     link.insert(link.begin() + static_cast<std::ptrdiff_t>(after_objects), user_libraries.begin(),
                 user_libraries.end());
     if (cublas) {

@@ -110,4 +110,12 @@ RunResult run_program(const RunOptions& o);
 // Findings that --check turns into exit code 1.
 std::size_t check_failures(const RunResult& r);
 
+// A kind --check counts as a failure (run/report.hpp: report::kind::all).
+bool is_check_kind(const std::string& kind);
+
+// "(1,2,3)" for a report's [1,2,3]; "?" for anything else.
+std::string dims_text(const nlohmann::json& d);
+// "/abs/dir/prog.cu:12" -> "prog.cu:12" when it is in the folder of the user's `file`.
+std::string short_path(const std::string& where, const std::string& file);
+
 }  // namespace gpulab
