@@ -226,11 +226,16 @@ std::string emulator_notes(const KernelRun& run, const Style& style, Lang lang) 
   const EmulatorStats& e = *run.emulator;
   std::string out;
   // No space after the full-width colon in Chinese.
+  // A sentence of its own ("Emulator: ..."): in lower case the layout would join it to the line
+  // before.
   out +=
-      "  " + style.dim(std::string(tr(lang, "emulator: ", "模拟器："))) +
-      fmt::format(fmt::runtime(std::string(tr(lang, "{} barrier crossings; {} blocks needed fibers",
-                                              "跨越 {} 次屏障；{} 个线程块用到了纤程"))),
-                  group_thousands(e.barriers_crossed), group_thousands(e.blocks_on_fibers)) +
+      "  " + style.dim(std::string(tr(lang, "Emulator: ", "模拟器："))) +
+      (lang == Lang::zh
+           ? fmt::format("跨越 {} 次屏障；{} 个线程块用到了纤程",
+                         group_thousands(e.barriers_crossed), group_thousands(e.blocks_on_fibers))
+           : fmt::format("{}; {} needed fibers",
+                         count_noun(e.barriers_crossed, "barrier crossing", "barrier crossings"),
+                         count_noun(e.blocks_on_fibers, "block", "blocks"))) +
       "\n";
   // The race reports themselves are the emulator's, in English (see KernelFault).
   for (const auto& race : e.races) {

@@ -479,7 +479,7 @@ void setup_exercise(CLI::App& app, GlobalOptions& g) {
           j["drawing"] = exercise::drawing_json(r);
         }
         const SaveOutcome saved = save_exercise_check(r.exercise->id, r.passed);
-        for (const std::string& m : saved.messages) write_stderr("gpulab: " + m + "\n");
+        for (const Text& m : saved.messages) write_stderr("gpulab: " + m.in(g.out.lang) + "\n");
         emit(g, j, text);
         if (!r.passed) throw ExitCode(kExitFailure);
       });

@@ -251,23 +251,31 @@ std::string formulas(const IndexMapResult& r, const Style& st, Lang l) {
                                                        "  以线程块 {}、线程 {} 为例："))),
                            coord(p.block, 3), coord(p.thread, 3))) +
        "\n";
+  // The formulas' own names follow the language, as the table's columns do (CUDA's stay).
+  const std::string global(tr(l, "global", "全局")), block(tr(l, "block", "线程块号")),
+      thread(tr(l, "thread", "线程号")), warp(tr(l, "warp", "线程束")), lane(tr(l, "lane", "通道"));
+  const std::size_t name_width = std::max(
+      {display_width(global), display_width(block), display_width(thread), display_width(warp)});
+  auto name = [name_width](const std::string& n) { return pad_right(n, name_width); };
+  const std::string under(name_width + 4, ' ');  // "    " + the name: "= ..." goes on under it
   if (r.rank == 1) {
-    s += fmt::format("    global = blockIdx.x * blockDim.x + threadIdx.x = {} * {} + {} = {}\n",
-                     p.block.x, b.x, p.thread.x, st.accent(std::to_string(p.global)));
+    s += fmt::format("    {} = blockIdx.x * blockDim.x + threadIdx.x = {} * {} + {} = {}\n",
+                     name(global), p.block.x, b.x, p.thread.x, st.accent(std::to_string(p.global)));
   } else {
     s += fmt::format(
-        "    block  = blockIdx.x + blockIdx.y * gridDim.x + blockIdx.z * gridDim.x * gridDim.y\n"
-        "           = {} + {} * {} + {} * {} * {} = {}\n",
-        p.block.x, p.block.y, g.x, p.block.z, g.x, g.y, p.block_linear);
+        "    {} = blockIdx.x + blockIdx.y * gridDim.x + blockIdx.z * gridDim.x * gridDim.y\n"
+        "{} = {} + {} * {} + {} * {} * {} = {}\n",
+        name(block), under, p.block.x, p.block.y, g.x, p.block.z, g.x, g.y, p.block_linear);
     s += fmt::format(
-        "    thread = threadIdx.x + threadIdx.y * blockDim.x + threadIdx.z * blockDim.x * "
+        "    {} = threadIdx.x + threadIdx.y * blockDim.x + threadIdx.z * blockDim.x * "
         "blockDim.y\n"
-        "           = {} + {} * {} + {} * {} * {} = {}\n",
-        p.thread.x, p.thread.y, b.x, p.thread.z, b.x, b.y, p.thread_linear);
+        "{} = {} + {} * {} + {} * {} * {} = {}\n",
+        name(thread), under, p.thread.x, p.thread.y, b.x, p.thread.z, b.x, b.y, p.thread_linear);
     s += fmt::format(
-        "    global = block * (blockDim.x * blockDim.y * blockDim.z) + thread = {} * ({} * {} * "
+        "    {} = {} * (blockDim.x * blockDim.y * blockDim.z) + {} = {} * ({} * {} * "
         "{}) + {} = {}\n",
-        p.block_linear, b.x, b.y, b.z, p.thread_linear, st.accent(std::to_string(p.global)));
+        name(global), block, thread, p.block_linear, b.x, b.y, b.z, p.thread_linear,
+        st.accent(std::to_string(p.global)));
     if (r.rank == 2) {
       const auto pos = calc::grid_position(b, p.block, p.thread);
       s += fmt::format(fmt::runtime(std::string(
@@ -287,8 +295,8 @@ std::string formulas(const IndexMapResult& r, const Style& st, Lang l) {
                        p.thread.y, pos.y, g.x * b.x, pos.y * g.x * b.x + pos.x);
     }
   }
-  s += fmt::format("    warp   = thread / 32 = {} / 32 = {}, lane = {} % 32 = {}\n",
-                   p.thread_linear, p.warp, p.thread_linear, p.lane);
+  s += fmt::format("    {} = {} / 32 = {} / 32 = {}{}{} = {} % 32 = {}\n", name(warp), thread,
+                   p.thread_linear, p.warp, tr(l, ", ", "，"), lane, p.thread_linear, p.lane);
   return s;
 }
 
@@ -427,13 +435,14 @@ void render_index_map_to(const IndexMapResult& r, const OutputOptions& out,
                      f.global, r.launch.threads_per_block, f.block_linear, f.thread_linear);
     if (r.rank >= 2) {
       s += fmt::format(
-          "    block {} -> blockIdx = ({} % {}, {} / {} % {}, {} / ({} * {})) = ({}, {}, {})\n",
-          f.block_linear, f.block_linear, r.grid.x, f.block_linear, r.grid.x, r.grid.y,
-          f.block_linear, r.grid.x, r.grid.y, f.block.x, f.block.y, f.block.z);
+          "    {} {} -> blockIdx = ({} % {}, {} / {} % {}, {} / ({} * {})) = ({}, {}, {})\n",
+          tr(l, "block", "线程块"), f.block_linear, f.block_linear, r.grid.x, f.block_linear,
+          r.grid.x, r.grid.y, f.block_linear, r.grid.x, r.grid.y, f.block.x, f.block.y, f.block.z);
       s += fmt::format(
-          "    thread {} -> threadIdx = ({} % {}, {} / {} % {}, {} / ({} * {})) = ({}, {}, {})\n",
-          f.thread_linear, f.thread_linear, r.block.x, f.thread_linear, r.block.x, r.block.y,
-          f.thread_linear, r.block.x, r.block.y, f.thread.x, f.thread.y, f.thread.z);
+          "    {} {} -> threadIdx = ({} % {}, {} / {} % {}, {} / ({} * {})) = ({}, {}, {})\n",
+          tr(l, "thread", "线程"), f.thread_linear, f.thread_linear, r.block.x, f.thread_linear,
+          r.block.x, r.block.y, f.thread_linear, r.block.x, r.block.y, f.thread.x, f.thread.y,
+          f.thread.z);
     }
   }
   if (r.run) {

@@ -303,9 +303,9 @@ void drop_padding(std::map<std::string, std::vector<ListingLine>>& listings) {
 ProcessResult run_tool(const std::vector<std::string>& argv) {
   ProcessResult r = run_capture(argv, std::chrono::seconds(120));
   if (!r.ok()) {
-    throw RuntimeFailure(both("{} failed ({}):\n{}", "{} 失败（{}）：\n{}",
-                              fs::path(argv[0]).filename().string(), r.describe(),
-                              trim(r.err + r.out)));
+    throw RuntimeFailure(both("{0} failed ({1}):\n{3}", "{0} 失败（{2}）：\n{3}",
+                              fs::path(argv[0]).filename().string(), r.describe().en,
+                              r.describe().zh, trim(r.err + r.out)));
   }
   return r;
 }
@@ -432,8 +432,9 @@ InspectResult run_inspect(const InspectOptions& o, Lang lang) {
       o.file};
   const ProcessResult compiled = run_capture(r.nvcc_command, std::chrono::seconds(300));
   if (!compiled.ok()) {
-    throw RuntimeFailure(both("nvcc could not compile {} ({}):\n{}", "nvcc 无法编译 {}（{}）：\n{}",
-                              o.file, compiled.describe(), trim(compiled.err + compiled.out)));
+    throw RuntimeFailure(both("nvcc could not compile {0} ({1}):\n{3}",
+                              "nvcc 无法编译 {0}（{2}）：\n{3}", o.file, compiled.describe().en,
+                              compiled.describe().zh, trim(compiled.err + compiled.out)));
   }
   std::vector<KernelResources> kernels = parse_resource_usage(compiled.out + compiled.err);
   const auto sections = elf_section_sizes(read_file(cubin));

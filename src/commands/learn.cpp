@@ -14,8 +14,8 @@
 #include <iostream>
 #include <memory>
 #include <optional>
-#include <regex>
 
+#include "backend/backend.hpp"
 #include "calc/quiz.hpp"
 #include "commands/quiz.hpp"
 #include "core/error.hpp"
@@ -117,24 +117,33 @@ std::string run_demo(const std::vector<std::string>& demo, const GlobalOptions& 
   ProcessSpec spec;
   spec.argv = {"/proc/self/exe"};
   spec.argv.insert(spec.argv.end(), demo.begin(), demo.end());
+  auto has = [&demo](std::string_view arg) {
+    return std::find(demo.begin(), demo.end(), arg) != demo.end();
+  };
   if (const DemoSeed& ds = demo_seed(); ds.seed && !demo.empty()) {
     const auto& cmds = ds.seeded_commands;
-    if (std::find(cmds.begin(), cmds.end(), demo.front()) != cmds.end() &&
-        std::find(demo.begin(), demo.end(), "--seed") == demo.end()) {
+    // warp-hiding's --seed is --measure's (its calculator has no random data).
+    const bool seeded = std::find(cmds.begin(), cmds.end(), demo.front()) != cmds.end() &&
+                        (demo.front() != "warp-hiding" || has("--measure"));
+    if (seeded && !has("--seed")) {
       spec.argv.emplace_back("--seed");
       spec.argv.push_back(*ds.seed);
     }
-    if (std::find(demo.begin(), demo.end(), "--emu-threads") == demo.end()) {
+    if (!has("--emu-threads")) {
       spec.argv.emplace_back("--emu-threads");
       spec.argv.emplace_back("1");
     }
+    spec.env.emplace_back("GPULAB_HIDE_TIMES", "1");  // times print as "?" (core/text)
   }
   for (const char* a :
        {"--lang", g.out.lang == Lang::zh ? "zh" : "en", "--color", color ? "always" : "never"})
     spec.argv.emplace_back(a);
-  if (g.backend_text != "auto") {
+  // With no GPU, each demo would say so on stderr: the lesson asks for the emulator instead, and
+  // each demo's heading names it.
+  static const bool gpu = probe_gpu().usable;
+  if (g.backend_text != "auto" || !gpu) {
     spec.argv.emplace_back("--backend");
-    spec.argv.push_back(g.backend_text);
+    spec.argv.emplace_back(g.backend_text != "auto" ? g.backend_text : "cpu");
   }
   // The demo's output is indented by 4: it is told a terminal 4 columns narrower (on a pipe
   // too, where gpulab lays text out for 80 columns).
@@ -145,7 +154,9 @@ std::string run_demo(const std::vector<std::string>& demo, const GlobalOptions& 
   if (!r.started) return fmt::format("gpulab: {}\n", r.start_error);
   std::string out = r.out;
   if (!out.empty() && out.back() != '\n') out += '\n';
-  return out + r.err;
+  // stderr's lines (a note, an error the lesson shows on purpose) are one line each, as a
+  // terminal would wrap them: laid out here like the rest.
+  return out + lay_out(r.err, std::max<std::size_t>(output_width(), 24) - 4, g.out.lang);
 }
 
 calc::Question as_quiz_question(const LessonQuestion& lq) {
@@ -184,23 +195,28 @@ calc::Question as_quiz_question(const LessonQuestion& lq) {
   return q;
 }
 
+// "gpulab: warning: ..." on stderr, in the user's language.
+void warn(Lang lang, const Text& message) {
+  write_stderr(fmt::format("gpulab: {}{}\n", tr(lang, "warning: ", "警告："), message.in(lang)));
+}
+
 // The saved progress, its problems said on stderr (once per command): a damaged file is never a
 // reason to stop learning.
-SavedProgress load_and_warn() {
+SavedProgress load_and_warn(Lang lang) {
   SavedProgress p = load_progress();
-  for (const auto& problem : p.problems)
-    write_stderr(fmt::format("gpulab: warning: {}\n", problem));
+  for (const Text& problem : p.problems) warn(lang, problem);
   return p;
 }
 
 // A lesson's saved progress, when it has any that fits the lesson (a step past its end is not).
-std::optional<LessonProgress> progress_of(const SavedProgress& progress, const Lesson& l) {
+std::optional<LessonProgress> progress_of(const SavedProgress& progress, const Lesson& l,
+                                          Lang lang) {
   auto it = progress.lessons.find(l.id);
   if (it == progress.lessons.end()) return std::nullopt;
   if (it->second.step >= l.steps.size()) {
-    write_stderr(fmt::format(
-        "gpulab: warning: saved progress of lesson {} is at step {}, past its {} steps; ignored\n",
-        l.id, it->second.step + 1, l.steps.size()));
+    warn(lang, both("saved progress of lesson {} is at step {}, past its {} steps; ignored",
+                    "第 {} 课保存的进度在第 {} 步，超出了它的 {} 步；已忽略", l.id,
+                    it->second.step + 1, l.steps.size()));
     return std::nullopt;
   }
   return it->second;
@@ -224,14 +240,14 @@ std::string status_of(const std::optional<LessonProgress>& p, const Lesson& l, L
 }
 
 void list_lessons(const GlobalOptions& g, const std::vector<Lesson>& lessons) {
-  const SavedProgress progress = load_and_warn();
+  const SavedProgress progress = load_and_warn(g.out.lang);
   const Lang l = g.out.lang;
   const Style st = style_for(g.out);
   nlohmann::json arr = nlohmann::json::array();
   Table t({"#", std::string(tr(l, "lesson", "课程")), std::string(tr(l, "steps", "步骤")),
            std::string(tr(l, "status", "状态"))});
   for (const auto& lesson : lessons) {
-    const std::optional<LessonProgress> p = progress_of(progress, lesson);
+    const std::optional<LessonProgress> p = progress_of(progress, lesson, l);
     const std::string status = status_of(p, lesson, l);
     t.add_row({lesson.id.substr(0, lesson.id.find('-')), lesson.title,
                std::to_string(lesson.steps.size()), status});
@@ -276,9 +292,9 @@ void list_lessons(const GlobalOptions& g, const std::vector<Lesson>& lessons) {
       key.empty() ? "''" : printable(key), fmt::join(ids, ", "), fmt::join(cmds, ", "))));
 }
 
-void save_step(const Lesson& lesson, const LessonProgress& progress) {
+void save_step(const Lesson& lesson, const LessonProgress& progress, Lang lang) {
   const SaveOutcome saved = save_lesson_progress(lesson.id, progress);
-  for (const auto& m : saved.messages) write_stderr(fmt::format("gpulab: warning: {}\n", m));
+  for (const Text& m : saved.messages) warn(lang, m);
 }
 
 // Reads one line (capped: a pasted file is dropped, not held); false at the end of input.
@@ -319,16 +335,21 @@ void print_demo(const LessonStep& step, const GlobalOptions& g, const Style& st,
   const std::string cmd = fmt::format("gpulab {}", fmt::join(step.demo, " "));
   fmt::print("\n  {}\n", demo_command(step, st));
   flush_stdout();  // a stdout that cannot be written stops the lesson before its first demo
-  std::string out = run_demo(step.demo, g, st.enabled());
-  if (demo_seed().seed) {
-    // A handout is the same every printing: times, which vary from run to run, are left out.
-    static const std::regex time(R"(\b\d+(?:\.\d+)? ?(ms|us|s)\b)");
-    const std::string masked = std::regex_replace(out, time, "? $1");
-    if (masked != out) {
-      out = masked + std::string(tr(g.out.lang, "(times vary from run to run: shown as ?)\n",
-                                    "（时间每次运行都不同：显示为 ?）\n"));
-    }
+  if (demo_seed().seed &&
+      (std::find(step.demo.begin(), step.demo.end(), "--measure") != step.demo.end() ||
+       std::find(step.demo.begin(), step.demo.end(), "--bench") != step.demo.end())) {
+    // A measurement is different at every run: a handout, the same sheet at every printing,
+    // shows where to see it.
+    fmt::print(
+        "    {}\n",
+        st.dim(wrap_text(std::string(tr(g.out.lang,
+                                        "(a measurement: its numbers change from run to "
+                                        "run; run it to see them)",
+                                        "（这是一次测量：每次运行数字都不同；运行它来查看）")),
+                         st.width(), 4, 4)));
+    return;
   }
+  std::string out = run_demo(step.demo, g, st.enabled());
   std::vector<std::string_view> lines;
   for (std::size_t start = 0; start < out.size();) {
     std::size_t nl = out.find('\n', start);
@@ -487,7 +508,7 @@ void walk_lesson(const Lesson& lesson, const std::vector<Lesson>& lessons, const
   std::size_t i = 0;
   std::vector<std::size_t> right;
   // The problems of a damaged file are said by the first save, just below, which sets it aside.
-  const std::optional<LessonProgress> p = progress_of(load_progress(), lesson);
+  const std::optional<LessonProgress> p = progress_of(load_progress(), lesson, l);
   if (!restart && p && !p->done) {
     i = p->step;
     right = p->right.value_or(std::vector<std::size_t>{});
@@ -506,7 +527,7 @@ void walk_lesson(const Lesson& lesson, const std::vector<Lesson>& lessons, const
                                                "已保存。再次运行同一命令即可从这里继续。"))));
   };
   while (i < lesson.steps.size()) {
-    save_step(lesson, {i, false, right});
+    save_step(lesson, {i, false, right}, l);
     print_step(lesson, i, st);
     const LessonStep& step = lesson.steps[i];
     // A step's question comes before its demo: predict, then see. A demo shown first would often
@@ -525,7 +546,7 @@ void walk_lesson(const Lesson& lesson, const std::vector<Lesson>& lessons, const
                                                 "[回车] 下一步   b 上一步   q 退出 >"))));
     std::string line;
     if (!read_line(line) || line == "q" || line == "Q") {
-      if (step.question) save_step(lesson, {i, false, right});
+      if (step.question) save_step(lesson, {i, false, right}, l);
       return quit();
     }
     if (line == "b" || line == "B") {
@@ -534,7 +555,7 @@ void walk_lesson(const Lesson& lesson, const std::vector<Lesson>& lessons, const
     }
     ++i;
   }
-  save_step(lesson, {lesson.steps.size() - 1, true, right});
+  save_step(lesson, {lesson.steps.size() - 1, true, right}, l);
   const std::size_t questions = question_count(lesson);
   std::string done =
       fmt::format(fmt::runtime(std::string(tr(l, "Lesson {} done.", "第 {} 课完成。"))),

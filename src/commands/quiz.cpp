@@ -402,7 +402,8 @@ void setup_quiz(CLI::App& app, GlobalOptions& g) {
                          : "gpulab quiz: {} questions (seed {}; the same seed gives the same quiz)",
                      "gpulab 测验：{} 题（种子 {}；同一种子得到同一套题）"))),
               o.count, o.seed_text));
-          fmt::print(echo, "{}\n", head);
+          const std::string laid_out = lay_out(head + "\n", output_width(fileno(echo)), lang);
+          std::fwrite(laid_out.data(), 1, laid_out.size(), echo);
         }
         QuizResult r = run_quiz(o, lang, std::cin, echo, st);
         const int total = static_cast<int>(r.questions.size());
@@ -420,22 +421,26 @@ void setup_quiz(CLI::App& app, GlobalOptions& g) {
           j["time"] = when;
           return emit(g, j, "");
         }
+        std::string end;
         if (r.input_ended) {
-          fmt::print(
-              "{}\n",
+          end +=
               fmt::format(fmt::runtime(std::string(tr(lang, "Input ended after {} of {} questions.",
                                                       "输入在第 {} / {} 题后结束。"))),
-                          r.answers.size(), total));
+                          r.answers.size(), total) +
+              "\n";
         }
-        fmt::print("\n{}\n",
-                   fmt::format(fmt::runtime(std::string(tr(lang, "Score: {}/{}", "得分：{}/{}"))),
-                               r.score, total));
+        end += "\n" +
+               fmt::format(fmt::runtime(std::string(tr(lang, "Score: {}/{}", "得分：{}/{}"))),
+                           r.score, total) +
+               "\n";
         if (!o.results.empty()) {
-          fmt::print("{}\n", fmt::format(fmt::runtime(std::string(
-                                             tr(lang, "Result added to {}", "结果已追加到 {}"))),
-                                         o.results));
+          end += fmt::format(
+                     fmt::runtime(std::string(tr(lang, "Result added to {}", "结果已追加到 {}"))),
+                     o.results) +
+                 "\n";
         }
-        std::fflush(stdout);
+        print_laid_out(end, lang);
+        flush_stdout();
       });
   sub->add_option(
          "--topic", raw->topic,

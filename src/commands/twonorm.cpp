@@ -149,31 +149,44 @@ std::string render_twonorm(const TwoNormResult& r, const OutputOptions& out) {
              "  The course kernel: one block of 512 threads, a 64*64 float buffer in shared memory",
              "  课程中的核函数：一个 512 线程的线程块，共享内存中 64*64 个 float 的缓冲区"))) +
          "\n";
+    // One line per row: the layout wraps each value under itself (at any width, in both
+    // languages), so nothing here is broken by hand.
+    const auto idle = static_cast<unsigned long long>(kCourseKernelThreads - busy);
     s += fmt::format(
         fmt::runtime(std::string(tr(
             l,
-            "  Phase 1  thread t squares the differences of rows t, t+512, ...: {} rows keep {} "
-            "threads busy,\n"
-            "           {} of 512 threads have no row. Each square goes to a_minus_b[row * {} + "
-            "col].\n"
+            "  Phase 1  thread t squares the differences of rows t, t+512, ...: {} {} busy, {} "
+            "of 512 threads {} no row. Each square goes to a_minus_b[row * {} + col].\n"
             "  __syncthreads()  no thread may sum a row until every square is written.\n"
-            "  Phase 2  the same threads add each of their rows into its first column: {} adds per "
+            "  Phase 2  the same threads add each of their rows into its first column: {} per "
             "row.\n"
             "  __syncthreads()  thread 0 must not read the row sums before they are all written.\n"
-            "  Phase 3  thread 0 alone adds the {} row sums and takes sqrtf: {} serial adds.\n",
-            "  阶段 1  线程 t 计算第 t, t+512, ... 行的差的平方：{} 行让 {} 个线程工作，\n"
-            "           512 个线程中有 {} 个没有行可做。每个平方写入 a_minus_b[row * {} + col]。\n"
+            "  Phase 3  thread 0 alone adds the {} and takes sqrtf: {}.\n",
+            "  阶段 1  线程 t 计算第 t, t+512, ... 行的差的平方：{} 行让 {} 个线程工作，512 "
+            "个线程中有 {} 个没有行可做{}。每个平方写入 a_minus_b[row * {} + col]。\n"
             "  __syncthreads()  所有平方写完之前，任何线程都不能开始按行求和。\n"
             "  阶段 2  同一批线程把各自行的元素加到该行第一列：每行 {} 次加法。\n"
             "  __syncthreads()  线程 0 必须等所有行和写完才能读取。\n"
             "  阶段 3  只有线程 0 把 {} 个行和相加再取 sqrtf：{} 次串行加法。\n"))),
-        r.rows, busy, kCourseKernelThreads - busy, r.cols, r.cols - 1, r.rows, r.rows - 1);
-    s += std::string(
-        tr(l,
-           "  One block runs on one SM: the rest of the GPU stays idle. That is why real\n"
-           "  reductions use many blocks (try --kernel reduce).\n",
-           "  一个线程块只在一个 SM 上运行：GPU 的其余部分都闲着。所以实际的归约用很多线程块\n"
-           "  （试试 --kernel reduce）。\n"));
+        l == Lang::zh
+            ? group_thousands(static_cast<unsigned long long>(r.rows))
+            : count_noun(static_cast<unsigned long long>(r.rows), "row keeps", "rows keep"),
+        l == Lang::zh ? group_thousands(static_cast<unsigned long long>(busy))
+                      : count_noun(static_cast<unsigned long long>(busy), "thread", "threads"),
+        group_thousands(idle), l == Lang::zh ? "" : plural(idle, "has", "have"), r.cols,
+        l == Lang::zh ? group_thousands(static_cast<unsigned long long>(r.cols - 1))
+                      : count_noun(static_cast<unsigned long long>(r.cols - 1), "add", "adds"),
+        l == Lang::zh ? group_thousands(static_cast<unsigned long long>(r.rows))
+                      : count_noun(static_cast<unsigned long long>(r.rows), "row sum", "row sums"),
+        l == Lang::zh
+            ? group_thousands(static_cast<unsigned long long>(r.rows - 1))
+            : count_noun(static_cast<unsigned long long>(r.rows - 1), "serial add", "serial adds"));
+    s +=
+        std::string(tr(l,
+                       "  One block runs on one SM: the rest of the GPU stays idle. That is why "
+                       "real reductions use many blocks (try --kernel reduce).\n",
+                       "  一个线程块只在一个 SM 上运行：GPU "
+                       "的其余部分都闲着。所以实际的归约用很多线程块（试试 --kernel reduce）。\n"));
   } else {
     const auto& first = r.launches[0].shape;
     s += st.bold(std::string(tr(l, "  The reduce kernel: many blocks, then one",
@@ -183,19 +196,16 @@ std::string render_twonorm(const TwoNormResult& r, const OutputOptions& out) {
         fmt::runtime(std::string(tr(
             l,
             "  Launch 1  two_norm_partials<<<{}, {}>>>: {} threads; a grid-stride loop gives each "
-            "about\n"
-            "            {} / {} = {} elements. Each warp adds its 32 sums with 5 shuffles\n"
-            "            (__shfl_down_sync by 16, 8, 4, 2, 1), the block's {} warp sums meet in "
-            "shared\n"
-            "            memory after one __syncthreads(), and each block writes one partial sum.\n"
-            "  Launch 2  two_norm_finish<<<1, {}>>>: adds the {} in double precision, "
-            "takes sqrt.\n",
-            "  启动 1  two_norm_partials<<<{}, {}>>>：{} 个线程；网格跨步循环让每个线程处理约\n"
-            "            {} / {} = {} 个元素。每个线程束用 5 次洗牌（__shfl_down_sync 16, 8, 4, 2, "
-            "1）\n"
-            "            把 32 个和相加，线程块的 {} 个线程束和经一次 __syncthreads() "
-            "在共享内存中汇合，\n"
-            "            每个线程块写出一个部分和。\n"
+            "about {} / {} = {} elements. Each warp adds its 32 sums with 5 shuffles "
+            "(__shfl_down_sync by 16, 8, 4, 2, 1), the block's {} warp sums meet in shared memory "
+            "after one __syncthreads(), and each block writes one partial sum.\n"
+            "  Launch 2  two_norm_finish<<<1, {}>>>: adds the {} in double precision, takes "
+            "sqrt.\n",
+            "  启动 1  two_norm_partials<<<{}, {}>>>：{} 个线程；网格跨步循环让每个线程处理约 {} / "
+            "{} "
+            "= {} 个元素。每个线程束用 5 次洗牌（__shfl_down_sync 16, 8, 4, 2, 1）把 32 "
+            "个和相加，线程块的 {} 个线程束和经一次 __syncthreads() "
+            "在共享内存中汇合，每个线程块写出一个部分和。\n"
             "  启动 2  two_norm_finish<<<1, {}>>>：用双精度把 {} 个部分和相加，再开平方。\n"))),
         first.grid.x, first.block.x, group_thousands(first.grid.x * first.block.x),
         group_thousands(static_cast<unsigned long long>(r.count)),
@@ -236,10 +246,11 @@ std::string render_twonorm(const TwoNormResult& r, const OutputOptions& out) {
                    "device memory (host memory) in {} ms\n",
                    "  核函数用了 {} ms CPU 时间（{}）；输入拷贝到模拟器的设备内存（即主机内存）"
                    "用时 {} ms\n"))),
-      format_real(r.kernel_ms, 3),
+      measured(format_real(r.kernel_ms, 3)),
       l == Lang::zh ? fmt::format("{} 次启动", r.launches.size())
                     : count_noun(r.launches.size(), "launch", "launches"),
-      format_real(r.h2d_ms, 3));
+      measured(format_real(r.h2d_ms, 3)));
+  s += hidden_times_note(l);
   if (r.backend == "cuda" && !r.bench) s += std::string(cold_launch_note(l));
   if (r.bench) s += render_bench(*r.bench, st, l);
   s += emulator_notes(r.run, st, l);

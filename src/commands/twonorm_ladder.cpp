@@ -10,7 +10,6 @@
 
 #include "calc/launch_facts.hpp"
 #include "core/i18n_format.hpp"
-#include "core/layout.hpp"
 #include "core/text.hpp"
 
 namespace gpulab {
@@ -296,13 +295,13 @@ std::string render_twonorm_ladder(const LadderResult& r, const OutputOptions& ou
       continue;
     }
     const double ms = x.bench ? x.bench->median_ms : x.kernel_ms;
-    row.push_back(format_real(ms, 4));
+    row.push_back(measured(format_real(ms, 4)));
     if (bench) {
       // "-" where the clock could not resolve the time: nothing was measured.
-      const bool measured = x.bench->median_ms > 0;
-      row.push_back(measured ? gbs_text(x.bench->gbs) : "-");
-      row.push_back(
-          measured && x.bench->copy_ms > 0 ? format_real(100 * x.bench->fraction_of_copy, 1) : "-");
+      const bool timed = x.bench->median_ms > 0;
+      row.push_back(timed ? gbs_text(x.bench->gbs) : "-");
+      row.push_back(timed && x.bench->copy_ms > 0 ? format_real(100 * x.bench->fraction_of_copy, 1)
+                                                  : "-");
       // Against the step before, from step 2 on (the course kernel runs a different shape).
       row.push_back(previous && previous->rung != Rung::course && x.bench->median_ms > 0
                         ? format_real(previous->bench->median_ms / x.bench->median_ms, 2) + "x"
@@ -315,16 +314,16 @@ std::string render_twonorm_ladder(const LadderResult& r, const OutputOptions& ou
     previous = &x;
   }
   s += t.render(st);
+  s += hidden_times_note(l);
   s += "\n" + st.bold(std::string(tr(l, "  What each step changed", "  每一步改了什么"))) + "\n";
   for (std::size_t i = 0; i < r.steps.size(); ++i) {
     const auto& x = r.steps[i];
-    // "  0 course        " then the explanation, wrapped under itself.
+    // "  0 course        " then the explanation: the layout wraps it under itself.
     const std::string text =
         x.skipped_why.empty()
             ? explain_step(r, x, l)
             : fmt::format(fmt::runtime(words("skipped: {}", "跳过：{}")), x.skipped_why.in(l));
-    s += fmt::format("  {} {:<14}{}\n", i, x.name,
-                     wrap_text(text, std::min(st.width(), kProseWidth), 18, 18));
+    s += fmt::format("  {} {:<14}{}\n", i, x.name, text);
   }
   s += "\n";
   s += fmt::format(

@@ -269,16 +269,17 @@ std::string render_vecadd(const VecaddResult& r, const OutputOptions& out) {
   }
   if (r.elided || r.n > kFullTableUpTo) {
     const double bytes = 3.0 * static_cast<double>(r.n) * sizeof(int);
-    s += fmt::format(
-        fmt::runtime(
-            std::string(tr(l,
-                           "  Times: host->device {} ms, kernel {} ms, device->host {} ms\n"
-                           "  Kernel bandwidth: 3 arrays x {} x 4 bytes = {} in {} ms = {} GB/s\n",
-                           "  时间：主机->设备 {} ms，核函数 {} ms，设备->主机 {} ms\n"
-                           "  核函数带宽：3 个数组 x {} x 4 字节 = {}，用时 {} ms = {} GB/s\n"))),
-        format_real(r.h2d_ms, 3), format_real(r.kernel_ms, 3), format_real(r.d2h_ms, 3),
-        group_thousands(static_cast<unsigned long long>(r.n)), format_bytes(bytes),
-        format_real(r.kernel_ms, 3), gbs_text(r.kernel_gbs));
+    s += fmt::format(fmt::runtime(std::string(
+                         tr(l,
+                            "  Times: host->device {} ms, kernel {} ms, device->host {} ms\n"
+                            "  Kernel bandwidth: 3 arrays x {} x 4 bytes = {} in {} ms = {} GB/s\n",
+                            "  时间：主机->设备 {} ms，核函数 {} ms，设备->主机 {} ms\n"
+                            "  核函数带宽：3 个数组 x {} x 4 字节 = {}，用时 {} ms = {} GB/s\n"))),
+                     measured(format_real(r.h2d_ms, 3)), measured(format_real(r.kernel_ms, 3)),
+                     measured(format_real(r.d2h_ms, 3)),
+                     group_thousands(static_cast<unsigned long long>(r.n)), format_bytes(bytes),
+                     measured(format_real(r.kernel_ms, 3)), measured(gbs_text(r.kernel_gbs)));
+    s += hidden_times_note(l);
     if (r.backend == "cpu-emulator") {
       s += std::string(tr(l, "  (emulator times are CPU times; they say nothing about a GPU)\n",
                           "  （模拟器的时间是 CPU 时间，不代表 GPU）\n"));

@@ -224,7 +224,7 @@ std::string render_warp_measure(const MeasureResult& r, const OutputOptions& out
       fmt::runtime(say(
           "The kernel (latency_probe): each warp follows a random chain through a {} table, one "
           "entry per 64 bytes{}, so each load waits for memory; after each load K = {} FMA "
-          "instructions need the loaded value. {} steps per warp; W warps on each of {} SM(s), "
+          "instructions need the loaded value. {} steps per warp; W warps on each of {}, "
           "W = 1 to {} (an SM holds at most {}).{}",
           "核函数（latency_probe）：每个线程束沿一条随机链穿过 {} 的表，每 64 字节一个表项{}，"
           "所以每次加载都要等内存；每次加载后有 K = {} 条 FMA 指令要用到加载的值。每个线程束 "
@@ -233,7 +233,10 @@ std::string render_warp_measure(const MeasureResult& r, const OutputOptions& out
       r.l2_bytes > 0 ? fmt::format(fmt::runtime(say(" (the L2 cache is {})", "（L2 缓存为 {}）")),
                                    format_bytes(r.l2_bytes))
                      : std::string(),
-      r.ops, r.steps, r.sms, r.max_warps_per_sm, r.max_warps_per_sm,
+      r.ops, r.steps,
+      l == Lang::zh ? std::to_string(r.sms)
+                    : count_noun(static_cast<unsigned long long>(r.sms), "SM", "SMs"),
+      r.max_warps_per_sm, r.max_warps_per_sm,
       r.l2_bytes > 0 ? say(" Before each launch a copy of twice the L2's size evicts the last "
                            "launch's entries.",
                            "每次启动前先拷贝两倍 L2 大小的数据，把上次启动留下的表项挤出 L2。")

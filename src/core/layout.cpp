@@ -142,7 +142,23 @@ std::size_t hanging_indent(std::size_t wanted, std::size_t width) {
   return wanted + 20 <= width ? wanted : std::min(wanted, width / 2);
 }
 
-// A "label  value" row too wide: the value, when it is prose, wraps under itself.
+// Whether `s` holds a character two columns wide (Chinese).
+bool has_wide(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    if (s[i] == '\x1b') {
+      i += escape_length(s, i);
+      continue;
+    }
+    if (is_wide(next_code_point(s, i))) return true;
+  }
+  return false;
+}
+
+// A "label  value" row too wide: the value, when it is prose, wraps under itself; with too
+// little room beside the label (under 20 columns), the value goes on the lines under the label,
+// indented 2 more; a label that is itself a row of columns too wide is wrapped the same way.
+// Nothing is left out; a value that is one word too wide for its own line is not a value this
+// can help (nullopt: the row is cut).
 std::optional<std::string> wrap_value(std::string_view line, std::size_t width) {
   const std::string_view body = line.substr(0, line.find_last_not_of(' ') + 1);
   const std::size_t gap = body.rfind("  ");
@@ -150,10 +166,21 @@ std::optional<std::string> wrap_value(std::string_view line, std::size_t width) 
   const std::size_t tail_at = body.find_first_not_of(' ', gap);
   const std::string_view head = body.substr(0, tail_at), tail = body.substr(tail_at);
   const std::size_t column = display_width(head);
-  if (column + 20 > width) return std::nullopt;
-  const bool prose = tail.find(' ') != std::string_view::npos || display_width(tail) > tail.size();
-  if (!prose) return std::nullopt;
-  return std::string(head) + wrap_text(tail, width, column, column);
+  const bool prose = tail.find(' ') != std::string_view::npos || has_wide(tail);
+  if (column + 20 <= width && prose)
+    return std::string(head) + wrap_text(tail, width, column, column);
+  const std::string_view label = body.substr(0, body.find_last_not_of(' ', gap) + 1);
+  const std::size_t under = hanging_indent(leading_spaces(body) + 2, width);
+  if (!prose && under + display_width(tail) > width) return std::nullopt;
+  // The label too may be a row of columns too wide ("6  blocks  Blocks: more ..."): its own last
+  // column wraps the same way.
+  std::string head_text(label);
+  if (display_width(label) > width) {
+    std::optional<std::string> inner = wrap_value(label, width);
+    if (!inner) return std::nullopt;
+    head_text = std::move(*inner);
+  }
+  return head_text + "\n" + std::string(under, ' ') + wrap_text(tail, width, under, under);
 }
 
 std::string cut_note(std::size_t width, Lang lang) {

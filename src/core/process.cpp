@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "core/i18n_format.hpp"
 
 #include <fmt/format.h>
 
@@ -204,19 +205,26 @@ std::string signal_name(int signal) {
   }
 }
 
-std::string ProcessResult::describe() const {
-  if (!started) return "could not be started: " + start_error;
-  if (timed_out) return fmt::format("stopped after {:.1f} s (time limit)", wall_ms / 1000.0);
-  if (output_capped)
-    return fmt::format("stopped after printing {} bytes (output limit)", output_bytes);
-  if (signal != 0) return fmt::format("killed by {} ({})", signal_name(signal), strsignal(signal));
-  return fmt::format("exit code {}", exit_code);
+Text ProcessResult::describe() const {
+  if (!started) return both("could not be started: {}", "无法启动：{}", start_error);
+  if (timed_out) {
+    return both("stopped after {:.1f} s (time limit)", "{:.1f} 秒后被停止（时间上限）",
+                wall_ms / 1000.0);
+  }
+  if (output_capped) {
+    return both("stopped after printing {} bytes (output limit)",
+                "输出 {} 字节后被停止（输出上限）", output_bytes);
+  }
+  if (signal != 0) {
+    return both("killed by {} ({})", "被 {} 终止（{}）", signal_name(signal), strsignal(signal));
+  }
+  return both("exit code {}", "退出码 {}", exit_code);
 }
 
 ProcessResult run_process(const ProcessSpec& spec) {
   ProcessResult result;
   if (spec.argv.empty()) {
-    result.start_error = "no program given";
+    result.start_error = std::strerror(EINVAL);  // an empty argv: the caller's mistake
     return result;
   }
   const SignalGuard signals;

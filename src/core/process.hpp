@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/i18n.hpp"
 #include "core/output.hpp"
 
 namespace gpulab {
@@ -54,8 +55,9 @@ struct ProcessResult {
   bool ok() const {
     return started && signal == 0 && !timed_out && !output_capped && exit_code == 0;
   }
-  // "exit code 3", "killed by signal SIGSEGV (Segmentation fault)", "stopped after 10 s", ...
-  std::string describe() const;
+  // "exit code 3", "killed by SIGSEGV (Segmentation fault)", "stopped after 10.0 s (time
+  // limit)", ... in both languages (the system's own words, strerror's, stay as they are).
+  Text describe() const;
 };
 
 // Throws Interrupted (core/error.hpp) when gpulab receives SIGINT, SIGTERM or SIGHUP while the

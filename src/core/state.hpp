@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "core/i18n.hpp"
+
 namespace gpulab {
 
 // $XDG_STATE_HOME/gpulab/progress.json, else $HOME/.local/state/gpulab/progress.json; nothing
@@ -34,9 +36,9 @@ struct ExerciseProgress {
 struct SavedProgress {
   std::map<std::string, LessonProgress> lessons;  // by lesson id; only the entries that are valid
   std::map<std::string, ExerciseProgress> exercises;  // by exercise id, the same way
-  // One line per problem found ("<path>: ..."): a file that is not progress, an entry that is not
-  // a lesson's progress. Empty when the file is missing or wholly valid.
-  std::vector<std::string> problems;
+  // One line per problem found ("<path>: ..."), in both languages: a file that is not progress,
+  // an entry that is not a lesson's progress. Empty when the file is missing or wholly valid.
+  std::vector<Text> problems;
 };
 
 // Reads and validates the progress file. Never changes it: a bad file is set aside only when
@@ -50,7 +52,7 @@ SavedProgress load_progress();
 // the save itself failed, a last line naming the path and the reason.
 struct SaveOutcome {
   bool saved = false;
-  std::vector<std::string> messages;
+  std::vector<Text> messages;  // in both languages
 };
 SaveOutcome save_lesson_progress(const std::string& lesson_id, LessonProgress progress);
 // The same for one check of an exercise: counts it, and keeps "passed" once it has passed.

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 namespace gpulab {
 
@@ -296,6 +297,21 @@ std::string format_number(double v, int decimals) {
 std::string format_small(double v) {
   if (v != 0 && std::fabs(v) < 1e-4) return fmt::format("{:.3g}", v);
   return format_real(v, 6);
+}
+
+bool times_hidden() {
+  static const bool hidden = std::getenv("GPULAB_HIDE_TIMES") != nullptr;
+  return hidden;
+}
+
+std::string measured(std::string text) {
+  return times_hidden() ? std::string("?") : text;
+}
+
+std::string hidden_times_note(Lang lang) {
+  if (!times_hidden()) return {};
+  return std::string(tr(lang, "  (times vary from run to run: shown as ?)\n",
+                        "  （时间每次运行都不同：显示为 ?）\n"));
 }
 
 }  // namespace gpulab

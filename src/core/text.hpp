@@ -82,4 +82,14 @@ std::string format_number(double v, int decimals);
 // not "0". Below 1e-4 in scientific notation with 3 significant digits, else format_real(v, 6).
 std::string format_small(double v);
 
+// Where times are hidden (the environment's GPULAB_HIDE_TIMES is set: `learn --handout` sets it
+// for its demos, because a handout is the same sheet at every printing and a time never is), a
+// measured time, and any rate worked out from one, prints as "?".
+bool times_hidden();
+// `text` (a measured time or rate as the command formats it), or "?" where times are hidden.
+std::string measured(std::string text);
+// The line that says so, for a command that printed a hidden time: "  (times vary from run to
+// run: shown as ?)\n"; empty where times are shown.
+std::string hidden_times_note(Lang lang);
+
 }  // namespace gpulab

@@ -151,18 +151,28 @@ TEST_CASE("Chinese prose is re-flowed without spaces after its punctuation", "[c
   CHECK(out.find("变快，所以") != std::string::npos);  // joined without a space, on one line
 }
 
-TEST_CASE("Table rows too wide are cut, with one note", "[core][layout]") {
+TEST_CASE("Table rows too wide wrap their columns; only a word too long is cut, with one note",
+          "[core][layout]") {
   const std::string text =
       "  name        value  another_column  and_one_more\n"
       "  alpha       1      2               3\n";
   const std::string out = lay_out(text, 30, Lang::en);
   CAPTURE(out);
   CHECK(widest(out) <= 30);
-  CHECK(lines(out)[0].ends_with("…"));
-  CHECK(lines(out)[1].ends_with("…"));
-  CHECK(lines(out)[2] == "  (lines ending in … were cut");  // the note, once, wrapped too
-  CHECK(out.find("30 columns)") != std::string::npos);
-  CHECK(lay_out(text, 30, Lang::zh).find("30 列宽") != std::string::npos);
+  CHECK(words(out) == words(text));  // nothing left out
+  CHECK(out.find("…") == std::string::npos);
+  CHECK(out.find("cut") == std::string::npos);
+  // A value that is one word longer than any line: cut, and one note (wrapped too) says so.
+  const std::string long_word =
+      "  name    " + std::string(40, 'x') + "\n  other   " + std::string(40, 'y') + "\n";
+  const std::string cut = lay_out(long_word, 30, Lang::en);
+  CAPTURE(cut);
+  CHECK(widest(cut) <= 30);
+  CHECK(lines(cut)[0].ends_with("…"));
+  CHECK(lines(cut)[1].ends_with("…"));
+  CHECK(lines(cut)[2] == "  (lines ending in … were cut");  // the note, once, wrapped too
+  CHECK(cut.find("30 columns)") != std::string::npos);
+  CHECK(lay_out(long_word, 30, Lang::zh).find("30 列宽") != std::string::npos);
 }
 
 TEST_CASE("A label and value row wraps its value under itself", "[core][layout]") {
@@ -172,6 +182,34 @@ TEST_CASE("A label and value row wraps its value under itself", "[core][layout]"
   CHECK(widest(out) <= 50);
   CHECK(words(out) == words(text));
   CHECK(lines(out)[1].starts_with(std::string(24, ' ') + "3,352"));
+}
+
+TEST_CASE("A value with no room beside its label goes under it, never cut", "[core][layout]") {
+  // device-info at 56 columns: the label column ends at 38, leaving 18 for the value.
+  const std::string row = "    CUDA cores                        64 per SM, 2,560 in total\n";
+  const std::string out = lay_out(row, 56, Lang::en);
+  CAPTURE(out);
+  CHECK(out == "    CUDA cores\n      64 per SM, 2,560 in total\n");
+  CHECK(out.find("…") == std::string::npos);
+  // A Chinese value is prose too (it has no spaces): it wraps under itself.
+  const std::string zh =
+      "  答案：sisd  (一条指令流每次处理一个数据元素：单指令单数据，一个核心一次做一件事。)\n";
+  const std::string zh_out = lay_out(zh, 60, Lang::zh);
+  CAPTURE(zh_out);
+  CHECK(widest(zh_out) <= 60);
+  CHECK(zh_out.find("…") == std::string::npos);
+  CHECK(lines(zh_out)[1].starts_with(std::string(14, ' ')));  // under the value's column
+  // A row of columns too wide even without its last: each column wraps in turn.
+  const std::string table =
+      "   6  blocks       Blocks: more elements than one block holds  not started\n";
+  const std::string t_out = lay_out(table, 60, Lang::en);
+  CAPTURE(t_out);
+  CHECK(widest(t_out) <= 60);
+  CHECK(words(t_out) == words(table));
+  CHECK(t_out.find("…") == std::string::npos);
+  // One word too long for any line is still cut (and said).
+  const std::string word = "  name  " + std::string(70, 'x') + "\n";
+  CHECK(lay_out(word, 60, Lang::en).find("…") != std::string::npos);
 }
 
 // A wrapped code line with its continuation rows joined back: the marker and the indent before

@@ -26,14 +26,16 @@ TEST_CASE("run_capture collects stdout and stderr and the exit code", "[process]
   CHECK(r.out == "out\n");
   CHECK(r.err == "err\n");
   CHECK_FALSE(r.ok());
-  CHECK(r.describe() == "exit code 3");
+  CHECK(r.describe().en == "exit code 3");
+  CHECK(r.describe().zh == "退出码 3");
 }
 
 TEST_CASE("a program killed by a signal is reported by the signal's name", "[process]") {
   const ProcessResult r = run_capture({"sh", "-c", "kill -SEGV $$"}, 10s);
   REQUIRE(r.started);
   CHECK(r.signal == SIGSEGV);
-  CHECK(r.describe().find("SIGSEGV") != std::string::npos);
+  CHECK(r.describe().en.find("SIGSEGV") != std::string::npos);
+  CHECK(r.describe().zh.find("被 SIGSEGV 终止") != std::string::npos);
 }
 
 TEST_CASE("a program past its time limit is stopped", "[process]") {
@@ -42,7 +44,8 @@ TEST_CASE("a program past its time limit is stopped", "[process]") {
   CHECK(r.timed_out);
   CHECK(r.signal == 0);
   CHECK(r.wall_ms < 10000);
-  CHECK(r.describe().find("time limit") != std::string::npos);
+  CHECK(r.describe().en.find("time limit") != std::string::npos);
+  CHECK(r.describe().zh.find("时间上限") != std::string::npos);
 }
 
 TEST_CASE("a program that floods its output is stopped at the cap", "[process]") {
@@ -68,7 +71,8 @@ TEST_CASE("environment, working directory and a missing program", "[process]") {
 
   const ProcessResult missing = run_capture({"gpulab-no-such-program-xyz"}, 5s);
   CHECK_FALSE(missing.started);
-  CHECK(missing.describe().find("could not be started") != std::string::npos);
+  CHECK(missing.describe().en.find("could not be started") != std::string::npos);
+  CHECK(missing.describe().zh.find("无法启动") != std::string::npos);
 }
 
 TEST_CASE("the toolchain finds programs on PATH and names the package of a missing one",

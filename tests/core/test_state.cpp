@@ -53,15 +53,22 @@ TEST_CASE("Progress: entries of the wrong type are dropped, the valid ones kept"
   CHECK_FALSE(p.lessons.at("04-d").done);
   CHECK(p.lessons.at("08-h").done);
   REQUIRE(p.problems.size() == 6);
-  for (const auto& problem : p.problems) CHECK_THAT(problem, Catch::StartsWith(path.string()));
-  CHECK_THAT(p.problems[0], Catch::Contains("01-a") && Catch::Contains("\"abc\""));
+  for (const auto& problem : p.problems) {
+    CHECK_THAT(problem.en, Catch::StartsWith(path.string()));
+    CHECK_THAT(problem.zh, Catch::StartsWith(path.string()));
+  }
+  CHECK_THAT(p.problems[0].en, Catch::Contains("01-a") && Catch::Contains("\"abc\""));
+  // In Chinese too (the entry and the path as they are).
+  CHECK_THAT(p.problems[0].zh, Catch::Contains("第 01-a 课") && Catch::Contains("该课从头开始"));
 
   // Saving keeps the valid entries, adds the new one, and keeps the old file whole aside.
   const std::string before = read(path);
   SaveOutcome s = save_lesson_progress("09-i", {1, false, {}});
   CHECK(s.saved);
   CHECK(read(path.string() + ".bad-1") == before);
-  CHECK_THAT(s.messages.back(), Catch::Contains(".bad-1"));
+  CHECK_THAT(s.messages.back().en, Catch::Contains(".bad-1"));
+  CHECK_THAT(s.messages.back().zh,
+             Catch::Contains("原文件已原样保存为") && Catch::Contains(".bad-1"));
   SavedProgress after = load_progress();
   CHECK(after.problems.empty());
   CHECK(after.lessons.size() == 3);
@@ -130,9 +137,10 @@ TEST_CASE("Progress: a save that fails names the path and the reason", "[state]"
   SaveOutcome s = save_lesson_progress("04-amdahl", {1, false, {}});
   CHECK_FALSE(s.saved);
   REQUIRE(s.messages.size() == 1);
-  CHECK_THAT(s.messages[0], Catch::Contains(blocker.string()));
-  CHECK_THAT(s.messages[0], Catch::Contains("Not a directory"));
-  CHECK_THAT(s.messages[0], !Catch::Contains("set HOME"));
+  CHECK_THAT(s.messages[0].en, Catch::Contains(blocker.string()));
+  CHECK_THAT(s.messages[0].en, Catch::Contains("Not a directory"));
+  CHECK_THAT(s.messages[0].en, !Catch::Contains("set HOME"));
+  CHECK_THAT(s.messages[0].zh, Catch::Contains("无法把学习进度保存到 " + blocker.string()));
 }
 
 TEST_CASE("Progress: the steps answered right are saved, read back and validated", "[state]") {

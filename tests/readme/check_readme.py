@@ -13,10 +13,12 @@ bandwidths (a number before ms, us, s, GB/s, TB/s, GFLOPS) vary from run to run 
 as "#", and gpulab run's "(cached)" or "(compiled in ...)" is left out. Commands run in the repository root under bash, with the tested gpulab first on PATH,
 COLUMNS=100 and LANG=C.UTF-8.
 
-  check_readme.py README GPULAB --kind here|h100 [--update] [--out DIR]
+  check_readme.py README GPULAB --kind here|h100 [--update | --write FILE] [--out DIR]
 
 --update writes the real output into the README (keeping "..." elisions where they still match);
---out DIR also saves each command's output there. Exit 0 when every block of the kind matches.
+--write FILE writes that README to FILE instead, leaving the README as it is (on the GPU machine:
+the lead takes FILE, or its diff, back); --out DIR also saves each command's output there. Exit 0
+when every block of the kind matches (with --update or --write too: what differed is printed).
 """
 import argparse
 import os
@@ -110,6 +112,7 @@ def main():
     p.add_argument("gpulab")
     p.add_argument("--kind", required=True, choices=["here", "h100"])
     p.add_argument("--update", action="store_true")
+    p.add_argument("--write", metavar="FILE")
     p.add_argument("--out")
     a = p.parse_args()
     root = os.path.dirname(os.path.abspath(a.readme))
@@ -136,21 +139,21 @@ def main():
                 new_body.extend(expected if expected and expected[-1] != "" else expected[:-1])
                 continue
             new_body.extend(actual)
-            if not a.update:
-                failures += 1
-                print(f"README line {start}: '$ {command}' printed something else:")
-                print("--- README\n" + "\n".join(expected) + "\n--- gpulab\n" + "\n".join(actual))
+            failures += 1
+            print(f"README line {start}: '$ {command}' printed something else:")
+            print("--- README\n" + "\n".join(expected) + "\n--- gpulab\n" + "\n".join(actual))
         replacements.append((start, end, new_body))
-    if a.update:
+    if a.update or a.write:
         for start, end, body in reversed(replacements):
             lines[start:end] = body
-        with open(a.readme, "w", encoding="utf-8") as f:
+        with open(a.write or a.readme, "w", encoding="utf-8") as f:
             f.write("\n".join(lines))
+        print(f"README with the real outputs of its '{a.kind}' blocks written to {a.write or a.readme}")
     if checked == 0:
         print(f"no '{a.kind}' example in {a.readme}")
         return 1
     print(f"{checked} README commands ({a.kind}): {failures} differ")
-    return 1 if failures else 0
+    return 1 if failures and not a.update else 0
 
 
 if __name__ == "__main__":

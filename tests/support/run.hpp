@@ -1,6 +1,7 @@
 // Runs the real gpulab binary for CLI tests: arguments in, exit code, stdout and stderr out.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
