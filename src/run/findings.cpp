@@ -233,7 +233,11 @@ std::string describe_finding(const RunFinding& f, Lang l) {
                           "。常见的修正：在写和读之间加 __syncthreads()。"));
   }
   if (k == kinds::kernel_fault) {
-    return std::string(tr(l, "kernel fault: ", "核函数错误：")) + x.value("message", "");
+    // The emulator words its illegal-address faults in both languages, the others in English.
+    const std::string message = l == Lang::zh && x.contains("message_zh")
+                                    ? x.value("message_zh", "")
+                                    : x.value("message", "");
+    return std::string(tr(l, "kernel fault: ", "核函数错误：")) + message;
   }
   if (k == kinds::leak) {
     return fmt::format(

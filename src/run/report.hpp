@@ -90,7 +90,7 @@ inline constexpr const char* global_race = "global_race";
 // other_write, array, dynamic, index, byte_offset, barrier_interval, pc, other_pc, message}.
 inline constexpr const char* shared_race = "shared_race";
 // The kernel stopped with an error (a barrier not all threads reach, ...): {kernel,
-// launch_site, message, pc?}.
+// launch_site, message, message_zh? (an illegal address, worded in Chinese too), pc?}.
 inline constexpr const char* kernel_fault = "kernel_fault";
 // Memory never freed: {bytes, allocator, site, when "exit" | "cudaDeviceReset"}.
 inline constexpr const char* leak = "leak";

@@ -204,16 +204,29 @@ bool is_memory_fault(const CaughtSignal& caught) {
   return caught.signal == SIGSEGV || caught.signal == SIGBUS;
 }
 
-std::string describe_caught(const CaughtSignal& c, StackBounds stack,
-                            std::size_t dynamic_shared_bytes) {
+Text describe_caught(const CaughtSignal& c, StackBounds stack, std::size_t dynamic_shared_bytes) {
   if (c.signal == SIGFPE) {
-    return "an arithmetic fault (SIGFPE: an integer division by zero or overflow). A GPU gives an "
-           "undefined result there and goes on; the emulator stops the launch";
+    return {
+        "an arithmetic fault (SIGFPE: an integer division by zero or overflow). A GPU gives an "
+        "undefined result there and goes on; the emulator stops the launch",
+        "算术错误（SIGFPE：整数除以零或溢出）。GPU "
+        "在这里给出未定义的结果并继续；模拟器停止这次启动"};
   }
-  if (c.signal == SIGILL) return "an illegal instruction (SIGILL)";
+  if (c.signal == SIGILL) return {"an illegal instruction (SIGILL)", "非法指令（SIGILL）"};
   const std::uintptr_t a = c.address;
   const std::string verb = access_words(c.write);
-  const std::string head = "illegal address: it " + verb + " " + hex(a) + ", ";
+  const std::string verb_zh = c.write == 1 ? "写入" : c.write == 0 ? "读取" : "访问";
+  const Text head{"illegal address: it " + verb + " " + hex(a) + ", ",
+                  "非法地址：它" + verb_zh + "了 " + hex(a) + "，"};
+  // "N bytes past the end of" / "超出 ... 末尾 N 字节", around `what`.
+  const auto away = [](std::uintptr_t n, bool past, const Text& what) {
+    std::string zh = n == 0 ? (past ? "刚好超出" : "紧挨在") : (past ? "超出" : "在");
+    zh.append(what.zh).append(past ? "末尾" : "开头之前");
+    if (n != 0) zh.append(" ").append(std::to_string(n)).append(" 字节");
+    return Text{bytes_away(n, past ? "past the end of" : "before the start of") + " " + what.en,
+                std::move(zh)};
+  };
+  const auto join = [](const Text& x, const Text& y) { return Text{x.en + y.en, x.zh + y.zh}; };
   const std::size_t page = page_size();
 
   // The window of dynamic shared memory, and the protected pages around it.
@@ -222,63 +235,78 @@ std::string describe_caught(const CaughtSignal& c, StackBounds stack,
       a < reinterpret_cast<std::uintptr_t>(w.end()) + page) {
     const auto start = reinterpret_cast<std::uintptr_t>(gpulab_simt_dynamic_shared_window);
     const std::uintptr_t end = start + dynamic_shared_bytes;
-    std::string s = head;
-    if (a >= end) {
-      s += bytes_away(a - end, "past the end of") + " the dynamic shared memory (" +
-           std::to_string(dynamic_shared_bytes) + " bytes given at launch, the third <<<>>> " +
-           "argument)";
-      if (a < end + kGpuSharedSlack) {
-        s += ". A GPU may not stop at an access just past the end (an H100 rounds a block's "
-             "shared memory up to " +
-             std::to_string(kGpuSharedUnit) +
-             " bytes and keeps 1 KiB more per block): it is out of bounds either way, the bug a "
-             "GPU hides";
-      }
-    } else {
-      s += bytes_away(start - a, "before the start of") + " the dynamic shared memory (" +
-           std::to_string(dynamic_shared_bytes) + " bytes given at launch)";
+    const std::string n = std::to_string(dynamic_shared_bytes);
+    if (a < end) {
+      return join(head, away(start - a, false,
+                             {"the dynamic shared memory (" + n + " bytes given at launch)",
+                              "动态共享内存（启动时给了 " + n + " 字节）的"}));
+    }
+    Text s = join(head, away(a - end, true,
+                             {"the dynamic shared memory (" + n +
+                                  " bytes given at launch, the third <<<>>> argument)",
+                              "动态共享内存（启动时给了 " + n + " 字节，<<<>>> 的第三个参数）的"}));
+    if (a < end + kGpuSharedSlack) {
+      const std::string unit = std::to_string(kGpuSharedUnit);
+      s = join(s,
+               {". A GPU may not stop at an access just past the end (an H100 rounds a block's "
+                "shared memory up to " +
+                    unit +
+                    " bytes and keeps 1 KiB more per block): it is out of bounds either way, "
+                    "the bug a GPU hides",
+                "。刚刚越过末尾的访问，GPU 可能不会停下（H100 把每个线程块的共享内存向上取整到 " +
+                    unit + " 字节，并多留 1 KiB）：无论如何都是越界，这正是 GPU 会掩盖的错误"});
     }
     return s;
   }
   // The CUDA thread's stack: its guard page lies just below it.
   const auto bottom = reinterpret_cast<std::uintptr_t>(stack.bottom);
   if (bottom != 0 && a < bottom && a + page >= bottom) {
-    return "the CUDA thread's stack overflowed (it " + verb + " " + hex(a) +
-           ", on the guard page below its stack): the emulator gives each CUDA thread " +
-           std::to_string(StackPool::stack_bytes() / 1024) +
-           " KiB of stack, a GPU 1 KiB by default (cudaLimitStackSize). Is a recursion too deep or "
-           "without end, or a local array too large?";
+    const std::string kib = std::to_string(StackPool::stack_bytes() / 1024);
+    return {"the CUDA thread's stack overflowed (it " + verb + " " + hex(a) +
+                ", on the guard page below its stack): the emulator gives each CUDA thread " + kib +
+                " KiB of stack, a GPU 1 KiB by default (cudaLimitStackSize). Is a recursion too "
+                "deep or without end, or a local array too large?",
+            "CUDA 线程的栈溢出了（它" + verb_zh + "了 " + hex(a) +
+                "，在栈下方的保护页上）：模拟器给每个 CUDA 线程 " + kib +
+                " KiB 的栈，GPU 默认 1 "
+                "KiB（cudaLimitStackSize）。是递归太深或没有终止，还是局部数组太大？"};
   }
   if (const auto alloc = allocation_near(reinterpret_cast<const void*>(a))) {
     const std::uintptr_t end = alloc->begin + alloc->bytes;
-    std::string s = head;
-    s += a >= end ? bytes_away(a - end, "past the end of")
-                  : bytes_away(alloc->begin - a, "before the start of");
-    s += " the " + std::to_string(alloc->bytes) + "-byte allocation made by " +
-         allocator_name(alloc->kind);
-    if (!alloc->site.empty()) s += " at " + base_name(alloc->site);
-    return s;
+    const std::string bytes = std::to_string(alloc->bytes);
+    const std::string by = allocator_name(alloc->kind);
+    const std::string at = alloc->site.empty() ? std::string() : base_name(alloc->site);
+    const Text what{
+        "the " + bytes + "-byte allocation made by " + by + (at.empty() ? "" : " at " + at),
+        (at.empty() ? "" : "在 " + at + " ") + "用 " + by + " 分配的 " + bytes + " 字节内存的"};
+    return join(head, a >= end ? away(a - end, true, what) : away(alloc->begin - a, false, what));
   }
   // The thread's static memory: the kernel's __shared__ arrays are thread-local variables (run
   // with --check to know which array).
   if (const auto [tls_begin, tls_end] = executable_tls_block();
       tls_begin != 0 && a >= tls_begin && a < tls_end + (std::uintptr_t{16} << 20)) {
-    return head +
-           (a >= tls_end ? bytes_away(a - tls_end, "past the end of") : std::string("inside")) +
-           " the block's static __shared__ memory (with --check the emulator names the array)";
+    const Text what{
+        "the block's static __shared__ memory (with --check the emulator names the array)",
+        "线程块的静态 __shared__ 内存（加 --check 时模拟器会指出是哪个数组）的"};
+    if (a >= tls_end) return join(head, away(a - tls_end, true, what));
+    return join(head, {"inside " + what.en, "在" + what.zh + "内部"});
   }
   if (a < 65536) {
-    return head + "through a null pointer (an address in the first 64 KiB, which nothing maps)";
+    return join(head,
+                {"through a null pointer (an address in the first 64 KiB, which nothing maps)",
+                 "通过空指针（前 64 KiB 内的地址，那里什么都没有映射）"});
   }
-  return head +
-         "which is in no device allocation, no shared memory and no local variable of the "
-         "thread (a wild pointer, or a pointer freed before the launch)";
+  return join(head, {"which is in no device allocation, no shared memory and no local variable of "
+                     "the thread (a wild pointer, or a pointer freed before the launch)",
+                     "这个地址不属于任何设备内存分配、共享内存或线程的局部变量（野指针，或在启动前"
+                     "已释放的指针）"});
 }
 
 void BlockRunner::caught_signal(const CaughtSignal& c) {
+  const Text what = describe_caught(c, current_stack_, shape_.dynamic_shared_bytes);
   note_fault(is_memory_fault(c) ? KernelFault::Kind::illegal_address : KernelFault::Kind::trap,
-             thread_name(loop_.current) + ": " +
-                 describe_caught(c, current_stack_, shape_.dynamic_shared_bytes),
+             Text{thread_name(loop_.current) + ": " + what.en,
+                  thread_name(loop_.current, Lang::zh) + "：" + what.zh},
              c.pc != 0 ? c.pc + 1 : 0);
 }
 

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/i18n.hpp"
 #include "simt/stack_pool.hpp"
 #include "simt/vector_types.hpp"
 
@@ -66,8 +67,8 @@ void prepare_worker(std::size_t dynamic_shared_bytes, bool checked);
 // A fault in words: the access, the address, and what it missed (the dynamic shared memory, a
 // device allocation, the thread's stack, a null pointer), with a note where a GPU may hide it.
 // `stack`: the CUDA thread's stack; `dynamic_shared_bytes`: given at launch.
-std::string describe_caught(const CaughtSignal& caught, StackBounds stack,
-                            std::size_t dynamic_shared_bytes);
+Text describe_caught(const CaughtSignal& caught, StackBounds stack,
+                     std::size_t dynamic_shared_bytes);
 
 // The kind of fault a signal is: illegal address (SIGSEGV, SIGBUS) or not.
 bool is_memory_fault(const CaughtSignal& caught);

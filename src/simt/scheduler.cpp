@@ -258,13 +258,13 @@ void BlockRunner::go_on_fibers() {
   loop_.hooks = true;
 }
 
-std::string BlockRunner::block_name() const {
-  return "block (" + std::to_string(block_index_.x) + "," + std::to_string(block_index_.y) + "," +
-         std::to_string(block_index_.z) + ")";
+std::string BlockRunner::block_name(Lang lang) const {
+  return std::string(lang == Lang::zh ? "线程块 (" : "block (") + std::to_string(block_index_.x) +
+         "," + std::to_string(block_index_.y) + "," + std::to_string(block_index_.z) + ")";
 }
 
-std::string BlockRunner::thread_name(std::uint32_t t) const {
-  std::string s = "thread " + std::to_string(t);
+std::string BlockRunner::thread_name(std::uint32_t t, Lang lang) const {
+  std::string s = (lang == Lang::zh ? "线程 " : "thread ") + std::to_string(t);
   if (shape_.block.y > 1 || shape_.block.z > 1) {
     const std::uint32_t bx = shape_.block.x, by = shape_.block.y;
     s += " (" + std::to_string(t % bx) + "," + std::to_string((t / bx) % by) + "," +
@@ -322,6 +322,9 @@ void BlockRunner::run(std::uint64_t linear_block, uint3 block_index) {
                         block_name() + ", " + thread_name(exception_thread_) +
                             ": the kernel threw an exception of unknown type");
     }
+  }
+  if (!fault_message_zh_.empty()) {
+    throw KernelFault(fault_kind_, Text{fault_message_, fault_message_zh_}, fault_pc_);
   }
   throw KernelFault(fault_kind_, fault_message_, fault_pc_);
 }
@@ -553,11 +556,12 @@ void BlockRunner::on_thread_exit(std::uint32_t t) {
 
 // ---- Faults ------------------------------------------------------------------------------------
 
-void BlockRunner::set_fault(KernelFault::Kind kind, std::string message) {
+void BlockRunner::set_fault(KernelFault::Kind kind, std::string message, std::string zh) {
   if (loop_.faulted) return;
   loop_.faulted = true;
   fault_kind_ = kind;
   fault_message_ = block_name() + ": " + std::move(message);
+  fault_message_zh_ = zh.empty() ? std::string() : block_name(Lang::zh) + "：" + zh;
 }
 
 void BlockRunner::fail_here(KernelFault::Kind kind, std::string message) {
@@ -568,6 +572,11 @@ void BlockRunner::fail_here(KernelFault::Kind kind, std::string message) {
 void BlockRunner::note_fault(KernelFault::Kind kind, std::string message, std::uintptr_t pc) {
   if (!loop_.faulted) fault_pc_ = pc;
   set_fault(kind, std::move(message));
+}
+
+void BlockRunner::note_fault(KernelFault::Kind kind, const Text& message, std::uintptr_t pc) {
+  if (!loop_.faulted) fault_pc_ = pc;
+  set_fault(kind, message.en, message.zh);
 }
 
 void BlockRunner::trap(const std::source_location& where) {

@@ -92,6 +92,8 @@ class BlockRunner {
   [[noreturn]] void invalid_call(const char* what, const std::source_location& where);
   // A fault found by the race checker: reported once the current thread yields.
   void note_fault(KernelFault::Kind kind, std::string message, std::uintptr_t pc = 0);
+  // The same, worded in both languages.
+  void note_fault(KernelFault::Kind kind, const Text& message, std::uintptr_t pc);
 
   std::uint32_t current_thread() const { return loop_.current; }
   BarrierGather* gather() { return &gather_; }
@@ -150,14 +152,14 @@ class BlockRunner {
   [[noreturn, gnu::noinline, gnu::cold]] void invalid_collective(WarpOp op, unsigned mask,
                                                                  int width,
                                                                  const std::source_location& where);
-  void set_fault(KernelFault::Kind kind, std::string message);
+  void set_fault(KernelFault::Kind kind, std::string message, std::string zh = {});
   // A fault the signal handler caught in this block's kernel code (guard.cpp).
   void caught_signal(const CaughtSignal& caught);
-  std::string block_name() const;
+  std::string block_name(Lang lang = Lang::en) const;
   // lane_waiting: a lane that waits at the collective to describe.
   std::string describe_warp_deadlock(std::uint32_t warp, std::uint32_t lane_waiting) const;
   std::string describe_barrier_divergence() const;
-  std::string thread_name(std::uint32_t t) const;
+  std::string thread_name(std::uint32_t t, Lang lang = Lang::en) const;
   std::uint32_t lanes_started(std::uint32_t warp) const;
 
   const LaunchShape& shape_;
@@ -175,7 +177,8 @@ class BlockRunner {
   bool aborting_ = false;
   KernelFault::Kind fault_kind_ = KernelFault::Kind::divergent_barrier;
   std::string fault_message_;
-  std::uintptr_t fault_pc_ = 0;  // the access that found it, when an access did
+  std::string fault_message_zh_;  // empty where the fault is worded in English only
+  std::uintptr_t fault_pc_ = 0;   // the access that found it, when an access did
   std::exception_ptr exception_;
   std::uint32_t exception_thread_ = 0;
 

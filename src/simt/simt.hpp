@@ -87,13 +87,19 @@ class KernelFault : public RuntimeFailure {
       : RuntimeFailure(message, "模拟器在内核中发现错误（报告为英文）：" + message),
         kind_(kind),
         pc_(pc) {}
+  // A fault the emulator words in both languages (an illegal address, the one students meet
+  // most): `message` holds both, translated() says so.
+  KernelFault(Kind kind, Text message, std::uintptr_t pc)
+      : RuntimeFailure(std::move(message)), kind_(kind), pc_(pc), translated_(true) {}
   Kind kind() const { return kind_; }
+  bool translated() const { return translated_; }
   // The code address of the offending access, when an instrumented access found the fault.
   std::uintptr_t pc() const { return pc_; }
 
  private:
   Kind kind_;
   std::uintptr_t pc_ = 0;
+  bool translated_ = false;
 };
 
 struct LaunchStats {

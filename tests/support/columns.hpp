@@ -28,16 +28,17 @@ inline std::size_t columns(const std::string& line) {
   return w;
 }
 
-// The runs of ASCII letters of a text (its English words and identifiers): a word split at a
-// line break shows up as two runs the wide text does not have.
+// The runs of ASCII letters and digits of a text that are not numbers (its English words and
+// identifiers): a word split at a line break shows up as two runs the wide text does not have.
 inline std::set<std::string> letter_runs(const std::string& text) {
   std::set<std::string> out;
   std::string run;
   for (char c : text + " ") {
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_') {
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_') {
       run += c;
     } else {
-      if (run.size() > 0) out.insert(run);
+      // A number (an address such as 0x7ffd3a0c, which changes from run to run) is no word.
+      if (!run.empty() && !(run[0] >= '0' && run[0] <= '9')) out.insert(run);
       run.clear();
     }
   }

@@ -278,6 +278,7 @@ void launch_erased(const LaunchSite& site, const void* kernel, const LaunchConfi
                     {"kernel", site.callee},
                     {"launch_site", site_text(site.file, site.line)},
                     {"message", f.what()}};
+    if (f.translated()) finding["message_zh"] = f.message(Lang::zh);
     if (f.pc() != 0) finding["pc"] = f.pc();
     write_line(finding);
     std::lock_guard lock(s.mutex);
