@@ -548,6 +548,8 @@ void setup_exercise(CLI::App& app, GlobalOptions& g) {
                 help_tr(g, "Which hint (1 = the gentlest)", "第几条提示（1 = 最温和的）"))
       ->type_name("N");
 
+  setup_exercise_grade(*sub, g);
+
   auto solution = std::make_shared<std::string>();
   CLI::App* so = add_command(
       *sub, g, "solution",

@@ -524,6 +524,12 @@ ProcessResult run_process(const ProcessSpec& spec) {
   return result;
 }
 
+std::set<int> child_processes() {
+  std::set<int> out;
+  for (pid_t p : own_children()) out.insert(static_cast<int>(p));
+  return out;
+}
+
 ProcessResult run_capture(const std::vector<std::string>& argv, std::chrono::milliseconds timeout) {
   ProcessSpec spec;
   spec.argv = argv;

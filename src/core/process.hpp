@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -94,6 +95,10 @@ void throw_if_interrupted();
 
 // Capture mode with a time limit: the common case of running a tool and reading its output.
 ProcessResult run_capture(const std::vector<std::string>& argv, std::chrono::milliseconds timeout);
+
+// The processes whose parent is this one now: with the subreaper flag (run_process sets it), also
+// the orphans of the programs it ran. gpulab exercise grade ends those its workers left.
+std::set<int> child_processes();
 
 // The name of a signal: "SIGSEGV".
 std::string signal_name(int signal);

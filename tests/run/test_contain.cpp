@@ -4,7 +4,6 @@
 // alone.
 #include <catch2/catch.hpp>
 
-#include <dirent.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -16,27 +15,14 @@
 #include "core/process.hpp"
 #include "core/toolchain.hpp"
 #include "run/contain.hpp"
+#include "support/processes.hpp"
 
 using namespace gpulab;
+using gpulab::test::processes_with;
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
 namespace {
-
-// The processes whose command line holds `marker` (a number no other program uses).
-int processes_with(const std::string& marker) {
-  int n = 0;
-  DIR* proc = opendir("/proc");
-  while (const dirent* e = readdir(proc)) {
-    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-    std::ifstream in(std::string("/proc/") + e->d_name + "/cmdline");
-    std::string cmd((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    for (char& c : cmd) c = c == '\0' ? ' ' : c;
-    if (cmd.find(marker) != std::string::npos && cmd.find("sh -c") == std::string::npos) ++n;
-  }
-  closedir(proc);
-  return n;
-}
 
 ProcessResult contained(const std::string& script, const run::ContainLimits& limits,
                         std::chrono::milliseconds timeout = 20s, std::string* mode = nullptr) {
