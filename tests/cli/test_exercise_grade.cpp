@@ -327,3 +327,42 @@ TEST_CASE("exercise grade: bad input is one line naming it", "[grade]") {
   usage({"exercise", "grade", ".", "--junit", (work_dir() / "nope" / "x.xml").string()},
         "does not exist");
 }
+
+TEST_CASE("exercise grade: Gradescope's run_autograder in docs/teaching.md works as written",
+          "[run][grade]") {
+  std::ifstream in(fs::path(GPULAB_SOURCE_DIR) / "docs" / "teaching.md");
+  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::size_t at = doc.find("`run_autograder` (run for each submission");
+  REQUIRE(at != std::string::npos);
+  const std::size_t begin = doc.find("```sh\n", at), end = doc.find("```", begin + 6);
+  REQUIRE(end != std::string::npos);
+  // The block as the autograder runs it, with /autograder a folder of the test's own.
+  const fs::path root = work_dir() / "autograder";
+  std::string script;
+  for (const std::string& line : lines_of(doc.substr(begin + 6, end - begin - 6))) {
+    std::string l = line.starts_with("   ") ? line.substr(3) : line;
+    for (std::size_t p = 0; (p = l.find("/autograder", p)) != std::string::npos;
+         p += root.string().size()) {
+      l.replace(p, 11, root.string());
+    }
+    script += l + "\n";
+  }
+  write(root / "submission" / "01-map.cu", kMapHeader + kHonestMap);
+  fs::create_directories(root / "results");
+  write(root / "run_autograder", script);
+  const std::string bin = fs::path(GPULAB_BINARY).parent_path().string();
+  std::string vars;
+  for (const std::string& e : env()) vars += "'" + e + "' ";
+  const std::string command = "cd '" + root.string() + "' && env PATH='" + bin + "':\"$PATH\" " +
+                              vars + "bash run_autograder > out.log 2>&1";
+  CAPTURE(script);
+  CHECK(std::system(command.c_str()) == 0);
+  std::ifstream results(root / "results" / "results.json");
+  const json g = json::parse(results);
+  check_gradescope_format(g);
+  // Exercises 9, 10 and 11 required and missing, the map handed in besides: passed.
+  REQUIRE(g.at("tests").size() == 4);
+  CHECK(g.at("score") == 1.0);
+  CHECK(g.at("tests")[0].at("status") == "passed");
+  CHECK_THAT(g.at("tests")[1].at("output").get<std::string>(), Catch::Contains("09-shared.cu"));
+}
