@@ -556,6 +556,18 @@ void setup_exercise(CLI::App& app, GlobalOptions& g) {
       help_tr(g, "The reference solution (for teachers)", "参考答案（供教师使用）"),
       [solution, &g] {
         const Exercise& e = find_or_throw(*solution, g.out.lang);
+        if (e.solution.empty()) {
+          // The student edition (GPULAB_STUDENT_EDITION), or a teacher's exercise without one.
+          throw RuntimeFailure(
+              e.student_edition
+                  ? both("exercise {}: this gpulab is the student edition: it holds no reference "
+                         "solutions (nor the last hints); your teacher's edition has them",
+                         "练习 {}：这是 gpulab 的学生版，不含参考答案（也不含最后一条提示）；"
+                         "教师版才有",
+                         e.id)
+                  : both("exercise {}: its file has no @@ solution section",
+                         "练习 {}：它的文件没有 @@ solution 部分", e.id));
+        }
         emit(g, {{"command", "exercise solution"}, {"exercise", e.id}, {"solution", e.solution}},
              e.solution);
       });

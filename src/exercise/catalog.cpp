@@ -42,7 +42,10 @@ Exercise parse(std::string_view text, const std::string& file) {
     const auto dot = section.find('.');
     const std::string head = section.substr(0, dot);
     const std::string lang = dot == std::string::npos ? "" : section.substr(dot + 1);
-    if (head == "id") {
+    if (head == "edition") {
+      if (arg != "student") throw std::runtime_error(where + ": unknown edition '" + arg + "'");
+      e.student_edition = true;
+    } else if (head == "id") {
       e.id = arg;
     } else if (head == "lesson") {
       e.lesson = arg;
@@ -105,8 +108,8 @@ Exercise parse(std::string_view text, const std::string& file) {
     body += line + "\n";
   }
   flush();
-  if (e.id.empty() || e.starter.empty() || e.solution.empty() || e.title.en.empty() ||
-      e.statement.en.empty()) {
+  if (e.id.empty() || e.starter.empty() || (e.solution.empty() && !e.student_edition) ||
+      e.title.en.empty() || e.statement.en.empty()) {
     throw std::runtime_error(file +
                              ": an exercise needs id, title, statement, starter and solution");
   }

@@ -28,8 +28,9 @@ struct Exercise {
   std::string lesson;  // the lesson it practises ("05"), or ""
   Text title, statement, rules;
   std::vector<Text> hints;
-  std::string starter, solution;
+  std::string starter, solution;  // solution: empty in the student edition
   std::vector<Mistake> mistakes;
+  bool student_edition = false;  // from a student edition's file (exercise/edition.hpp)
 };
 
 // Every exercise, in course order.
