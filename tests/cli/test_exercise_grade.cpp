@@ -15,6 +15,7 @@
 #include <map>
 #include <set>
 
+#include "support/folders.hpp"
 #include "support/processes.hpp"
 #include "support/run.hpp"
 
@@ -24,14 +25,8 @@ using nlohmann::json;
 
 namespace {
 
-const fs::path& work_dir() {
-  static const fs::path dir = [] {
-    fs::path d = fs::temp_directory_path() / ("gpulab-grade-test-" + std::to_string(::getpid()));
-    fs::remove_all(d);
-    fs::create_directories(d);
-    return d;
-  }();
-  return dir;
+fs::path work_dir() {
+  return fresh_folder("gpulab-grade-test");
 }
 
 std::vector<std::string> env() {

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "support/folders.hpp"
 #include "support/run.hpp"
 
 using namespace gpulab::test;
@@ -18,14 +19,8 @@ using nlohmann::json;
 
 namespace {
 
-const fs::path& work_dir() {
-  static const fs::path dir = [] {
-    fs::path d = fs::temp_directory_path() / ("gpulab-teacher-test-" + std::to_string(::getpid()));
-    fs::remove_all(d);
-    fs::create_directories(d);
-    return d;
-  }();
-  return dir;
+fs::path work_dir() {
+  return fresh_folder("gpulab-teacher-test");
 }
 
 std::vector<std::string> env(const fs::path& folder) {
