@@ -196,7 +196,15 @@ Contained::Contained(const ProcessSpec& spec, const ContainLimits& limits) : spe
     tmpfs(home, "65536");
   }
   for (const fs::path& h : limits.hidden) {
-    if (fs::is_directory(h, ec) && h != "/") tmpfs(fs::absolute(h).lexically_normal(), "65536");
+    const fs::path p = fs::absolute(h).lexically_normal();
+    // Never the system's own folders (a class kept under /usr would hide the C++ library).
+    bool system = p == "/";
+    for (const char* top : {"/usr", "/lib", "/lib32", "/lib64", "/bin", "/sbin", "/etc", "/opt"}) {
+      const std::string t = top;
+      system = system || p.string() == t || p.string().rfind(t + "/", 0) == 0 ||
+               t.rfind(p.string() + "/", 0) == 0;
+    }
+    if (fs::is_directory(p, ec) && !system) tmpfs(p, "65536");
   }
   // What it must read and write, at the same paths (their folders are made in the sandbox).
   if (!spec.argv.empty() && spec.argv[0].find('/') != std::string::npos) {
