@@ -131,16 +131,16 @@ std::string render_exercise_grade(const exercise::GradeResult& r, const OutputOp
     const auto& d = row.diagnoses.front();
     std::string text = d.text.in(l);
     if (const auto nl = text.find('\n'); nl != std::string::npos) text.resize(nl);
-    s +=
-        fmt::format("  - {} {}: {}\n", row.student,
-                    row.file.empty() ? row.exercise : fs::path(row.file).filename().string(), text);
+    s += fmt::format("  - {} {}{}{}\n", row.student,
+                     row.file.empty() ? row.exercise : fs::path(row.file).filename().string(),
+                     tr(l, ": ", "："), text);
   }
   std::map<std::string, std::size_t> counts;
   for (const auto& row : r.rows) ++counts[row.verdict];
   std::string others;
   for (const char* v : {"failed", "not_verified", "refused", "missing", "not_graded"}) {
     if (counts[v] == 0) continue;
-    others += fmt::format("{}{} {}", others.empty() ? "" : ", ", counts[v],
+    others += fmt::format("{}{} {}", others.empty() ? "" : tr(l, ", ", "，"), counts[v],
                           exercise::verdict_words(v).in(l));
   }
   s += fmt::format(fmt::runtime(std::string(
