@@ -250,7 +250,7 @@ void setup_exercise_grade(CLI::App& exercise_app, GlobalOptions& g) {
                         "NN-ID.cu files",
                         "提交：每名学生一个文件夹的文件夹、一名学生的文件夹，或 NN-ID.cu 文件"))
       ->required()
-      ->type_name("PATH...");
+      ->type_name("PATH");
   c->add_option(
        "--seed", raw->seed,
        help_tr(g, "The inputs' seed, one for the whole class (default: a fresh one, shown)",
