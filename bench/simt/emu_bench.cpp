@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <string>
 #include <thread>
 #include <vector>
@@ -26,83 +27,18 @@
 // The same kernels and harness built against ROCm's HIP-CPU for comparison
 // (bench/simt/hipcpu_compare.sh).
 #include <hip/hip_runtime.h>
-#define EMU_SHFL_DOWN(v, offset) __shfl_down(v, offset)
+// HIP has no mask argument: HIP-CPU runs a warp's lanes together.
+#define __shfl_down_sync(mask, v, offset) __shfl_down(v, offset)
 #else
 #include "kernels/prelude.cuh"
 #include "simt/simt.hpp"
-#define EMU_SHFL_DOWN(v, offset) __shfl_down_sync(0xffffffffu, v, offset)
 #endif
 
-namespace emu_bench_kernels {
-
-__global__ void vecadd(const float* a, const float* b, float* c, int n) {
-  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  if (i < n) c[i] = a[i] + b[i];
-}
-
-// C = A * B, n x n, 16 x 16 tiles through shared memory (n a multiple of 16).
-constexpr int kTile = 16;
-__global__ void matmul_tiled(const float* a, const float* b, float* c, int n) {
-  __shared__ float as[kTile][kTile];
-  __shared__ float bs[kTile][kTile];
-  const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
-  const int row = static_cast<int>(blockIdx.y) * kTile + ty;
-  const int col = static_cast<int>(blockIdx.x) * kTile + tx;
-  float acc = 0.0f;
-  for (int k0 = 0; k0 < n; k0 += kTile) {
-    as[ty][tx] = a[row * n + k0 + tx];
-    bs[ty][tx] = b[(k0 + ty) * n + col];
-    __syncthreads();
-    for (int k = 0; k < kTile; ++k) acc += as[ty][k] * bs[k][tx];
-    __syncthreads();
-  }
-  c[row * n + col] = acc;
-}
-
-// One partial sum per block: the classic __syncthreads tree in shared memory (block 256).
-__global__ void reduce_tree(const float* in, float* partial, int n) {
-  __shared__ float s[256];
-  const unsigned t = threadIdx.x;
-  const unsigned i = blockIdx.x * blockDim.x + t;
-  s[t] = i < static_cast<unsigned>(n) ? in[i] : 0.0f;
-  __syncthreads();
-  for (unsigned stride = blockDim.x / 2; stride > 0; stride >>= 1) {
-    if (t < stride) s[t] += s[t + stride];
-    __syncthreads();
-  }
-  if (t == 0) partial[blockIdx.x] = s[0];
-}
-
-// One partial sum per warp, through __shfl_down_sync (no shared memory, no barrier).
-__global__ void reduce_shfl(const float* in, float* partial, int n) {
-  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-  float v = i < static_cast<unsigned>(n) ? in[i] : 0.0f;
-  for (int offset = 16; offset > 0; offset >>= 1) v += EMU_SHFL_DOWN(v, offset);
-  if ((threadIdx.x & 31) == 0) partial[i / 32] = v;
-}
-
-// NVIDIA's matrixMul sample's kernel shape: C = A * B with A hA x wA and B wA x wB, BLOCK x BLOCK
-// tiles, one thread per element of C.
-template <int BLOCK>
-__global__ void matrix_mul(float* c, const float* a, const float* b, int wa, int wb) {
-  __shared__ float as[BLOCK][BLOCK];
-  __shared__ float bs[BLOCK][BLOCK];
-  const int bx = static_cast<int>(blockIdx.x), by = static_cast<int>(blockIdx.y);
-  const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
-  const int a_begin = wa * BLOCK * by, a_end = a_begin + wa - 1, a_step = BLOCK;
-  const int b_begin = BLOCK * bx, b_step = BLOCK * wb;
-  float sum = 0.0f;
-  for (int ia = a_begin, ib = b_begin; ia <= a_end; ia += a_step, ib += b_step) {
-    as[ty][tx] = a[ia + wa * ty + tx];
-    bs[ty][tx] = b[ib + wb * ty + tx];
-    __syncthreads();
-    for (int k = 0; k < BLOCK; ++k) sum += as[ty][k] * bs[k][tx];
-    __syncthreads();
-  }
-  c[wb * BLOCK * by + BLOCK * bx + wb * ty + tx] = sum;
-}
-
-}  // namespace emu_bench_kernels
+#if defined(EMU_BENCH_KERNELS)
+#include EMU_BENCH_KERNELS
+#else
+#include "emu_bench_kernels.cuh"
+#endif
 
 namespace {
 
@@ -114,17 +50,20 @@ struct RunOptions {
   unsigned workers = 0;  // HIP-CPU takes its threads from TBB: all cores
 };
 // A launch and the synchronize that waits for it.
-template <class Kernel, class... Args>
-void launch(Kernel kernel, dim3 grid, dim3 block, std::size_t shared, const RunOptions&,
-            Args... args) {
-  hipLaunchKernelGGL(kernel, grid, block, shared, nullptr, args...);
+template <auto Kernel, class... Args>
+void launch(dim3 grid, dim3 block, std::size_t shared, const RunOptions&, Args... args) {
+  hipLaunchKernelGGL(Kernel, grid, block, shared, nullptr, args...);
   if (hipDeviceSynchronize() != hipSuccess) std::abort();
 }
 const char* const kRunner = "HIP-CPU";
 #else
 using gpulab::simt::launch;
 using gpulab::simt::RunOptions;
-const char* const kRunner = "gpulab emulator";
+#if defined(EMU_BENCH_FIBERS)
+const char* const kRunner = "gpulab emulator, kernels as written: fibers";
+#else
+const char* const kRunner = "gpulab emulator, kernels as gpulab run builds them";
+#endif
 #endif
 
 struct Options {
@@ -135,13 +74,28 @@ struct Options {
   int mm_launches = 31;
 };
 
+// Wall time and the process's CPU time (all its threads), each the best of the runs. On a shared
+// machine the CPU time is the steadier measure: it does not count the time others took the cores.
+struct Timing {
+  double wall = 1e300, cpu = 1e300;
+};
+
+double cpu_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
+
 template <class F>
-double best_ms(int runs, F&& f) {
-  double best = 1e300;
+Timing best_ms(int runs, F&& f) {
+  Timing best;
   for (int r = 0; r < runs; ++r) {
     const auto t0 = Clock::now();
+    const double c0 = cpu_ms();
     f();
-    best = std::min(best, std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    best.cpu = std::min(best.cpu, cpu_ms() - c0);
+    best.wall =
+        std::min(best.wall, std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
   }
   return best;
 }
@@ -152,9 +106,12 @@ void keep(const T& v) {
   asm volatile("" : : "g"(&v) : "memory");
 }
 
-void row(const char* name, const char* shape, double emu_ms, double serial_ms, bool ok) {
-  std::printf("%-16s %-38s kernel %10.2f ms   serial loop %9.2f ms   ratio %7.1fx   %s\n", name,
-              shape, emu_ms, serial_ms, emu_ms / serial_ms, ok ? "ok" : "WRONG RESULT");
+void row(const char* name, const char* shape, Timing emu, Timing serial, bool ok) {
+  std::printf(
+      "%-16s %-38s kernel %10.2f ms (cpu %10.2f)   serial loop %9.2f ms (cpu %9.2f)   ratio "
+      "%7.1fx (cpu %7.1fx)   %s\n",
+      name, shape, emu.wall, emu.cpu, serial.wall, serial.cpu, emu.wall / serial.wall,
+      emu.cpu / serial.cpu, ok ? "ok" : "WRONG RESULT");
 }
 
 bool close(float got, float want, float tol) {
@@ -169,9 +126,9 @@ bool run_vecadd(const Options& o) {
     b[i] = static_cast<float>(i % 7) * 0.5f;
   }
   const unsigned blocks = (n + 255) / 256;
-  const double emu = best_ms(
-      o.runs, [&] { launch(k::vecadd, blocks, 256, 0, o.run, a.data(), b.data(), c.data(), n); });
-  const double serial = best_ms(o.runs, [&] {
+  const Timing emu = best_ms(
+      o.runs, [&] { launch<k::vecadd>(blocks, 256, 0, o.run, a.data(), b.data(), c.data(), n); });
+  const Timing serial = best_ms(o.runs, [&] {
     for (int i = 0; i < n; ++i) d[i] = a[i] + b[i];
     keep(d);
   });
@@ -191,12 +148,12 @@ bool run_matmul(const Options& o) {
   }
   const dim3 grid(static_cast<unsigned>(n / k::kTile), static_cast<unsigned>(n / k::kTile));
   const dim3 block(k::kTile, k::kTile);
-  const double emu = best_ms(o.runs, [&] {
-    launch(k::matmul_tiled, grid, block, 0, o.run, a.data(), b.data(), c.data(), n);
+  const Timing emu = best_ms(o.runs, [&] {
+    launch<k::matmul_tiled>(grid, block, 0, o.run, a.data(), b.data(), c.data(), n);
   });
   // The serial floor: the same sums in the same order (k ascending), i-k-j loop order so that
   // the inner loop streams rows.
-  const double serial = best_ms(o.runs, [&] {
+  const Timing serial = best_ms(o.runs, [&] {
     std::fill(d.begin(), d.end(), 0.0f);
     for (int i = 0; i < n; ++i) {
       for (int kk = 0; kk < n; ++kk) {
@@ -222,13 +179,16 @@ bool run_reduce(const Options& o, bool shfl) {
   for (int i = 0; i < n; ++i) in[i] = static_cast<float>(i % 64) * 0.015625f;
   const unsigned blocks = n / 256;
   std::vector<float> partial(shfl ? n / 32 : blocks);
-  const double emu = best_ms(o.runs, [&] {
-    launch(shfl ? k::reduce_shfl : k::reduce_tree, blocks, 256, 0, o.run, in.data(), partial.data(),
-           n);
+  const Timing emu = best_ms(o.runs, [&] {
+    if (shfl) {
+      launch<k::reduce_shfl>(blocks, 256, 0, o.run, in.data(), partial.data(), n);
+    } else {
+      launch<k::reduce_tree>(blocks, 256, 0, o.run, in.data(), partial.data(), n);
+    }
   });
   const std::size_t group = shfl ? 32 : 256;
   std::vector<float> want(partial.size());
-  const double serial = best_ms(o.runs, [&] {
+  const Timing serial = best_ms(o.runs, [&] {
     for (std::size_t p = 0; p < want.size(); ++p) {
       float s = 0.0f;
       for (std::size_t i = p * group; i < (p + 1) * group; ++i) s += in[i];
@@ -253,14 +213,15 @@ bool run_matrixmul(const Options& o) {
       b(static_cast<std::size_t>(wa) * wb, 0.01f), c(static_cast<std::size_t>(ha) * wb);
   const dim3 grid(wb / kBlock, ha / kBlock), block(kBlock, kBlock);
   const auto t0 = Clock::now();
+  const double c0 = cpu_ms();
   for (int l = 0; l < o.mm_launches; ++l) {
-    launch(k::matrix_mul<kBlock>, grid, block, 0, o.run, c.data(), a.data(), b.data(), wa, wb);
+    launch<k::matrix_mul<kBlock>>(grid, block, 0, o.run, c.data(), a.data(), b.data(), wa, wb);
   }
   const double total = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-  const double each = total / o.mm_launches;
+  const Timing each{total / o.mm_launches, (cpu_ms() - c0) / o.mm_launches};
   // The serial floor: one product, the same sums in the same order.
   std::vector<float> d(c.size());
-  const double serial = best_ms(o.runs, [&] {
+  const Timing serial = best_ms(o.runs, [&] {
     std::fill(d.begin(), d.end(), 0.0f);
     for (int i = 0; i < ha; ++i) {
       for (int kk = 0; kk < wa; ++kk) {
@@ -278,7 +239,7 @@ bool run_matrixmul(const Options& o) {
   std::snprintf(shape, sizeof shape, "320x320 * 320x640, BLOCK 32, %d launches", o.mm_launches);
   row("matrixMul-style", shape, each, serial, ok);
   std::printf("%-16s %.2f s for %d launches; 301 launches (as NVIDIA's sample): %.2f s\n", "",
-              total / 1000.0, o.mm_launches, each * 301 / 1000.0);
+              total / 1000.0, o.mm_launches, each.wall * 301 / 1000.0);
   return ok;
 }
 

@@ -330,7 +330,10 @@ void require_memory(const Backend& backend, std::string_view what,
 std::vector<std::string> include_define_flags(const std::vector<std::string>& includes,
                                               const std::vector<std::string>& defines) {
   std::vector<std::string> flags;
-  for (const auto& d : includes) flags.push_back("-I" + d);
+  for (const auto& d : includes) {
+    if (d.empty()) bad_value("-I", d, {"expected a folder", "应为一个文件夹"});
+    flags.push_back("-I" + d);
+  }
   for (const auto& d : defines) {
     if (d.empty() || d.front() == '=') {
       bad_value("-D", d, {"expected NAME or NAME=VALUE", "应为 NAME 或 NAME=VALUE"});

@@ -19,6 +19,7 @@
 #include "core/process.hpp"
 #include "core/text.hpp"
 #include "run/findings.hpp"
+#include "run/removed_api.hpp"
 
 namespace gpulab {
 
@@ -120,6 +121,34 @@ std::string render_run(const RunResult& r, const OutputOptions& out) {
                      fmt::join(r.flags_without_effect, " ")) +
          "\n";
   }
+  // Once each: API CUDA 13 removed, and what the emulator's clock counts.
+  if (!r.removed_api.empty()) {
+    s +=
+        "  " +
+        st.warn(std::string(tr(l,
+                               "API that CUDA 13 removed (nvcc 13 refuses it; the emulator "
+                               "still runs it):",
+                               "CUDA 13 已移除的 API（nvcc 13 不再接受；模拟器仍然可以运行）："))) +
+        "\n";
+    for (const auto& [key, used_at] : r.removed_api) {
+      if (const run::RemovedApi* api = run::find_removed_api(key)) {
+        s += "    " + run::removed_item(*api, short_path(used_at, r.file), l) + "\n";
+      }
+    }
+  }
+  if (!r.clock_read_at.empty()) {
+    s += fmt::format(
+             fmt::runtime(std::string(tr(
+                 l,
+                 "  The program reads the clock ({}): in a kernel, clock() and clock64() count "
+                 "nanoseconds of the CPU's clock on the emulator (a 1 GHz clock: "
+                 "cudaDevAttrClockRate is 1000000 kHz), not the GPU's cycles.",
+                 "  程序读取了时钟（{}）：在模拟器上，核函数中的 clock() 和 clock64() 计的是 CPU "
+                 "时钟的纳秒数（相当于 1 GHz 的时钟：cudaDevAttrClockRate 为 1000000 kHz），而不是 "
+                 "GPU 的周期数。"))),
+             short_path(r.clock_read_at, r.file)) +
+         "\n";
+  }
   if (r.leftover_processes > 0) {
     s += "  " +
          st.warn(fmt::format(
@@ -191,7 +220,18 @@ std::string render_run(const RunResult& r, const OutputOptions& out) {
                tr(l, "    (more launches ran than are listed)", "    （实际启动次数多于列出的）")) +
            "\n";
     }
-  } else if (r.backend != "cuda" || r.report_complete) {
+  }
+  if (r.library_launches > 0) {
+    s += fmt::format(fmt::runtime(std::string(tr(
+                         l,
+                         "  thrust's or CUB's own kernels were launched {} more time(s) on the "
+                         "GPU, not listed (the emulator runs thrust on the CPU).",
+                         "  thrust 或 CUB 自己的核函数在 GPU 上另外启动了 {} 次，未列出（模拟器在 "
+                         "CPU 上运行 thrust）。"))),
+                     r.library_launches) +
+         "\n";
+  }
+  if (r.launches.empty() && r.library_launches == 0 && (r.backend != "cuda" || r.report_complete)) {
     s += std::string(tr(l, "  No kernel was launched.", "  没有启动任何核函数。")) + "\n";
   }
   if (r.backend == "cuda") {
@@ -266,6 +306,21 @@ std::string render_run(const RunResult& r, const OutputOptions& out) {
   return s;
 }
 
+namespace {
+
+// API CUDA 13 removed that the program uses: what, where, and the call that replaces it.
+json removed_json(const RunResult& r) {
+  json out = json::array();
+  for (const auto& [key, where] : r.removed_api) {
+    if (const run::RemovedApi* api = run::find_removed_api(key)) {
+      out.push_back({{"api", api->what}, {"where", where}, {"replacement", api->replacement}});
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 json run_json(const RunResult& r) {
   json j = {{"command", "run"},
             {"file", r.file},
@@ -275,6 +330,8 @@ json run_json(const RunResult& r) {
             {"compile_ms", r.compile_ms},
             {"more_files", r.more_files},
             {"flags_without_effect", r.flags_without_effect},
+            {"removed_in_cuda13", removed_json(r)},
+            {"clock_read_at", r.clock_read_at.empty() ? json(nullptr) : json(r.clock_read_at)},
             {"run_ms", r.run_ms},
             {"check", r.check},
             {"exit_code",
@@ -285,6 +342,7 @@ json run_json(const RunResult& r) {
             {"main_returned", r.main_returned},
             {"leftover_processes", r.leftover_processes},
             {"launches_total", r.launches_total},
+            {"library_launches", r.library_launches},
             {"lost_printf_bytes", r.lost_printf_bytes},
             {"dropped_printf_bytes", r.dropped_printf_bytes},
             {"check_failures", check_failures(r)}};
@@ -373,6 +431,11 @@ std::vector<std::string> normalize_run_arguments(const std::vector<std::string>&
                                               "-m64",
                                               "-w",
                                               "-Wno-deprecated-gpu-targets",
+                                              "--expt-relaxed-constexpr",
+                                              "--expt-extended-lambda",
+                                              "--extended-lambda",
+                                              "-res-usage",
+                                              "--resource-usage",
                                               "--debug",
                                               "-O0",
                                               "-O1",
@@ -388,12 +451,23 @@ std::vector<std::string> normalize_run_arguments(const std::vector<std::string>&
     }
     if (t.size() < 2 || t[0] != '-' || t.starts_with("--program-arg=")) {
       out.push_back(t);
+    } else if ((t == "-I" || t == "-D") && i + 1 >= args.size()) {
+      out.push_back(t == "-I" ? "--include" : "--define");  // without its value: said so
     } else if (value_of(t, "-I", &v) || value_of(t, "--include-path", &v) ||
                value_of(t, "--include", &v)) {
-      out.push_back("--include=" + v);
+      // An empty value (-I=, --define=) stays a value, which the command then names.
+      if (v.empty()) {
+        out.insert(out.end(), {"--include", ""});
+      } else {
+        out.push_back("--include=" + v);
+      }
     } else if (value_of(t, "-D", &v) || value_of(t, "--define-macro", &v) ||
                value_of(t, "--define", &v)) {
-      out.push_back("--define=" + v);
+      if (v.empty()) {
+        out.insert(out.end(), {"--define", ""});
+      } else {
+        out.push_back("--define=" + v);
+      }
     } else if (value_of(t, "-U", &v) || value_of(t, "--undefine-macro", &v)) {
       out.push_back("--nvcc-flag=-U" + v);
     } else if (value_of(t, "-L", &v) || value_of(t, "--library-path", &v)) {
@@ -410,6 +484,16 @@ std::vector<std::string> normalize_run_arguments(const std::vector<std::string>&
       out.push_back("--nvcc-flag=-gencode=" + v);
     } else if (value_of(t, "-code", &v) || value_of(t, "--gpu-code", &v)) {
       out.push_back("--nvcc-flag=-code=" + v);
+    } else if (value_of(t, "-Xptxas", &v) || value_of(t, "--ptxas-options", &v)) {
+      out.push_back("--nvcc-flag=-Xptxas=" + v);
+    } else if (value_of(t, "-maxrregcount", &v) || value_of(t, "--maxrregcount", &v)) {
+      out.push_back("--nvcc-flag=-maxrregcount=" + v);
+    } else if (value_of(t, "-Xnvlink", &v) || value_of(t, "--nvlink-options", &v)) {
+      out.push_back("--nvcc-flag=-Xnvlink=" + v);
+    } else if (value_of(t, "-ccbin", &v) || value_of(t, "--compiler-bindir", &v)) {
+      out.push_back("--nvcc-flag=-ccbin=" + v);
+    } else if (value_of(t, "-cudart", &v) || value_of(t, "--cudart", &v)) {
+      out.push_back("--nvcc-flag=-cudart=" + v);
     } else if (value_of(t, "-rdc", &v) || value_of(t, "--relocatable-device-code", &v)) {
       out.push_back("--nvcc-flag=-rdc=" + v);
     } else if (value_of(t, "-o", &v) || value_of(t, "--output-file", &v)) {
@@ -534,7 +618,11 @@ void setup_run(CLI::App& app, GlobalOptions& g) {
                  f.starts_with("-O") || f == "-g" || f == "-G" || f == "--debug" ||
                  f == "--device-debug" || f == "-lineinfo" || f == "--generate-line-info" ||
                  f == "-use_fast_math" || f == "--use_fast_math" || f == "-m64" || f == "-w" ||
-                 f == "-Wno-deprecated-gpu-targets") {
+                 f == "-Wno-deprecated-gpu-targets" || f.starts_with("-Xptxas=") ||
+                 f.starts_with("-maxrregcount=") || f.starts_with("-Xnvlink=") ||
+                 f.starts_with("-ccbin=") || f.starts_with("-cudart=") ||
+                 f == "--expt-relaxed-constexpr" || f == "--expt-extended-lambda" ||
+                 f == "--extended-lambda" || f == "-res-usage" || f == "--resource-usage") {
         if (o.gpu) {
           // -dc compiles without linking; a program to run needs both: relocatable device code.
           o.nvcc_flags.push_back(f == "-dc" || f == "-rdc" ? "-rdc=true" : f);
@@ -544,13 +632,13 @@ void setup_run(CLI::App& app, GlobalOptions& g) {
       } else {
         throw UsageError(
             fmt::format("{}: an nvcc flag gpulab run does not know; it takes -I -D -U -l -L "
-                        "-std -O -g -G -lineinfo -rdc -dc -Xcompiler -arch -gencode -code "
-                        "--use_fast_math (gpulab help run)",
+                        "-std -O -g -G -lineinfo -rdc -dc -Xcompiler -Xptxas -maxrregcount "
+                        "-arch -gencode -code --use_fast_math (gpulab help run)",
                         f),
             fmt::format(
                 "{}：gpulab run 不认识的 nvcc 选项（见 gpulab help run）；它接受 -I -D -U -l "
-                "-L -std -O -g -G -lineinfo -rdc -dc -Xcompiler -arch -gencode -code "
-                "--use_fast_math",
+                "-L -std -O -g -G -lineinfo -rdc -dc -Xcompiler -Xptxas -maxrregcount -arch "
+                "-gencode -code --use_fast_math",
                 f));
       }
     }

@@ -7,10 +7,12 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -23,8 +25,11 @@
 #include "core/process.hpp"
 #include "core/sha256.hpp"
 #include "core/toolchain.hpp"
+#include "run/cuda_api.hpp"
+#include "run/headers.hpp"
 #include "run/report.hpp"
 #include "run/rewrite.hpp"
+#include "run/split.hpp"
 
 namespace gpulab::run {
 
@@ -127,12 +132,36 @@ bool deps_unchanged(const fs::path& manifest) {
 void write_manifest(const fs::path& manifest, const std::vector<std::string>& deps,
                     const fs::path& work_dir) {
   json m = {{"deps", json::array()}};
+  const std::string work = work_dir.string() + "/";
   for (const std::string& d : deps) {
-    // The rewritten copy lives in the work folder, which goes away; the source itself is hashed.
-    if (fs::path(d).parent_path() == work_dir) continue;
+    // The rewritten copies live in the work folder, which goes away; the sources themselves are
+    // hashed and the user's headers they stand for are stamped.
+    if (d.starts_with(work) || fs::path(d).parent_path() == work_dir) continue;
     m["deps"].push_back({d, file_stamp(d)});
   }
   std::ofstream(manifest) << m.dump();
+}
+
+// The build's notes (Build::removed_api, Build::clock_read_at), kept beside a cached program.
+void write_notes(const fs::path& file, const Build& b) {
+  json j = {{"removed_api", json::array()}, {"clock_read_at", b.clock_read_at}};
+  for (const RemovedUse& u : b.removed_api) j["removed_api"].push_back({u.key, u.where});
+  std::ofstream(file) << j.dump();
+}
+void read_notes(const fs::path& file, Build& b) {
+  std::ifstream in(file);
+  if (!in) return;
+  try {
+    const json j = json::parse(in);
+    for (const auto& u : j.at("removed_api")) {
+      if (find_removed_api(u.at(0).get<std::string>()) != nullptr) {
+        b.removed_api.push_back({u.at(0).get<std::string>(), u.at(1).get<std::string>()});
+      }
+    }
+    b.clock_read_at = j.value("clock_read_at", "");
+  } catch (const std::exception&) {
+    // A damaged file: the notes are left out, the program still runs.
+  }
 }
 
 std::string first_lines(const std::string& text, std::size_t max_lines) {
@@ -208,6 +237,56 @@ std::string unsupported_message(const std::vector<Unsupported>& found, const fs:
           "NVIDIA GPU (--backend gpu)",
           "{}:{}：'{}' 需要{}，gpulab 的模拟器不支持；请在 NVIDIA GPU 上运行（--backend gpu）"))),
       source.string(), u.line, u.token, u.feature);
+}
+
+// Of the features the emulator does not run, those that g++'s preprocessor keeps: a feature in a
+// branch #if leaves out (deviceQuery's driver API under CUDART_VERSION < 5000) or in a macro no
+// one uses is no reason to refuse the program. `preprocessed` is g++ -E's output, whose line
+// markers name the user's files (each copy starts with #line).
+std::vector<std::pair<fs::path, Unsupported>> kept_by_preprocessor(
+    const std::string& preprocessed, const std::map<fs::path, std::vector<Unsupported>>& found) {
+  std::map<std::pair<std::string, int>, std::string> text;  // (file, line) -> what stands there
+  std::string file;
+  int line = 0;
+  std::istringstream in(preprocessed);
+  for (std::string l; std::getline(in, l);) {
+    // A line marker: # LINE "FILE" FLAGS...
+    if (l.size() > 2 && l[0] == '#' && l[1] == ' ' &&
+        std::isdigit(static_cast<unsigned char>(l[2]))) {
+      line = std::atoi(l.c_str() + 2);
+      const std::size_t open = l.find('"');
+      const std::size_t close = l.rfind('"');
+      if (open != std::string::npos && close > open) {
+        file.clear();
+        for (std::size_t k = open + 1; k < close; ++k) {
+          if (l[k] == '\\' && k + 1 < close) ++k;
+          file += l[k];
+        }
+      }
+      continue;
+    }
+    text[{file, line}] += l;
+    ++line;
+  }
+  const auto has_word = [](const std::string& t, const std::string& word) {
+    const auto ident = [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    };
+    for (std::size_t at = t.find(word); at != std::string::npos; at = t.find(word, at + 1)) {
+      const bool before = at == 0 || !ident(t[at - 1]);
+      const bool after = at + word.size() >= t.size() || !ident(t[at + word.size()]);
+      if (before && after) return true;
+    }
+    return false;
+  };
+  std::vector<std::pair<fs::path, Unsupported>> kept;
+  for (const auto& [path, features] : found) {
+    for (const Unsupported& u : features) {
+      const auto it = text.find({path.string(), u.line});
+      if (it != text.end() && has_word(it->second, u.token)) kept.emplace_back(path, u);
+    }
+  }
+  return kept;
 }
 
 // Keeps the cache from growing without end: past kKeep entries, the least recently used go.
@@ -416,6 +495,7 @@ Build build_program(const BuildRequest& r) {
   key.add(compiler->path);
   key.add(compiler->version);
   key.add(kit.id);
+  key.add(kSplitVersion);
   for (const auto& f : r.extra_flags) key.add(f);
   const int cache_error = private_cache_error();
   const fs::path entry = cache_dir() / key.hex();
@@ -424,6 +504,7 @@ Build build_program(const BuildRequest& r) {
   if (r.use_cache && cache_error == 0 && fs::exists(program) &&
       deps_unchanged(entry / "deps.json") && entry_trusted(entry)) {
     build.cached = true;
+    read_notes(entry / "notes.json", build);
     std::error_code touched;
     fs::last_write_time(entry, fs::file_time_type::clock::now(), touched);  // recently used
     return build;
@@ -479,8 +560,19 @@ Build build_program(const BuildRequest& r) {
       diagnostics +=
           tr(lang, "[the compiler ran past its time limit]\n", "[编译器超过了时间限制]\n");
     }
+    std::string shown = first_lines(diagnostics, 40);
+    // nvcc 13 refusing what CUDA 13 removed: said in words, with the call that replaces it.
+    if (r.target == Target::gpu) {
+      const std::string en = explain_nvcc_refusal(diagnostics, Lang::en);
+      const std::string zh = explain_nvcc_refusal(diagnostics, Lang::zh);
+      if (!en.empty()) {
+        throw RuntimeFailure(Text{
+            fmt::format("{} could not compile {}:\n{}{}", compiler->name, what.string(), shown, en),
+            fmt::format("{} 无法编译 {}：\n{}{}", compiler->name, what.string(), shown, zh)});
+      }
+    }
     throw RuntimeFailure(both("{} could not compile {}:\n{}", "{} 无法编译 {}：\n{}",
-                              compiler->name, what.string(), first_lines(diagnostics, 40)));
+                              compiler->name, what.string(), shown));
   };
 
   if (r.target == Target::gpu) {
@@ -529,6 +621,37 @@ Build build_program(const BuildRequest& r) {
     const bool checked = r.target == Target::emulator_checked || profiled;
     std::vector<std::string> objects;
     std::vector<std::string> deps;
+    // The user's headers are CUDA too: each is rewritten once into work/headers/<its path>, and
+    // those folders are searched before the originals.
+    // Features the emulator does not run, by the file (a program's file or header) they are in.
+    std::map<fs::path, std::vector<Unsupported>> unsupported;
+    std::set<fs::path> header_folders;
+    std::vector<fs::path> include_dirs;
+    for (const std::string& f : r.extra_flags) {
+      if (f.starts_with("-I") && f.size() > 2) include_dirs.push_back(fs::absolute(f.substr(2)));
+    }
+    const auto shadow_headers = [&](const fs::path& file, const std::string& text) {
+      HeaderSearch search;
+      search.kit_include = kit.dir / "include";
+      search.quote_dirs = {file.parent_path()};
+      search.include_dirs = include_dirs;
+      for (const fs::path& h : user_headers(file, text, search, read_file)) {
+        if (unsupported.count(h) != 0) continue;
+        Rewritten rewritten = rewrite_for_emulator(read_file(h), h.string());
+        const fs::path copy = shadow_path(work / "headers", h);
+        fs::create_directories(copy.parent_path(), ec);
+        if (const int error = write_whole(copy, rewritten.text); error != 0) {
+          throw RuntimeFailure(
+              both("cannot write {}: {}", "无法写入 {}：{}", copy.string(), std::strerror(error)));
+        }
+        unsupported[h] = std::move(rewritten.unsupported);
+        if (rewritten.clock_line != 0 && build.clock_read_at.empty()) {
+          build.clock_read_at = fmt::format("{}:{}", h.string(), rewritten.clock_line);
+        }
+        header_folders.insert(h.parent_path());
+        deps.push_back(h.string());
+      }
+    };
     for (std::size_t i = 0; i < sources.size(); ++i) {
       const fs::path& file = sources[i];
       const std::string ext = file.extension().string();
@@ -536,14 +659,25 @@ Build build_program(const BuildRequest& r) {
       // Every file but C is CUDA to the emulator: nvcc compiles .cpp files with the host compiler,
       // where no <<<>>> can stand, so the rewrite leaves them as they are.
       std::string text;
+      // The same file without split_kernels' transformation: compiled instead if the
+      // transformed one does not compile (a construct the lexical transformation misread).
+      std::string plain_text;
       if (c_file) {
         text = "#line 1 \"" + file.string() + "\"\n" + texts[i];
       } else {
-        const Rewritten rewritten = rewrite_for_emulator(texts[i], file.string());
-        if (!rewritten.unsupported.empty()) {
-          throw RuntimeFailure(chosen(unsupported_message(rewritten.unsupported, file, lang)));
+        Rewritten rewritten = rewrite_for_emulator(texts[i], file.string());
+        unsupported[file] = std::move(rewritten.unsupported);
+        if (rewritten.clock_line != 0 && build.clock_read_at.empty()) {
+          build.clock_read_at = fmt::format("{}:{}", file.string(), rewritten.clock_line);
         }
         text = rewritten.text;
+        // Kernels with barriers become coroutines (not in check and profile builds, whose
+        // instrumentation must see the kernel's own code); spin loops yield in every build.
+        const Split split = split_kernels(texts[i], !checked);
+        if (split.kernels + split.spin_loops > 0) {
+          plain_text = std::move(text);
+          text = rewrite_for_emulator(split.text, file.string()).text;
+        }
       }
       const std::string copy_name =
           i == 0 ? std::string("main.cpp") : fmt::format("main_{}{}", i, c_file ? ".c" : ".cpp");
@@ -565,15 +699,45 @@ Build build_program(const BuildRequest& r) {
       }
       const fs::path object = work / fmt::format("main_{}.o", i);
       const fs::path dep = work / fmt::format("deps_{}.d", i);
+      // DWARF 4: with DWARF 5's file table, addr2line (binutils 2.40) names the compiled copy
+      // instead of the #line file for a function that opens a file's code (a header's kernel
+      // reported at main.cpp:4 instead of k.cuh:4).
       std::vector<std::string> argv = {compiler->path};
+      std::vector<std::string> extra_flags = r.extra_flags;
       if (c_file) {
-        argv.insert(argv.end(), {"-x", "c", "-O2", "-g", "-iquote", file.parent_path().string(),
-                                 "-I" + (kit.dir / "include").string()});
-      } else {
         argv.insert(argv.end(),
-                    {"-std=c++20", checked ? "-O1" : "-O2", "-g", "-fno-extern-tls-init", "-iquote",
-                     file.parent_path().string(), "-I" + (kit.dir / "include").string(), "-include",
-                     "cuda_runtime.h"});
+                    {"-x", "c", "-O2", "-g", "-gdwarf-4", "-iquote", file.parent_path().string(),
+                     "-I" + (kit.dir / "include").string(), "-D__NVCC__=1"});
+      } else {
+        shadow_headers(file, texts[i]);
+        // The rewritten headers first: beside the file, in each -I folder; the folders of the
+        // originals after every other folder (-idirafter: an -iquote folder would come before
+        // the -I ones), for a header found some other way (a macro's name) that includes its
+        // neighbours.
+        const fs::path shadow = work / "headers";
+        if (!header_folders.empty()) {
+          argv.insert(argv.end(), {"-iquote", shadow_path(shadow, file.parent_path()).string()});
+          extra_flags.clear();
+          for (const std::string& f : r.extra_flags) {
+            if (f.starts_with("-I") && f.size() > 2) {
+              extra_flags.push_back("-I" + shadow_path(shadow, f.substr(2)).string());
+            }
+            extra_flags.push_back(f);
+          }
+          for (const fs::path& folder : header_folders) {
+            extra_flags.insert(extra_flags.end(), {"-idirafter", folder.string()});
+          }
+        }
+        argv.insert(argv.end(), {"-std=c++20", checked ? "-O1" : "-O2", "-g", "-gdwarf-4",
+                                 "-fno-extern-tls-init", "-iquote", file.parent_path().string(),
+                                 "-I" + (kit.dir / "include").string(), "-D__NVCC__=1"});
+        // A .cu file is CUDA: the runtime comes with it and __CUDACC__ is defined. nvcc gives
+        // a .cpp file to the host compiler as it is: it includes cuda_runtime.h itself if it
+        // wants it (the samples' mergeSort_host.cpp defines its own umin, which a device
+        // function of the same name would clash with).
+        if (ext == ".cu") {
+          argv.insert(argv.end(), {"-include", "cuda_runtime.h", "-DGPULAB_RT_CUDA_SOURCE=1"});
+        }
         if (checked) argv.insert(argv.end(), kit.check_flags.begin(), kit.check_flags.end());
         // Every basic block calls a hook (the branches); aggregates are not split into scalars,
         // so that a float4 is one 16-byte access as on a GPU, not four 4-byte ones.
@@ -582,12 +746,51 @@ Build build_program(const BuildRequest& r) {
                       {"-fsanitize-coverage=trace-pc", "-fno-tree-sra", "-DGPULAB_RT_PROFILED"});
         }
       }
-      argv.insert(argv.end(), r.extra_flags.begin(), r.extra_flags.end());
-      argv.insert(argv.end(), {"-MD", "-MF", dep.string()});
+      argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
+      // The marks of removed API (removed_api.hpp) stay warnings under the user's -Werror.
+      if (!c_file)
+        argv.insert(argv.end(),
+                    {"-Wdeprecated-declarations", "-Wno-error=deprecated-declarations"});
       if (!c_file) argv.insert(argv.end(), {"-x", "c++"});
+      // A feature the emulator does not run, in the file or a header it includes, is named before
+      // compiling, where the preprocessor keeps it (one g++ -E, only when the rewrite saw one).
+      const bool any_unsupported =
+          std::any_of(unsupported.begin(), unsupported.end(),
+                      [](const auto& found) { return !found.second.empty(); });
+      if (!c_file && any_unsupported) {
+        std::vector<std::string> preprocess = argv;
+        const fs::path preprocessed = work / fmt::format("main_{}.ii", i);
+        preprocess.insert(preprocess.end(), {"-E", copy.string(), "-o", preprocessed.string()});
+        if (compile(preprocess).ok()) {
+          const auto kept = kept_by_preprocessor(read_file(preprocessed), unsupported);
+          if (!kept.empty()) {
+            // The file's own first, then its headers'.
+            const auto first = std::find_if(kept.begin(), kept.end(),
+                                            [&](const auto& k) { return k.first == file; });
+            const auto& [where, feature] = first != kept.end() ? *first : kept.front();
+            throw RuntimeFailure(chosen(unsupported_message({feature}, where, lang)));
+          }
+        }
+        fs::remove(preprocessed, ec);
+      }
+      argv.insert(argv.end(), {"-MD", "-MF", dep.string()});
       argv.insert(argv.end(), {"-c", copy.string(), "-o", object.string()});
-      const ProcessResult p = compile(argv);
-      if (!p.ok()) compile_failed(p, file);
+      ProcessResult p = compile(argv);
+      if (!p.ok() && !plain_text.empty() && !p.timed_out) {
+        if (write_whole(copy, plain_text) == 0) p = compile(argv);
+      }
+      if (!p.ok()) {
+        if (const auto missing = missing_cuda_api(p.err.empty() ? p.out : p.err, lang)) {
+          throw RuntimeFailure(chosen(*missing));
+        }
+        compile_failed(p, file);
+      }
+      // API CUDA 13 removed: the emulator's headers mark it deprecated, and g++ names each use.
+      for (RemovedUse& u : removed_uses_in(p.err)) {
+        const bool seen = std::any_of(build.removed_api.begin(), build.removed_api.end(),
+                                      [&](const RemovedUse& known) { return known.key == u.key; });
+        if (!seen) build.removed_api.push_back(std::move(u));
+      }
       objects.push_back(object.string());
       for (std::string& d : read_depfile(dep)) deps.push_back(std::move(d));
       fs::remove(dep, ec);
@@ -664,6 +867,7 @@ Build build_program(const BuildRequest& r) {
     }
   }
   write_manifest(work / "deps.json", all_deps, work);
+  write_notes(work / "notes.json", build);
   if (const auto hash = sha256_file(out)) std::ofstream(work / "program.sha256") << *hash << "\n";
   ::chmod(out.c_str(), 0700);
   fs::remove(depfile, ec);
@@ -787,6 +991,13 @@ std::vector<std::string> source_lines(const fs::path& program, const fs::path& s
       continue;
     }
     if (const auto disc = l.find(" (discriminator"); disc != std::string::npos) l.resize(disc);
+    // A rewritten header (build-*/headers/<its path>) stands for the user's own.
+    if (const auto build = l.find("/build-"); build != std::string::npos) {
+      const auto slash = l.find('/', build + 1);
+      if (slash != std::string::npos && l.compare(slash, 9, "/headers/") == 0) {
+        l.erase(0, slash + 8);
+      }
+    }
     // GCC names the rewritten copy (build-*/main.cpp) for some lines despite its #line 1; the
     // line numbers are already the user's.
     if (const auto colon = l.rfind(':');
@@ -880,7 +1091,14 @@ std::vector<GpuLaunchSite> gpu_launch_sites(const fs::path& program,
       std::free(demangled);
       continue;
     }
-    if (site.kernel.empty() || !site.site.empty() || !users(where)) continue;
+    if (site.kernel.empty() || !site.site.empty()) continue;
+    if (!users(where)) {
+      // Between the kernel's stub and the program's own frame: thrust's or CUB's launch code.
+      if (where.find("/thrust/") != std::string::npos || where.find("/cub/") != std::string::npos) {
+        site.library = true;
+      }
+      continue;
+    }
     if (bare_function_name(function) == site.kernel) continue;  // the kernel's host stub
     site.site = where;
   }

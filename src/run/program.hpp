@@ -15,6 +15,7 @@
 
 #include "core/output.hpp"
 #include "run/contain.hpp"
+#include "run/removed_api.hpp"
 
 namespace gpulab::run {
 
@@ -52,6 +53,11 @@ struct Build {
   // device"): the program was built in a temporary folder, which lives as long as `temporary`.
   std::string cache_problem;
   std::shared_ptr<TemporaryFolder> temporary;
+  // What the emulator build noticed, for the report to say once (kept with a cached build too):
+  // API CUDA 13 removed, each with its first use (removed_api.hpp), and the first line that reads
+  // the clock (FILE:LINE, "" when none).
+  std::vector<RemovedUse> removed_api;
+  std::string clock_read_at;
 };
 
 // Builds the program or finds it in the cache. Throws UsageError for a missing file, RuntimeFailure
@@ -123,6 +129,9 @@ std::vector<std::string> source_lines(const std::filesystem::path& program,
 // the kernel's name ("fill<3>") and FILE:LINE of the launch. Empty where unknown.
 struct GpuLaunchSite {
   std::string kernel, site;
+  // Launched by a library's code compiled into the program (thrust and CUB, from the toolkit's
+  // headers), not by the program's own <<<>>>: the emulator runs thrust on the CPU instead.
+  bool library = false;
 };
 std::vector<GpuLaunchSite> gpu_launch_sites(const std::filesystem::path& program,
                                             const std::vector<std::vector<std::uint64_t>>& frames);

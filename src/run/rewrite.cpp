@@ -10,17 +10,19 @@
 //   unsupported features          ->  listed, so gpulab can name them before g++ sees them
 #include "run/rewrite.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <map>
 #include <optional>
 #include <string>
 
+#include <fmt/format.h>
+
+#include "core/hash.hpp"
+
 namespace gpulab::run {
 
-namespace {
-
-// code[i] is true where source[i] is code (not a comment or a literal).
 std::vector<bool> code_mask(std::string_view s) {
   std::vector<bool> code(s.size(), true);
   std::size_t i = 0;
@@ -72,13 +74,16 @@ std::vector<bool> code_mask(std::string_view s) {
   return code;
 }
 
+namespace {
+
 bool ident_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
 }
 
 class Rewriter {
  public:
-  Rewriter(std::string_view s, const std::string& path) : s_(s), code_(code_mask(s)), path_(path) {}
+  Rewriter(std::string_view s, const std::string& path)
+      : s_(s), code_(code_mask(s)), path_(path), tag_(fmt::format("{:08x}", fnv1a(path) >> 32)) {}
 
   Rewritten run() {
     Rewritten out;
@@ -115,12 +120,50 @@ class Rewriter {
         const std::string_view word = s_.substr(i, e - i);
         if (word == "extern") {
           if (const std::size_t at_semicolon = dynamic_shared_end(e); at_semicolon != 0) {
-            out.text.append(s_.substr(copied, at_semicolon - copied));
-            out.text += " __asm__(\"gpulab_simt_dynamic_shared\")";
+            if (const std::size_t name = array_name(at_semicolon);
+                name != std::string_view::npos && in_block_scope(i)) {
+              // In a function, g++ drops an asm label in a template (the samples' SharedMemory<T>):
+              // the name becomes a reference to the block's buffer, typed by the declaration,
+              // which now names a placeholder that is never used (decltype does not use it).
+              std::size_t name_end = name;
+              while (name_end < s_.size() && ident_char(s_[name_end])) ++name_end;
+              const std::string placeholder =
+                  "gpulab_shared_decl_" + tag_ + "_" + std::to_string(registrations_made_++) + "_";
+              out.text.append(s_.substr(copied, name - copied));
+              out.text += placeholder;
+              out.text.append(s_.substr(name_end, at_semicolon - name_end));
+              out.text += "; decltype(" + placeholder + ")& " +
+                          std::string(s_.substr(name, name_end - name)) +
+                          " = reinterpret_cast<decltype(" + placeholder +
+                          ")&>(*::gpulab::simt::detail::dynamic_shared_buffer())";
+            } else {
+              out.text.append(s_.substr(copied, at_semicolon - copied));
+              out.text += " __asm__(\"gpulab_simt_dynamic_shared\")";
+            }
             copied = at_semicolon;
           }
         } else if (word == "__global__") {
           note_kernel_definition(e);
+        } else if ((word == "clock" || word == "clock64") && out.clock_line == 0 &&
+                   skip_space(e) < s_.size() && s_[skip_space(e)] == '(') {
+          out.clock_line = line_of(i);
+          note_unsupported(word, i, out.unsupported);
+        } else if (word == "asm" || word == "__asm__" || word == "__asm") {
+          // A read of a special register the samples use (%smid, %laneid, ...) becomes a call
+          // into the emulator; any other inline PTX is refused.
+          if (auto read = parse_register_read(e)) {
+            if (out.clock_line == 0 &&
+                (read->replacement.find("clock64") != std::string::npos ||
+                 read->replacement.find("globaltimer") != std::string::npos)) {
+              out.clock_line = line_of(i);
+            }
+            out.text.append(s_.substr(copied, i - copied));
+            out.text += read->replacement;
+            copied = read->end;
+            i = read->end;
+            continue;
+          }
+          note_unsupported(word, i, out.unsupported);
         } else {
           note_unsupported(word, i, out.unsupported);
         }
@@ -263,7 +306,7 @@ class Rewriter {
     if (end == std::string_view::npos) return;
     const std::string n(name);
     registrations_[end + 1] =
-        " [[maybe_unused]] static const bool gpulab_kernel_registered_" +
+        " [[maybe_unused]] static const bool gpulab_kernel_registered_" + tag_ + "_" +
         std::to_string(registrations_made_++) +
         "_ = [](auto gpulab_tag_) { if constexpr (requires { "
         "::gpulab::rt::kernel_address<decltype(gpulab_tag_)>(" +
@@ -336,6 +379,82 @@ class Rewriter {
     return launch;
   }
 
+  // After `asm` (at `after_word`): `asm [volatile] ("mov.u32 %0, %%smid;" : "=r"(x))` and the like,
+  // a read of one of the special registers gpulab gives values for, as `(x) = value`.
+  std::optional<Launch> parse_register_read(std::size_t after_word) const {
+    std::size_t k = skip_space(after_word);
+    for (std::string_view q : {"volatile", "__volatile__"}) {
+      if (at(k, q) && !ident_char(s_[k + q.size()])) k = skip_space(k + q.size());
+    }
+    if (k >= s_.size() || s_[k] != '(') return std::nullopt;
+    const std::size_t open = k;
+    const std::size_t close = match_forward(open, ')');
+    if (close == std::string_view::npos) return std::nullopt;
+    // The template: one or more string literals (skip_space would skip them: they are no code).
+    const auto blank = [&](std::size_t at_k) {
+      while (at_k < close && std::isspace(static_cast<unsigned char>(s_[at_k]))) ++at_k;
+      return at_k;
+    };
+    const auto literal = [&](std::size_t& at_k, std::string& text) {
+      at_k = blank(at_k);
+      bool any = false;
+      while (at_k < close && s_[at_k] == '"') {
+        std::size_t e = at_k + 1;
+        while (e < close && s_[e] != '"') e += s_[e] == '\\' ? 2 : 1;
+        if (e >= close) return false;
+        text.append(s_.substr(at_k + 1, e - at_k - 1));
+        at_k = blank(e + 1);
+        any = true;
+      }
+      return any;
+    };
+    std::string templ, constraint;
+    k = open + 1;
+    if (!literal(k, templ) || k >= close || s_[k] != ':') return std::nullopt;
+    ++k;
+    if (!literal(k, constraint) || k >= close || s_[k] != '(') return std::nullopt;
+    const std::size_t expr_close = match_forward(k, ')');
+    if (expr_close == std::string_view::npos || skip_space(expr_close + 1) != close) {
+      return std::nullopt;  // inputs or clobbers: not a plain read
+    }
+    const std::string_view expr = s_.substr(k + 1, expr_close - k - 1);
+    if (constraint != "=r" && constraint != "=l" && constraint != "=h") return std::nullopt;
+    std::string t;
+    for (char c : templ) {
+      if (c != ' ' && c != '\t') t += c;
+    }
+    if (!t.starts_with("mov.")) return std::nullopt;
+    const std::size_t comma = t.find("%0,");
+    if (comma == std::string::npos) return std::nullopt;
+    std::string reg = t.substr(comma + 3);
+    while (!reg.empty() && reg.front() == '%') reg.erase(0, 1);
+    while (!reg.empty() && reg.back() == ';') reg.pop_back();
+    static const std::map<std::string, std::string, std::less<>> kRegisters = {
+        {"smid", "::gpulab_rt_ptx_smid()"},
+        {"nsmid", "::gpulab_rt_ptx_nsmid()"},
+        {"warpid", "::gpulab::rt::ptx_warpid()"},
+        {"nwarpid", "64u"},
+        {"laneid", "::gpulab::rt::ptx_laneid()"},
+        {"lanemask_eq", "::gpulab::rt::ptx_lanemask_eq()"},
+        {"lanemask_lt", "::gpulab::rt::ptx_lanemask_lt()"},
+        {"lanemask_le", "::gpulab::rt::ptx_lanemask_le()"},
+        {"lanemask_gt", "::gpulab::rt::ptx_lanemask_gt()"},
+        {"lanemask_ge", "::gpulab::rt::ptx_lanemask_ge()"},
+        {"clock", "static_cast<unsigned>(::clock64())"},
+        {"clock64", "static_cast<unsigned long long>(::clock64())"},
+        {"globaltimer", "::gpulab_rt_ptx_globaltimer()"},
+    };
+    const auto it = kRegisters.find(reg);
+    if (it == kRegisters.end()) return std::nullopt;
+    Launch read;
+    read.end = close + 1;
+    read.replacement = "((" + std::string(expr) + ") = " + it->second + ")";
+    for (std::size_t p = after_word; p < close; ++p) {
+      if (s_[p] == '\n') read.replacement += '\n';
+    }
+    return read;
+  }
+
   // For `extern` at `after_word`: when it declares `extern __shared__ T name[]`, the position of
   // the `;` that ends it (where the binding goes); 0 otherwise.
   std::size_t dynamic_shared_end(std::size_t after_word) const {
@@ -356,6 +475,48 @@ class Rewriter {
     return 0;
   }
 
+  // The start of the array's name in `extern __shared__ T name[];` (`semicolon` ends it), or npos.
+  std::size_t array_name(std::size_t semicolon) const {
+    std::size_t k = skip_space_back(semicolon);
+    if (k == 0 || s_[k - 1] != ']') return std::string_view::npos;
+    const std::size_t open = match_back(k - 1);
+    if (open == std::string_view::npos) return std::string_view::npos;
+    std::size_t end = skip_space_back(open);
+    std::size_t begin = end;
+    while (begin > 0 && ident_char(s_[begin - 1])) --begin;
+    return begin < end ? begin : std::string_view::npos;
+  }
+
+  // Whether `pos` is inside a function (or any braces but a namespace's and extern "C"'s).
+  bool in_block_scope(std::size_t pos) const {
+    std::vector<bool> blocks;  // per open brace: a block (not a namespace)
+    for (std::size_t k = 0; k < pos; ++k) {
+      if (!code_[k]) continue;
+      if (s_[k] == '{') {
+        blocks.push_back(!opens_namespace(k));
+      } else if (s_[k] == '}' && !blocks.empty()) {
+        blocks.pop_back();
+      }
+    }
+    return std::find(blocks.begin(), blocks.end(), true) != blocks.end();
+  }
+
+  // The brace at `brace` opens `namespace [a::b] {`, `inline namespace x {` or `extern "C" {`.
+  bool opens_namespace(std::size_t brace) const {
+    std::size_t k = brace;
+    while (k > 0 && std::isspace(static_cast<unsigned char>(s_[k - 1]))) --k;
+    if (k > 0 && s_[k - 1] == '"') return true;  // extern "C" (the literal is no code)
+    // Back over a (qualified) name, then the word before it.
+    while (k > 0 && (ident_char(s_[k - 1]) || s_[k - 1] == ':' ||
+                     std::isspace(static_cast<unsigned char>(s_[k - 1])))) {
+      std::size_t e = k;
+      while (k > 0 && ident_char(s_[k - 1])) --k;
+      if (s_.substr(k, e - k) == "namespace") return true;
+      if (k == e) --k;  // a ':' or a space
+    }
+    return false;
+  }
+
   void note_unsupported(std::string_view word, std::size_t pos,
                         std::vector<Unsupported>& out) const {
     struct Feature {
@@ -363,7 +524,7 @@ class Rewriter {
       bool whole_word;
       std::string_view name;
     };
-    static constexpr std::array<Feature, 53> kFeatures{{
+    static constexpr std::array<Feature, 52> kFeatures{{
         {"texture", true, "textures and surfaces"},
         {"tex1D", false, "textures and surfaces"},
         {"tex2D", false, "textures and surfaces"},
@@ -396,7 +557,6 @@ class Rewriter {
         {"cuDriverGetVersion", true, "the CUDA driver API (cu*)"},
         {"cuGetErrorString", true, "the CUDA driver API (cu*)"},
         {"nvrtc", false, "NVRTC (compiling CUDA at run time)"},
-        {"cudaDeviceCanAccessPeer", true, "multi-GPU peer access"},
         {"cudaDeviceEnablePeerAccess", true, "multi-GPU peer access"},
         {"cudaDeviceDisablePeerAccess", true, "multi-GPU peer access"},
         {"cudaMemcpyPeer", false, "multi-GPU peer access"},
@@ -457,6 +617,7 @@ class Rewriter {
   std::string_view s_;
   std::vector<bool> code_;
   std::string path_;
+  std::string tag_;  // from the path: a header's registrations never clash with its includer's
   std::map<std::size_t, std::string> registrations_;  // position -> a kernel's registration
   int registrations_made_ = 0;
 };
@@ -465,6 +626,38 @@ class Rewriter {
 
 Rewritten rewrite_for_emulator(std::string_view source, const std::string& path) {
   return Rewriter(source, path).run();
+}
+
+std::vector<Include> includes_of(std::string_view s) {
+  const std::vector<bool> code = code_mask(s);
+  std::vector<Include> out;
+  int line = 1;
+  for (std::size_t start = 0; start < s.size(); ++line) {
+    std::size_t end = s.find('\n', start);
+    if (end == std::string_view::npos) end = s.size();
+    std::size_t k = start;
+    const auto blank = [&] {
+      while (k < end && (s[k] == ' ' || s[k] == '\t')) ++k;
+    };
+    blank();
+    if (k < end && s[k] == '#' && code[k]) {
+      ++k;
+      blank();
+      if (s.compare(k, 7, "include") == 0 && k + 7 < end && !ident_char(s[k + 7])) {
+        k += 7;
+        blank();
+        if (k < end && (s[k] == '"' || s[k] == '<')) {
+          const char close = s[k] == '"' ? '"' : '>';
+          const std::size_t e = s.find(close, k + 1);
+          if (e != std::string_view::npos && e < end && e > k + 1) {
+            out.push_back({line, std::string(s.substr(k + 1, e - k - 1)), close == '"'});
+          }
+        }
+      }
+    }
+    start = end + 1;
+  }
+  return out;
 }
 
 }  // namespace gpulab::run

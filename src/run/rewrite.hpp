@@ -19,10 +19,25 @@ struct Unsupported {
 struct Rewritten {
   std::string text;  // starts with a #line directive naming the user's file
   int launches = 0;  // <<<...>>> launches rewritten
+  // The first line that reads the clock (clock(), clock64(), %clock, %globaltimer), or 0: the
+  // report says what the emulator's clock counts.
+  int clock_line = 0;
   std::vector<Unsupported> unsupported;
 };
 
-// `path` is the name compile errors and reports will show (the user's file, absolute).
+// code[i] is true where source[i] is code (not a comment, a string or a character literal).
+std::vector<bool> code_mask(std::string_view source);
+
+// `path` is the name compile errors and reports will show (the user's file, absolute). The same
+// rewrite serves the program's files and its own headers (the names it adds are unique per path).
 Rewritten rewrite_for_emulator(std::string_view source, const std::string& path);
+
+// An #include directive of the source (not one in a comment).
+struct Include {
+  int line = 0;
+  std::string name;  // as written between the quotes or brackets
+  bool quoted = false;
+};
+std::vector<Include> includes_of(std::string_view source);
 
 }  // namespace gpulab::run

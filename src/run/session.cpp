@@ -104,6 +104,10 @@ void collect(run::Execution& e, RunResult& r, const fs::path& program) {
       l.fault = line.value("fault", "");
       if (line.contains("frames")) {  // the GPU: the shape's facts follow from grid and block
         const run::GpuLaunchSite& site = sites.at(line.at("frames").dump());
+        if (site.library) {
+          ++r.library_launches;
+          continue;
+        }
         l.kernel = site.kernel.empty() ? "?" : site.kernel;
         l.site = site.site;
         l.emulated = false;
@@ -143,6 +147,7 @@ void collect(run::Execution& e, RunResult& r, const fs::path& program) {
     } else if (event == report::event::gpu_exit) {
       r.report_complete = true;
       r.launches_total = line.value("launches", std::uint64_t{0});
+      r.launches_total -= std::min(r.launches_total, r.library_launches);
     } else if (event == report::event::exit) {
       r.report_complete = true;
       r.launches_total = line.value("launches", std::uint64_t{0});
@@ -352,6 +357,8 @@ RunResult run_program(const RunOptions& o) {
   r.program = build.program.string();
   r.cached = build.cached;
   r.compile_ms = build.compile_ms;
+  for (const run::RemovedUse& u : build.removed_api) r.removed_api.emplace_back(u.key, u.where);
+  r.clock_read_at = build.clock_read_at;
 
   run::ExecRequest x;
   x.program = build.program;

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/output.hpp"
@@ -72,7 +73,11 @@ struct RunResult {
   std::string file;
   std::vector<std::string> more_files;
   std::vector<std::string> flags_without_effect;  // nvcc flags the emulator accepted, unused
-  std::string backend;                            // "cpu-emulator" or "cuda"
+  // API CUDA 13 removed that the program uses (emulator): the key of run/removed_api.hpp and
+  // FILE:LINE of the first use, each once; and the first line that reads the clock.
+  std::vector<std::pair<std::string, std::string>> removed_api;
+  std::string clock_read_at;
+  std::string backend;  // "cpu-emulator" or "cuda"
   std::string compiler;
   std::string program;  // the built program (code addresses in its report: run::source_lines)
   bool cached = false;
@@ -93,6 +98,8 @@ struct RunResult {
   std::uint64_t timeout_ms = 0, max_output_bytes = 0;
   std::vector<RunLaunch> launches;
   std::uint64_t launches_total = 0;
+  // GPU: launches thrust's or CUB's code made (listed nowhere, not in launches_total).
+  std::uint64_t library_launches = 0;
   bool launches_truncated = false;
   std::vector<RunFinding> findings;
   std::uint64_t lost_printf_bytes = 0, dropped_printf_bytes = 0;

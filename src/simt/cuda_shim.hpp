@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "simt/coroutine.hpp"
 #include "simt/device_api.hpp"
 
 #define __global__

@@ -1,6 +1,8 @@
 // The out-of-line device API: forwards barriers and warp collectives to the block's scheduler.
 #include "simt/device_api.hpp"
 
+#include <coroutine>
+#include <new>
 #include <string>
 
 #include "simt/race_check.hpp"
@@ -43,6 +45,62 @@ std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int
   if (r == nullptr) outside_kernel(warp_op_name(op));
   RecordingPause pause;
   return r->warp_collective(op, mask, value, arg, width, where);
+}
+
+// No recording to pause here: coroutine threads are not instrumented (gpulab run keeps check
+// builds on fibers); the scheduler turns recording on and off around each resumption.
+CoArrival co_block_barrier(BlockOp op, int predicate, const std::source_location& where,
+                           void* handle) {
+  BlockRunner* r = tl_runner;
+  if (r == nullptr) outside_kernel(block_op_name(op));
+  if (tl_recording != nullptr) tl_recording = nullptr;
+  return r->co_block_barrier(op, predicate, where, handle);
+}
+
+CoArrival co_warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int arg, int width,
+                             const std::source_location& where, void* handle) {
+  BlockRunner* r = tl_runner;
+  if (r == nullptr) outside_kernel(warp_op_name(op));
+  RecordingPause pause;
+  return r->co_warp_collective(op, mask, value, arg, width, where, handle);
+}
+
+void co_started(void* handle) {
+  BlockRunner* r = tl_runner;
+  if (r == nullptr) {
+    // Outside a launch a coroutine thread ends before it could wait: it would have called
+    // outside_kernel() at its first barrier.
+    std::coroutine_handle<>::from_address(handle).destroy();
+    return;
+  }
+  r->co_started(handle);
+}
+
+void* co_frame_allocate(std::size_t bytes) {
+  if (BlockRunner* r = tl_runner; r != nullptr) {
+    if (void* p = r->co_frame_allocate(bytes); p != nullptr) return p;
+  }
+  return ::operator new(bytes);
+}
+
+void co_frame_free(void* frame) noexcept {
+  if (BlockRunner* r = tl_runner; r != nullptr) {
+    const auto [begin, end] = r->frame_range();
+    const auto a = reinterpret_cast<std::uintptr_t>(frame);
+    if (a >= begin && a < end) return;  // freed with the block
+  }
+  ::operator delete(frame);
+}
+
+void spin(const void* address) {
+  BlockRunner* r = tl_runner;
+  if (r == nullptr) return;
+  RecordingPause pause;
+  r->spin(address);
+}
+
+void spin_wait() {
+  spin(&BlockRunner::kLoopRound);
 }
 
 void trap(const std::source_location& where) {

@@ -63,6 +63,67 @@ int block_barrier(BlockOp op, int predicate, const std::source_location& where);
 std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int arg, int width,
                               const std::source_location& where);
 [[noreturn]] void trap(const std::source_location& where);
+
+// Kernels that gpulab run turned into coroutines (simt/coroutine.hpp) arrive at the same barriers
+// and collectives without a fiber: `handle` is the calling thread's suspended coroutine; `suspend`
+// says whether it must stay suspended (false: it goes on at once, e.g. the lane that completes a
+// shuffle); `result` is where its result will be once it goes on.
+struct CoArrival {
+  const std::uint64_t* result;
+  bool suspend;
+};
+CoArrival co_block_barrier(BlockOp op, int predicate, const std::source_location& where,
+                           void* handle);
+
+// The block barrier being gathered on this OS thread, as far as a coroutine thread's arrival needs
+// it: an arrival like the first (same call, same kind, no __activemask() pending in its warp) is
+// booked inline by the awaitable (simt/coroutine.hpp) without a call; any other goes through
+// co_block_barrier. Owned by the block's runner (BlockRunner::gather_), which books the first
+// arrival and releases the barrier; null in check mode, where every arrival is a call.
+struct BarrierGather {
+  void** co = nullptr;                             // per thread: its suspended coroutine
+  std::uint32_t* block_wait = nullptr;             // per warp: lanes waiting at a block barrier
+  const std::uint32_t* activemask_wait = nullptr;  // per warp
+  std::uint64_t* result = nullptr;                 // per thread
+  const std::uint32_t* current = nullptr;          // the thread that runs now
+  std::uint32_t arrived = 0, first = 0;
+  std::uint64_t count = 0;  // predicates that were true
+  bool mixed = false;       // an arrival at another call or kind than the first
+  std::uint8_t first_op = 0;
+  std::source_location first_where;
+
+  // Books the current thread's arrival if it is like the first; false: call co_block_barrier.
+  bool arrive_like_first(BlockOp op, int predicate, const std::source_location& where,
+                         void* handle) {
+    const std::uint32_t t = *current;
+    const std::uint32_t w = t >> 5;
+    if (arrived == 0 || mixed || activemask_wait[w] != 0 ||
+        first_op != static_cast<std::uint8_t>(op) ||
+        std::memcmp(&first_where, &where, sizeof where) != 0) {
+      return false;
+    }
+    co[t] = handle;
+    block_wait[w] |= 1u << (t & 31);
+    ++arrived;
+    count += predicate != 0 ? 1 : 0;
+    return true;
+  }
+};
+inline thread_local BarrierGather* tl_gather = nullptr;
+CoArrival co_warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int arg, int width,
+                             const std::source_location& where, void* handle);
+void co_started(void* handle);
+void* co_frame_allocate(std::size_t bytes);
+void co_frame_free(void* frame) noexcept;
+
+// A thread that spins on an atomic (a compare-and-swap that failed, an exchange that changed
+// nothing) or sleeps (__nanosleep) waits for another thread: after a few tries in a row on the same
+// address it lets the other threads of its block run, as Volta's independent thread scheduling
+// guarantees. Outside a launch it does nothing.
+void spin(const void* address);
+// An empty loop in device code (`while (!flag);` on a volatile flag): gpulab run puts this call
+// in its body (src/run/split.cpp), so that the thread yields every few rounds.
+void spin_wait();
 // An invalid argument to a device-side library call (a tile size CUDA rejects at run time): a
 // KernelFault naming the calling thread, `what` and the call site.
 [[noreturn]] void invalid_device_call(const char* what, const std::source_location& where);
@@ -240,7 +301,10 @@ inline void __threadfence_system() {
 [[noreturn]] inline void __trap(std::source_location where = std::source_location::current()) {
   gpulab::simt::detail::trap(where);
 }
-inline void __nanosleep(unsigned) {}
+// A thread that sleeps waits for another: the others run meanwhile.
+inline void __nanosleep(unsigned) {
+  gpulab::simt::detail::spin(nullptr);
+}
 inline long long clock64() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
@@ -291,10 +355,6 @@ GPULAB_SIMT_ATOMIC_FETCH(atomicAdd, float, fetch_add)
 GPULAB_SIMT_ATOMIC_FETCH(atomicAdd, double, fetch_add)
 GPULAB_SIMT_ATOMIC_FETCH(atomicSub, int, fetch_sub)
 GPULAB_SIMT_ATOMIC_FETCH(atomicSub, unsigned int, fetch_sub)
-GPULAB_SIMT_ATOMIC_FETCH(atomicExch, int, exchange)
-GPULAB_SIMT_ATOMIC_FETCH(atomicExch, unsigned int, exchange)
-GPULAB_SIMT_ATOMIC_FETCH(atomicExch, unsigned long long, exchange)
-GPULAB_SIMT_ATOMIC_FETCH(atomicExch, float, exchange)
 GPULAB_SIMT_ATOMIC_FETCH(atomicAnd, int, fetch_and)
 GPULAB_SIMT_ATOMIC_FETCH(atomicAnd, unsigned int, fetch_and)
 GPULAB_SIMT_ATOMIC_FETCH(atomicAnd, unsigned long long, fetch_and)
@@ -305,6 +365,21 @@ GPULAB_SIMT_ATOMIC_FETCH(atomicXor, int, fetch_xor)
 GPULAB_SIMT_ATOMIC_FETCH(atomicXor, unsigned int, fetch_xor)
 GPULAB_SIMT_ATOMIC_FETCH(atomicXor, unsigned long long, fetch_xor)
 #undef GPULAB_SIMT_ATOMIC_FETCH
+
+// An exchange that changed nothing (a lock taken with atomicExch(&lock, 1) while it is held) and
+// a compare-and-swap that failed are how a thread spins: gpulab::simt::detail::spin lets the other
+// threads of the block run after a few in a row, so that the one it waits for can go on.
+#define GPULAB_SIMT_ATOMIC_EXCH(T)                                                       \
+  inline T atomicExch(T* address, T val) {                                               \
+    const T old = std::atomic_ref<T>(*address).exchange(val, std::memory_order_relaxed); \
+    if (std::memcmp(&old, &val, sizeof(T)) == 0) gpulab::simt::detail::spin(address);    \
+    return old;                                                                          \
+  }
+GPULAB_SIMT_ATOMIC_EXCH(int)
+GPULAB_SIMT_ATOMIC_EXCH(unsigned int)
+GPULAB_SIMT_ATOMIC_EXCH(unsigned long long)
+GPULAB_SIMT_ATOMIC_EXCH(float)
+#undef GPULAB_SIMT_ATOMIC_EXCH
 
 #define GPULAB_SIMT_ATOMIC_MINMAX(T)                                                            \
   inline T atomicMin(T* address, T val) {                                                       \
@@ -321,10 +396,12 @@ GPULAB_SIMT_ATOMIC_MINMAX(long long)
 GPULAB_SIMT_ATOMIC_MINMAX(unsigned long long)
 #undef GPULAB_SIMT_ATOMIC_MINMAX
 
-#define GPULAB_SIMT_ATOMIC_CAS(T)                                                                  \
-  inline T atomicCAS(T* address, T compare, T val) {                                               \
-    std::atomic_ref<T>(*address).compare_exchange_strong(compare, val, std::memory_order_relaxed); \
-    return compare;                                                                                \
+#define GPULAB_SIMT_ATOMIC_CAS(T)                                                         \
+  inline T atomicCAS(T* address, T compare, T val) {                                      \
+    if (!std::atomic_ref<T>(*address).compare_exchange_strong(compare, val,               \
+                                                              std::memory_order_relaxed)) \
+      gpulab::simt::detail::spin(address);                                                \
+    return compare;                                                                       \
   }
 GPULAB_SIMT_ATOMIC_CAS(int)
 GPULAB_SIMT_ATOMIC_CAS(unsigned int)

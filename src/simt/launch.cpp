@@ -335,9 +335,16 @@ LaunchStats launch_erased(const ErasedKernel& kernel, dim3 grid, dim3 block,
       BlockRunner runner(shape, *pool, checker ? &*checker : nullptr);
       if (checker) checker->set_runner(&runner);
       struct RunnerScope {
-        explicit RunnerScope(BlockRunner* r) { tl_runner = r; }
-        ~RunnerScope() { tl_runner = nullptr; }
-      } scope(&runner);
+        RunnerScope(BlockRunner* r, bool checked) {
+          tl_runner = r;
+          // Checked runs book every arrival through a call (their recording is paused there).
+          tl_gather = checked ? nullptr : r->gather();
+        }
+        ~RunnerScope() {
+          tl_runner = nullptr;
+          tl_gather = nullptr;
+        }
+      } scope(&runner, checker.has_value());
 
       const std::uint64_t gx = grid.x, gy = grid.y;
       while (!stop.load(std::memory_order_relaxed)) {

@@ -172,6 +172,28 @@ void check_race(State& s, std::uintptr_t address, std::size_t size, bool write, 
 
 }  // namespace
 
+namespace {
+
+// Records an allocation at `begin`; `block` is what release() frees (nullptr: nothing), `written`
+// whether its bytes count as written for the checks.
+void record(std::uintptr_t begin, std::size_t bytes, AllocationKind kind, std::string site,
+            void* block, bool written) {
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  Entry e;
+  e.bytes = bytes;
+  e.kind = kind;
+  e.site = std::move(site);
+  e.block = block;
+  if (s.checks) {
+    e.written = std::make_unique<std::uint8_t[]>(bytes);  // zeroed: nothing written
+    if (written) std::memset(e.written.get(), 1, bytes);
+  }
+  s.allocations[begin] = std::move(e);
+}
+
+}  // namespace
+
 void* allocate(std::size_t bytes, AllocationKind kind, std::string site) {
   if (bytes == 0) return nullptr;
   const std::size_t rounded = (bytes + 255) / 256 * 256;
@@ -182,16 +204,13 @@ void* allocate(std::size_t bytes, AllocationKind kind, std::string site) {
                          "内存不足：无法分配 {} 字节（模拟的）设备内存", bytes));
   }
   const auto begin = reinterpret_cast<std::uintptr_t>(block) + kPad;
-  State& s = state();
-  std::lock_guard lock(s.mutex);
-  Entry e;
-  e.bytes = bytes;
-  e.kind = kind;
-  e.site = std::move(site);
-  e.block = block;
-  if (s.checks) e.written = std::make_unique<std::uint8_t[]>(bytes);  // zeroed: nothing written
-  s.allocations[begin] = std::move(e);
+  record(begin, bytes, kind, std::move(site), block, false);
   return reinterpret_cast<void*>(begin);
+}
+
+void adopt(void* p, std::size_t bytes, AllocationKind kind, std::string site) {
+  // The program's own memory: never freed here, already written.
+  record(reinterpret_cast<std::uintptr_t>(p), bytes, kind, std::move(site), nullptr, true);
 }
 
 bool release(void* p, AllocationKind kind) {

@@ -17,8 +17,15 @@
 
 namespace gpulab::simt {
 
-// device_heap: malloc/new in a kernel (gpulab run's device heap, cudaLimitMallocHeapSize).
-enum class AllocationKind : std::uint8_t { device, managed, host_pinned, device_heap };
+// device_heap: malloc/new in a kernel (gpulab run's device heap, cudaLimitMallocHeapSize);
+// host_registered: the program's own host memory, registered with cudaHostRegister.
+enum class AllocationKind : std::uint8_t {
+  device,
+  managed,
+  host_pinned,
+  device_heap,
+  host_registered
+};
 
 struct Allocation {
   std::uintptr_t begin = 0;
@@ -30,6 +37,9 @@ struct Allocation {
 // Allocates like cudaMalloc (256-byte aligned, uninitialized); throws CudaError
 // (cudaErrorMemoryAllocation) when the host is out of memory. 0 bytes gives nullptr.
 void* allocate(std::size_t bytes, AllocationKind kind, std::string site);
+// Memory the program owns, known from now on as an allocation of `kind` (cudaHostRegister): its
+// bytes count as written; release() forgets it without freeing it.
+void adopt(void* p, std::size_t bytes, AllocationKind kind, std::string site);
 // Frees an allocation of this kind; false when `p` is not the start of one (nothing is freed).
 bool release(void* p, AllocationKind kind);
 // The allocation that holds `p`, if any.

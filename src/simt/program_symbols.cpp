@@ -89,6 +89,11 @@ std::string short_symbol_name(const std::string& demangled) {
   if (split == std::string::npos) return demangled;
   const std::string entity = demangled.substr(split + 2);
   std::string owner = demangled.substr(0, split);
+  // A kernel that gpulab run turned into a coroutine (src/run/split.cpp) declares its __shared__
+  // arrays in a lambda: "k(float*)::{lambda(float*)#1}::operator()(float*) const" is k's.
+  if (const std::size_t lambda = owner.find("::{lambda("); lambda != std::string::npos) {
+    owner.resize(lambda);
+  }
   // Drop the parameter list (and any cv-qualifiers after it) of a function.
   const std::size_t close = owner.rfind(')');
   if (close != std::string::npos) {
@@ -195,10 +200,15 @@ std::size_t ProgramSymbols::static_shared_bytes(const void* code) const {
   std::size_t total = 0;
   const std::string mangled = mangled_function_at(code);
   if (mangled.size() > 2 && mangled.compare(0, 2, "_Z") == 0) {
-    // A function-local static of f is mangled _ZZ<f's encoding>E<name>.
+    // A function-local static of f is mangled _ZZ<f's encoding>E<name>; one of a lambda in f
+    // (a kernel turned into a coroutine, src/run/split.cpp) _ZZZ<f's encoding>E<lambda>E<name>.
     const std::string prefix = "_ZZ" + mangled.substr(2) + "E";
+    const std::string in_lambda = "_ZZZ" + mangled.substr(2) + "E";
     for (const auto& [name, size] : tls_mangled_) {
-      if (name.compare(0, prefix.size(), prefix) == 0) total += size;
+      if (name.compare(0, prefix.size(), prefix) == 0 ||
+          name.compare(0, in_lambda.size(), in_lambda) == 0) {
+        total += size;
+      }
     }
   }
   std::lock_guard lock(cache_mutex_);

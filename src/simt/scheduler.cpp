@@ -1,10 +1,14 @@
 // Block scheduling: the plain thread loop, fibers for parked threads, barriers, collectives.
 #include "simt/scheduler.hpp"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <bit>
+#include <coroutine>
 #include <cstdio>
 #include <cstring>
+#include <new>
 #include <string>
 #include <utility>
 
@@ -19,7 +23,16 @@ namespace {
 
 constexpr std::uint32_t kNoThread = 0xffffffffu;
 
+// Address space reserved for one worker's coroutine frames (pages are touched only as used): 1024
+// threads of up to 64 KiB each.
+constexpr std::size_t kFrameArenaBytes = std::size_t{64} << 20;
+
+// Failed tries in a row on one address after which a spinning thread yields.
+constexpr std::uint32_t kSpinTries = 8;
+
 bool same_site(const std::source_location& a, const std::source_location& b) {
+  // The same call site is usually the same object: compared without reading it.
+  if (std::memcmp(&a, &b, sizeof a) == 0) return true;
   return a.line() == b.line() && a.column() == b.column() &&
          (a.file_name() == b.file_name() || std::strcmp(a.file_name(), b.file_name()) == 0);
 }
@@ -153,12 +166,32 @@ const char* block_op_name(BlockOp op) {
   return "?";
 }
 
+FrameArena::~FrameArena() {
+  if (base_ != nullptr) ::munmap(base_, capacity_);
+}
+
+void* FrameArena::allocate(std::size_t bytes) {
+  if (base_ == nullptr && capacity_ == 0) {
+    void* p = ::mmap(nullptr, kFrameArenaBytes, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    capacity_ = kFrameArenaBytes;
+    if (p == MAP_FAILED) return nullptr;  // capacity_ stays set: no second try
+    base_ = static_cast<unsigned char*>(p);
+  }
+  bytes = (bytes + 15) & ~std::size_t{15};
+  if (base_ == nullptr || bytes > capacity_ - used_) return nullptr;
+  void* p = base_ + used_;
+  used_ += bytes;
+  return p;
+}
+
 BlockRunner::BlockRunner(const LaunchShape& shape, StackPool& pool, RaceChecker* checker)
     : shape_(shape),
       pool_(pool),
       checker_(checker),
       n_(shape.threads),
       wait_(n_),
+      co_(n_, nullptr),
       result_(n_),
       fiber_(n_),
       stack_(n_),
@@ -178,9 +211,13 @@ BlockRunner::BlockRunner(const LaunchShape& shape, StackPool& pool, RaceChecker*
     present_[w] = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1u;
   }
   ready_.reserve(n_);
+  gather_.co = co_.data();
+  gather_.block_wait = block_wait_.data();
+  gather_.activemask_wait = activemask_wait_.data();
+  gather_.result = result_.data();
+  gather_.current = &loop_.current;
   loop_.threads = n_;
   loop_.coords = coords_.data();
-  loop_.finished_bits = finished_.data();
   loop_.runner = this;
   loop_.enter = &BlockRunner::loop_enter;
   loop_.exit = &BlockRunner::loop_exit;
@@ -197,6 +234,11 @@ void BlockRunner::loop_enter(void* runner, std::uint32_t t) {
 void BlockRunner::loop_exit(void* runner, std::uint32_t t) {
   auto* r = static_cast<BlockRunner*>(runner);
   if (r->checker_ != nullptr) tl_recording = nullptr;
+  if (r->co_first_park_) {
+    // The kernel call returned because the thread's coroutine is suspended, not because it ended.
+    r->co_first_park_ = false;
+    return;
+  }
   r->on_thread_exit(t);
 }
 
@@ -204,6 +246,13 @@ void BlockRunner::loop_exit(void* runner, std::uint32_t t) {
 // thread's end (a lane that returns may complete an __activemask()).
 void BlockRunner::go_on_fibers() {
   on_fibers_ = true;
+  if (!loop_.hooks) {
+    // Until now the thread loop kept no books: every thread before the current one has ended.
+    const std::uint32_t done = loop_.current;
+    loop_.finished = done;
+    for (std::uint32_t w = 0; w < done / 32; ++w) finished_[w] = present_[w];
+    if (done % 32 != 0) finished_[done / 32] = (1u << (done % 32)) - 1u;
+  }
   loop_.hooks = true;
 }
 
@@ -241,9 +290,13 @@ void BlockRunner::run(std::uint64_t linear_block, uint3 block_index) {
   ready_.clear();
   ready_head_ = 0;
   release_next_ = release_end_ = 0;
-  barrier_arrived_ = 0;
-  barrier_count_ = 0;
-  barrier_mixed_ = false;
+  gather_.arrived = 0;
+  gather_.count = 0;
+  gather_.mixed = false;
+  co_first_park_ = false;
+  frames_.reset();
+  yielded_.clear();
+  atomic_spins_ = loop_spins_ = {};
   if (checker_ != nullptr) checker_->begin_block(linear_block, block_index);
 
   // The scheduler (this OS thread's own stack) only starts the block and takes control back when
@@ -327,11 +380,26 @@ void BlockRunner::dispatch(From from, std::uint32_t from_thread) {
       switch_to(std::move(scheduler_), scheduler_stack_, from, from_thread);
       return;
     }
-    if (release_next_ < release_end_ || ready_head_ < ready_.size()) {
+    if (work_pending()) {
       // Threads a barrier released (in thread order), then those a collective released.
-      const std::uint32_t t =
-          release_next_ < release_end_ ? release_next_++ : ready_[ready_head_++];
+      const std::uint32_t t = release_next_ < release_end_ ? release_next_ : ready_[ready_head_];
+      if (co_[t] != nullptr && from == From::thread) {
+        // A coroutine thread is resumed by a call, on the stack of the context that resumes it,
+        // and may park on that stack (a barrier in code that is no coroutine): never on the stack
+        // of a parked thread. A loop fiber resumes it instead.
+        start_loop_fiber(from, from_thread);
+        return;
+      }
+      if (release_next_ < release_end_) {
+        ++release_next_;
+      } else {
+        ++ready_head_;
+      }
       set_thread(t);
+      if (co_[t] != nullptr) {
+        resume_coroutine(t);
+        continue;
+      }
       // The thread that parks may be the one released first (a barrier it arrived at last).
       if (from == From::thread && t == from_thread) return;
       switch_to(std::move(fiber_[t]), stack_[t], from, from_thread);
@@ -342,6 +410,12 @@ void BlockRunner::dispatch(From from, std::uint32_t from_thread) {
     if (loop_.next < n_) {
       start_loop_fiber(from, from_thread);
       return;
+    }
+    if (!yielded_.empty()) {
+      // Threads that spun run again once every other thread has had its turn.
+      for (const std::uint32_t t : yielded_) ready_.push_back(t);
+      yielded_.clear();
+      continue;
     }
     if (loop_.finished == n_) {
       switch_to(std::move(scheduler_), scheduler_stack_, from, from_thread);
@@ -369,7 +443,9 @@ ctx::fiber BlockRunner::loop_entry(ctx::fiber&& incoming) {
   accept(std::move(incoming));
   while (!retiring_) {
     try {
-      thread_loop();
+      // A loop fiber started to resume a coroutine thread goes to it first (dispatch), as a
+      // parked thread would have.
+      if (!work_pending()) thread_loop();
     } catch (const Unwind&) {
       // The thread's stack is unwound; the block is being abandoned or has faulted.
     } catch (...) {
@@ -395,9 +471,11 @@ void BlockRunner::thread_loop() {
   const ErasedKernel& kernel = *shape_.kernel;
   if (kernel.run_threads != nullptr) {
     kernel.run_threads(kernel.closure, loop_);
-    return;
+  } else {
+    run_thread_loop(loop_, [&kernel] { kernel.run_thread(kernel.closure); });
   }
-  run_thread_loop(loop_, [&kernel] { kernel.run_thread(kernel.closure); });
+  // A block that never waited: the loop kept no books, and every thread it started has ended.
+  if (!loop_.hooks) loop_.finished = loop_.next;
 }
 
 void BlockRunner::park(std::uint32_t t) {
@@ -430,6 +508,15 @@ void BlockRunner::abandon() {
       switch_to(std::move(fiber_[t]), stack_[t], From::scheduler, 0);
     }
   }
+  for (std::uint32_t t = 0; t < n_; ++t) {
+    if (co_[t] != nullptr) {
+      set_thread(t);
+      std::coroutine_handle<>::from_address(co_[t]).destroy();
+      co_[t] = nullptr;
+    }
+  }
+  yielded_.clear();
+  co_first_park_ = false;
   aborting_ = false;
   ready_.clear();
   ready_head_ = 0;
@@ -576,27 +663,72 @@ std::string BlockRunner::describe_warp_deadlock(std::uint32_t warp,
 
 int BlockRunner::block_barrier(BlockOp op, int predicate, const std::source_location& where) {
   const std::uint32_t t = loop_.current;
-  const std::uint32_t w = t >> 5;
-  go_on_fibers();
-  Wait& wt = wait_[t];
-  wt.where = where;
-  wt.value = predicate != 0 ? 1 : 0;
-  wt.op = static_cast<std::uint8_t>(op);
-  wt.mask = 0;
-  wt.block = true;
-  block_wait_[w] |= 1u << (t & 31);
-  // Arrivals are counted and compared with the first one as they come, so that releasing the
-  // barrier needs no pass over the block's threads.
-  if (barrier_arrived_ == 0) {
-    barrier_first_ = t;
-  } else if (wait_[barrier_first_].op != wt.op || !same_site(wait_[barrier_first_].where, where)) {
-    barrier_mixed_ = true;
+  if (!gather_.arrive_like_first(op, predicate, where, nullptr)) {
+    barrier_arrive(op, predicate, where);
   }
-  ++barrier_arrived_;
-  barrier_count_ += wt.value;
-  if (activemask_wait_[w] != 0) try_resolve_activemask(w, kNoThread, nullptr);
   park(t);
   return static_cast<int>(result_[t]);
+}
+
+CoArrival BlockRunner::co_block_barrier(BlockOp op, int predicate,
+                                        const std::source_location& where, void* handle) {
+  const std::uint32_t t = loop_.current;
+  co_[t] = handle;
+  // (An arrival like the first was booked inline by the awaitable, unless in check mode.)
+  if (!gather_.arrive_like_first(op, predicate, where, handle)) {
+    barrier_arrive(op, predicate, where);
+  }
+  return {&result_[t], true};
+}
+
+void BlockRunner::barrier_arrive(BlockOp op, int predicate, const std::source_location& where) {
+  const std::uint32_t t = loop_.current;
+  const std::uint32_t w = t >> 5;
+  if (!on_fibers_) go_on_fibers();
+  block_wait_[w] |= 1u << (t & 31);
+  const std::uint64_t value = predicate != 0 ? 1 : 0;
+  // Arrivals are counted and compared with the first one as they come, so that releasing the
+  // barrier needs no pass over the block's threads. While every arrival matches the first, only
+  // the first's record is written: the others' are the same (materialize_barrier_waits).
+  const auto record = [&] {
+    Wait& wt = wait_[t];
+    wt.where = where;
+    wt.value = value;
+    wt.op = static_cast<std::uint8_t>(op);
+    wt.mask = 0;
+    wt.block = true;
+  };
+  if (gather_.arrived == 0) {
+    gather_.first = t;
+    gather_.first_op = static_cast<std::uint8_t>(op);
+    gather_.first_where = where;
+    record();
+  } else if (gather_.mixed) {
+    record();
+  } else if (wait_[gather_.first].op != static_cast<std::uint8_t>(op) ||
+             !same_site(wait_[gather_.first].where, where)) {
+    block_wait_[w] &= ~(1u << (t & 31));
+    materialize_barrier_waits();
+    block_wait_[w] |= 1u << (t & 31);
+    gather_.mixed = true;
+    record();
+  }
+  ++gather_.arrived;
+  gather_.count += value;
+  if (activemask_wait_[w] != 0) try_resolve_activemask(w, kNoThread, nullptr);
+}
+
+// Writes the record of every thread waiting at the block barrier that matched the first arrival
+// (barrier_arrive wrote only the first's), before anything reads them.
+void BlockRunner::materialize_barrier_waits() {
+  if (gather_.mixed || gather_.arrived == 0) return;
+  const Wait first = wait_[gather_.first];
+  for (std::uint32_t w = 0; w < shape_.warps; ++w) {
+    for (std::uint32_t m = block_wait_[w]; m != 0; m &= m - 1) {
+      const std::uint32_t t = w * 32 + static_cast<std::uint32_t>(std::countr_zero(m));
+      if (t != gather_.first) wait_[t] = first;
+    }
+  }
 }
 
 // Nothing can run: every thread has ended or waits. Either a barrier can be released or the block
@@ -609,22 +741,25 @@ void BlockRunner::quiescent() {
   if (resolved) return;
   for (std::uint32_t w = 0; w < shape_.warps; ++w) {
     if (const std::uint32_t waiting = warp_wait_[w] & ~activemask_wait_[w]; waiting != 0) {
+      materialize_barrier_waits();
       set_fault(KernelFault::Kind::warp_collective,
                 describe_warp_deadlock(w, static_cast<std::uint32_t>(std::countr_zero(waiting))));
       return;
     }
   }
   if (loop_.finished > 0) {
+    materialize_barrier_waits();
     set_fault(KernelFault::Kind::divergent_barrier, describe_barrier_divergence());
     return;
   }
   // Every thread waits at a block barrier (none has returned, none waits at a collective).
-  if (barrier_mixed_ || barrier_arrived_ != n_) {
+  if (gather_.mixed || gather_.arrived != n_) {
+    materialize_barrier_waits();
     set_fault(KernelFault::Kind::divergent_barrier, describe_barrier_divergence());
     return;
   }
-  const Wait& first = wait_[barrier_first_];
-  const std::uint64_t count = barrier_count_;
+  const Wait& first = wait_[gather_.first];
+  const std::uint64_t count = gather_.count;
   std::uint64_t result = 1;
   switch (static_cast<BlockOp>(first.op)) {
     case BlockOp::sync:
@@ -640,12 +775,14 @@ void BlockRunner::quiescent() {
       result = count != 0 ? 1 : 0;
       break;
   }
-  std::fill(result_.begin(), result_.end(), result);
+  // __syncthreads() returns nothing: its threads' results are not read.
+  if (static_cast<BlockOp>(first.op) != BlockOp::sync)
+    std::fill(result_.begin(), result_.end(), result);
   release_next_ = 0;
   release_end_ = n_;
-  barrier_arrived_ = 0;
-  barrier_count_ = 0;
-  barrier_mixed_ = false;
+  gather_.arrived = 0;
+  gather_.count = 0;
+  gather_.mixed = false;
   std::fill(block_wait_.begin(), block_wait_.end(), 0u);
   ++totals_.barriers;
   if (checker_ != nullptr) checker_->on_barrier();
@@ -680,10 +817,28 @@ void BlockRunner::invalid_collective(WarpOp op, unsigned mask, int width,
 std::uint64_t BlockRunner::warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int arg,
                                            int width, const std::source_location& where) {
   const std::uint32_t t = loop_.current;
+  if (collective_arrive(op, mask, value, arg, width, where)) park(t);
+  return result_[t];
+}
+
+CoArrival BlockRunner::co_warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int arg,
+                                          int width, const std::source_location& where,
+                                          void* handle) {
+  const std::uint32_t t = loop_.current;
+  const bool wait = collective_arrive(op, mask, value, arg, width, where);
+  if (wait) co_[t] = handle;
+  return {&result_[t], wait};
+}
+
+// Books the current thread's arrival at a collective; true when it must wait for other lanes
+// (false: it completed the collective, or its __activemask() resolved, and goes on).
+bool BlockRunner::collective_arrive(WarpOp op, unsigned mask, std::uint64_t value, int arg,
+                                    int width, const std::source_location& where) {
+  const std::uint32_t t = loop_.current;
   const std::uint32_t w = t >> 5;
   const std::uint32_t lane = t & 31;
   const std::uint32_t bit = 1u << lane;
-  go_on_fibers();
+  if (!on_fibers_) go_on_fibers();
 
   // Lanes past the block's last thread are absent, not missing: a full mask in a partial last warp
   // runs on a GPU (cooperative_groups' 32-wide tiles and NVIDIA's samples rely on it), so those
@@ -710,16 +865,75 @@ std::uint64_t BlockRunner::warp_collective(WarpOp op, unsigned mask, std::uint64
     activemask_wait_[w] |= bit;
     bool released = false;
     try_resolve_activemask(w, t, &released);
-    if (!released) park(t);
-    return result_[t];
+    return !released;
   }
   if (group_complete(w, mask, wt.op)) {
     complete_group(w, mask, t);
-    return result_[t];
+    return false;
   }
   if (activemask_wait_[w] != 0) try_resolve_activemask(w, kNoThread, nullptr);
+  return true;
+}
+
+// ---- Coroutine threads -------------------------------------------------------------------------
+
+void BlockRunner::co_started(void* handle) {
+  const auto h = std::coroutine_handle<>::from_address(handle);
+  if (h.done()) {
+    h.destroy();  // the thread ended without waiting: the thread loop counts it
+    return;
+  }
+  co_first_park_ = true;
+}
+
+// Resumes thread t's coroutine on this stack (a loop fiber's) until it waits again or ends.
+void BlockRunner::resume_coroutine(std::uint32_t t) {
+  const auto h = std::coroutine_handle<>::from_address(co_[t]);
+  co_[t] = nullptr;
+  if (checker_ != nullptr) tl_recording = checker_;
+  try {
+    h.resume();
+  } catch (const Unwind&) {
+    // Ended by a fault (__trap, an invalid argument) or by abandoning the block.
+    tl_recording = nullptr;
+    h.destroy();
+    return;
+  } catch (...) {
+    tl_recording = nullptr;
+    if (!loop_.faulted) {
+      loop_.faulted = true;
+      exception_ = std::current_exception();
+      exception_thread_ = t;
+    }
+    h.destroy();
+    return;
+  }
+  if (checker_ != nullptr) tl_recording = nullptr;
+  if (h.done()) {
+    h.destroy();
+    on_thread_exit(t);
+  }
+}
+
+void* BlockRunner::co_frame_allocate(std::size_t bytes) {
+  return frames_.allocate(bytes);
+}
+
+// ---- Spinning threads --------------------------------------------------------------------------
+
+void BlockRunner::spin(const void* address) {
+  const std::uint32_t t = loop_.current;
+  // __nanosleep (a null address) says outright that the thread waits; a round of an empty loop
+  // (spin_wait) and a failed atomic count apart, since a loop on an atomic is both.
+  if (address != nullptr) {
+    SpinCount& c = address == &kLoopRound ? loop_spins_ : atomic_spins_;
+    if (address != c.address || t != c.thread) c = {address, t, 0};
+    if (++c.count < kSpinTries) return;
+    c.count = 0;
+  }
+  if (!on_fibers_) go_on_fibers();
+  yielded_.push_back(t);
   park(t);
-  return result_[t];
 }
 
 bool BlockRunner::group_complete(std::uint32_t warp, std::uint32_t mask, std::uint8_t op) const {
@@ -779,6 +993,26 @@ void BlockRunner::complete_group(std::uint32_t warp, std::uint32_t mask, std::ui
   const bool is_signed = wait_[base + first].arg != 0;
   if (checker_ != nullptr && is_shuffle(op)) check_shuffle_sources(warp, mask);
 
+  if (is_shuffle(op)) {
+    // The common case, on its own: each lane reads its source lane's value.
+    std::uint64_t values[32];
+    for (std::uint32_t m = mask; m != 0; m &= m - 1) {
+      const auto lane = static_cast<std::uint32_t>(std::countr_zero(m));
+      values[lane] = wait_[base + lane].value;
+    }
+    for (std::uint32_t m = mask; m != 0; m &= m - 1) {
+      const auto lane = static_cast<std::uint32_t>(std::countr_zero(m));
+      const Wait& me = wait_[base + lane];
+      const std::uint32_t src = shuffle_source(op, lane, me.arg, me.width);
+      // Reading a lane outside the mask (or one with no thread) is undefined; an H100 returned 0
+      // for a lane with no thread and the source lane's value for a lane outside a tile's mask
+      // (CUDA 13), and check mode reports it (check_shuffle_sources).
+      result_[base + lane] = (mask & (1u << src)) != 0 ? values[src] : 0;
+    }
+    release_group(warp, mask, self, op);
+    return;
+  }
+
   std::uint32_t votes = 0;
   for (std::uint32_t m = mask; m != 0; m &= m - 1) {
     const auto lane = static_cast<std::uint32_t>(std::countr_zero(m));
@@ -827,10 +1061,12 @@ void BlockRunner::complete_group(std::uint32_t warp, std::uint32_t mask, std::ui
   }
 
   bool all_equal = true;
-  for (std::uint32_t m = mask; m != 0; m &= m - 1) {
-    if (wait_[base + static_cast<std::uint32_t>(std::countr_zero(m))].value !=
-        wait_[base + first].value) {
-      all_equal = false;
+  if (op == WarpOp::match_all) {
+    for (std::uint32_t m = mask; m != 0; m &= m - 1) {
+      if (wait_[base + static_cast<std::uint32_t>(std::countr_zero(m))].value !=
+          wait_[base + first].value) {
+        all_equal = false;
+      }
     }
   }
 
@@ -842,17 +1078,11 @@ void BlockRunner::complete_group(std::uint32_t warp, std::uint32_t mask, std::ui
       case WarpOp::sync:
       case WarpOp::activemask:
         break;
-      case WarpOp::shfl_idx:
+      case WarpOp::shfl_idx:  // above
       case WarpOp::shfl_up:
       case WarpOp::shfl_down:
-      case WarpOp::shfl_xor: {
-        const std::uint32_t src = shuffle_source(op, lane, me.arg, me.width);
-        // Reading a lane outside the mask (or one with no thread) is undefined; an H100 returned 0
-        // for a lane with no thread and the source lane's value for a lane outside a tile's mask
-        // (CUDA 13), and check mode reports it (above).
-        r = (mask & (1u << src)) != 0 ? wait_[base + src].value : 0;
+      case WarpOp::shfl_xor:
         break;
-      }
       case WarpOp::ballot:
         r = votes;
         break;
@@ -880,7 +1110,14 @@ void BlockRunner::complete_group(std::uint32_t warp, std::uint32_t mask, std::ui
     }
     result_[base + lane] = r;
   }
-  // Results are all computed before any lane moves on.
+  release_group(warp, mask, self, op);
+}
+
+// The lanes of a completed collective go on (self, the lane that completed it, without parking);
+// results are all computed before any lane moves on.
+void BlockRunner::release_group(std::uint32_t warp, std::uint32_t mask, std::uint32_t self,
+                                WarpOp op) {
+  const std::uint32_t base = warp * 32;
   warp_wait_[warp] &= ~mask;
   for (std::uint32_t m = mask; m != 0; m &= m - 1) {
     const std::uint32_t t = base + static_cast<std::uint32_t>(std::countr_zero(m));

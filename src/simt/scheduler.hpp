@@ -7,6 +7,7 @@
 #include <exception>
 #include <source_location>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <boost/context/fiber.hpp>
@@ -18,6 +19,26 @@
 namespace gpulab::simt::detail {
 
 class RaceChecker;
+
+// Bump allocation of coroutine frames: every frame of a block is freed at once when the next block
+// starts, so a thread's frame costs a pointer increment and its frames lie side by side.
+class FrameArena {
+ public:
+  FrameArena() = default;
+  FrameArena(const FrameArena&) = delete;
+  FrameArena& operator=(const FrameArena&) = delete;
+  ~FrameArena();
+  void* allocate(std::size_t bytes);
+  void reset() { used_ = 0; }
+  std::pair<std::uintptr_t, std::uintptr_t> range() const {
+    const auto b = reinterpret_cast<std::uintptr_t>(base_);
+    return {b, b + capacity_};
+  }
+
+ private:
+  unsigned char* base_ = nullptr;
+  std::size_t capacity_ = 0, used_ = 0;
+};
 
 // What every block of one launch shares.
 struct LaunchShape {
@@ -50,12 +71,31 @@ class BlockRunner {
   int block_barrier(BlockOp op, int predicate, const std::source_location& where);
   std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int arg, int width,
                                 const std::source_location& where);
+
+  // The same for a thread that runs as a coroutine (simt/coroutine.hpp): the arrival is booked
+  // exactly as above, but a thread that must wait is suspended (its coroutine returns to whoever
+  // resumed it) instead of parked on its fiber. `handle` is the suspended coroutine.
+  CoArrival co_block_barrier(BlockOp op, int predicate, const std::source_location& where,
+                             void* handle);
+  CoArrival co_warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int arg, int width,
+                               const std::source_location& where, void* handle);
+  // A kernel call started the current thread's coroutine, which has now ended or is suspended.
+  void co_started(void* handle);
+  void* co_frame_allocate(std::size_t bytes);
+  // A spinning thread (a failed atomicCAS loop, an atomicExch that changed nothing, __nanosleep)
+  // lets the other threads of its block run before it tries again.
+  void spin(const void* address);
+  // The address spin_wait() passes: a round of an empty loop in device code.
+  static inline const char kLoopRound = 0;
   [[noreturn]] void trap(const std::source_location& where);
   [[noreturn]] void invalid_call(const char* what, const std::source_location& where);
   // A fault found by the race checker: reported once the current thread yields.
   void note_fault(KernelFault::Kind kind, std::string message, std::uintptr_t pc = 0);
 
   std::uint32_t current_thread() const { return loop_.current; }
+  BarrierGather* gather() { return &gather_; }
+  // Frames of coroutine threads live in [begin, end) (check mode: local memory, not global).
+  std::pair<std::uintptr_t, std::uintptr_t> frame_range() const { return frames_.range(); }
   // The stack of the CUDA thread that runs now (its local variables live there).
   StackBounds current_stack() const { return current_stack_; }
 
@@ -89,12 +129,20 @@ class BlockRunner {
   static void loop_enter(void* runner, std::uint32_t t);
   static void loop_exit(void* runner, std::uint32_t t);
   void go_on_fibers();
+  [[gnu::noinline]] void barrier_arrive(BlockOp op, int predicate,
+                                        const std::source_location& where);
+  void materialize_barrier_waits();
+  bool collective_arrive(WarpOp op, unsigned mask, std::uint64_t value, int arg, int width,
+                         const std::source_location& where);
+  void resume_coroutine(std::uint32_t t);
+  bool work_pending() const { return release_next_ < release_end_ || ready_head_ < ready_.size(); }
   void make_ready(std::uint32_t t);
   void quiescent();
   void abandon();
 
   bool group_complete(std::uint32_t warp, std::uint32_t mask, std::uint8_t op) const;
   void complete_group(std::uint32_t warp, std::uint32_t mask, std::uint32_t self);
+  void release_group(std::uint32_t warp, std::uint32_t mask, std::uint32_t self, WarpOp op);
   void check_shuffle_sources(std::uint32_t warp, std::uint32_t mask);
   bool try_resolve_activemask(std::uint32_t warp, std::uint32_t self, bool* self_released);
   [[noreturn]] void fail_here(KernelFault::Kind kind, std::string message);
@@ -130,6 +178,21 @@ class BlockRunner {
 
   // Per thread.
   std::vector<Wait> wait_;
+  // A suspended coroutine (std::coroutine_handle<>::address()), for a thread that waits as one.
+  std::vector<void*> co_;
+  // The coroutine that a kernel call just started is suspended: the thread loop must not count
+  // the thread as ended.
+  bool co_first_park_ = false;
+  // Coroutine frames of the block's threads: one region, reset at each block.
+  FrameArena frames_;
+  // Spinning: the address a thread last failed on, and how often in a row; apart for atomics and
+  // for rounds of empty loops.
+  struct SpinCount {
+    const void* address = nullptr;
+    std::uint32_t thread = 0, count = 0;
+  };
+  SpinCount atomic_spins_, loop_spins_;
+  std::vector<std::uint32_t> yielded_;  // threads that yielded, run when nothing else can
   std::vector<std::uint64_t> result_;
   std::vector<boost::context::fiber> fiber_;
   std::vector<StackBounds> stack_;
@@ -147,9 +210,7 @@ class BlockRunner {
   std::uint32_t release_next_ = 0, release_end_ = 0;
   // The barrier being gathered: arrivals, the first one, the predicates' sum, and whether any
   // arrival waits at another call or kind than the first.
-  std::uint32_t barrier_arrived_ = 0, barrier_first_ = 0;
-  std::uint64_t barrier_count_ = 0;
-  bool barrier_mixed_ = false;
+  BarrierGather gather_;
 
   // Fiber plumbing.
   boost::context::fiber scheduler_;  // the suspended scheduler, while a fiber runs

@@ -130,6 +130,33 @@ const void* kernel_address(void (*kernel)(Params...)) {
 
 }  // namespace detail
 
+namespace detail {
+
+// One launch of `call` (which calls the kernel with the arguments it is given) over copies of the
+// parameters: each CUDA thread gets its own copy, as on a GPU (apply() passes them by value).
+template <class Call, class Params>
+LaunchStats launch_call(const void* address, const Call& call, const Params& params, dim3 grid,
+                        dim3 block, std::size_t dynamic_shared_bytes, const RunOptions& options) {
+  struct Closure {
+    Call call;
+    Params params;
+  };
+  const Closure closure{call, params};
+  const ErasedKernel erased{address,
+                            [](const void* c) {
+                              const auto& cl = *static_cast<const Closure*>(c);
+                              std::apply(cl.call, cl.params);
+                            },
+                            &closure,
+                            [](const void* c, ThreadLoop& loop) {
+                              const auto& cl = *static_cast<const Closure*>(c);
+                              run_thread_loop(loop, [&cl] { std::apply(cl.call, cl.params); });
+                            }};
+  return launch_erased(erased, grid, block, dynamic_shared_bytes, options);
+}
+
+}  // namespace detail
+
 // Runs kernel<<<grid, block, dynamic_shared_bytes>>>(args...) and returns when every block is done.
 // Throws CudaError for a configuration a GPU rejects, KernelFault for a fault found while running.
 template <class... Params, class... Args>
@@ -137,25 +164,42 @@ LaunchStats launch(void (*kernel)(Params...), dim3 grid, dim3 block,
                    std::size_t dynamic_shared_bytes, const RunOptions& options, Args&&... args) {
   static_assert(sizeof...(Params) == sizeof...(Args),
                 "launch: the kernel takes a different number of arguments");
-  // Each CUDA thread gets its own copy of the parameters, as on a GPU: apply() passes them by
-  // value.
-  struct Closure {
-    void (*kernel)(Params...);
-    std::tuple<std::remove_cvref_t<Params>...> args;
-  };
-  const Closure closure{kernel, {std::forward<Args>(args)...}};
-  const detail::ErasedKernel erased{detail::kernel_address(kernel),
-                                    [](const void* c) {
-                                      const auto& cl = *static_cast<const Closure*>(c);
-                                      std::apply(cl.kernel, cl.args);
-                                    },
-                                    &closure,
-                                    [](const void* c, detail::ThreadLoop& loop) {
-                                      const auto& cl = *static_cast<const Closure*>(c);
-                                      detail::run_thread_loop(
-                                          loop, [&cl] { std::apply(cl.kernel, cl.args); });
-                                    }};
-  return detail::launch_erased(erased, grid, block, dynamic_shared_bytes, options);
+  return detail::launch_call(
+      detail::kernel_address(kernel), kernel,
+      std::tuple<std::remove_cvref_t<Params>...>{std::forward<Args>(args)...}, grid, block,
+      dynamic_shared_bytes, options);
+}
+
+namespace detail {
+
+template <auto Kernel>
+struct NamedKernel {
+  template <class... P>
+  void operator()(const P&... p) const {
+    Kernel(p...);
+  }
+};
+
+template <auto Kernel, class... Params, class... Args>
+LaunchStats launch_named(void (*)(Params...), dim3 grid, dim3 block,
+                         std::size_t dynamic_shared_bytes, const RunOptions& options,
+                         Args&&... args) {
+  static_assert(sizeof...(Params) == sizeof...(Args),
+                "launch: the kernel takes a different number of arguments");
+  return launch_call(kernel_address(Kernel), NamedKernel<Kernel>{},
+                     std::tuple<std::remove_cvref_t<Params>...>{std::forward<Args>(args)...}, grid,
+                     block, dynamic_shared_bytes, options);
+}
+
+}  // namespace detail
+
+// The same with the kernel named at compile time, launch<kernel>(grid, block, ...): its body can
+// be inlined into the loop over a block's threads, as in gpulab run's launches.
+template <auto Kernel, class... Args>
+LaunchStats launch(dim3 grid, dim3 block, std::size_t dynamic_shared_bytes,
+                   const RunOptions& options, Args&&... args) {
+  return detail::launch_named<Kernel>(Kernel, grid, block, dynamic_shared_bytes, options,
+                                      std::forward<Args>(args)...);
 }
 
 // The checks of launch() without running anything: CudaError if a GPU would refuse the launch.

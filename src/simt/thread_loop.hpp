@@ -17,11 +17,11 @@ struct ThreadLoop {
   std::uint32_t finished = 0;  // threads that returned
   bool faulted = false;        // start no more threads
   // The scheduler must see every start and end (check mode, or the block is on fibers): enter and
-  // exit are called; otherwise the loop keeps the books itself.
+  // exit are called. Until then the loop keeps no books: a thread that starts before any has
+  // waited ends before the next starts, which the scheduler counts when the block first waits.
   bool hooks = false;
-  const uint3* coords = nullptr;           // threadIdx of each linear thread id
-  uint3* thread_index = nullptr;           // &threadIdx of this OS thread
-  std::uint32_t* finished_bits = nullptr;  // per warp, one bit per lane
+  const uint3* coords = nullptr;  // threadIdx of each linear thread id
+  uint3* thread_index = nullptr;  // &threadIdx of this OS thread
   void* runner = nullptr;
   void (*enter)(void* runner, std::uint32_t t) = nullptr;
   void (*exit)(void* runner, std::uint32_t t) = nullptr;
@@ -42,12 +42,7 @@ __attribute__((no_sanitize("thread"))) void run_thread_loop(ThreadLoop& loop, co
     loop.current = t;
     if (loop.hooks) loop.enter(loop.runner, t);
     body();
-    if (loop.hooks) {
-      loop.exit(loop.runner, t);
-    } else {
-      ++loop.finished;
-      loop.finished_bits[t >> 5] |= 1u << (t & 31);
-    }
+    if (loop.hooks) loop.exit(loop.runner, t);
   }
 }
 

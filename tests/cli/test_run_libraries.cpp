@@ -97,8 +97,7 @@ TEST_CASE("run: what the emulator does not run is refused by name before compili
       {"cudaGraphicsGLRegisterBuffer(0, 0, 0);", "cudaGraphicsGLRegisterBuffer",
        "graphics interop"},
       {"nvrtcProgram p;", "nvrtcProgram", "NVRTC"},
-      {"int ok; cudaDeviceCanAccessPeer(&ok, 0, 1);", "cudaDeviceCanAccessPeer",
-       "multi-GPU peer access"},
+      {"cudaDeviceEnablePeerAccess(1, 0);", "cudaDeviceEnablePeerAccess", "multi-GPU peer access"},
       {"cudaIpcMemHandle_t h;", "cudaIpcMemHandle_t", "CUDA IPC"},
       {"curandStateMRG32k3a s;", "curandStateMRG32k3a", "MRG32k3a"},
       {"cublasHandle_t h; cublasCreate(&h); cublasCgemm(0);", "cublasCgemm",
@@ -142,6 +141,15 @@ TEST_CASE("run takes nvcc's command line: several files, -rdc, flags anywhere, -
   CHECK(r.err.find("no effect on the emulator: -rdc=true -arch=sm_90 -lineinfo") !=
         std::string::npos);
   CHECK(r.err.find("Built with it: kernels.cu reference.cpp") != std::string::npos);
+  // GPU-only flags of the samples' Makefiles and courses: accepted and named.
+  r = run({"-I" + inc, "-DOFFSET=7", main_cu, kernels, reference, "--ptxas-options=-v", "-Xptxas",
+           "-O3", "-maxrregcount=32", "--expt-relaxed-constexpr"});
+  CAPTURE(r.err);
+  CHECK(r.exit_code == 0);
+  for (const char* flag :
+       {"-Xptxas=-v", "-Xptxas=-O3", "-maxrregcount=32", "--expt-relaxed-constexpr"}) {
+    CHECK(r.err.find(flag) != std::string::npos);
+  }
   // The other spellings: -I DIR, --include-path DIR, -D NAME=VALUE apart, -dc, -Xcompiler, -l.
   r = run({"--include-path", inc, "-D", "OFFSET=2", "-dc", "-Xcompiler", "-Wall,-O1", main_cu,
            kernels, reference, "-lcudadevrt", "-lm", "--json"});

@@ -102,6 +102,15 @@ TEST_CASE("run: a by-value kernel argument is bytes: no constructor or destructo
   CHECK(lock.report["findings"].empty());
 }
 
+TEST_CASE("run: a thread spinning on a volatile flag or an atomic lets its block's others run",
+          "[run]") {
+  // Each kernel waits for a later thread of its block: on a GPU since Volta every thread makes
+  // progress; the emulator must let the others run while one spins, or it never finishes.
+  const Outcome o = run_program("spin_wait");
+  check_output("spin_wait", o);
+  CHECK(o.report["findings"].empty());
+}
+
 TEST_CASE("run: kernel parameters past CUDA's 32764 bytes do not compile", "[run]") {
   const fs::path prog = work_dir() / "big_params.cu";
   std::ofstream(prog) << "struct Big { char bytes[32768]; };\n"

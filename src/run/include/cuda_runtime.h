@@ -6,10 +6,12 @@
 // `kernel<<<grid, block, bytes, stream>>>(args)` reach gpulab::rt::launch through gpulab's rewrite.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <source_location>
 #include <tuple>
 #include <type_traits>
@@ -40,9 +42,12 @@ enum cudaError {
   cudaErrorInvalidDevicePointer = 17,
   cudaErrorInvalidMemcpyDirection = 21,
   cudaErrorInsufficientDriver = 35,
+  cudaErrorCallRequiresNewerDriver = 36,
   cudaErrorInvalidDeviceFunction = 98,
   cudaErrorNoDevice = 100,
   cudaErrorInvalidDevice = 101,
+  cudaErrorNotMapped = 211,
+  cudaErrorUnsupportedLimit = 215,
   cudaErrorInvalidResourceHandle = 400,
   cudaErrorIllegalState = 401,
   cudaErrorSymbolNotFound = 500,
@@ -51,6 +56,8 @@ enum cudaError {
   cudaErrorLaunchOutOfResources = 701,
   cudaErrorLaunchTimeout = 702,
   cudaErrorAssert = 710,
+  cudaErrorHostMemoryAlreadyRegistered = 712,
+  cudaErrorHostMemoryNotRegistered = 713,
   cudaErrorIllegalInstruction = 715,
   cudaErrorMisalignedAddress = 716,
   cudaErrorLaunchFailure = 719,
@@ -94,6 +101,10 @@ enum cudaLimit {
   cudaLimitStackSize = 0x00,
   cudaLimitPrintfFifoSize = 0x01,
   cudaLimitMallocHeapSize = 0x02,
+  cudaLimitDevRuntimeSyncDepth = 0x03,
+  cudaLimitDevRuntimePendingLaunchCount = 0x04,
+  cudaLimitMaxL2FetchGranularity = 0x05,
+  cudaLimitPersistingL2CacheSize = 0x06,
 };
 
 enum cudaDeviceAttr {
@@ -107,28 +118,120 @@ enum cudaDeviceAttr {
   cudaDevAttrMaxSharedMemoryPerBlock = 8,
   cudaDevAttrTotalConstantMemory = 9,
   cudaDevAttrWarpSize = 10,
+  cudaDevAttrMaxPitch = 11,
   cudaDevAttrMaxRegistersPerBlock = 12,
   cudaDevAttrClockRate = 13,
+  cudaDevAttrTextureAlignment = 14,
+  cudaDevAttrGpuOverlap = 15,
   cudaDevAttrMultiProcessorCount = 16,
+  cudaDevAttrKernelExecTimeout = 17,
   cudaDevAttrIntegrated = 18,
   cudaDevAttrCanMapHostMemory = 19,
   cudaDevAttrComputeMode = 20,
+  cudaDevAttrMaxTexture1DWidth = 21,
+  cudaDevAttrMaxTexture2DWidth = 22,
+  cudaDevAttrMaxTexture2DHeight = 23,
+  cudaDevAttrMaxTexture3DWidth = 24,
+  cudaDevAttrMaxTexture3DHeight = 25,
+  cudaDevAttrMaxTexture3DDepth = 26,
+  cudaDevAttrMaxTexture2DLayeredWidth = 27,
+  cudaDevAttrMaxTexture2DLayeredHeight = 28,
+  cudaDevAttrMaxTexture2DLayeredLayers = 29,
+  cudaDevAttrSurfaceAlignment = 30,
   cudaDevAttrConcurrentKernels = 31,
+  cudaDevAttrEccEnabled = 32,
+  cudaDevAttrPciBusId = 33,
+  cudaDevAttrPciDeviceId = 34,
+  cudaDevAttrTccDriver = 35,
   cudaDevAttrMemoryClockRate = 36,
   cudaDevAttrGlobalMemoryBusWidth = 37,
   cudaDevAttrL2CacheSize = 38,
   cudaDevAttrMaxThreadsPerMultiProcessor = 39,
   cudaDevAttrAsyncEngineCount = 40,
   cudaDevAttrUnifiedAddressing = 41,
+  cudaDevAttrMaxTexture1DLayeredWidth = 42,
+  cudaDevAttrMaxTexture1DLayeredLayers = 43,
+  cudaDevAttrMaxTexture2DGatherWidth = 45,
+  cudaDevAttrMaxTexture2DGatherHeight = 46,
+  cudaDevAttrMaxTexture3DWidthAlt = 47,
+  cudaDevAttrMaxTexture3DHeightAlt = 48,
+  cudaDevAttrMaxTexture3DDepthAlt = 49,
+  cudaDevAttrPciDomainId = 50,
+  cudaDevAttrTexturePitchAlignment = 51,
+  cudaDevAttrMaxTextureCubemapWidth = 52,
+  cudaDevAttrMaxTextureCubemapLayeredWidth = 53,
+  cudaDevAttrMaxTextureCubemapLayeredLayers = 54,
+  cudaDevAttrMaxSurface1DWidth = 55,
+  cudaDevAttrMaxSurface2DWidth = 56,
+  cudaDevAttrMaxSurface2DHeight = 57,
+  cudaDevAttrMaxSurface3DWidth = 58,
+  cudaDevAttrMaxSurface3DHeight = 59,
+  cudaDevAttrMaxSurface3DDepth = 60,
+  cudaDevAttrMaxSurface1DLayeredWidth = 61,
+  cudaDevAttrMaxSurface1DLayeredLayers = 62,
+  cudaDevAttrMaxSurface2DLayeredWidth = 63,
+  cudaDevAttrMaxSurface2DLayeredHeight = 64,
+  cudaDevAttrMaxSurface2DLayeredLayers = 65,
+  cudaDevAttrMaxSurfaceCubemapWidth = 66,
+  cudaDevAttrMaxSurfaceCubemapLayeredWidth = 67,
+  cudaDevAttrMaxSurfaceCubemapLayeredLayers = 68,
+  cudaDevAttrMaxTexture1DLinearWidth = 69,
+  cudaDevAttrMaxTexture2DLinearWidth = 70,
+  cudaDevAttrMaxTexture2DLinearHeight = 71,
+  cudaDevAttrMaxTexture2DLinearPitch = 72,
+  cudaDevAttrMaxTexture2DMipmappedWidth = 73,
+  cudaDevAttrMaxTexture2DMipmappedHeight = 74,
   cudaDevAttrComputeCapabilityMajor = 75,
   cudaDevAttrComputeCapabilityMinor = 76,
+  cudaDevAttrMaxTexture1DMipmappedWidth = 77,
+  cudaDevAttrStreamPrioritiesSupported = 78,
+  cudaDevAttrGlobalL1CacheSupported = 79,
+  cudaDevAttrLocalL1CacheSupported = 80,
   cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
   cudaDevAttrMaxRegistersPerMultiprocessor = 82,
   cudaDevAttrManagedMemory = 83,
+  cudaDevAttrIsMultiGpuBoard = 84,
+  cudaDevAttrMultiGpuBoardGroupID = 85,
+  cudaDevAttrHostNativeAtomicSupported = 86,
+  cudaDevAttrSingleToDoublePrecisionPerfRatio = 87,
+  cudaDevAttrPageableMemoryAccess = 88,
   cudaDevAttrConcurrentManagedAccess = 89,
+  cudaDevAttrComputePreemptionSupported = 90,
+  cudaDevAttrCanUseHostPointerForRegisteredMem = 91,
   cudaDevAttrCooperativeLaunch = 95,
   cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
+  cudaDevAttrCanFlushRemoteWrites = 98,
+  cudaDevAttrHostRegisterSupported = 99,
+  cudaDevAttrPageableMemoryAccessUsesHostPageTables = 100,
+  cudaDevAttrDirectManagedMemAccessFromHost = 101,
   cudaDevAttrMaxBlocksPerMultiprocessor = 106,
+  cudaDevAttrMaxPersistingL2CacheSize = 108,
+  cudaDevAttrMaxAccessPolicyWindowSize = 109,
+  cudaDevAttrReservedSharedMemoryPerBlock = 111,
+  cudaDevAttrSparseCudaArraySupported = 112,
+  cudaDevAttrHostRegisterReadOnlySupported = 113,
+  cudaDevAttrTimelineSemaphoreInteropSupported = 114,
+  cudaDevAttrMemoryPoolsSupported = 115,
+  cudaDevAttrGPUDirectRDMASupported = 116,
+  cudaDevAttrGPUDirectRDMAFlushWritesOptions = 117,
+  cudaDevAttrGPUDirectRDMAWritesOrdering = 118,
+  cudaDevAttrMemoryPoolSupportedHandleTypes = 119,
+  cudaDevAttrClusterLaunch = 120,
+  cudaDevAttrDeferredMappingCudaArraySupported = 121,
+  cudaDevAttrIpcEventSupport = 125,
+  cudaDevAttrMemSyncDomainCount = 126,
+  cudaDevAttrNumaConfig = 130,
+  cudaDevAttrNumaId = 131,
+  cudaDevAttrMpsEnabled = 133,
+  cudaDevAttrHostNumaId = 134,
+  cudaDevAttrD3D12CigSupported = 135,
+  cudaDevAttrVulkanCigSupported = 138,
+  cudaDevAttrGpuPciDeviceId = 139,
+  cudaDevAttrGpuPciSubsystemId = 140,
+  cudaDevAttrHostNumaMemoryPoolsSupported = 142,
+  cudaDevAttrHostNumaMultinodeIpcSupported = 143,
+  cudaDevAttrHostMemoryPoolsSupported = 144,
+  cudaDevAttrOnlyPartialHostNativeAtomicSupported = 147,
 };
 
 enum cudaComputeMode {
@@ -143,16 +246,93 @@ enum cudaComputeMode {
 #define cudaHostAllocMapped 0x02
 #define cudaHostAllocWriteCombined 0x04
 #define cudaHostRegisterDefault 0x00
+#define cudaHostRegisterPortable 0x01
+#define cudaHostRegisterMapped 0x02
+#define cudaHostRegisterIoMemory 0x04
+#define cudaHostRegisterReadOnly 0x08
 #define cudaStreamDefault 0x00
 #define cudaStreamNonBlocking 0x01
 #define cudaEventDefault 0x00
 #define cudaEventBlockingSync 0x01
 #define cudaEventDisableTiming 0x02
+#define cudaEventInterprocess 0x04
+#define cudaEventRecordDefault 0x00
+#define cudaEventRecordExternal 0x01
+#define cudaEventWaitDefault 0x00
+#define cudaEventWaitExternal 0x01
 #define cudaDeviceScheduleAuto 0x00
+#define cudaDeviceScheduleSpin 0x01
+#define cudaDeviceScheduleYield 0x02
+#define cudaDeviceScheduleBlockingSync 0x04
+#define cudaDeviceBlockingSync 0x04
+#define cudaDeviceScheduleMask 0x07
 #define cudaDeviceMapHost 0x08
+#define cudaDeviceLmemResizeToMax 0x10
+#define cudaDeviceMask 0xff
 #define cudaMemAttachGlobal 0x01
 #define cudaMemAttachHost 0x02
+#define cudaMemAttachSingle 0x04
+#define cudaOccupancyDefault 0x00
+#define cudaOccupancyDisableCachingOverride 0x01
 #define cudaCpuDeviceId (-1)
+#define cudaInvalidDeviceId (-2)
+
+enum cudaMemoryAdvise {
+  cudaMemAdviseSetReadMostly = 1,
+  cudaMemAdviseUnsetReadMostly = 2,
+  cudaMemAdviseSetPreferredLocation = 3,
+  cudaMemAdviseUnsetPreferredLocation = 4,
+  cudaMemAdviseSetAccessedBy = 5,
+  cudaMemAdviseUnsetAccessedBy = 6,
+};
+enum cudaMemLocationType {
+  cudaMemLocationTypeInvalid = 0,
+  cudaMemLocationTypeNone = 0,
+  cudaMemLocationTypeDevice = 1,
+  cudaMemLocationTypeHost = 2,
+  cudaMemLocationTypeHostNuma = 3,
+  cudaMemLocationTypeHostNumaCurrent = 4,
+};
+struct cudaMemLocation {
+  enum cudaMemLocationType type;
+  int id;
+};
+
+// Pitched and 3-D memory (cudaMallocPitch, cudaMalloc3D, cudaMemcpy2D/3D).
+struct cudaExtent {
+  size_t width, height, depth;
+};
+struct cudaPos {
+  size_t x, y, z;
+};
+struct cudaPitchedPtr {
+  void* ptr;
+  size_t pitch;
+  size_t xsize;
+  size_t ysize;
+};
+// CUDA arrays belong to textures, which the emulator does not run: only a null one is accepted.
+struct cudaArray;
+typedef struct cudaArray* cudaArray_t;
+struct cudaMemcpy3DParms {
+  cudaArray_t srcArray;
+  struct cudaPos srcPos;
+  struct cudaPitchedPtr srcPtr;
+  cudaArray_t dstArray;
+  struct cudaPos dstPos;
+  struct cudaPitchedPtr dstPtr;
+  struct cudaExtent extent;
+  enum cudaMemcpyKind kind;
+};
+inline cudaExtent make_cudaExtent(size_t w, size_t h, size_t d) {
+  return {w, h, d};
+}
+inline cudaPos make_cudaPos(size_t x, size_t y, size_t z) {
+  return {x, y, z};
+}
+inline cudaPitchedPtr make_cudaPitchedPtr(void* d, size_t p, size_t xsz, size_t ysz) {
+  return {d, p, xsz, ysz};
+}
 
 struct CUstream_st;
 typedef struct CUstream_st* cudaStream_t;
@@ -169,11 +349,16 @@ struct cudaUUID_st {
 };
 typedef struct cudaUUID_st cudaUUID_t;
 
-// The fields teaching programs and NVIDIA's samples read; values describe the emulator honestly
-// (see gpulab::rt::emulated_device_properties).
+// Every field of CUDA 13's cudaDeviceProp; values describe the emulator honestly (see
+// cudaGetDeviceProperties in src/run/runtime/). The fields CUDA 13 removed are still here for the
+// programs of older books, marked so that the report says, once, what replaced each
+// (src/run/removed_api.cpp).
+#define GPULAB_REMOVED(key) [[deprecated("gpulab-removed:" #key)]]
 struct cudaDeviceProp {
   char name[256];
   cudaUUID_t uuid;
+  char luid[8];
+  unsigned int luidDeviceNodeMask;
   size_t totalGlobalMem;
   size_t sharedMemPerBlock;
   int regsPerBlock;
@@ -186,28 +371,92 @@ struct cudaDeviceProp {
   int major;
   int minor;
   size_t textureAlignment;
+  size_t texturePitchAlignment;
   int multiProcessorCount;
   int integrated;
   int canMapHostMemory;
+  int maxTexture1D;
+  int maxTexture1DMipmap;
+  int maxTexture2D[2];
+  int maxTexture2DMipmap[2];
+  int maxTexture2DLinear[3];
+  int maxTexture2DGather[2];
+  int maxTexture3D[3];
+  int maxTexture3DAlt[3];
+  int maxTextureCubemap;
+  int maxTexture1DLayered[2];
+  int maxTexture2DLayered[3];
+  int maxTextureCubemapLayered[2];
+  int maxSurface1D;
+  int maxSurface2D[2];
+  int maxSurface3D[3];
+  int maxSurface1DLayered[2];
+  int maxSurface2DLayered[3];
+  int maxSurfaceCubemap;
+  int maxSurfaceCubemapLayered[2];
+  size_t surfaceAlignment;
   int concurrentKernels;
   int ECCEnabled;
   int pciBusID;
   int pciDeviceID;
   int pciDomainID;
+  int tccDriver;
   int asyncEngineCount;
   int unifiedAddressing;
   int memoryBusWidth;
   int l2CacheSize;
+  int persistingL2CacheMaxSize;
   int maxThreadsPerMultiProcessor;
+  int streamPrioritiesSupported;
+  int globalL1CacheSupported;
+  int localL1CacheSupported;
   size_t sharedMemPerMultiprocessor;
   int regsPerMultiprocessor;
   int managedMemory;
+  int isMultiGpuBoard;
+  int multiGpuBoardGroupID;
+  int hostNativeAtomicSupported;
   int pageableMemoryAccess;
   int concurrentManagedAccess;
+  int computePreemptionSupported;
+  int canUseHostPointerForRegisteredMem;
   int cooperativeLaunch;
   size_t sharedMemPerBlockOptin;
+  int pageableMemoryAccessUsesHostPageTables;
+  int directManagedMemAccessFromHost;
   int maxBlocksPerMultiProcessor;
+  int accessPolicyMaxWindowSize;
   size_t reservedSharedMemPerBlock;
+  int hostRegisterSupported;
+  int sparseCudaArraySupported;
+  int hostRegisterReadOnlySupported;
+  int timelineSemaphoreInteropSupported;
+  int memoryPoolsSupported;
+  int gpuDirectRDMASupported;
+  unsigned int gpuDirectRDMAFlushWritesOptions;
+  int gpuDirectRDMAWritesOrdering;
+  unsigned int memoryPoolSupportedHandleTypes;
+  int deferredMappingCudaArraySupported;
+  int ipcEventSupported;
+  int clusterLaunch;
+  int unifiedFunctionPointers;
+  int deviceNumaConfig;
+  int deviceNumaId;
+  int mpsEnabled;
+  int hostNumaId;
+  unsigned int gpuPciDeviceID;
+  unsigned int gpuPciSubsystemID;
+  int hostNumaMultinodeIpcSupported;
+  int reserved[56];
+  // Removed in CUDA 13.
+  GPULAB_REMOVED(clockRate) int clockRate;
+  GPULAB_REMOVED(memoryClockRate) int memoryClockRate;
+  GPULAB_REMOVED(deviceOverlap) int deviceOverlap;
+  GPULAB_REMOVED(kernelExecTimeoutEnabled) int kernelExecTimeoutEnabled;
+  GPULAB_REMOVED(computeMode) int computeMode;
+  GPULAB_REMOVED(maxTexture1DLinear) int maxTexture1DLinear;
+  GPULAB_REMOVED(singleToDoublePrecisionPerfRatio) int singleToDoublePrecisionPerfRatio;
+  GPULAB_REMOVED(cooperativeMultiDeviceLaunch) int cooperativeMultiDeviceLaunch;
 };
 
 struct cudaFuncAttributes {
@@ -221,6 +470,13 @@ struct cudaFuncAttributes {
   int cacheModeCA;
   int maxDynamicSharedSizeBytes;
   int preferredShmemCarveout;
+  int clusterDimMustBeSet;
+  int requiredClusterWidth;
+  int requiredClusterHeight;
+  int requiredClusterDepth;
+  int clusterSchedulingPolicyPreference;
+  int nonPortableClusterSizeAllowed;
+  int reserved[16];
 };
 
 enum cudaMemoryType {
@@ -235,6 +491,10 @@ struct cudaPointerAttributes {
   void* devicePointer;
   void* hostPointer;
 };
+
+// Host functions a stream calls (cudaStreamAddCallback) are declared with it; no calling convention
+// to name on Linux.
+#define CUDART_CB
 
 // The version the emulator's API follows (CUDA 13.0).
 #define CUDART_VERSION 13000
@@ -292,8 +552,43 @@ cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitc
                          size_t height, cudaMemcpyKind kind);
 cudaError_t cudaMemset(void* ptr, int value, size_t count);
 cudaError_t cudaMemsetAsync(void* ptr, int value, size_t count, cudaStream_t stream = 0);
+// Unified memory hints: accepted (host memory is the device's); the range must be managed memory.
+cudaError_t cudaMemPrefetchAsync(const void* ptr, size_t count, struct cudaMemLocation location,
+                                 unsigned int flags, cudaStream_t stream = 0);
+cudaError_t cudaMemAdvise(const void* ptr, size_t count, enum cudaMemoryAdvise advice,
+                          struct cudaMemLocation location);
+GPULAB_REMOVED(cudaMemPrefetchAsyncDevice)
 cudaError_t cudaMemPrefetchAsync(const void* ptr, size_t count, int device,
                                  cudaStream_t stream = 0);
+GPULAB_REMOVED(cudaMemAdviseDevice)
+cudaError_t cudaMemAdvise(const void* ptr, size_t count, enum cudaMemoryAdvise advice, int device);
+cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void* ptr, size_t length = 0,
+                                     unsigned int flags = cudaMemAttachSingle);
+
+// Pitched, 2-D and 3-D memory; stream-ordered allocation.
+cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
+                              size_t width, size_t height, cudaMemcpyKind kind,
+                              cudaStream_t stream = 0);
+cudaError_t cudaMemset2D(void* ptr, size_t pitch, int value, size_t width, size_t height);
+cudaError_t cudaMemset2DAsync(void* ptr, size_t pitch, int value, size_t width, size_t height,
+                              cudaStream_t stream = 0);
+cudaError_t cudaMalloc3D(struct cudaPitchedPtr* pitched, struct cudaExtent extent,
+                         std::source_location where = std::source_location::current());
+cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms* p);
+cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms* p, cudaStream_t stream = 0);
+cudaError_t cudaMemset3D(struct cudaPitchedPtr pitched, int value, struct cudaExtent extent);
+cudaError_t cudaMemset3DAsync(struct cudaPitchedPtr pitched, int value, struct cudaExtent extent,
+                              cudaStream_t stream = 0);
+cudaError_t cudaMallocAsync(void** ptr, size_t size, cudaStream_t stream,
+                            std::source_location where = std::source_location::current());
+cudaError_t cudaFreeAsync(void* ptr, cudaStream_t stream);
+
+// Host memory the device reaches (zero-copy): the emulator's device memory is host memory, so a
+// mapped pointer is the host pointer itself, as with CUDA's unified addressing.
+cudaError_t cudaHostRegister(void* ptr, size_t size, unsigned int flags,
+                             std::source_location where = std::source_location::current());
+cudaError_t cudaHostUnregister(void* ptr);
+cudaError_t cudaHostGetFlags(unsigned int* flags, void* host_ptr);
 
 cudaError_t cudaStreamCreate(cudaStream_t* stream);
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags);
@@ -309,6 +604,62 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream = 0);
 cudaError_t cudaEventSynchronize(cudaEvent_t event);
 cudaError_t cudaEventQuery(cudaEvent_t event);
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end);
+cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream = 0,
+                                     unsigned int flags = 0);
+
+// Stream priorities and flags (an H100's range: 0 the least, -5 the greatest), callbacks.
+cudaError_t cudaDeviceGetStreamPriorityRange(int* least, int* greatest);
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t* stream, unsigned int flags, int priority);
+cudaError_t cudaStreamGetPriority(cudaStream_t stream, int* priority);
+cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned int* flags);
+cudaError_t cudaStreamGetDevice(cudaStream_t stream, int* device);
+cudaError_t cudaStreamGetId(cudaStream_t stream, unsigned long long* id);
+typedef void (*cudaStreamCallback_t)(cudaStream_t stream, cudaError_t status, void* user_data);
+cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback,
+                                  void* user_data, unsigned int flags);
+
+// The device, more.
+cudaError_t cudaGetDeviceFlags(unsigned int* flags);
+cudaError_t cudaInitDevice(int device, unsigned int device_flags, unsigned int flags);
+cudaError_t cudaChooseDevice(int* device, const cudaDeviceProp* prop);
+cudaError_t cudaDeviceGetCacheConfig(cudaFuncCache* config);
+cudaError_t cudaDeviceGetSharedMemConfig(cudaSharedMemConfig* config);
+cudaError_t cudaDeviceGetPCIBusId(char* bus_id, int length, int device);
+cudaError_t cudaDeviceGetByPCIBusId(int* device, const char* bus_id);
+cudaError_t cudaSetValidDevices(int* devices, int count);
+// One device: it can reach no peer (the query of deviceQuery and the samples; enabling peer access
+// and peer copies are refused by name).
+cudaError_t cudaDeviceCanAccessPeer(int* can_access, int device, int peer_device);
+
+// Launching a kernel named by its address, with an array of pointers to its arguments.
+cudaError_t cudaLaunchKernel(const void* kernel, dim3 grid, dim3 block, void** args,
+                             size_t shared_bytes = 0, cudaStream_t stream = 0,
+                             std::source_location where = std::source_location::current());
+
+// Removed in CUDA 13 (the cudaThread* calls were deprecated since CUDA 4.0): still run here.
+cudaError_t cudaDeviceGetCacheConfig(cudaFuncCache* config);
+GPULAB_REMOVED(cudaThreadSynchronize) inline cudaError_t cudaThreadSynchronize(void) {
+  return cudaDeviceSynchronize();
+}
+GPULAB_REMOVED(cudaThreadExit) inline cudaError_t cudaThreadExit(void) {
+  return cudaDeviceReset();
+}
+GPULAB_REMOVED(cudaThreadSetLimit)
+inline cudaError_t cudaThreadSetLimit(cudaLimit limit, size_t value) {
+  return cudaDeviceSetLimit(limit, value);
+}
+GPULAB_REMOVED(cudaThreadGetLimit)
+inline cudaError_t cudaThreadGetLimit(size_t* value, cudaLimit limit) {
+  return cudaDeviceGetLimit(value, limit);
+}
+GPULAB_REMOVED(cudaThreadSetCacheConfig)
+inline cudaError_t cudaThreadSetCacheConfig(cudaFuncCache config) {
+  return cudaDeviceSetCacheConfig(config);
+}
+GPULAB_REMOVED(cudaThreadGetCacheConfig)
+inline cudaError_t cudaThreadGetCacheConfig(cudaFuncCache* config) {
+  return cudaDeviceGetCacheConfig(config);
+}
 
 // ---- What the templates and the rewritten launches call
 
@@ -530,8 +881,57 @@ cudaError_t memcpy_symbol(void* symbol, size_t symbol_bytes, void* host, size_t 
                           size_t offset, cudaMemcpyKind kind, bool to_symbol);
 cudaError_t func_set_attribute(const void* kernel, cudaFuncAttribute attribute, int value);
 cudaError_t func_get_attributes(cudaFuncAttributes* attributes, const void* kernel);
+// The occupancy API, answered by gpulab's occupancy calculator (src/calc/occupancy) for the
+// emulated device (an H100's limits; registers not counted: the emulator has none).
 cudaError_t occupancy_max_active_blocks(int* blocks, const void* kernel, int block_size,
-                                        size_t dynamic_shared_bytes);
+                                        size_t dynamic_shared_bytes, unsigned int flags);
+cudaError_t occupancy_available_dynamic_shared(size_t* bytes, const void* kernel, int blocks,
+                                               int block_size);
+// The kernel as a `const void*`, whether the program passes the function or its address.
+template <class T>
+const void* kernel_pointer(T kernel) {
+  if constexpr (std::is_pointer_v<T> && std::is_function_v<std::remove_pointer_t<T>>) {
+    return reinterpret_cast<const void*>(kernel);
+  } else {
+    return static_cast<const void*>(kernel);
+  }
+}
+// cudaOccupancyMaxPotentialBlockSize*: the block size with the most threads per SM, trying each
+// multiple of the warp size from the largest down (CUDA's own order), dynamic shared memory from
+// `shared_of(block_size)`.
+template <class F>
+cudaError_t occupancy_best_block(int* min_grid, int* block, const void* kernel, F shared_of,
+                                 int block_limit, unsigned int flags) {
+  if (min_grid == nullptr || block == nullptr || kernel == nullptr) return cudaErrorInvalidValue;
+  cudaFuncAttributes attributes;
+  if (const cudaError_t e = func_get_attributes(&attributes, kernel); e != cudaSuccess) return e;
+  int per_sm = 0, warp = 0, device_limit = 0, sms = 0;
+  cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, 0);
+  cudaDeviceGetAttribute(&warp, cudaDevAttrWarpSize, 0);
+  cudaDeviceGetAttribute(&device_limit, cudaDevAttrMaxThreadsPerBlock, 0);
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  int limit = block_limit == 0 ? device_limit : block_limit;
+  limit = std::min(limit, std::min(device_limit, attributes.maxThreadsPerBlock));
+  int best_block = 0, best_blocks = 0, best_threads = 0;
+  for (int aligned = (limit + warp - 1) / warp * warp; aligned > 0; aligned -= warp) {
+    const int size = std::min(aligned, limit);
+    int blocks = 0;
+    if (const cudaError_t e = occupancy_max_active_blocks(
+            &blocks, kernel, size, static_cast<size_t>(shared_of(size)), flags);
+        e != cudaSuccess) {
+      return e;
+    }
+    if (size * blocks > best_threads) {
+      best_block = size;
+      best_blocks = blocks;
+      best_threads = size * blocks;
+    }
+    if (best_threads == per_sm) break;
+  }
+  *min_grid = best_blocks * sms;
+  *block = best_block;
+  return cudaSuccess;
+}
 
 }  // namespace gpulab::rt
 
@@ -557,6 +957,28 @@ template <class T>
 inline cudaError_t cudaMallocHost(T** ptr, size_t size,
                                   std::source_location where = std::source_location::current()) {
   return cudaMallocHost(reinterpret_cast<void**>(ptr), size, where);
+}
+// cudaMallocHost with flags is cudaHostAlloc (CUDA's C++ overloads).
+inline cudaError_t cudaMallocHost(void** ptr, size_t size, unsigned int flags,
+                                  std::source_location where = std::source_location::current()) {
+  return cudaHostAlloc(ptr, size, flags, where);
+}
+template <class T>
+inline cudaError_t cudaMallocHost(T** ptr, size_t size, unsigned int flags,
+                                  std::source_location where = std::source_location::current()) {
+  return cudaHostAlloc(reinterpret_cast<void**>(ptr), size, flags, where);
+}
+template <class T>
+inline cudaError_t cudaHostGetDevicePointer(T** device_ptr, void* host_ptr, unsigned int flags) {
+  return cudaHostGetDevicePointer(reinterpret_cast<void**>(device_ptr), host_ptr, flags);
+}
+template <class T>
+inline cudaError_t cudaMallocAsync(T** ptr, size_t size, cudaStream_t stream,
+                                   std::source_location where = std::source_location::current()) {
+  return cudaMallocAsync(reinterpret_cast<void**>(ptr), size, stream, where);
+}
+inline cudaError_t cudaEventCreate(cudaEvent_t* event, unsigned int flags) {
+  return cudaEventCreateWithFlags(event, flags);
 }
 template <class T>
 inline cudaError_t cudaHostAlloc(T** ptr, size_t size, unsigned int flags,
@@ -589,6 +1011,13 @@ inline cudaError_t cudaMemcpyToSymbolAsync(const T& symbol, const void* src, siz
   return cudaMemcpyToSymbol(symbol, src, count, offset, kind);
 }
 template <class T>
+inline cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const T& symbol, size_t count,
+                                             size_t offset = 0,
+                                             cudaMemcpyKind kind = cudaMemcpyDeviceToHost,
+                                             cudaStream_t = 0) {
+  return cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
+}
+template <class T>
 inline cudaError_t cudaGetSymbolAddress(void** ptr, const T& symbol) {
   *ptr = const_cast<void*>(static_cast<const void*>(&symbol));
   return cudaSuccess;
@@ -598,25 +1027,71 @@ inline cudaError_t cudaGetSymbolSize(size_t* size, const T&) {
   *size = sizeof(T);
   return cudaSuccess;
 }
-template <class... P>
-inline cudaError_t cudaFuncSetAttribute(void (*kernel)(P...), cudaFuncAttribute attribute,
-                                        int value) {
-  return gpulab::rt::func_set_attribute(reinterpret_cast<const void*>(kernel), attribute, value);
+template <class T>
+inline cudaError_t cudaFuncSetAttribute(T kernel, cudaFuncAttribute attribute, int value) {
+  return gpulab::rt::func_set_attribute(gpulab::rt::kernel_pointer(kernel), attribute, value);
 }
-template <class... P>
-inline cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attributes, void (*kernel)(P...)) {
-  return gpulab::rt::func_get_attributes(attributes, reinterpret_cast<const void*>(kernel));
+template <class T>
+inline cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attributes, T kernel) {
+  return gpulab::rt::func_get_attributes(attributes, gpulab::rt::kernel_pointer(kernel));
 }
 template <class... P>
 inline cudaError_t cudaFuncSetCacheConfig(void (*)(P...), cudaFuncCache) {
   return cudaSuccess;
 }
-template <class... P>
-inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, void (*kernel)(P...),
+template <class T>
+inline cudaError_t cudaFuncSetSharedMemConfig(T, cudaSharedMemConfig) {
+  return cudaSuccess;  // deprecated since CUDA 12.4; the emulator has no banks to configure
+}
+template <class T>
+inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, T kernel,
                                                                  int block_size,
                                                                  size_t dynamic_shared_bytes) {
-  return gpulab::rt::occupancy_max_active_blocks(blocks, reinterpret_cast<const void*>(kernel),
-                                                 block_size, dynamic_shared_bytes);
+  return gpulab::rt::occupancy_max_active_blocks(blocks, gpulab::rt::kernel_pointer(kernel),
+                                                 block_size, dynamic_shared_bytes,
+                                                 cudaOccupancyDefault);
+}
+template <class T>
+inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+    int* blocks, T kernel, int block_size, size_t dynamic_shared_bytes, unsigned int flags) {
+  return gpulab::rt::occupancy_max_active_blocks(blocks, gpulab::rt::kernel_pointer(kernel),
+                                                 block_size, dynamic_shared_bytes, flags);
+}
+template <class T, class F>
+inline cudaError_t cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags(
+    int* min_grid, int* block, T kernel, F shared_of, int block_limit = 0,
+    unsigned int flags = cudaOccupancyDefault) {
+  return gpulab::rt::occupancy_best_block(min_grid, block, gpulab::rt::kernel_pointer(kernel),
+                                          shared_of, block_limit, flags);
+}
+template <class T, class F>
+inline cudaError_t cudaOccupancyMaxPotentialBlockSizeVariableSMem(int* min_grid, int* block,
+                                                                  T kernel, F shared_of,
+                                                                  int block_limit = 0) {
+  return gpulab::rt::occupancy_best_block(min_grid, block, gpulab::rt::kernel_pointer(kernel),
+                                          shared_of, block_limit, cudaOccupancyDefault);
+}
+template <class T>
+inline cudaError_t cudaOccupancyMaxPotentialBlockSizeWithFlags(int* min_grid, int* block, T kernel,
+                                                               size_t dynamic_shared_bytes = 0,
+                                                               int block_limit = 0,
+                                                               unsigned int flags = 0) {
+  return gpulab::rt::occupancy_best_block(
+      min_grid, block, gpulab::rt::kernel_pointer(kernel),
+      [dynamic_shared_bytes](int) { return dynamic_shared_bytes; }, block_limit, flags);
+}
+template <class T>
+inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int* min_grid, int* block, T kernel,
+                                                      size_t dynamic_shared_bytes = 0,
+                                                      int block_limit = 0) {
+  return cudaOccupancyMaxPotentialBlockSizeWithFlags(min_grid, block, kernel, dynamic_shared_bytes,
+                                                     block_limit, cudaOccupancyDefault);
+}
+template <class T>
+inline cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t* bytes, T kernel, int blocks,
+                                                             int block_size) {
+  return gpulab::rt::occupancy_available_dynamic_shared(bytes, gpulab::rt::kernel_pointer(kernel),
+                                                        blocks, block_size);
 }
 
 // thrust (libthrust-dev) runs its "device" algorithms on the CPU, sequentially (the CPP system),
@@ -625,13 +1100,13 @@ inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, vo
 #define THRUST_DEVICE_SYSTEM 4  // THRUST_DEVICE_SYSTEM_CPP
 #endif
 
-// nvcc defines these while compiling a .cu file; the emulator states an H100 (sm_90), whose
-// launch limits it enforces. Unlike nvcc's device pass, host code sees __CUDA_ARCH__ too.
+// nvcc defines these while compiling a .cu file (gpulab run sets GPULAB_RT_CUDA_SOURCE for one;
+// a .cpp file that includes this header is host code, as under nvcc); the emulator states an H100
+// (sm_90), whose launch limits it enforces. Unlike nvcc's device pass, host code sees
+// __CUDA_ARCH__ too.
+#ifdef GPULAB_RT_CUDA_SOURCE
 #ifndef __CUDACC__
 #define __CUDACC__ 1
-#endif
-#ifndef __NVCC__
-#define __NVCC__ 1
 #endif
 #ifndef __CUDA_ARCH__
 #define __CUDA_ARCH__ 900
@@ -640,8 +1115,67 @@ inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, vo
 #define __CUDACC_VER_MAJOR__ 13
 #define __CUDACC_VER_MINOR__ 0
 #endif
+#endif
+#ifndef __NVCC__
+#define __NVCC__ 1
+#endif
 
 #include "gpulab_graphs.h"
+
+// The typed form of cudaLaunchKernel (CUDA's C++ overload): the kernel's parameters are known, so
+// it needs no registration (a template's instantiation launches too).
+template <class... P>
+inline cudaError_t cudaLaunchKernel(void (*kernel)(P...), dim3 grid, dim3 block, void** args,
+                                    size_t shared_bytes = 0, cudaStream_t stream = 0,
+                                    std::source_location where = std::source_location::current()) {
+  return gpulab::rt::launch_with_arguments(reinterpret_cast<const void*>(kernel), grid, block, args,
+                                           shared_bytes, stream, where,
+                                           &gpulab::rt::RegisteredKernel<P...>::launch);
+}
+
+// The block's dynamic shared memory (extern __shared__ arrays declared in a function are bound to
+// it by gpulab's rewrite).
+namespace gpulab::simt::detail {
+unsigned char* dynamic_shared_buffer() noexcept;
+}
+
+// What a kernel reads of the machine (src/run/runtime/device.cpp). clock() and clock64() in a
+// kernel count nanoseconds of the CPU's monotonic clock: the emulated clock runs at 1 GHz
+// (cudaDevAttrClockRate is 1,000,000 kHz), so cycles / clockRate gives milliseconds as on a GPU,
+// but of the CPU's time. In host code clock() is the C library's. The special registers of inline
+// PTX that gpulab's rewrite recognises (asm("mov.u32 %0, %%smid;" : "=r"(id))) read these: the
+// emulated SM is the worker thread that runs the block.
+extern "C" clock_t gpulab_rt_clock(void);
+extern "C" unsigned gpulab_rt_ptx_smid(void);
+extern "C" unsigned gpulab_rt_ptx_nsmid(void);
+extern "C" unsigned long long gpulab_rt_ptx_globaltimer(void);
+namespace std {
+using ::gpulab_rt_clock;
+}
+#define clock gpulab_rt_clock
+namespace gpulab::rt {
+inline unsigned ptx_laneid() {
+  return (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) % 32u;
+}
+inline unsigned ptx_warpid() {
+  return (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) / 32u;
+}
+inline unsigned ptx_lanemask_eq() {
+  return 1u << ptx_laneid();
+}
+inline unsigned ptx_lanemask_lt() {
+  return (1u << ptx_laneid()) - 1u;
+}
+inline unsigned ptx_lanemask_le() {
+  return (2u << ptx_laneid()) - 1u;
+}
+inline unsigned ptx_lanemask_gt() {
+  return ~ptx_lanemask_le();
+}
+inline unsigned ptx_lanemask_ge() {
+  return ~ptx_lanemask_lt();
+}
+}  // namespace gpulab::rt
 
 // Kernel printf goes to the device's buffer (see gpulab_rt_printf); std::printf too.
 #define printf gpulab_rt_printf

@@ -93,6 +93,14 @@ cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t*
 cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType* type);
 cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph,
                                  unsigned long long flags = 0);
+// CUDA 11's form, which cuda_runtime.h still offers C++ programs: no error node or log is given.
+inline cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph,
+                                        cudaGraphNode_t* error_node, char* log, size_t log_bytes) {
+  (void)error_node;
+  (void)log;
+  (void)log_bytes;
+  return cudaGraphInstantiate(exec, graph, 0ULL);
+}
 cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph,
                                 cudaGraphExecUpdateResultInfo* result);
 cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream);
@@ -106,6 +114,13 @@ namespace gpulab::rt {
 using LaunchFromArguments = void (*)(const void* kernel, const LaunchSite& site,
                                      const LaunchConfig& config, void** arguments);
 bool register_kernel_erased(const void* address, const char* name, LaunchFromArguments launch);
+// The kernel registered at `address` (its name in *name), or nullptr.
+LaunchFromArguments registered_kernel(const void* address, const char** name);
+// cudaLaunchKernel: with `launch` when the caller knows the kernel's type, else the registered
+// kernel's; the launch's error, as cudaGetLastError would give it.
+cudaError_t launch_with_arguments(const void* kernel, dim3 grid, dim3 block, void** args,
+                                  size_t shared_bytes, cudaStream_t stream,
+                                  const std::source_location& where, LaunchFromArguments launch);
 
 template <class... P>
 struct RegisteredKernel {

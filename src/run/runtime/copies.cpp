@@ -1,4 +1,5 @@
-// Copies and symbols: cudaMemcpy, cudaMemcpyAsync, cudaMemcpy2D, and copies to and from
+// Copies and symbols: cudaMemcpy, cudaMemcpyAsync, cudaMemcpy2D(Async) and cudaMemcpy3D(Async)
+// between pitched pointers (CUDA arrays, textures' memory, are not run), and copies to and from
 // __device__ variables (cudaMemcpyToSymbol/FromSymbol call memcpy_symbol). A copy back of bytes
 // no one wrote is an "uninitialized_copy" finding under --check.
 #include <cstdint>
@@ -75,6 +76,57 @@ cudaError_t memcpy_symbol(void* symbol, size_t symbol_bytes, void* host, size_t 
   return cudaSuccess;
 }
 
+namespace {
+
+// The rows of a 2-D copy, one copy each; the first waits for the device when `blocking`.
+cudaError_t copy_rows(char* dst, size_t dpitch, const char* src, size_t spitch, size_t width,
+                      size_t rows, cudaMemcpyKind kind, bool blocking) {
+  if (rows == 0 || width == 0) return cudaSuccess;
+  if (width > dpitch || width > spitch) return set_error(cudaErrorInvalidPitchValue);
+  if (blocking) synchronized(false);
+  for (size_t row = 0; row < rows; ++row) {
+    const cudaError_t e = copy(dst + row * dpitch, src + row * spitch, width, kind, false,
+                               std::source_location::current());
+    if (e != cudaSuccess) return e;
+  }
+  if (blocking) synchronized(true);
+  return cudaSuccess;
+}
+
+cudaError_t copy_3d(const cudaMemcpy3DParms* p, bool blocking) {
+  if (p == nullptr) return set_error(cudaErrorInvalidValue);
+  // CUDA arrays are textures' memory, which the emulator does not have.
+  if (p->srcArray != nullptr || p->dstArray != nullptr) return set_error(cudaErrorInvalidValue);
+  if (p->srcPtr.ptr == nullptr || p->dstPtr.ptr == nullptr) {
+    return set_error(cudaErrorInvalidValue);
+  }
+  const cudaExtent& e = p->extent;  // width in bytes (no array), height and depth in rows
+  const size_t src_rows = p->srcPtr.ysize, dst_rows = p->dstPtr.ysize;
+  if (e.width > p->srcPtr.pitch || e.width > p->dstPtr.pitch) {
+    return set_error(cudaErrorInvalidPitchValue);
+  }
+  if (e.depth > 1 && (e.height + p->srcPos.y > src_rows || e.height + p->dstPos.y > dst_rows)) {
+    return set_error(cudaErrorInvalidValue);
+  }
+  const auto* src = static_cast<const char*>(p->srcPtr.ptr);
+  auto* dst = static_cast<char*>(p->dstPtr.ptr);
+  if (blocking) synchronized(false);
+  for (size_t z = 0; z < e.depth; ++z) {
+    const char* s =
+        src + ((p->srcPos.z + z) * src_rows + p->srcPos.y) * p->srcPtr.pitch + p->srcPos.x;
+    char* d = dst + ((p->dstPos.z + z) * dst_rows + p->dstPos.y) * p->dstPtr.pitch + p->dstPos.x;
+    if (const cudaError_t err =
+            copy_rows(d, p->dstPtr.pitch, s, p->srcPtr.pitch, e.width, e.height, p->kind, false);
+        err != cudaSuccess) {
+      return err;
+    }
+  }
+  if (blocking) synchronized(true);
+  return cudaSuccess;
+}
+
+}  // namespace
+
 }  // namespace gpulab::rt
 
 using gpulab::rt::set_error;
@@ -90,13 +142,18 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpy
 }
 cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
                          size_t height, cudaMemcpyKind kind) {
-  if (width > dpitch || width > spitch) return set_error(cudaErrorInvalidPitchValue);
-  gpulab::rt::synchronized(false);
-  for (size_t row = 0; row < height; ++row) {
-    const cudaError_t e = gpulab::rt::copy(static_cast<char*>(dst) + row * dpitch,
-                                           static_cast<const char*>(src) + row * spitch, width,
-                                           kind, row + 1 == height);
-    if (e != cudaSuccess) return e;
-  }
-  return cudaSuccess;
+  return gpulab::rt::copy_rows(static_cast<char*>(dst), dpitch, static_cast<const char*>(src),
+                               spitch, width, height, kind, true);
+}
+cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
+                              size_t width, size_t height, cudaMemcpyKind kind, cudaStream_t) {
+  return gpulab::rt::copy_rows(static_cast<char*>(dst), dpitch, static_cast<const char*>(src),
+                               spitch, width, height, kind, false);
+}
+
+cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* p) {
+  return gpulab::rt::copy_3d(p, true);
+}
+cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms* p, cudaStream_t) {
+  return gpulab::rt::copy_3d(p, false);
 }

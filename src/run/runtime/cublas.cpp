@@ -3,6 +3,7 @@
 // pointers (and scalars in either pointer mode) are used as they are.
 #include <cblas.h>
 
+#include <cstdio>
 #include <cstring>
 #include <new>
 
@@ -19,6 +20,18 @@ namespace {
 
 int max1(int v) {
   return v > 1 ? v : 1;
+}
+
+// cuBLAS's report of an invalid argument of a level-2 or level-3 routine, on stdout, as the BLAS
+// error handler (xerbla) words it, with the routine's Fortran name and the argument's position in
+// the Fortran interface (no handle): `cublasSgemm` with a too small lda says parameter number 8.
+cublasStatus_t illegal(const char* routine, int parameter) {
+  std::printf(" ** On entry to %s parameter number %d had an illegal value\n", routine, parameter);
+  return CUBLAS_STATUS_INVALID_VALUE;
+}
+template <class T>
+const char* blas_name(const char* single, const char* double_precision) {
+  return sizeof(T) == sizeof(float) ? single : double_precision;
 }
 
 bool valid_op(cublasOperation_t op) {
@@ -183,8 +196,13 @@ template <class T>
 cublasStatus_t gemv(cublasHandle_t h, cublasOperation_t trans, int m, int n, const T* alpha,
                     const T* A, int lda, const T* x, int incx, const T* beta, T* y, int incy) {
   if (h == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
-  if (!valid_op(trans) || m < 0 || n < 0 || lda < max1(m) || incx == 0 || incy == 0)
-    return CUBLAS_STATUS_INVALID_VALUE;
+  const char* name = blas_name<T>("SGEMV", "DGEMV");
+  if (!valid_op(trans)) return illegal(name, 1);
+  if (m < 0) return illegal(name, 2);
+  if (n < 0) return illegal(name, 3);
+  if (lda < max1(m)) return illegal(name, 6);
+  if (incx == 0) return illegal(name, 8);
+  if (incy == 0) return illegal(name, 11);
   if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
   if (alpha == nullptr || beta == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
   Blas<T>::gemv(to_cblas(trans), m, n, *alpha, A, lda, x, incx, *beta, y, incy);
@@ -196,20 +214,35 @@ template <class T>
 cublasStatus_t ger(cublasHandle_t h, int m, int n, const T* alpha, const T* x, int incx, const T* y,
                    int incy, T* A, int lda) {
   if (h == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
-  if (m < 0 || n < 0 || incx == 0 || incy == 0 || lda < max1(m)) return CUBLAS_STATUS_INVALID_VALUE;
+  const char* name = blas_name<T>("SGER", "DGER");
+  if (m < 0) return illegal(name, 1);
+  if (n < 0) return illegal(name, 2);
+  if (incx == 0) return illegal(name, 5);
+  if (incy == 0) return illegal(name, 7);
+  if (lda < max1(m)) return illegal(name, 9);
   if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
   Blas<T>::ger(m, n, *alpha, x, incx, y, incy, A, lda);
   return CUBLAS_STATUS_SUCCESS;
 }
 
+// `name`: the routine's name in cuBLAS's report of an invalid argument; nullptr for the batched
+// forms, whose report on a GPU is not recorded (they return the status alone here).
 template <class T>
 cublasStatus_t gemm_check(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m,
-                          int n, int k, int lda, int ldb, int ldc) {
+                          int n, int k, int lda, int ldb, int ldc, bool report = true) {
   if (h == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
-  if (!valid_op(ta) || !valid_op(tb) || m < 0 || n < 0 || k < 0) return CUBLAS_STATUS_INVALID_VALUE;
-  if (lda < max1(ta == CUBLAS_OP_N ? m : k) || ldb < max1(tb == CUBLAS_OP_N ? k : n) ||
-      ldc < max1(m))
-    return CUBLAS_STATUS_INVALID_VALUE;
+  const char* name = blas_name<T>("SGEMM", "DGEMM");
+  const auto bad = [&](int parameter) {
+    return report ? illegal(name, parameter) : CUBLAS_STATUS_INVALID_VALUE;
+  };
+  if (!valid_op(ta)) return bad(1);
+  if (!valid_op(tb)) return bad(2);
+  if (m < 0) return bad(3);
+  if (n < 0) return bad(4);
+  if (k < 0) return bad(5);
+  if (lda < max1(ta == CUBLAS_OP_N ? m : k)) return bad(8);
+  if (ldb < max1(tb == CUBLAS_OP_N ? k : n)) return bad(10);
+  if (ldc < max1(m)) return bad(13);
   return CUBLAS_STATUS_SUCCESS;
 }
 
@@ -237,7 +270,8 @@ cublasStatus_t gemm_batched(cublasHandle_t h, cublasOperation_t ta, cublasOperat
                             int n, int k, const T* alpha, const T* const A[], int lda,
                             const T* const B[], int ldb, const T* beta, T* const C[], int ldc,
                             int batch) {
-  if (const auto s = gemm_check<T>(h, ta, tb, m, n, k, lda, ldb, ldc); s != CUBLAS_STATUS_SUCCESS)
+  if (const auto s = gemm_check<T>(h, ta, tb, m, n, k, lda, ldb, ldc, false);
+      s != CUBLAS_STATUS_SUCCESS)
     return s;
   if (batch < 0 || alpha == nullptr || beta == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
   for (int i = 0; i < batch; ++i)
@@ -250,7 +284,8 @@ cublasStatus_t gemm_strided(cublasHandle_t h, cublasOperation_t ta, cublasOperat
                             int n, int k, const T* alpha, const T* A, int lda, long long sa,
                             const T* B, int ldb, long long sb, const T* beta, T* C, int ldc,
                             long long sc, int batch) {
-  if (const auto s = gemm_check<T>(h, ta, tb, m, n, k, lda, ldb, ldc); s != CUBLAS_STATUS_SUCCESS)
+  if (const auto s = gemm_check<T>(h, ta, tb, m, n, k, lda, ldb, ldc, false);
+      s != CUBLAS_STATUS_SUCCESS)
     return s;
   if (batch < 0 || alpha == nullptr || beta == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
   for (int i = 0; i < batch; ++i) {

@@ -163,7 +163,11 @@ curandStatus_t fill(curandGenerator_t g, T* out, std::size_t n, std::size_t per_
                     Philox philox) {
   if (g == nullptr) return CURAND_STATUS_NOT_INITIALIZED;
   if (out == nullptr && n != 0) return CURAND_STATUS_LAUNCH_FAILURE;
-  if (n % per_unit != 0) return CURAND_STATUS_LENGTH_NOT_MULTIPLE;
+  // XORWOW makes normals in pairs (Box-Muller) and refuses an odd count, as libcurand does;
+  // Philox hands out any count (libcurand 10's host generator, checked: 1, 3, 5, 7 normals).
+  if (n % per_unit != 0 && g->type != CURAND_RNG_PSEUDO_PHILOX4_32_10) {
+    return CURAND_STATUS_LENGTH_NOT_MULTIPLE;
+  }
   prepare(*g);
   if (g->type == CURAND_RNG_PSEUDO_PHILOX4_32_10) {
     philox(*g, out, n);

@@ -1,14 +1,23 @@
 // The device and its properties: one device (0), whose properties describe the emulator (its
-// workers as SMs, the host's memory), its attributes and limits, cudaDeviceSynchronize (where a
-// fault of an earlier launch surfaces) and cudaDeviceReset, the driver and runtime versions,
-// cudaMemGetInfo.
+// workers as SMs, the host's memory; no textures, no caches), every attribute and property of
+// CUDA 13 and the fields CUDA 13 removed from cudaDeviceProp (for older books' programs; the
+// report names their replacements), device flags, limits, cudaDeviceSynchronize (where a fault of
+// an earlier launch surfaces) and cudaDeviceReset, the driver and runtime versions,
+// cudaMemGetInfo; and what a kernel reads of the machine: clock() and clock64() (nanoseconds of
+// the CPU's monotonic clock: a 1 GHz clock, so that cycles / cudaDevAttrClockRate gives
+// milliseconds as on a GPU) and the special registers inline PTX reads (%smid: the worker thread
+// running the block, %nsmid, %globaltimer), which gpulab's rewrite turns into calls here.
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <string_view>
 #include <thread>
 
 #include "run/runtime/heap.hpp"
@@ -19,6 +28,26 @@
 namespace gpulab::rt {
 
 namespace {
+
+constexpr unsigned kDeviceFlagsValid = cudaDeviceScheduleMask | cudaDeviceMapHost |
+                                       cudaDeviceLmemResizeToMax | 0x80;  // cudaDeviceSyncMemops
+
+struct Limits {
+  std::mutex mutex;
+  unsigned device_flags = 0;
+  size_t pending_launches = 2048;
+  size_t l2_fetch_granularity = 64;
+};
+Limits& limits() {
+  static Limits* l = new Limits;  // never destroyed: late calls at exit still use it
+  return *l;
+}
+
+long long nanoseconds() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 // The host waits for the device: a fault of an earlier launch surfaces now and becomes sticky.
 void surface_locked(State& s) {
@@ -79,9 +108,6 @@ cudaError_t cudaGetDevice(int* device) {
 cudaError_t cudaSetDevice(int device) {
   return device == 0 ? cudaSuccess : set_error(cudaErrorInvalidDevice);
 }
-cudaError_t cudaSetDeviceFlags(unsigned int) {
-  return cudaSuccess;
-}
 
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int device) {
   if (p == nullptr) return set_error(cudaErrorInvalidValue);
@@ -125,6 +151,30 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int device) {
   p->sharedMemPerBlockOptin = 227 * 1024;
   p->maxBlocksPerMultiProcessor = 32;
   p->reservedSharedMemPerBlock = 1024;
+  p->texturePitchAlignment = 512;
+  p->surfaceAlignment = 512;  // an H100's (deviceQuery prints whether there is one)
+  p->streamPrioritiesSupported = 1;
+  p->hostNativeAtomicSupported = 1;  // one memory: a kernel's atomics are the CPU's
+  p->canUseHostPointerForRegisteredMem = 1;
+  p->pageableMemoryAccessUsesHostPageTables = 1;
+  p->directManagedMemAccessFromHost = 1;
+  p->hostRegisterSupported = 1;
+  p->hostRegisterReadOnlySupported = 1;
+  p->memoryPoolsSupported = 1;
+  p->unifiedFunctionPointers = 1;
+  p->deviceNumaId = -1;
+  p->hostNumaId = -1;
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  p->clockRate = 1000000;  // kHz: clock64() counts nanoseconds
+  p->memoryClockRate = 0;  // no memory model
+  p->deviceOverlap = 0;    // no copy engine: copies and kernels run one after another
+  p->kernelExecTimeoutEnabled = 0;
+  p->computeMode = cudaComputeModeDefault;
+  p->maxTexture1DLinear = 0;  // no textures
+  p->singleToDoublePrecisionPerfRatio = 1;
+  p->cooperativeMultiDeviceLaunch = 0;
+#pragma GCC diagnostic pop
   return cudaSuccess;
 }
 
@@ -167,7 +217,7 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
       *value = p.regsPerBlock;
       break;
     case cudaDevAttrClockRate:
-      *value = 0;
+      *value = 1000000;  // kHz: clock() and clock64() in a kernel count nanoseconds
       break;
     case cudaDevAttrMultiProcessorCount:
       *value = p.multiProcessorCount;
@@ -229,6 +279,138 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
     case cudaDevAttrMaxBlocksPerMultiprocessor:
       *value = p.maxBlocksPerMultiProcessor;
       break;
+    case cudaDevAttrMaxPitch:
+      *value = 2147483647;
+      break;
+    case cudaDevAttrTextureAlignment:
+      *value = static_cast<int>(p.textureAlignment);
+      break;
+    case cudaDevAttrTexturePitchAlignment:
+      *value = static_cast<int>(p.texturePitchAlignment);
+      break;
+    case cudaDevAttrSurfaceAlignment:
+      *value = static_cast<int>(p.surfaceAlignment);
+      break;
+    case cudaDevAttrGpuOverlap:
+      *value = p.asyncEngineCount > 0;
+      break;
+    case cudaDevAttrStreamPrioritiesSupported:
+      *value = p.streamPrioritiesSupported;
+      break;
+    case cudaDevAttrHostNativeAtomicSupported:
+      *value = p.hostNativeAtomicSupported;
+      break;
+    case cudaDevAttrSingleToDoublePrecisionPerfRatio:
+      *value = 1;
+      break;
+    case cudaDevAttrPageableMemoryAccess:
+      *value = p.pageableMemoryAccess;
+      break;
+    case cudaDevAttrCanUseHostPointerForRegisteredMem:
+      *value = p.canUseHostPointerForRegisteredMem;
+      break;
+    case cudaDevAttrHostRegisterSupported:
+      *value = p.hostRegisterSupported;
+      break;
+    case cudaDevAttrHostRegisterReadOnlySupported:
+      *value = p.hostRegisterReadOnlySupported;
+      break;
+    case cudaDevAttrPageableMemoryAccessUsesHostPageTables:
+      *value = p.pageableMemoryAccessUsesHostPageTables;
+      break;
+    case cudaDevAttrDirectManagedMemAccessFromHost:
+      *value = p.directManagedMemAccessFromHost;
+      break;
+    case cudaDevAttrReservedSharedMemoryPerBlock:
+      *value = static_cast<int>(p.reservedSharedMemPerBlock);
+      break;
+    case cudaDevAttrMemoryPoolsSupported:
+      *value = p.memoryPoolsSupported;
+      break;
+    case cudaDevAttrMemSyncDomainCount:
+      *value = 1;
+      break;
+    case cudaDevAttrNumaId:
+    case cudaDevAttrHostNumaId:
+      *value = -1;
+      break;
+    // What the emulator has none of: textures, surfaces, caches, ECC, PCI, a time limit per
+    // kernel, preemption, clusters, IPC, NUMA, GPUDirect, graphics interop.
+    case cudaDevAttrKernelExecTimeout:
+    case cudaDevAttrMaxTexture1DWidth:
+    case cudaDevAttrMaxTexture2DWidth:
+    case cudaDevAttrMaxTexture2DHeight:
+    case cudaDevAttrMaxTexture3DWidth:
+    case cudaDevAttrMaxTexture3DHeight:
+    case cudaDevAttrMaxTexture3DDepth:
+    case cudaDevAttrMaxTexture2DLayeredWidth:
+    case cudaDevAttrMaxTexture2DLayeredHeight:
+    case cudaDevAttrMaxTexture2DLayeredLayers:
+    case cudaDevAttrEccEnabled:
+    case cudaDevAttrPciBusId:
+    case cudaDevAttrPciDeviceId:
+    case cudaDevAttrTccDriver:
+    case cudaDevAttrMaxTexture1DLayeredWidth:
+    case cudaDevAttrMaxTexture1DLayeredLayers:
+    case cudaDevAttrMaxTexture2DGatherWidth:
+    case cudaDevAttrMaxTexture2DGatherHeight:
+    case cudaDevAttrMaxTexture3DWidthAlt:
+    case cudaDevAttrMaxTexture3DHeightAlt:
+    case cudaDevAttrMaxTexture3DDepthAlt:
+    case cudaDevAttrPciDomainId:
+    case cudaDevAttrMaxTextureCubemapWidth:
+    case cudaDevAttrMaxTextureCubemapLayeredWidth:
+    case cudaDevAttrMaxTextureCubemapLayeredLayers:
+    case cudaDevAttrMaxSurface1DWidth:
+    case cudaDevAttrMaxSurface2DWidth:
+    case cudaDevAttrMaxSurface2DHeight:
+    case cudaDevAttrMaxSurface3DWidth:
+    case cudaDevAttrMaxSurface3DHeight:
+    case cudaDevAttrMaxSurface3DDepth:
+    case cudaDevAttrMaxSurface1DLayeredWidth:
+    case cudaDevAttrMaxSurface1DLayeredLayers:
+    case cudaDevAttrMaxSurface2DLayeredWidth:
+    case cudaDevAttrMaxSurface2DLayeredHeight:
+    case cudaDevAttrMaxSurface2DLayeredLayers:
+    case cudaDevAttrMaxSurfaceCubemapWidth:
+    case cudaDevAttrMaxSurfaceCubemapLayeredWidth:
+    case cudaDevAttrMaxSurfaceCubemapLayeredLayers:
+    case cudaDevAttrMaxTexture1DLinearWidth:
+    case cudaDevAttrMaxTexture2DLinearWidth:
+    case cudaDevAttrMaxTexture2DLinearHeight:
+    case cudaDevAttrMaxTexture2DLinearPitch:
+    case cudaDevAttrMaxTexture2DMipmappedWidth:
+    case cudaDevAttrMaxTexture2DMipmappedHeight:
+    case cudaDevAttrMaxTexture1DMipmappedWidth:
+    case cudaDevAttrGlobalL1CacheSupported:
+    case cudaDevAttrLocalL1CacheSupported:
+    case cudaDevAttrIsMultiGpuBoard:
+    case cudaDevAttrMultiGpuBoardGroupID:
+    case cudaDevAttrComputePreemptionSupported:
+    case cudaDevAttrCanFlushRemoteWrites:
+    case cudaDevAttrMaxPersistingL2CacheSize:
+    case cudaDevAttrMaxAccessPolicyWindowSize:
+    case cudaDevAttrSparseCudaArraySupported:
+    case cudaDevAttrTimelineSemaphoreInteropSupported:
+    case cudaDevAttrGPUDirectRDMASupported:
+    case cudaDevAttrGPUDirectRDMAFlushWritesOptions:
+    case cudaDevAttrGPUDirectRDMAWritesOrdering:
+    case cudaDevAttrMemoryPoolSupportedHandleTypes:
+    case cudaDevAttrClusterLaunch:
+    case cudaDevAttrDeferredMappingCudaArraySupported:
+    case cudaDevAttrIpcEventSupport:
+    case cudaDevAttrNumaConfig:
+    case cudaDevAttrMpsEnabled:
+    case cudaDevAttrD3D12CigSupported:
+    case cudaDevAttrVulkanCigSupported:
+    case cudaDevAttrGpuPciDeviceId:
+    case cudaDevAttrGpuPciSubsystemId:
+    case cudaDevAttrHostNumaMemoryPoolsSupported:
+    case cudaDevAttrHostNumaMultinodeIpcSupported:
+    case cudaDevAttrHostMemoryPoolsSupported:
+    case cudaDevAttrOnlyPartialHostNativeAtomicSupported:
+      *value = 0;
+      break;
     default:
       return set_error(cudaErrorInvalidValue);
   }
@@ -281,7 +463,24 @@ cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
     return gpulab::rt::set_heap_limit(value) ? cudaSuccess : set_error(cudaErrorInvalidValue);
   }
   if (limit == cudaLimitStackSize) return cudaSuccess;
-  return set_error(cudaErrorInvalidValue);
+  auto& l = gpulab::rt::limits();
+  std::lock_guard lock(l.mutex);
+  switch (limit) {
+    case cudaLimitDevRuntimeSyncDepth:
+      // Only before compute capability 9.0 (no device-side synchronisation since).
+      return set_error(cudaErrorUnsupportedLimit);
+    case cudaLimitDevRuntimePendingLaunchCount:
+      l.pending_launches = value;
+      return cudaSuccess;
+    case cudaLimitMaxL2FetchGranularity:
+      if (value > 128) return set_error(cudaErrorInvalidValue);
+      l.l2_fetch_granularity = value;
+      return cudaSuccess;
+    case cudaLimitPersistingL2CacheSize:
+      return cudaSuccess;  // no L2 to set aside: the limit stays 0
+    default:
+      return set_error(cudaErrorUnsupportedLimit);
+  }
 }
 cudaError_t cudaDeviceGetLimit(size_t* value, cudaLimit limit) {
   if (value == nullptr) return set_error(cudaErrorInvalidValue);
@@ -298,8 +497,21 @@ cudaError_t cudaDeviceGetLimit(size_t* value, cudaLimit limit) {
     case cudaLimitMallocHeapSize:
       *value = gpulab::rt::heap_limit();
       return cudaSuccess;
+    case cudaLimitDevRuntimePendingLaunchCount:
+    case cudaLimitMaxL2FetchGranularity: {
+      auto& l = gpulab::rt::limits();
+      std::lock_guard lock(l.mutex);
+      *value = limit == cudaLimitDevRuntimePendingLaunchCount ? l.pending_launches
+                                                              : l.l2_fetch_granularity;
+      return cudaSuccess;
+    }
+    case cudaLimitPersistingL2CacheSize:
+      *value = 0;
+      return cudaSuccess;
+    default:
+      break;
   }
-  return set_error(cudaErrorInvalidValue);
+  return set_error(cudaErrorUnsupportedLimit);
 }
 cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache) {
   return cudaSuccess;
@@ -322,4 +534,108 @@ cudaError_t cudaMemGetInfo(size_t* free, size_t* total) {
   *free = gpulab::rt::host_available_bytes();
   *total = gpulab::rt::host_memory_bytes();
   return cudaSuccess;
+}
+
+// ---- Device flags, choosing a device
+
+cudaError_t cudaSetDeviceFlags(unsigned int flags) {
+  const unsigned schedule = flags & cudaDeviceScheduleMask;
+  if ((flags & ~gpulab::rt::kDeviceFlagsValid) != 0 ||
+      (schedule != 0 && schedule != cudaDeviceScheduleSpin && schedule != cudaDeviceScheduleYield &&
+       schedule != cudaDeviceScheduleBlockingSync)) {
+    return set_error(cudaErrorInvalidValue);
+  }
+  auto& l = gpulab::rt::limits();
+  std::lock_guard lock(l.mutex);
+  l.device_flags = flags;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGetDeviceFlags(unsigned int* flags) {
+  if (flags == nullptr) return set_error(cudaErrorInvalidValue);
+  auto& l = gpulab::rt::limits();
+  std::lock_guard lock(l.mutex);
+  // Host memory is always mapped (unified addressing).
+  *flags = l.device_flags | cudaDeviceMapHost;
+  return cudaSuccess;
+}
+
+cudaError_t cudaInitDevice(int device, unsigned int device_flags, unsigned int flags) {
+  if (device != 0) return set_error(cudaErrorInvalidDevice);
+  if (flags != 0) return set_error(cudaErrorInvalidValue);
+  return device_flags == 0 ? cudaSuccess : cudaSetDeviceFlags(device_flags);
+}
+
+cudaError_t cudaChooseDevice(int* device, const cudaDeviceProp* prop) {
+  if (device == nullptr || prop == nullptr) return set_error(cudaErrorInvalidValue);
+  *device = 0;  // the one device there is
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetCacheConfig(cudaFuncCache* config) {
+  if (config == nullptr) return set_error(cudaErrorInvalidValue);
+  *config = cudaFuncCachePreferNone;
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetSharedMemConfig(cudaSharedMemConfig* config) {
+  if (config == nullptr) return set_error(cudaErrorInvalidValue);
+  *config = cudaSharedMemBankSizeFourByte;
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetPCIBusId(char* bus_id, int length, int device) {
+  if (bus_id == nullptr || length <= 0) return set_error(cudaErrorInvalidValue);
+  if (device != 0) return set_error(cudaErrorInvalidDevice);
+  std::snprintf(bus_id, static_cast<size_t>(length), "0000:00:00.0");
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetByPCIBusId(int* device, const char* bus_id) {
+  if (device == nullptr || bus_id == nullptr) return set_error(cudaErrorInvalidValue);
+  if (std::string_view(bus_id) != "0000:00:00.0") return set_error(cudaErrorInvalidDevice);
+  *device = 0;
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceCanAccessPeer(int* can_access, int device, int peer_device) {
+  if (can_access == nullptr) return set_error(cudaErrorInvalidValue);
+  if (device != 0 || peer_device != 0) return set_error(cudaErrorInvalidDevice);
+  *can_access = 0;
+  return cudaSuccess;
+}
+
+cudaError_t cudaSetValidDevices(int* devices, int count) {
+  if (count < 0 || (count > 0 && devices == nullptr)) return set_error(cudaErrorInvalidValue);
+  for (int i = 0; i < count; ++i) {
+    if (devices[i] != 0) return set_error(cudaErrorInvalidDevice);
+  }
+  return cudaSuccess;
+}
+
+// ---- What a kernel reads of the machine
+
+#undef clock  // the C library's, here
+
+extern "C" clock_t gpulab_rt_clock(void) {
+  // In a kernel: nanoseconds, as clock64(); on the host: the C library's processor time.
+  if (gpulab::simt::detail::tl_runner != nullptr)
+    return static_cast<clock_t>(gpulab::rt::nanoseconds());
+  return ::clock();
+}
+
+extern "C" unsigned gpulab_rt_ptx_smid(void) {
+  // The emulated SMs are the worker threads: each OS thread that runs blocks gets a number.
+  static std::atomic<unsigned> next{0};
+  thread_local const unsigned mine = next.fetch_add(1);
+  const unsigned sms = gpulab::rt::worker_count();
+  return sms == 0 ? 0 : mine % sms;
+}
+
+extern "C" unsigned gpulab_rt_ptx_nsmid(void) {
+  return gpulab::rt::worker_count();
+}
+
+extern "C" unsigned long long gpulab_rt_ptx_globaltimer(void) {
+  return static_cast<unsigned long long>(gpulab::rt::nanoseconds());
 }

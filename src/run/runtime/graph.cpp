@@ -169,6 +169,15 @@ bool register_kernel_erased(const void* address, const char* name, LaunchFromArg
   return true;
 }
 
+LaunchFromArguments registered_kernel(const void* address, const char** name) {
+  Graphs& g = graphs();
+  std::lock_guard lock(g.mutex);
+  const auto it = g.kernels.find(address);
+  if (it == g.kernels.end()) return nullptr;
+  *name = it->second.first;
+  return it->second.second;
+}
+
 bool graph_record_launch(const LaunchSite& site, const void* kernel, const LaunchConfig& config,
                          void (*run_thread)(const void*), const void* closure,
                          size_t closure_bytes) {

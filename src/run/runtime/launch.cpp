@@ -4,8 +4,13 @@
 #include <algorithm>
 #include <cstdint>
 #include <exception>
+#include <map>
 #include <mutex>
+#include <stdexcept>
 
+#include "calc/gpu_specs.hpp"
+#include "calc/occupancy.hpp"
+#include "core/error.hpp"
 #include "run/runtime/child.hpp"
 #include "run/runtime/graph.hpp"
 #include "run/runtime/heap.hpp"
@@ -337,44 +342,184 @@ void launch_erased(const LaunchSite& site, const void* kernel, const LaunchConfi
   }
 }
 
+// ---- Function attributes and the occupancy API, answered by gpulab's occupancy calculator
+// (src/calc/occupancy) for the emulated device: an H100's limits (compute capability 9.0), as
+// `gpulab occupancy --cc 9.0` gives them. The emulator's kernels have no registers: they are not
+// counted (numRegs is 0).
+namespace {
+
+constexpr int kDefaultSharedPerBlock = 48 * 1024;
+
+// What the program set with cudaFuncSetAttribute, per kernel.
+struct Attributes {
+  std::mutex mutex;
+  std::map<const void*, int> max_dynamic;  // cudaFuncAttributeMaxDynamicSharedMemorySize
+  std::map<const void*, int> carveout;     // cudaFuncAttributePreferredSharedMemoryCarveout
+};
+Attributes& attributes() {
+  static Attributes* a = new Attributes;  // never destroyed: late calls at exit still use it
+  return *a;
+}
+
+const calc::ArchInfo& emulated_arch() {
+  static const calc::ArchInfo arch = *calc::arch_info(9, 0);
+  return arch;
+}
+
+std::optional<int> carveout_of(const void* kernel) {
+  auto& a = attributes();
+  std::lock_guard lock(a.mutex);
+  const auto it = a.carveout.find(kernel);
+  if (it == a.carveout.end() || it->second < 0) return std::nullopt;
+  return it->second;
+}
+
+}  // namespace
+
 cudaError_t func_set_attribute(const void* kernel, cudaFuncAttribute attribute, int value) {
   cudaError_t e;
   if (broken(&e)) return e;
+  if (kernel == nullptr) return set_error(cudaErrorInvalidDeviceFunction);
   if (attribute == cudaFuncAttributeMaxDynamicSharedMemorySize) {
-    if (value < 0 || kernel == nullptr) return set_error(cudaErrorInvalidValue);
+    if (value < 0) return set_error(cudaErrorInvalidValue);
     try {
       simt::detail::set_max_dynamic_shared_erased(kernel, static_cast<std::size_t>(value));
     } catch (const CudaError&) {
-      return set_error(cudaErrorInvalidValue);
+      return set_error(cudaErrorInvalidValue);  // past the 227 KiB a block may opt in to
     }
+    auto& a = attributes();
+    std::lock_guard lock(a.mutex);
+    a.max_dynamic[kernel] = value;
     return cudaSuccess;
   }
   if (attribute == cudaFuncAttributePreferredSharedMemoryCarveout) {
-    return value >= -1 && value <= 100 ? cudaSuccess : set_error(cudaErrorInvalidValue);
+    if (value < -1 || value > 100) return set_error(cudaErrorInvalidValue);
+    auto& a = attributes();
+    std::lock_guard lock(a.mutex);
+    a.carveout[kernel] = value;
+    return cudaSuccess;
   }
   return set_error(cudaErrorInvalidValue);
 }
 
 cudaError_t func_get_attributes(cudaFuncAttributes* a, const void* kernel) {
-  if (a == nullptr || kernel == nullptr) return set_error(cudaErrorInvalidValue);
+  if (a == nullptr) return set_error(cudaErrorInvalidValue);
+  if (kernel == nullptr) return set_error(cudaErrorInvalidDeviceFunction);
   *a = cudaFuncAttributes{};
   a->sharedSizeBytes = simt::detail::static_shared_erased(kernel);
   a->maxThreadsPerBlock = 1024;
+  a->numRegs = 0;
   a->ptxVersion = 90;
   a->binaryVersion = 90;
-  a->maxDynamicSharedSizeBytes =
-      static_cast<int>(48 * 1024 - std::min<std::size_t>(a->sharedSizeBytes, 48 * 1024));
+  a->maxDynamicSharedSizeBytes = static_cast<int>(
+      kDefaultSharedPerBlock - std::min<std::size_t>(a->sharedSizeBytes, kDefaultSharedPerBlock));
   a->preferredShmemCarveout = -1;
+  auto& at = attributes();
+  std::lock_guard lock(at.mutex);
+  if (const auto it = at.max_dynamic.find(kernel); it != at.max_dynamic.end()) {
+    a->maxDynamicSharedSizeBytes = it->second;
+  }
+  if (const auto it = at.carveout.find(kernel); it != at.carveout.end()) {
+    a->preferredShmemCarveout = it->second;
+  }
   return cudaSuccess;
 }
 
-cudaError_t occupancy_max_active_blocks(int* blocks, const void*, int block_size, size_t) {
-  if (blocks == nullptr || block_size <= 0 || block_size > 1024) {
+cudaError_t occupancy_max_active_blocks(int* blocks, const void* kernel, int block_size,
+                                        size_t dynamic_shared_bytes, unsigned int flags) {
+  if (blocks == nullptr || (flags & ~cudaOccupancyDisableCachingOverride) != 0) {
     return set_error(cudaErrorInvalidValue);
   }
-  // The emulator runs one block per worker at a time.
-  *blocks = 1;
+  if (kernel == nullptr) return set_error(cudaErrorInvalidDeviceFunction);
+  if (block_size <= 0) return set_error(cudaErrorInvalidValue);
+  calc::OccupancyInput in;
+  in.threads = block_size;
+  in.registers = 0;
+  in.static_shared = static_cast<std::int64_t>(simt::detail::static_shared_erased(kernel));
+  in.dynamic_shared = static_cast<std::int64_t>(dynamic_shared_bytes);
+  in.carveout_percent = carveout_of(kernel);
+  try {
+    *blocks = calc::occupancy(emulated_arch(), in).blocks;
+  } catch (const std::invalid_argument&) {
+    return set_error(cudaErrorInvalidValue);
+  }
   return cudaSuccess;
+}
+
+// cuda_occupancy.h's rule (cudaOccAvailableDynamicSMemPerBlock): the shared memory an SM gives
+// `blocks` blocks, each rounded down to the allocation unit and capped by a block's limit, less
+// the static shared memory and at most the kernel's dynamic limit.
+cudaError_t occupancy_available_dynamic_shared(size_t* bytes, const void* kernel, int blocks,
+                                               int block_size) {
+  if (bytes == nullptr || blocks <= 0) return set_error(cudaErrorInvalidValue);
+  if (kernel == nullptr) return set_error(cudaErrorInvalidDeviceFunction);
+  int fit = 0;
+  if (const cudaError_t e = occupancy_max_active_blocks(&fit, kernel, block_size, 0, 0);
+      e != cudaSuccess) {
+    return e;
+  }
+  if (fit < blocks) return set_error(cudaErrorInvalidValue);
+  cudaFuncAttributes a;
+  func_get_attributes(&a, kernel);
+  const calc::ArchInfo& arch = emulated_arch();
+  const std::int64_t unit = arch.shared_alloc_unit;
+  // The opt-in limit applies once the kernel asked for more than the default.
+  const bool opted_in = static_cast<std::int64_t>(a.sharedSizeBytes) + a.maxDynamicSharedSizeBytes >
+                        kDefaultSharedPerBlock;
+  const std::int64_t per_block_limit =
+      (opted_in ? arch.max_shared_per_block_kib * 1024 : kDefaultSharedPerBlock) +
+      arch.reserved_shared_per_block;
+  const std::int64_t per_sm =
+      blocks == 1 ? per_block_limit : calc::shared_for_carveout(arch, carveout_of(kernel));
+  std::int64_t available = per_sm / blocks / unit * unit;
+  available = std::min(available, per_block_limit);
+  available -= static_cast<std::int64_t>(a.sharedSizeBytes);
+  available = std::min<std::int64_t>(available, a.maxDynamicSharedSizeBytes);
+  *bytes = static_cast<size_t>(std::max<std::int64_t>(available, 0));
+  return cudaSuccess;
+}
+
+// ---- cudaLaunchKernel: a kernel named by its address, with an array of pointers to its arguments
+
+namespace {
+
+// A stream a launch may name: a default one or one the program made.
+bool stream_usable(cudaStream_t s) {
+  if (s == nullptr || s == cudaStreamLegacy || s == cudaStreamPerThread) return true;
+  std::lock_guard lock(state().mutex);
+  return state().streams.count(s) != 0;
+}
+
+}  // namespace
+
+cudaError_t launch_with_arguments(const void* kernel, dim3 grid, dim3 block, void** args,
+                                  size_t shared_bytes, cudaStream_t stream,
+                                  const std::source_location& where, LaunchFromArguments launch) {
+  const char* name = "cudaLaunchKernel";
+  if (kernel == nullptr) return set_error(cudaErrorInvalidDeviceFunction);
+  if (const char* registered = nullptr;
+      LaunchFromArguments found = registered_kernel(kernel, &registered)) {
+    name = registered;
+    if (launch == nullptr) launch = found;
+  }
+  // A kernel the rewrite could not register (a template's instantiation) named by a void*.
+  if (launch == nullptr) return set_error(cudaErrorInvalidDeviceFunction);
+  if (!stream_usable(stream)) {
+    return set_error(cudaErrorInvalidResourceHandle);
+  }
+  // The launch's own error, as cudaLaunchKernel returns it; an earlier error stays pending.
+  const cudaError_t earlier = cudaGetLastError();
+  launch(kernel, LaunchSite{name, where.file_name(), static_cast<int>(where.line())},
+         config(grid, block, shared_bytes, stream), args);
+  const cudaError_t e = cudaPeekAtLastError();
+  if (e == cudaSuccess && earlier != cudaSuccess) set_error(earlier);
+  return e;
 }
 
 }  // namespace gpulab::rt
+
+cudaError_t cudaLaunchKernel(const void* kernel, dim3 grid, dim3 block, void** args,
+                             size_t shared_bytes, cudaStream_t stream, std::source_location where) {
+  return gpulab::rt::launch_with_arguments(kernel, grid, block, args, shared_bytes, stream, where,
+                                           nullptr);
+}

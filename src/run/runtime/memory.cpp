@@ -1,8 +1,12 @@
-// Memory: cudaMalloc, cudaMallocManaged, cudaMallocHost and their frees, pitched allocations,
-// pointer attributes, memset, prefetch. Every allocation is simt's (simt/memory_check), which knows
-// its call site for --check.
+// Memory: cudaMalloc, cudaMallocManaged, cudaMallocHost and their frees, pitched and 3-D
+// allocations, stream-ordered allocation, pointer attributes, memset (1-D, 2-D, 3-D), host memory
+// the device reaches (cudaHostAlloc's flags, cudaHostRegister, cudaHostGetDevicePointer) and
+// unified memory's hints (cudaMemAdvise, cudaMemPrefetchAsync in both forms). Every allocation is
+// simt's (simt/memory_check), which knows its call site for --check.
 #include <cstdint>
 #include <cstring>
+#include <map>
+#include <mutex>
 
 #include "run/runtime/graph.hpp"
 #include "run/runtime/state.hpp"
@@ -69,9 +73,6 @@ cudaError_t cudaMallocHost(void** ptr, size_t size, std::source_location where) 
   if (e == cudaSuccess && *ptr != nullptr) gpulab::simt::mark_initialized(*ptr, size);
   return e;
 }
-cudaError_t cudaHostAlloc(void** ptr, size_t size, unsigned int, std::source_location where) {
-  return cudaMallocHost(ptr, size, where);
-}
 cudaError_t cudaMallocPitch(void** ptr, size_t* pitch, size_t width, size_t height,
                             std::source_location where) {
   if (pitch == nullptr) return set_error(cudaErrorInvalidValue);
@@ -88,13 +89,6 @@ cudaError_t cudaFree(void* ptr) {
 }
 cudaError_t cudaFreeHost(void* ptr) {
   return gpulab::rt::free_kind(ptr, gpulab::simt::AllocationKind::host_pinned);
-}
-cudaError_t cudaHostGetDevicePointer(void** device_ptr, void* host_ptr, unsigned int) {
-  if (device_ptr == nullptr || !gpulab::simt::find_allocation(host_ptr)) {
-    return set_error(cudaErrorInvalidValue);
-  }
-  *device_ptr = host_ptr;
-  return cudaSuccess;
 }
 cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const void* ptr) {
   if (attributes == nullptr) return set_error(cudaErrorInvalidValue);
@@ -133,6 +127,226 @@ cudaError_t cudaMemsetAsync(void* ptr, int value, size_t count, cudaStream_t str
   if (gpulab::rt::graph_record_memset(ptr, value, count, stream)) return cudaSuccess;
   return memset_impl(ptr, value, count);
 }
-cudaError_t cudaMemPrefetchAsync(const void* ptr, size_t, int, cudaStream_t) {
-  return gpulab::simt::find_allocation(ptr) ? cudaSuccess : set_error(cudaErrorInvalidValue);
+
+// ---- Host memory the device reaches (zero-copy): the emulated device's memory is host memory,
+// so a mapped pointer is the host pointer itself, as under CUDA's unified addressing, where every
+// pinned or registered allocation is reachable from the device whatever its flags say.
+
+namespace gpulab::rt {
+namespace {
+
+constexpr unsigned kHostAllocFlags =
+    cudaHostAllocPortable | cudaHostAllocMapped | cudaHostAllocWriteCombined;
+constexpr unsigned kHostRegisterFlags = cudaHostRegisterPortable | cudaHostRegisterMapped |
+                                        cudaHostRegisterIoMemory | cudaHostRegisterReadOnly;
+
+// The flags each pinned or registered allocation was made with, by its start.
+struct Flags {
+  std::mutex mutex;
+  std::map<const void*, unsigned> by_start;
+};
+Flags& flags() {
+  static Flags* f = new Flags;  // never destroyed: late calls at exit still use it
+  return *f;
+}
+
+bool pinned_or_registered(const simt::Allocation& a) {
+  return a.kind == simt::AllocationKind::host_pinned ||
+         a.kind == simt::AllocationKind::host_registered;
+}
+
+std::string site_of(const std::source_location& where) {
+  return std::string(where.file_name()) + ":" + std::to_string(where.line());
+}
+
+}  // namespace
+
+}  // namespace gpulab::rt
+
+cudaError_t cudaHostAlloc(void** ptr, size_t size, unsigned int flags, std::source_location where) {
+  if ((flags & ~gpulab::rt::kHostAllocFlags) != 0) return set_error(cudaErrorInvalidValue);
+  const cudaError_t e = cudaMallocHost(ptr, size, where);
+  if (e == cudaSuccess && *ptr != nullptr) {
+    auto& f = gpulab::rt::flags();
+    std::lock_guard lock(f.mutex);
+    f.by_start[*ptr] = flags;
+  }
+  return e;
+}
+
+cudaError_t cudaHostRegister(void* ptr, size_t size, unsigned int flags,
+                             std::source_location where) {
+  cudaError_t e;
+  if (gpulab::rt::broken(&e)) return e;
+  if (ptr == nullptr || size == 0 || (flags & ~gpulab::rt::kHostRegisterFlags) != 0) {
+    return set_error(cudaErrorInvalidValue);
+  }
+  // Memory-mapped I/O is a device's registers, which the emulator has none of.
+  if ((flags & cudaHostRegisterIoMemory) != 0) return set_error(cudaErrorNotSupported);
+  // No byte of the range may belong to an allocation already (pinned, registered or device).
+  const auto begin = reinterpret_cast<std::uintptr_t>(ptr);
+  for (const gpulab::simt::Allocation& a : gpulab::simt::live_allocations()) {
+    if (a.begin < begin + size && begin < a.begin + a.bytes) {
+      return set_error(gpulab::rt::pinned_or_registered(a) ? cudaErrorHostMemoryAlreadyRegistered
+                                                           : cudaErrorInvalidValue);
+    }
+  }
+  gpulab::simt::adopt(ptr, size, gpulab::simt::AllocationKind::host_registered,
+                      gpulab::rt::site_of(where));
+  auto& f = gpulab::rt::flags();
+  std::lock_guard lock(f.mutex);
+  f.by_start[ptr] = flags;
+  return cudaSuccess;
+}
+
+cudaError_t cudaHostUnregister(void* ptr) {
+  cudaError_t e;
+  if (gpulab::rt::broken(&e)) return e;
+  if (ptr == nullptr) return set_error(cudaErrorInvalidValue);
+  if (!gpulab::simt::release(ptr, gpulab::simt::AllocationKind::host_registered)) {
+    return set_error(cudaErrorHostMemoryNotRegistered);
+  }
+  auto& f = gpulab::rt::flags();
+  std::lock_guard lock(f.mutex);
+  f.by_start.erase(ptr);
+  return cudaSuccess;
+}
+
+cudaError_t cudaHostGetFlags(unsigned int* flags, void* host_ptr) {
+  if (flags == nullptr) return set_error(cudaErrorInvalidValue);
+  const auto a = gpulab::simt::find_allocation(host_ptr);
+  if (!a || !gpulab::rt::pinned_or_registered(*a)) return set_error(cudaErrorInvalidValue);
+  auto& f = gpulab::rt::flags();
+  std::lock_guard lock(f.mutex);
+  const auto it = f.by_start.find(reinterpret_cast<const void*>(a->begin));
+  // Unified addressing maps every pinned allocation: cudaMallocHost's too.
+  *flags = (it == f.by_start.end() ? 0u : it->second) | cudaHostAllocMapped;
+  return cudaSuccess;
+}
+
+cudaError_t cudaHostGetDevicePointer(void** device_ptr, void* host_ptr, unsigned int flags) {
+  if (device_ptr == nullptr || flags != 0) return set_error(cudaErrorInvalidValue);
+  const auto a = gpulab::simt::find_allocation(host_ptr);
+  // Only pinned or registered host memory has a device address (cudaMalloc's is device memory).
+  if (!a || !gpulab::rt::pinned_or_registered(*a)) return set_error(cudaErrorInvalidValue);
+  *device_ptr = host_ptr;
+  return cudaSuccess;
+}
+
+// ---- 2-D and 3-D memory, stream-ordered allocation, unified memory's hints
+
+namespace gpulab::rt {
+namespace {
+
+// cudaMallocPitch's row alignment (an H100's texturePitchAlignment).
+constexpr size_t kPitchAlignment = 512;
+
+cudaError_t set_rows(char* ptr, size_t pitch, int value, size_t width, size_t rows) {
+  if (rows == 0 || width == 0) return cudaSuccess;
+  if (width > pitch) return set_error(cudaErrorInvalidValue);
+  for (size_t row = 0; row < rows; ++row) {
+    if (const cudaError_t e = cudaMemset(ptr + row * pitch, value, width); e != cudaSuccess) {
+      return e;
+    }
+  }
+  return cudaSuccess;
+}
+
+// A unified-memory hint's range: it must lie in one managed allocation (pinned host memory is
+// accepted too: a hint about it is legal and does nothing).
+cudaError_t hint_range(const void* ptr, size_t count) {
+  if (ptr == nullptr || count == 0) return set_error(cudaErrorInvalidValue);
+  const auto a = simt::find_allocation(ptr);
+  if (!a || reinterpret_cast<std::uintptr_t>(ptr) + count > a->begin + a->bytes ||
+      a->kind == simt::AllocationKind::device) {
+    return set_error(cudaErrorInvalidValue);
+  }
+  return cudaSuccess;
+}
+
+cudaError_t check_location(const cudaMemLocation& location) {
+  switch (location.type) {
+    case cudaMemLocationTypeDevice:
+      return location.id == 0 ? cudaSuccess : set_error(cudaErrorInvalidDevice);
+    case cudaMemLocationTypeHost:
+    case cudaMemLocationTypeHostNuma:
+    case cudaMemLocationTypeHostNumaCurrent:
+      return cudaSuccess;
+    default:
+      return set_error(cudaErrorInvalidValue);
+  }
+}
+
+cudaMemLocation location_of_device(int device) {
+  if (device == cudaCpuDeviceId) return {cudaMemLocationTypeHost, 0};
+  return {cudaMemLocationTypeDevice, device};
+}
+
+}  // namespace
+}  // namespace gpulab::rt
+
+cudaError_t cudaMemset2D(void* ptr, size_t pitch, int value, size_t width, size_t height) {
+  return gpulab::rt::set_rows(static_cast<char*>(ptr), pitch, value, width, height);
+}
+cudaError_t cudaMemset2DAsync(void* ptr, size_t pitch, int value, size_t width, size_t height,
+                              cudaStream_t) {
+  return gpulab::rt::set_rows(static_cast<char*>(ptr), pitch, value, width, height);
+}
+
+cudaError_t cudaMalloc3D(cudaPitchedPtr* pitched, cudaExtent extent, std::source_location where) {
+  if (pitched == nullptr) return set_error(cudaErrorInvalidValue);
+  const size_t pitch = (extent.width + gpulab::rt::kPitchAlignment - 1) /
+                       gpulab::rt::kPitchAlignment * gpulab::rt::kPitchAlignment;
+  *pitched = cudaPitchedPtr{nullptr, pitch, extent.width, extent.height};
+  return gpulab::rt::allocate(&pitched->ptr, pitch * extent.height * extent.depth,
+                              gpulab::simt::AllocationKind::device, where);
+}
+
+cudaError_t cudaMemset3D(cudaPitchedPtr pitched, int value, cudaExtent extent) {
+  if (pitched.ptr == nullptr) return set_error(cudaErrorInvalidValue);
+  for (size_t z = 0; z < extent.depth; ++z) {
+    char* slice = static_cast<char*>(pitched.ptr) + z * pitched.pitch * pitched.ysize;
+    if (const cudaError_t e =
+            gpulab::rt::set_rows(slice, pitched.pitch, value, extent.width, extent.height);
+        e != cudaSuccess) {
+      return e;
+    }
+  }
+  return cudaSuccess;
+}
+cudaError_t cudaMemset3DAsync(cudaPitchedPtr pitched, int value, cudaExtent extent, cudaStream_t) {
+  return cudaMemset3D(pitched, value, extent);
+}
+
+cudaError_t cudaMallocAsync(void** ptr, size_t size, cudaStream_t, std::source_location where) {
+  return gpulab::rt::allocate(ptr, size, gpulab::simt::AllocationKind::device, where);
+}
+cudaError_t cudaFreeAsync(void* ptr, cudaStream_t) {
+  return gpulab::rt::free_kind(ptr, gpulab::simt::AllocationKind::device);
+}
+
+cudaError_t cudaMemPrefetchAsync(const void* ptr, size_t count, cudaMemLocation location,
+                                 unsigned int flags, cudaStream_t) {
+  if (flags != 0) return set_error(cudaErrorInvalidValue);
+  if (const cudaError_t e = gpulab::rt::hint_range(ptr, count); e != cudaSuccess) return e;
+  return gpulab::rt::check_location(location);
+}
+cudaError_t cudaMemPrefetchAsync(const void* ptr, size_t count, int device, cudaStream_t stream) {
+  return cudaMemPrefetchAsync(ptr, count, gpulab::rt::location_of_device(device), 0, stream);
+}
+
+cudaError_t cudaMemAdvise(const void* ptr, size_t count, cudaMemoryAdvise advice,
+                          cudaMemLocation location) {
+  if (advice < cudaMemAdviseSetReadMostly || advice > cudaMemAdviseUnsetAccessedBy) {
+    return set_error(cudaErrorInvalidValue);
+  }
+  if (const cudaError_t e = gpulab::rt::hint_range(ptr, count); e != cudaSuccess) return e;
+  // Read-mostly takes no location; the others name one.
+  if (advice == cudaMemAdviseSetReadMostly || advice == cudaMemAdviseUnsetReadMostly) {
+    return cudaSuccess;
+  }
+  return gpulab::rt::check_location(location);
+}
+cudaError_t cudaMemAdvise(const void* ptr, size_t count, cudaMemoryAdvise advice, int device) {
+  return cudaMemAdvise(ptr, count, advice, gpulab::rt::location_of_device(device));
 }

@@ -57,6 +57,8 @@ const char* kind_name(simt::AllocationKind k) {
       return "cudaMallocHost";
     case simt::AllocationKind::device_heap:
       return "malloc in a kernel";
+    case simt::AllocationKind::host_registered:
+      return "cudaHostRegister";
   }
   return "";
 }
@@ -65,8 +67,11 @@ const char* kind_name(simt::AllocationKind k) {
 
 void report_leaks(const char* when) {
   for (const simt::Allocation& a : simt::live_allocations()) {
-    // The device heap goes away with the context; compute-sanitizer's leak check does not list it.
-    if (a.kind == simt::AllocationKind::device_heap) continue;
+    // The device heap goes away with the context; compute-sanitizer's leak check does not list it,
+    // nor host memory left registered (the program's own).
+    if (a.kind == simt::AllocationKind::device_heap ||
+        a.kind == simt::AllocationKind::host_registered)
+      continue;
     write_line({{report::kEventField, report::event::finding},
                 {report::kKindField, report::kind::leak},
                 {"bytes", a.bytes},

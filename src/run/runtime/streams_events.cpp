@@ -1,7 +1,11 @@
-// Streams and events: accepted; every operation runs at once, in order (the default stream).
-// Events record the host's clock, so cudaEventElapsedTime measures what ran between them. On a
-// capturing stream, events and waits go to the graph being built (graph.cpp).
+// Streams and events: accepted with their flags and priorities (an H100's range: 0 the least, -5
+// the greatest); every operation runs at once, in order (the default stream), and callbacks run
+// when the work before them has, which is at once. Events record the host's clock, so
+// cudaEventElapsedTime measures what ran between them. On a capturing stream, events and waits go
+// to the graph being built (graph.cpp).
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <mutex>
 
 #include "run/runtime/graph.hpp"
@@ -13,7 +17,30 @@ using gpulab::rt::state;
 
 struct CUstream_st {
   int id;
+  unsigned flags = 0;
+  int priority = 0;
 };
+
+namespace {
+
+constexpr int kLeastPriority = 0, kGreatestPriority = -5;
+
+// The default stream and the per-thread one are always there.
+bool special_stream(cudaStream_t s) {
+  return s == nullptr || s == cudaStreamLegacy || s == cudaStreamPerThread;
+}
+// A stream the program made and has not destroyed.
+bool made_stream(cudaStream_t s) {
+  auto& st = state();
+  std::lock_guard lock(st.mutex);
+  return st.streams.count(s) != 0;
+}
+// A stream a call may name: a default one or one the program made.
+bool usable(cudaStream_t s) {
+  return special_stream(s) || made_stream(s);
+}
+
+}  // namespace
 struct CUevent_st {
   std::chrono::steady_clock::time_point when;
   bool recorded = false;
@@ -23,9 +50,11 @@ struct CUevent_st {
 cudaError_t cudaStreamCreate(cudaStream_t* stream) {
   return cudaStreamCreateWithFlags(stream, cudaStreamDefault);
 }
-cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int) {
-  if (stream == nullptr) return set_error(cudaErrorInvalidValue);
-  *stream = new CUstream_st{0};
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags) {
+  if (stream == nullptr || (flags & ~cudaStreamNonBlocking) != 0) {
+    return set_error(cudaErrorInvalidValue);
+  }
+  *stream = new CUstream_st{0, flags, 0};
   auto& s = state();
   std::lock_guard lock(s.mutex);
   s.streams.insert(*stream);
@@ -60,7 +89,12 @@ cudaError_t cudaEventCreate(cudaEvent_t* event) {
   return cudaEventCreateWithFlags(event, cudaEventDefault);
 }
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
-  if (event == nullptr) return set_error(cudaErrorInvalidValue);
+  // An interprocess event must not record times.
+  if (event == nullptr ||
+      (flags & ~(cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess)) != 0 ||
+      ((flags & cudaEventInterprocess) != 0 && (flags & cudaEventDisableTiming) == 0)) {
+    return set_error(cudaErrorInvalidValue);
+  }
   *event = new CUevent_st{};
   (*event)->timing = (flags & cudaEventDisableTiming) == 0;
   auto& s = state();
@@ -121,5 +155,80 @@ cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) 
   if (!start->recorded || !end->recorded) return set_error(cudaErrorInvalidResourceHandle);
   if (!start->timing || !end->timing) return set_error(cudaErrorInvalidResourceHandle);
   *ms = std::chrono::duration<float, std::milli>(end->when - start->when).count();
+  return cudaSuccess;
+}
+cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
+  if ((flags & ~cudaEventRecordExternal) != 0) return set_error(cudaErrorInvalidValue);
+  return cudaEventRecord(event, stream);
+}
+
+// ---- Priorities, flags, callbacks
+
+cudaError_t cudaDeviceGetStreamPriorityRange(int* least, int* greatest) {
+  if (least != nullptr) *least = kLeastPriority;
+  if (greatest != nullptr) *greatest = kGreatestPriority;
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t* stream, unsigned int flags, int priority) {
+  const cudaError_t e = cudaStreamCreateWithFlags(stream, flags);
+  if (e != cudaSuccess) return e;
+  // As CUDA: a priority outside the range is clamped to it.
+  (*stream)->priority = std::clamp(priority, kGreatestPriority, kLeastPriority);
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamGetPriority(cudaStream_t stream, int* priority) {
+  if (priority == nullptr) return set_error(cudaErrorInvalidValue);
+  if (!usable(stream)) return set_error(cudaErrorInvalidResourceHandle);
+  *priority = special_stream(stream) ? 0 : stream->priority;
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned int* flags) {
+  if (flags == nullptr) return set_error(cudaErrorInvalidValue);
+  if (!usable(stream)) return set_error(cudaErrorInvalidResourceHandle);
+  *flags = special_stream(stream) ? 0 : stream->flags;
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamGetDevice(cudaStream_t stream, int* device) {
+  if (device == nullptr) return set_error(cudaErrorInvalidValue);
+  if (!usable(stream)) return set_error(cudaErrorInvalidResourceHandle);
+  *device = 0;
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamGetId(cudaStream_t stream, unsigned long long* id) {
+  if (id == nullptr) return set_error(cudaErrorInvalidValue);
+  if (!usable(stream)) return set_error(cudaErrorInvalidResourceHandle);
+  *id = reinterpret_cast<std::uintptr_t>(stream);  // unique while the stream lives
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback,
+                                  void* user_data, unsigned int flags) {
+  if (callback == nullptr || flags != 0) return set_error(cudaErrorInvalidValue);
+  if (!usable(stream)) return set_error(cudaErrorInvalidResourceHandle);
+  // The work before it has run (every launch ends before it returns); a fault of it is the
+  // status the callback receives.
+  gpulab::rt::synchronized(true);
+  cudaError_t status = cudaSuccess;
+  broken(&status);
+  callback(stream, status, user_data);
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void* ptr, size_t length,
+                                     unsigned int flags) {
+  if (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost && flags != cudaMemAttachSingle) {
+    return set_error(cudaErrorInvalidValue);
+  }
+  if (!usable(stream)) return set_error(cudaErrorInvalidResourceHandle);
+  const auto a = gpulab::simt::find_allocation(ptr);
+  if (!a || a->kind != gpulab::simt::AllocationKind::managed ||
+      (length != 0 && reinterpret_cast<std::uintptr_t>(ptr) + length > a->begin + a->bytes)) {
+    return set_error(cudaErrorInvalidValue);
+  }
   return cudaSuccess;
 }

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# What gpulab run --check costs and finds at full size (issue 23, docs/performance.md):
+#   bench/run_check_overhead.sh [BUILD_DIR] [EMU_THREADS]
+# Runs bench/run/check_overhead.cu (a 2^24 vector add and a 512x512 tiled matmul, CUDA events,
+# median of 3) without and with --check, alternating, twice, with the load average before each;
+# prints each time and the ratio --check / plain, then runs the planted bugs (a read past the
+# vector add's input, a missing __syncthreads in the matmul) under --check twice each and shows
+# that the findings are there and the same both times.
+set -euo pipefail
+BUILD=${1:-build/default}
+THREADS=${2:-0}
+G=$BUILD/bin/gpulab
+P=bench/run/check_overhead.cu
+export XDG_CACHE_HOME=${XDG_CACHE_HOME:-/tmp/gpulab-check-overhead-cache}
+threads=()
+[ "$THREADS" != 0 ] && threads=(--emu-threads "$THREADS")
+$G run --backend cpu "${threads[@]}" $P > /dev/null            # compile both builds once
+$G run --backend cpu --check "${threads[@]}" $P > /dev/null || true
+for round in 1 2; do
+  for mode in plain check; do
+    flag=()
+    [ $mode = check ] && flag=(--check)
+    echo "round $round load $(cut -d' ' -f1 /proc/loadavg) $mode: $($G run --backend cpu "${flag[@]}" "${threads[@]}" --timeout 600 $P | tr '\n' ' ')"
+  done
+done | tee /tmp/check_overhead.$$
+python3 - /tmp/check_overhead.$$ <<'PY'
+import re, sys
+rounds = {}
+for line in open(sys.argv[1]):
+    m = re.match(r"round (\d) load \S+ (\w+): vector add 2\^24: median ([0-9.]+) ms matmul 512: median ([0-9.]+) ms", line)
+    if m:
+        rounds.setdefault(m.group(1), {})[m.group(2)] = (float(m.group(3)), float(m.group(4)))
+for r, v in sorted(rounds.items()):
+    if len(v) == 2:
+        print(f"round {r}: --check / plain: vector add {v['check'][0] / v['plain'][0]:.1f}x (target <= 10x), "
+              f"matmul {v['check'][1] / v['plain'][1]:.1f}x (target <= 5x)")
+PY
+rm -f /tmp/check_overhead.$$
+for bug in oob nosync; do
+  for i in 1 2; do
+    $G run --backend cpu --check "${threads[@]}" --json $P -- $bug 2>/dev/null |
+      python3 -c "import json,sys; d=json.load(sys.stdin); print('$bug run $i:', sorted((f.get('kind'), f.get('where'), f.get('message','')[:90]) for f in d['findings']))"
+  done
+done

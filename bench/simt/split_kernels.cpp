@@ -1,0 +1,34 @@
+// split_kernels IN OUT: writes IN as gpulab run compiles it for the emulator (src/run/split:
+// kernels with barriers as coroutines, yields in spin loops), with a #line directive naming IN, so
+// that a benchmark can build its kernels the way a student's program is built.
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "run/split.hpp"
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: split_kernels IN OUT\n");
+    return 2;
+  }
+  std::ifstream in(argv[1], std::ios::binary);
+  if (!in) {
+    std::fprintf(stderr, "split_kernels: cannot read %s\n", argv[1]);
+    return 1;
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  const gpulab::run::Split split = gpulab::run::split_kernels(text.str());
+  std::ofstream out(argv[2], std::ios::binary);
+  out << "#line 1 \"" << argv[1] << "\"\n" << split.text;
+  out.close();
+  if (!out) {
+    std::fprintf(stderr, "split_kernels: cannot write %s\n", argv[2]);
+    return 1;
+  }
+  std::printf("split_kernels: %s: %d kernels as coroutines, %d spin loops\n", argv[1],
+              split.kernels, split.spin_loops);
+  return 0;
+}

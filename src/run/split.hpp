@@ -1,0 +1,28 @@
+// Kernels with barriers or warp collectives turned into C++20 coroutines, so that the emulator
+// runs them without a fiber switch per thread at each barrier (docs/simt.md, "Coroutine threads");
+// and empty spin-wait loops in device code given a yield, so that a thread that waits for another
+// of its block lets it run (docs/simt.md, "Spinning threads").
+//
+// The transformation is lexical and keeps every line where it was. A kernel it cannot prove it can
+// transform (a lambda in its body, cooperative groups, a parameter it cannot name, ...) is left as
+// it is and runs on fibers, with the same results and diagnostics, only more slowly.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace gpulab::run {
+
+struct Split {
+  std::string text;  // the source, with the same number of lines
+  int kernels = 0;   // kernels turned into coroutines
+  int spin_loops = 0;
+};
+
+// coroutines: turn kernels into coroutines (false: only the spin loops change).
+Split split_kernels(std::string_view source, bool coroutines = true);
+
+// Goes into gpulab run's cache key: a change of the transformation rebuilds cached programs.
+inline constexpr const char* kSplitVersion = "split-1";
+
+}  // namespace gpulab::run

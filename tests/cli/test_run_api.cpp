@@ -1,0 +1,383 @@
+// gpulab run with real programs' headers and runtime API, on the emulator: a kernel and its launch
+// in an included header, zero-copy memory, the occupancy API (against gpulab occupancy), 2-D and
+// 3-D memory, streams and launches, warp and machine queries, API CUDA 13 removed (run, and said
+// once), API the emulator lacks (refused by name), and docs/run.md's API list against the kit.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include <unistd.h>
+
+#include "support/run.hpp"
+
+using namespace gpulab::test;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+const fs::path kCorpus = fs::path(GPULAB_SOURCE_DIR) / "tests" / "run_corpus";
+
+std::string cache_env() {
+  static const fs::path dir = [] {
+    fs::path d = fs::temp_directory_path() / ("gpulab-run-api-test-" + std::to_string(::getpid()));
+    fs::remove_all(d);
+    fs::create_directories(d);
+    return d;
+  }();
+  return "XDG_CACHE_HOME=" + dir.string();
+}
+
+RunResult run(std::vector<std::string> args) {
+  args.insert(args.begin(), {"run", "--backend", "cpu"});
+  return run_gpulab(args, {}, {cache_env()});
+}
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// A folder of its own for files a test writes.
+fs::path scratch(const std::string& name) {
+  const fs::path d =
+      fs::temp_directory_path() / ("gpulab-api-" + name + "-" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("run: a kernel, extern __shared__ and a launch in an included header", "[run]") {
+  const fs::path dir = kCorpus / "headers";
+  // The header through -I (before the files), and from the second file by a relative path.
+  RunResult r = run({"-I", (dir / "include").string(), (dir / "main.cu").string(),
+                     (dir / "squares.cu").string(), "--json"});
+  CAPTURE(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out == read(dir / "main.out"));
+  const json j = json::parse(r.err);
+  // The launch in the header is listed at the header's own line, from both files.
+  std::size_t in_header = 0;
+  for (const json& l : j["launches"]) {
+    if (l["kernel"] == "block_sums") {
+      CHECK(l["site"].get<std::string>().ends_with("reduce.cuh:26"));
+      in_header += l["count"].get<std::size_t>();
+    }
+  }
+  CHECK(in_header == 2);
+}
+
+TEST_CASE("run: a header's compile error, finding and edit point at the header", "[run]") {
+  const fs::path dir = scratch("header");
+  fs::create_directories(dir / "inc");
+  const auto write_header = [&](const std::string& body) {
+    std::ofstream(dir / "inc" / "k.cuh")
+        << "// a header\n#pragma once\n"
+        << "__global__ void k(int* v, int n) {\n"
+        << body << "}\n"
+        << "inline void go(int* v, int n) { k<<<1, 64>>>(v, n); }\n";
+  };
+  std::ofstream(dir / "main.cu") << "#include <cstdio>\n#include \"k.cuh\"\nint main() {\n"
+                                    "  int* v;\n  cudaMalloc(&v, 64 * sizeof(int));\n"
+                                    "  go(v, 64);\n  int h[64];\n"
+                                    "  cudaMemcpy(h, v, sizeof h, cudaMemcpyDeviceToHost);\n"
+                                    "  printf(\"%d\\n\", h[63]);\n  cudaFree(v);\n}\n";
+  const std::string main_cu = (dir / "main.cu").string();
+  // The -I folder, given glued.
+  write_header("  v[threadIdx.x] = 1 + undeclared_name;\n");
+  RunResult r = run({"-I" + (dir / "inc").string(), main_cu});
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("k.cuh:4:") != std::string::npos);  // the header's own line
+  CHECK(r.err.find("main.cpp") == std::string::npos);
+  // An access past the end, found by --check at the header's line.
+  write_header("  v[threadIdx.x + 1] = 2;  // one past the end for the last thread\n");
+  r = run({"--check", "--json", "-I" + (dir / "inc").string(), main_cu});
+  CAPTURE(r.err);
+  CHECK(r.exit_code == 1);
+  const json j = json::parse(r.err);
+  bool found = false;
+  for (const json& f : j["findings"]) {
+    if (f["kind"] == "out_of_bounds") {
+      found = true;
+      CHECK(f["where"].get<std::string>().ends_with("k.cuh:4"));
+    }
+  }
+  CHECK(found);
+  // Editing the header rebuilds the program: the cache key covers it.
+  write_header("  v[threadIdx.x] = 5;\n");
+  r = run({"-I" + (dir / "inc").string(), main_cu});
+  CHECK(r.out == "5\n");
+  write_header("  v[threadIdx.x] = 6;\n");
+  r = run({"-I" + (dir / "inc").string(), main_cu});
+  CHECK(r.out == "6\n");
+  CHECK(r.err.find("(cached)") == std::string::npos);
+  r = run({"-I" + (dir / "inc").string(), main_cu});
+  CHECK(r.out == "6\n");
+  CHECK(r.err.find("(cached)") != std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("run: the runtime API of the samples, with CUDA's semantics and error codes", "[run]") {
+  for (const char* name : {"zero_copy", "memory_2d3d", "streams_launch", "warp_queries"}) {
+    CAPTURE(name);
+    const fs::path file = kCorpus / "api" / (std::string(name) + ".cu");
+    const RunResult r = run({file.string()});
+    CAPTURE(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out == read(fs::path(file).replace_extension(".out")));
+  }
+  // A templated accessor to dynamic shared memory (the reduction sample's SharedMemory<T>), and a
+  // .cpp file compiled as plain C++ (its own umin), as nvcc compiles them.
+  {
+    const fs::path file = kCorpus / "api" / "shared_template.cu";
+    const RunResult r =
+        run({file.string(), (kCorpus / "api" / "shared_template_host.cpp").string()});
+    CAPTURE(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out == read(fs::path(file).replace_extension(".out")));
+  }
+  // --check finds nothing in them: mapped and registered host memory is the device's to use.
+  const RunResult c = run({"--check", (kCorpus / "api" / "zero_copy.cu").string()});
+  CAPTURE(c.err);
+  CHECK(c.exit_code == 0);
+}
+
+TEST_CASE("run: the occupancy API answers as gpulab occupancy does", "[run]") {
+  const fs::path file = kCorpus / "api" / "occupancy.cu";
+  const RunResult r = run({file.string()});
+  CAPTURE(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out == read(fs::path(file).replace_extension(".out")));
+  // Every "N threads: B blocks per SM" line against the calculator for compute capability 9.0.
+  static const std::regex line(
+      R"((plain|tiled \(12 KiB static\)|dynamic), +(\d+) threads(?:, +(\d+) bytes)?: +(\d+) blocks per SM)");
+  std::size_t compared = 0;
+  for (const std::string& l : lines_of(r.out)) {
+    std::smatch m;
+    if (!std::regex_search(l, m, line)) continue;
+    CAPTURE(l);
+    const std::string shared = m[1] == "plain" || m[1] == "dynamic" ? "0" : "12288";
+    const std::string dynamic = m[3].matched ? m[3].str() : "0";
+    const RunResult o =
+        run_gpulab({"occupancy", "--cc", "9.0", "--block", m[2].str(), "--registers", "0",
+                    "--shared", shared, "--dynamic-shared", dynamic, "--no-charts", "--json"});
+    CAPTURE(o.err);
+    REQUIRE(o.exit_code == 0);
+    CHECK(json::parse(o.out)["blocks_per_sm"].get<int>() == std::stoi(m[4].str()));
+    ++compared;
+  }
+  CHECK(compared == 14);
+}
+
+TEST_CASE("run: API CUDA 13 removed runs, and the report says once what replaces it", "[run]") {
+  const fs::path file = kCorpus / "api" / "removed_api.cu";
+  for (int round = 0; round < 2; ++round) {  // a cached build says it too
+    CAPTURE(round);
+    const RunResult r = run({file.string()});
+    CAPTURE(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.out == read(fs::path(file).replace_extension(".out")));
+    CHECK(count_of(r.err, "API that CUDA 13 removed (nvcc 13 refuses it") == 1);
+    CHECK(count_of(r.err, "(removed_api.cu:") == 6);  // each once, where it is first used
+    CHECK(count_of(r.err, "cudaDeviceProp::clockRate (removed_api.cu:18)") == 1);
+    CHECK(r.err.find("cudaDeviceGetAttribute(&value, cudaDevAttrClockRate, device)") !=
+          std::string::npos);
+    CHECK(count_of(r.err,
+                   "cudaThreadSynchronize() (removed_api.cu:30): use "
+                   "cudaDeviceSynchronize()") == 1);
+    CHECK(count_of(r.err, "cudaMemAdvise(ptr, bytes, advice, int device) (removed_api.cu:27)") ==
+          1);
+    CHECK(count_of(r.err,
+                   "cudaMemPrefetchAsync(ptr, bytes, int device, stream) "
+                   "(removed_api.cu:28)") == 1);
+    CHECK((round == 0) == (r.err.find("(cached)") == std::string::npos));
+  }
+  const RunResult j = run({"--json", file.string()});
+  const json report = json::parse(j.err);
+  REQUIRE(report["removed_in_cuda13"].size() == 6);
+  CHECK(report["removed_in_cuda13"][0]["api"] == "cudaDeviceProp::clockRate");
+  CHECK(report["removed_in_cuda13"][0]["where"].get<std::string>().ends_with("removed_api.cu:18"));
+  // In Chinese too.
+  const RunResult zh =
+      run_gpulab({"--lang", "zh", "run", "--backend", "cpu", file.string()}, {}, {cache_env()});
+  CHECK(zh.err.find("CUDA 13 已移除的 API") != std::string::npos);
+  CHECK(zh.err.find("cudaDeviceProp::clockRate (removed_api.cu:18)：请改用") != std::string::npos);
+}
+
+TEST_CASE("run: CUDA runtime API the emulator lacks is refused in one line", "[run]") {
+  const fs::path dir = scratch("lacking");
+  std::ofstream(dir / "lacking.cu")
+      << "#include <cstdio>\nint main() {\n  cudaGraph_t g;\n  cudaGraphCreate(&g, 0);\n"
+         "  cudaGraphNode_t n;\n  cudaGraphAddChildGraphNode(&n, g, nullptr, 0, g);\n"
+         "  return 0;\n}\n";
+  const RunResult r = run({(dir / "lacking.cu").string()});
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.empty());
+  CHECK(r.err.find("lacking.cu:6: 'cudaGraphAddChildGraphNode' is CUDA runtime API that "
+                   "gpulab's emulator does not provide") != std::string::npos);
+  CHECK(r.err.find("was not declared") == std::string::npos);  // not g++'s words
+  // A name that is no CUDA API keeps the compiler's own diagnostics.
+  std::ofstream(dir / "typo.cu") << "int main() {\n  cudaMallocc(nullptr, 4);\n}\n";
+  const RunResult t = run({(dir / "typo.cu").string()});
+  CHECK(t.exit_code == 1);
+  CHECK(t.err.find("cudaMallocc") != std::string::npos);
+  CHECK(t.err.find("is CUDA runtime API") == std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("run: a feature the emulator does not run is refused only where it is compiled",
+          "[run]") {
+  const fs::path dir = scratch("features");
+  fs::create_directories(dir / "inc");
+  // As in deviceQuery and the samples' helper_cuda.h: driver API under a false #if, a macro no one
+  // uses; and a header whose texture call is compiled.
+  std::ofstream(dir / "inc" / "tex.cuh") << "#pragma once\n__global__ void t(float* o) {\n"
+                                            "  o[0] = tex1Dfetch<float>(0, 0);\n}\n";
+  std::ofstream(dir / "quiet.cu") << "#include <cstdio>\n#if CUDART_VERSION < 5000\n"
+                                     "#include <cuda.h>\nvoid f() { cuInit(0); }\n#endif\n"
+                                     "#define UNUSED() cuDeviceGet(0, 0)\n"
+                                     "int main() { printf(\"ran\\n\"); }\n";
+  RunResult r = run({(dir / "quiet.cu").string()});
+  CAPTURE(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "ran\n");
+  std::ofstream(dir / "loud.cu") << "#include \"tex.cuh\"\nint main() { return 0; }\n";
+  r = run({"-I", (dir / "inc").string(), (dir / "loud.cu").string()});
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("tex.cuh:3: 'tex1Dfetch' needs textures and surfaces") != std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("run: an empty -D or -I is named, not taken for the file", "[run]") {
+  const std::string file = (kCorpus / "ok" / "notes_hello.cu").string();
+  for (const char* flag : {"--define=", "-D=", "-I="}) {
+    CAPTURE(flag);
+    const RunResult r = run({flag, file});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("run needs") == std::string::npos);
+    CHECK(r.err.find(std::string(flag).starts_with("-I") ? "-I" : "-D") != std::string::npos);
+    CHECK(lines_of(r.err).size() == 1);
+  }
+}
+
+namespace {
+
+// The kit's headers, all of them in one text.
+std::string kit_headers() {
+  const fs::path kit = fs::path(GPULAB_BINARY).parent_path().parent_path() / "lib/gpulab/run";
+  std::string all;
+  for (const auto& e : fs::recursive_directory_iterator(kit / "include")) {
+    if (e.path().extension() == ".h") all += read(e.path()) + "\n";
+  }
+  return all;
+}
+
+// The runtime API's functions, from the generated list.
+std::vector<std::string> cuda_functions() {
+  const std::string inc = read(fs::path(GPULAB_SOURCE_DIR) / "src/run/cuda_api_names.inc");
+  const std::string functions = inc.substr(0, inc.find("#define GPULAB_CUDA_NAMES"));
+  std::vector<std::string> out;
+  static const std::regex name("\"(cuda\\w+)\"");
+  for (auto it = std::sregex_iterator(functions.begin(), functions.end(), name);
+       it != std::sregex_iterator(); ++it) {
+    out.push_back((*it)[1].str());
+  }
+  return out;
+}
+
+bool declared_in(const std::string& headers, const std::string& name) {
+  return std::regex_search(headers, std::regex("\\b" + name + "\\s*\\("));
+}
+
+// The backticked names of the paragraph that follows `heading` in docs/run.md.
+std::set<std::string> listed_after(const std::string& doc, const std::string& heading,
+                                   std::size_t* count) {
+  const std::size_t at = doc.find(heading);
+  REQUIRE(at != std::string::npos);
+  *count = std::stoul(doc.substr(at + heading.size()));
+  const std::size_t begin = doc.find('\n', at) + 1;
+  const std::size_t end = doc.find("\n\n", begin);
+  const std::string para = doc.substr(begin, end - begin);
+  std::set<std::string> out;
+  static const std::regex name("`(cuda\\w+)`");
+  for (auto it = std::sregex_iterator(para.begin(), para.end(), name); it != std::sregex_iterator();
+       ++it) {
+    out.insert((*it)[1].str());
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("run: docs/run.md lists the runtime API the emulator provides", "[run]") {
+  const std::string headers = kit_headers();
+  const std::vector<std::string> functions = cuda_functions();
+  REQUIRE(functions.size() > 300);
+  std::set<std::string> provided, refused;
+  for (const std::string& f : functions) (declared_in(headers, f) ? provided : refused).insert(f);
+  const std::string doc = read(fs::path(GPULAB_SOURCE_DIR) / "docs/run.md");
+  std::size_t runs_count = 0, refused_count = 0;
+  const std::set<std::string> runs_listed =
+      listed_after(doc, "Runs on the emulator (", &runs_count);
+  const std::set<std::string> refused_listed =
+      listed_after(doc, "Refused by name at compile time (", &refused_count);
+  CHECK(runs_listed == provided);
+  CHECK(refused_listed == refused);
+  CHECK(runs_count == provided.size());
+  CHECK(refused_count == refused.size());
+  // The API the issue names is among what runs.
+  for (const char* f :
+       {"cudaHostRegister", "cudaHostGetDevicePointer", "cudaOccupancyMaxPotentialBlockSize",
+        "cudaOccupancyAvailableDynamicSMemPerBlock", "cudaMemAdvise", "cudaMemPrefetchAsync",
+        "cudaMemcpy3DAsync", "cudaLaunchKernel", "cudaLaunchHostFunc",
+        "cudaStreamCreateWithPriority", "cudaEventRecordWithFlags", "cudaDeviceGetLimit"}) {
+    CAPTURE(f);
+    CHECK(provided.count(f) == 1);
+  }
+}
+
+TEST_CASE("run: the kit defines every runtime function it declares (no link error)", "[run]") {
+  const fs::path lib =
+      fs::path(GPULAB_BINARY).parent_path().parent_path() / "lib/gpulab/run/lib/libgpulab_cudart.a";
+  const fs::path listing = scratch("nm") / "symbols.txt";
+  const std::string command =
+      "nm -C --defined-only '" + lib.string() + "' > '" + listing.string() + "' 2>/dev/null";
+  REQUIRE(std::system(command.c_str()) == 0);
+  std::set<std::string> defined;
+  static const std::regex symbol(R"( [TW] (cuda\w+)\()");
+  std::istringstream in(read(listing));
+  for (std::string l; std::getline(in, l);) {
+    std::smatch m;
+    if (std::regex_search(l, m, symbol)) defined.insert(m[1].str());
+  }
+  REQUIRE(defined.size() > 50);
+  const std::string headers = kit_headers();
+  std::size_t checked = 0;
+  for (const std::string& f : cuda_functions()) {
+    if (!declared_in(headers, f)) continue;
+    ++checked;
+    CAPTURE(f);
+    // Defined in the library, or inline (a template or an inline function) in the headers.
+    const bool inline_definition =
+        std::regex_search(headers, std::regex("\\b" + f + "\\s*\\([^;{]*\\)\\s*\\{"));
+    CHECK((defined.count(f) == 1 || inline_definition));
+  }
+  CHECK(checked > 100);
+  fs::remove_all(listing.parent_path());
+}
