@@ -28,8 +28,8 @@ set(CPACK_DEBIAN_PACKAGE_MAINTAINER "gpulab maintainers")
 set(CPACK_DEBIAN_PACKAGE_SECTION education)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 # The libraries the binary links (libfmt, Boost.Context, libstdc++) found by dpkg-shlibdeps;
-# g++ for gpulab run's emulator builds.
+# g++ for gpulab run's emulator builds; bubblewrap for exercise grade's sandbox.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "g++, bash-completion")
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "g++, bash-completion, bubblewrap")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "nvidia-cuda-toolkit")
 include(CPack)

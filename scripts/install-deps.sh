@@ -8,6 +8,7 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
   build-essential cmake libcli11-dev libfmt-dev nlohmann-json3-dev catch2 libboost-context-dev \
+  bubblewrap libxml2-utils \
   tmux man-db groff-base bsdextrautils dpkg-dev file \
   libopenblas-dev libthrust-dev >/dev/null
 echo "gpulab: dependencies installed"

@@ -12,6 +12,7 @@
 #include "core/parse.hpp"
 #include "core/text.hpp"
 #include "exercise/draw.hpp"
+#include "exercise/plan.hpp"
 #include "run/findings.hpp"
 
 namespace gpulab {
@@ -369,6 +370,18 @@ void setup_exercise(CLI::App& app, GlobalOptions& g) {
           "Graded CUDA exercises: list them, start one (a .cu file to edit), check it, get a hint",
           "CUDA 练习并自动评分：列出练习、开始一个（生成待编辑的 .cu 文件）、检查、获取提示"));
   sub->require_subcommand(0, 1);
+  // A teacher's own exercises, from a folder in the same format (docs/exercise.md), for every
+  // exercise command: loaded and checked before the command runs.
+  auto teacher_dir = std::make_shared<std::string>();
+  sub->add_option("--exercises", *teacher_dir,
+                  help_tr(g, "A folder of your own exercises (NN-ID.txt; else $GPULAB_EXERCISES)",
+                          "你自己的练习所在的文件夹（NN-ID.txt；否则用 $GPULAB_EXERCISES）"))
+      ->type_name("DIR");
+  sub->fallthrough();
+  sub->parse_complete_callback([teacher_dir] {
+    if (!teacher_dir->empty()) exercise::use_teacher_folder(*teacher_dir);
+    exercise::check_teacher_exercises();
+  });
   sub->callback([sub, &g] {
     if (!sub->get_subcommands().empty()) return;
     finish_global_options(g);
@@ -548,12 +561,26 @@ void setup_exercise(CLI::App& app, GlobalOptions& g) {
                 help_tr(g, "Which hint (1 = the gentlest)", "第几条提示（1 = 最温和的）"))
       ->type_name("N");
 
+  setup_exercise_grade(*sub, g);
+
   auto solution = std::make_shared<std::string>();
   CLI::App* so = add_command(
       *sub, g, "solution",
       help_tr(g, "The reference solution (for teachers)", "参考答案（供教师使用）"),
       [solution, &g] {
         const Exercise& e = find_or_throw(*solution, g.out.lang);
+        if (e.solution.empty()) {
+          // The student edition (GPULAB_STUDENT_EDITION), or a teacher's exercise without one.
+          throw RuntimeFailure(
+              e.student_edition
+                  ? both("exercise {}: this gpulab is the student edition: it holds no reference "
+                         "solutions (nor the last hints); your teacher's edition has them",
+                         "练习 {}：这是 gpulab 的学生版，不含参考答案（也不含最后一条提示）；"
+                         "教师版才有",
+                         e.id)
+                  : both("exercise {}: its file has no @@ solution section",
+                         "练习 {}：它的文件没有 @@ solution 部分", e.id));
+        }
         emit(g, {{"command", "exercise solution"}, {"exercise", e.id}, {"solution", e.solution}},
              e.solution);
       });

@@ -10,6 +10,7 @@
 #include "commands/common.hpp"
 #include "core/state.hpp"
 #include "exercise/check.hpp"
+#include "exercise/grade.hpp"
 
 namespace gpulab {
 
@@ -21,5 +22,10 @@ std::string render_exercise_check(const exercise::CheckResult& c, const OutputOp
 nlohmann::json exercise_check_json(const exercise::CheckResult& c);
 
 void setup_exercise(CLI::App& app, GlobalOptions& g);
+
+// gpulab exercise grade (commands/exercise_grade.cpp): the table, and the subcommand under
+// `exercise`.
+std::string render_exercise_grade(const exercise::GradeResult& r, const OutputOptions& out);
+void setup_exercise_grade(CLI::App& exercise_app, GlobalOptions& g);
 
 }  // namespace gpulab

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -46,7 +47,7 @@ bool write_all(int fd, const char* data, std::size_t size) {
 
 std::vector<std::string> child_environment(const ProcessSpec& spec) {
   std::map<std::string, std::string> vars;
-  for (char** e = environ; *e != nullptr; ++e) {
+  for (char** e = environ; spec.inherit_env && *e != nullptr; ++e) {
     const std::string_view entry(*e);
     const auto eq = entry.find('=');
     if (eq == std::string_view::npos) continue;
@@ -147,6 +148,105 @@ int end_leftovers(pid_t leader, const std::set<pid_t>& children_before) {
   return static_cast<int>(ended.size());
 }
 
+// How many processes the program started as `leader` has now: it and everything under it, and
+// the orphans that came to us (they left its tree when their parent ended).
+std::size_t count_program(pid_t leader, const std::set<pid_t>& children_before) {
+  const std::vector<ProcEntry> all = processes();
+  std::map<pid_t, std::vector<pid_t>> children;
+  const pid_t self = ::getpid();
+  std::vector<pid_t> todo = {leader};
+  for (const ProcEntry& p : all) {
+    if (p.zombie) continue;
+    children[p.ppid].push_back(p.pid);
+    if (p.ppid == self && p.pid != leader && children_before.count(p.pid) == 0)
+      todo.push_back(p.pid);
+  }
+  std::set<pid_t> seen;
+  while (!todo.empty()) {
+    const pid_t p = todo.back();
+    todo.pop_back();
+    if (!seen.insert(p).second) continue;
+    for (pid_t c : children[p]) todo.push_back(c);
+  }
+  return seen.size();
+}
+
+// posix_spawn cannot set resource limits: for a child that needs them, fork and exec, with only
+// async-signal-safe calls between the two (as posix_spawn does). The program is looked up on
+// PATH before. Returns 0 or the errno that kept it from starting.
+int spawn_limited(pid_t* pid, const ProcessSpec& spec, int out_w, int err_w, char* const argv[],
+                  char* const envp[]) {
+  std::string path = argv[0];
+  if (path.find('/') == std::string::npos) {  // on PATH, as posix_spawnp looks
+    const char* env_path = std::getenv("PATH");
+    std::istringstream dirs(env_path != nullptr ? env_path : "/usr/bin:/bin");
+    std::string dir, found;
+    while (found.empty() && std::getline(dirs, dir, ':')) {
+      const std::string candidate = (dir.empty() ? "." : dir) + "/" + path;
+      if (::access(candidate.c_str(), X_OK) == 0) found = candidate;
+    }
+    if (found.empty()) return ENOENT;
+    path = found;
+  }
+  std::vector<std::pair<int, rlimit>> limits;
+  for (const auto& [resource, value] : spec.limits) {
+    rlimit r{static_cast<rlim_t>(value), static_cast<rlim_t>(value)};
+    if (resource == RLIMIT_CPU) r.rlim_max = r.rlim_cur + 1;
+    limits.emplace_back(resource, r);
+  }
+  int status[2];
+  if (pipe2(status, O_CLOEXEC) != 0) return errno;
+  const bool capture = spec.output == ProcessSpec::Output::capture;
+  const char* cwd = spec.cwd.empty() ? nullptr : spec.cwd.c_str();
+  const pid_t child = ::fork();
+  if (child < 0) {
+    const int error = errno;
+    close(status[0]);
+    close(status[1]);
+    return error;
+  }
+  if (child == 0) {
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGHUP}) sigaction(s, &dfl, nullptr);
+    int error = 0;
+    if (::setsid() < 0) error = errno;
+    if (error == 0 && capture) {
+      const int null = ::open("/dev/null", O_RDONLY);
+      if (null < 0 || ::dup2(null, 0) < 0) error = errno;
+    }
+    if (error == 0 && (::dup2(out_w, 1) < 0 || ::dup2(err_w, 2) < 0)) error = errno;
+    if (error == 0 && cwd != nullptr && ::chdir(cwd) != 0) error = errno;
+    for (const auto& [resource, r] : limits) {
+      if (error == 0 && ::setrlimit(static_cast<__rlimit_resource_t>(resource), &r) != 0)
+        error = errno;
+    }
+    sigset_t empty;
+    sigemptyset(&empty);
+    sigprocmask(SIG_SETMASK, &empty, nullptr);
+    if (error == 0) {
+      ::execve(path.c_str(), argv, envp);
+      error = errno;
+    }
+    (void)!::write(status[1], &error, sizeof error);
+    ::_exit(127);
+  }
+  close(status[1]);
+  int error = 0;
+  ssize_t got = 0;
+  do {
+    got = ::read(status[0], &error, sizeof error);
+  } while (got < 0 && errno == EINTR);
+  close(status[0]);
+  if (got == static_cast<ssize_t>(sizeof error) && error != 0) {
+    while (waitpid(child, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    return error;
+  }
+  *pid = child;
+  return 0;
+}
+
 }  // namespace
 
 SignalGuard::SignalGuard() {
@@ -200,6 +300,10 @@ std::string signal_name(int signal) {
       return "SIGTRAP";
     case SIGHUP:
       return "SIGHUP";
+    case SIGXCPU:
+      return "SIGXCPU";
+    case SIGXFSZ:
+      return "SIGXFSZ";
     default:
       return fmt::format("signal {}", signal);
   }
@@ -214,6 +318,10 @@ Text ProcessResult::describe() const {
   if (output_capped) {
     return both("stopped after printing {} bytes (output limit)",
                 "输出 {} 字节后被停止（输出上限）", output_bytes);
+  }
+  if (processes_capped) {
+    return both("stopped with {} processes running (process limit)",
+                "有 {} 个进程在运行时被停止（进程数上限）", most_processes);
   }
   if (signal != 0) {
     return both("killed by {} ({})", "被 {} 终止（{}）", signal_name(signal), strsignal(signal));
@@ -283,7 +391,9 @@ ProcessResult run_process(const ProcessSpec& spec) {
 
   const auto start = Clock::now();
   pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, argv[0], &fa, &attr, argv.data(), envp.data());
+  const int rc = spec.limits.empty()
+                     ? posix_spawnp(&pid, argv[0], &fa, &attr, argv.data(), envp.data())
+                     : spawn_limited(&pid, spec, out[1], err[1], argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&attr);
   close(out[1]);
@@ -301,7 +411,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
   const bool limited = spec.timeout.count() > 0;
   bool stopped = false, reaped = false;
   int status = 0;
-  Clock::time_point exited_at{}, stopped_at{};
+  Clock::time_point exited_at{}, stopped_at{}, next_count{};
   const auto stop = [&] {
     if (stopped) return;
     stopped = true;
@@ -347,6 +457,18 @@ ProcessResult run_process(const ProcessSpec& spec) {
       result.timed_out = true;
       stop();
     }
+    // A program that forks without end (a fork bomb) is stopped as a whole, whatever its user
+    // (the kernel exempts root from RLIMIT_NPROC) and wherever its processes went.
+    if (spec.max_processes > 0 && !stopped && now >= next_count) {
+      const std::size_t n = count_program(pid, children_before);
+      result.most_processes = std::max(result.most_processes, n);
+      if (n > spec.max_processes) {
+        result.processes_capped = true;
+        stop();
+        end_leftovers(pid, children_before);
+      }
+      next_count = now + std::chrono::milliseconds(10);
+    }
     // Its process is gone but its output is still open: a process it started holds it.
     if (reaped && !stopped && now >= exited_at + spec.drain_after_exit) {
       result.leftovers_held_output = true;
@@ -361,6 +483,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
           wait_ms));
     }
     if (reaped) wait_ms = 20;
+    if (spec.max_processes > 0 && !stopped) wait_ms = std::min(wait_ms, 10);
     pollfd p[3] = {{fd[0], POLLIN, 0}, {fd[1], POLLIN, 0}, {reaped ? -1 : pidfd, POLLIN, 0}};
     const int n = poll(p, 3, wait_ms);
     if (n < 0 && errno == EINTR) continue;
@@ -409,6 +532,12 @@ ProcessResult run_process(const ProcessSpec& spec) {
     if (stopped && !result.main_returned) result.signal = 0;  // our SIGKILL: the flags say why
   }
   return result;
+}
+
+std::set<int> child_processes() {
+  std::set<int> out;
+  for (pid_t p : own_children()) out.insert(static_cast<int>(p));
+  return out;
 }
 
 ProcessResult run_capture(const std::vector<std::string>& argv, std::chrono::milliseconds timeout) {

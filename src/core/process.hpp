@@ -5,7 +5,9 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,15 +31,26 @@ struct ProcessSpec {
   // Once the program's own process has exited, how long its output may stay open (held by a
   // process it started) before what is left of it is ended.
   std::chrono::milliseconds drain_after_exit{500};
+  // Resource limits set in the child before its program starts (setrlimit: RLIMIT_CPU,
+  // RLIMIT_AS, RLIMIT_FSIZE, RLIMIT_NPROC, ...), soft and hard alike, but RLIMIT_CPU's hard limit
+  // is a second later so that SIGXCPU comes first. run/contain.hpp fills these.
+  std::vector<std::pair<int, std::uint64_t>> limits;
+  // false: the child's environment is `env` alone; nothing of ours is passed on.
+  bool inherit_env = true;
+  // More than this many processes at once (the program and everything under it, also what left
+  // its session) and all of them are stopped; watched every 10 ms. 0: not watched.
+  std::size_t max_processes = 0;
 };
 
 struct ProcessResult {
-  bool started = false;        // false: the program could not be run (start_error says why)
-  std::string start_error;     // "No such file or directory", ...
-  int exit_code = -1;          // when it exited
-  int signal = 0;              // when a signal ended it (SIGSEGV, ...); 0 otherwise
-  bool timed_out = false;      // stopped by us after `timeout`
-  bool output_capped = false;  // stopped by us after max_output_bytes
+  bool started = false;            // false: the program could not be run (start_error says why)
+  std::string start_error;         // "No such file or directory", ...
+  int exit_code = -1;              // when it exited
+  int signal = 0;                  // when a signal ended it (SIGSEGV, ...); 0 otherwise
+  bool timed_out = false;          // stopped by us after `timeout`
+  bool output_capped = false;      // stopped by us after max_output_bytes
+  bool processes_capped = false;   // stopped by us: more than max_processes at once
+  std::size_t most_processes = 0;  // the most seen at once (with max_processes)
   std::size_t output_bytes = 0;
   char last_stdout_byte = '\n';  // the last byte the program wrote to stdout ('\n' if none)
   std::string out, err;          // captured (capture mode only)
@@ -53,7 +66,8 @@ struct ProcessResult {
   int stdout_errno = 0, stderr_errno = 0;
 
   bool ok() const {
-    return started && signal == 0 && !timed_out && !output_capped && exit_code == 0;
+    return started && signal == 0 && !timed_out && !output_capped && !processes_capped &&
+           exit_code == 0;
   }
   // "exit code 3", "killed by SIGSEGV (Segmentation fault)", "stopped after 10.0 s (time
   // limit)", ... in both languages (the system's own words, strerror's, stay as they are).
@@ -83,6 +97,10 @@ void throw_if_interrupted();
 
 // Capture mode with a time limit: the common case of running a tool and reading its output.
 ProcessResult run_capture(const std::vector<std::string>& argv, std::chrono::milliseconds timeout);
+
+// The processes whose parent is this one now: with the subreaper flag (run_process sets it), also
+// the orphans of the programs it ran. gpulab exercise grade ends those its workers left.
+std::set<int> child_processes();
 
 // The name of a signal: "SIGSEGV".
 std::string signal_name(int signal);

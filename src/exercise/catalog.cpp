@@ -4,10 +4,16 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <regex>
 #include <stdexcept>
 
 #include "core/embedded.hpp"
+#include "core/error.hpp"
+#include "core/i18n_format.hpp"
 
 namespace gpulab::exercise {
 
@@ -42,7 +48,10 @@ Exercise parse(std::string_view text, const std::string& file) {
     const auto dot = section.find('.');
     const std::string head = section.substr(0, dot);
     const std::string lang = dot == std::string::npos ? "" : section.substr(dot + 1);
-    if (head == "id") {
+    if (head == "edition") {
+      if (arg != "student") throw std::runtime_error(where + ": unknown edition '" + arg + "'");
+      e.student_edition = true;
+    } else if (head == "id") {
       e.id = arg;
     } else if (head == "lesson") {
       e.lesson = arg;
@@ -64,6 +73,25 @@ Exercise parse(std::string_view text, const std::string& file) {
       e.starter = value + "\n";
     } else if (head == "solution") {
       e.solution = value + "\n";
+    } else if (head == "test") {
+      TestSpec t;
+      const auto bar = arg.find(" | ");
+      t.name.en = arg.substr(0, bar);
+      t.name.zh = bar == std::string::npos ? t.name.en : arg.substr(bar + 3);
+      t.line = section_line;
+      int n = section_line;
+      std::size_t at = 0;
+      while (at < body.size()) {
+        const auto nl = body.find('\n', at);
+        ++n;
+        std::string line = body.substr(at, nl - at);
+        at = nl == std::string::npos ? body.size() : nl + 1;
+        const auto hash = line.find('#');
+        if (hash != std::string::npos) line.resize(hash);  // a comment
+        if (line.find_first_not_of(" \t") != std::string::npos) t.lines.emplace_back(n, line);
+      }
+      if (t.name.en.empty()) throw std::runtime_error(where + ": a test needs a name");
+      e.tests.push_back(std::move(t));
     } else if (head == "mistake") {
       Mistake m;
       const auto space = arg.find(' ');
@@ -105,12 +133,100 @@ Exercise parse(std::string_view text, const std::string& file) {
     body += line + "\n";
   }
   flush();
-  if (e.id.empty() || e.starter.empty() || e.solution.empty() || e.title.en.empty() ||
+  if (e.id.empty() || e.starter.empty() ||
+      (e.solution.empty() && !e.student_edition && e.tests.empty()) || e.title.en.empty() ||
       e.statement.en.empty()) {
-    throw std::runtime_error(file +
-                             ": an exercise needs id, title, statement, starter and solution");
+    throw std::runtime_error(
+        file +
+        ": an exercise needs id, title, statement, starter and a solution or @@ test "
+        "sections");
   }
   return e;
+}
+
+namespace {
+
+std::string& chosen_folder() {
+  static std::string dir;
+  return dir;
+}
+bool& loaded() {
+  static bool done = false;
+  return done;
+}
+
+// A teacher's error in their folder: the file, the line, what is wrong (the detail in English, as
+// the file's format is written).
+[[noreturn]] void bad_teacher_file(const std::string& what) {
+  throw UsageError(both("teacher's exercises: {}", "教师的练习：{}", what));
+}
+
+// The teacher's exercises in `dir`, checked against gpulab's own (`known`) and one another.
+void load_teacher_folder(const std::string& dir, std::vector<Exercise>& out) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    throw UsageError(both("teacher's exercises {}: not a folder (--exercises or GPULAB_EXERCISES)",
+                          "教师的练习 {}：不是文件夹（--exercises 或 GPULAB_EXERCISES）", dir));
+  }
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.path().extension() == ".txt") files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  static const std::regex name(R"(([0-9]{1,3})-([a-z0-9_]+)\.txt)");
+  for (const fs::path& path : files) {
+    const std::string file = path.string();
+    std::smatch m;
+    const std::string base = path.filename().string();
+    if (!std::regex_match(base, m, name)) {
+      bad_teacher_file(file + ": not named NN-ID.txt (a number, a dash, an id of a-z, 0-9 and _)");
+    }
+    std::ifstream in(path, std::ios::binary);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!in.good() && !in.eof()) bad_teacher_file(file + ": cannot be read");
+    Exercise e;
+    try {
+      e = parse(text, file);
+    } catch (const std::runtime_error& x) {
+      bad_teacher_file(x.what());
+    }
+    e.number = std::stoi(m[1].str());
+    e.file = file;
+    if (e.id != m[2].str()) {
+      bad_teacher_file(
+          fmt::format("{}: its @@ id is '{}', its name says '{}'", file, e.id, m[2].str()));
+    }
+    if (e.tests.empty()) {
+      bad_teacher_file(file +
+                       ": no @@ test section: gpulab has no tests to check its kernels with");
+    }
+    for (const Exercise& other : out) {
+      const std::string whose = other.file.empty() ? "gpulab's own" : other.file;
+      if (other.id == e.id) {
+        bad_teacher_file(fmt::format("{}: the id '{}' is taken ({})", file, e.id, whose));
+      }
+      if (other.number == e.number) {
+        bad_teacher_file(
+            fmt::format("{}: number {} is exercise {}'s ({})", file, e.number, other.id, whose));
+      }
+    }
+    out.push_back(std::move(e));
+  }
+}
+
+}  // namespace
+
+void use_teacher_folder(const std::string& dir) {
+  if (dir == teacher_folder()) return;
+  if (loaded()) throw std::logic_error("use_teacher_folder after the exercises were loaded");
+  chosen_folder() = dir;
+}
+
+std::string teacher_folder() {
+  if (!chosen_folder().empty()) return chosen_folder();
+  const char* env = std::getenv("GPULAB_EXERCISES");
+  return env != nullptr ? env : "";
 }
 
 const std::vector<Exercise>& all() {
@@ -127,6 +243,10 @@ const std::vector<Exercise>& all() {
     }
     std::sort(out.begin(), out.end(),
               [](const Exercise& a, const Exercise& b) { return a.number < b.number; });
+    if (const std::string dir = teacher_folder(); !dir.empty()) load_teacher_folder(dir, out);
+    std::stable_sort(out.begin(), out.end(),
+                     [](const Exercise& a, const Exercise& b) { return a.number < b.number; });
+    loaded() = true;
     return out;
   }();
   return list;

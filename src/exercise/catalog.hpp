@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/output.hpp"
@@ -22,18 +23,40 @@ struct Mistake {
   std::string code;
 };
 
+// A test a teacher's exercise declares (`@@ test NAME | ZH-NAME`, docs/exercise.md): its lines,
+// each with its line number in the file, read by exercise/plan_teacher.cpp.
+struct TestSpec {
+  Text name;
+  int line = 0;
+  std::vector<std::pair<int, std::string>> lines;
+};
+
 struct Exercise {
   int number = 0;      // its place in the course, from 1
   std::string id;      // "map"
   std::string lesson;  // the lesson it practises ("05"), or ""
   Text title, statement, rules;
   std::vector<Text> hints;
-  std::string starter, solution;
+  std::string starter, solution;  // solution: empty in the student edition
   std::vector<Mistake> mistakes;
+  bool student_edition = false;  // from a student edition's file (exercise/edition.hpp)
+  // A teacher's exercise (from their folder): its file, and the tests it declares. gpulab's own
+  // exercises have their tests in exercise/plan.cpp.
+  std::string file;
+  std::vector<TestSpec> tests;
 };
 
-// Every exercise, in course order.
+// Every exercise, in course order: gpulab's own, then those of the teacher's folder (if any).
+// Throws UsageError for a teacher's folder that cannot be read or holds a malformed file (naming
+// the file and the line).
 const std::vector<Exercise>& all();
+
+// The teacher's folder of exercises: `dir`, else $GPULAB_EXERCISES, else none. Its NN-ID.txt
+// files are in the format of exercises/ and declare their tests (`@@ test`). Takes effect only
+// before the first all(); a later call with another folder throws std::logic_error.
+void use_teacher_folder(const std::string& dir);
+// The folder in use ("" for none).
+std::string teacher_folder();
 // By id ("map") or number ("1", "01"); nullptr when there is none.
 const Exercise* find(const std::string& id_or_number);
 // The runner's host side (exercises/harness.cuh): receive the inputs, launch, hand back.

@@ -313,6 +313,13 @@ CheckResult check_file(const CheckOptions& o) {
   r.capture_output = true;
   r.max_output_bytes = 1u << 20;
   r.keep_report = true;
+  r.workers = o.workers;
+  if (o.contain) {  // grade: the child sees its inputs and outputs files, nothing else of ours
+    r.contain = *o.contain;
+    r.contain->readable.push_back(in);
+    r.contain->writable.push_back(out);
+    r.contain->gpu = o.gpu;
+  }
   try {
     c.run = run_program(r);
     c.built = true;

@@ -13,6 +13,7 @@
 
 #include "exercise/catalog.hpp"
 #include "exercise/result.hpp"
+#include "run/contain.hpp"
 
 namespace gpulab::exercise {
 
@@ -27,6 +28,10 @@ struct CheckOptions {
   bool use_cache = true;
   std::chrono::milliseconds timeout{std::chrono::seconds(60)};
   Lang lang = Lang::en;  // the language of errors thrown (the result holds both)
+  // gpulab exercise grade: the student's program contained (run/contain.hpp), with this many
+  // emulator workers (0: the run engine's default).
+  std::optional<run::ContainLimits> contain;
+  unsigned workers = 0;
 };
 
 // Checks one file. Throws UsageError for a file that cannot be read or is no exercise file,

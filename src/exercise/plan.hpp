@@ -81,6 +81,14 @@ struct Plan {
 // the exercise allows). Throws std::logic_error for an exercise gpulab has no plan for.
 Plan make_plan(const Exercise& e, std::uint64_t seed, bool draw);
 
+// The plan of a teacher's exercise, from its `@@ test` sections (plan_teacher.cpp), into `plan`;
+// make_plan calls it for an exercise with tests. Throws UsageError naming the file and line of a
+// mistake in a section.
+void teacher_plan(const Exercise& e, std::uint64_t seed, bool draw, Plan& plan);
+// Every teacher's exercise (all() loads them) planned once, so that a mistake in one of their
+// files is said, with its file and line, before any command uses them. Throws UsageError.
+void check_teacher_exercises();
+
 // Element i of input stream `stream` for `seed`: uniform in [-1, 1), splitmix64 of the seed and
 // the index (calc::random_bits).
 float input_value(std::uint64_t seed, std::uint64_t stream, std::uint64_t i);

@@ -937,7 +937,14 @@ Execution execute(const ExecRequest& r) {
   spec.output = r.capture ? ProcessSpec::Output::capture : ProcessSpec::Output::forward;
   spec.timeout = r.timeout;
   spec.max_output_bytes = r.max_output_bytes;
-  const ProcessResult p = run_process(spec);
+  std::optional<Contained> box;
+  if (r.contain) {
+    ContainLimits limits = *r.contain;
+    limits.writable.push_back(report);  // the report is the one file it writes besides its own
+    box.emplace(spec, limits);
+  }
+  ProcessResult p = run_process(box ? box->spec() : spec);
+  if (box) box->read_back(p);
 
   Execution e;
   if (!p.started) {
@@ -954,6 +961,9 @@ Execution execute(const ExecRequest& r) {
   e.main_returned = p.main_returned;
   e.leftover_processes = p.leftover_processes;
   e.leftovers_held_output = p.leftovers_held_output;
+  e.processes_capped = p.processes_capped;
+  e.most_processes = p.most_processes;
+  if (box) e.containment = box->used();
   e.stdout_errno = p.stdout_errno;
   e.stderr_errno = p.stderr_errno;
   e.out = p.out;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/output.hpp"
+#include "run/contain.hpp"
 #include "run/removed_api.hpp"
 
 namespace gpulab::run {
@@ -90,6 +91,9 @@ struct Execution {
   bool main_returned = false;    // its own process exited by itself (not stopped by gpulab)
   int leftover_processes = 0;    // processes it left running, ended by gpulab
   bool leftovers_held_output = false;
+  bool processes_capped = false;  // stopped: more processes at once than contained runs allow
+  std::size_t most_processes = 0;
+  Containment containment;                 // with ExecRequest::contain: the one it ran in
   int stdout_errno = 0, stderr_errno = 0;  // writing its output to ours failed
   double run_ms = 0;
   std::vector<nlohmann::json> report;  // the report's lines, in order
@@ -108,6 +112,8 @@ struct ExecRequest {
   // Capture stdout and stderr (and give the program /dev/null as stdin, a process group of its
   // own) instead of passing them through: gpulab exercise keeps the kernel's printf apart.
   bool capture = false;
+  // Run contained (run/contain.hpp): gpulab exercise grade's students' programs.
+  std::optional<ContainLimits> contain;
 };
 
 Execution execute(const ExecRequest& request);

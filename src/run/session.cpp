@@ -256,7 +256,13 @@ void run_sanitizers(const fs::path& program, const RunOptions& o, RunResult& r) 
     argv.insert(argv.end(), t.begin(), t.end());
     argv.push_back(program.string());
     argv.insert(argv.end(), o.args.begin(), o.args.end());
-    const ProcessResult p = run_capture(argv, o.timeout * 4);
+    ProcessSpec spec;
+    spec.argv = argv;
+    spec.timeout = o.timeout * 4;
+    std::optional<run::Contained> box;  // a student's program is contained under its tools too
+    if (o.contain) box.emplace(spec, *o.contain);
+    ProcessResult p = run_process(box ? box->spec() : spec);
+    if (box) box->read_back(p);
     RunResult::SanitizerRun s;
     s.tool = t.front();
     const std::string all = p.out + p.err;
@@ -365,6 +371,7 @@ RunResult run_program(const RunOptions& o) {
   x.timeout = o.timeout;
   x.max_output_bytes = o.max_output_bytes;
   x.capture = o.capture_output;
+  x.contain = o.contain;
   run::Execution e = run::execute(x);
   r.output = std::move(e.out);
   r.errors = std::move(e.err);
@@ -377,6 +384,9 @@ RunResult run_program(const RunOptions& o) {
   r.main_returned = e.main_returned;
   r.leftover_processes = e.leftover_processes;
   r.leftovers_held_output = e.leftovers_held_output;
+  r.processes_capped = e.processes_capped;
+  r.most_processes = e.most_processes;
+  r.containment = e.containment;
   r.stdout_errno = e.stdout_errno;
   r.stderr_errno = e.stderr_errno;
   static const std::set<std::string> run_events = {

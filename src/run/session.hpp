@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/output.hpp"
+#include "run/contain.hpp"
 
 namespace gpulab {
 
@@ -43,6 +44,8 @@ struct RunOptions {
   unsigned workers = 0;
   std::optional<std::uint64_t> shuffle_seed;
   Lang lang = Lang::en;
+  // Run the program contained (run/contain.hpp): limits, a private folder, bubblewrap.
+  std::optional<run::ContainLimits> contain;
 };
 
 // One kernel launched (launches with the same kernel, place and shape are counted together).
@@ -87,6 +90,9 @@ struct RunResult {
   bool main_returned = false;              // the program's process exited by itself
   int leftover_processes = 0;              // processes it left running, ended by gpulab
   bool leftovers_held_output = false;      // ... and they held its output open
+  bool processes_capped = false;           // contained: stopped, too many processes at once
+  std::size_t most_processes = 0;          // contained: the most it had at once
+  run::Containment containment;            // contained: "bubblewrap" or "limits" (and why)
   int stdout_errno = 0, stderr_errno = 0;  // relaying its output to ours failed
   std::string cache_problem;               // the compile cache could not be written
   std::string output, errors;              // with RunOptions::capture_output
