@@ -158,6 +158,27 @@ TEST_CASE("run: the runtime API of the samples, with CUDA's semantics and error 
   CHECK(c.exit_code == 0);
 }
 
+TEST_CASE("run: stream priorities and callbacks, event and device flags, memory hints", "[run]") {
+  // A course's calls as typed: CUDART_CB callbacks and cudaLaunchHostFunc in stream order, the
+  // H100's priority range (least 0, greatest -5), cudaEventCreate's C++ overload with flags, the
+  // template cudaHostGetDevicePointer, cudaSetDeviceFlags, every cudaMemAdvise advice and
+  // cudaMemPrefetchAsync (no effect on the emulator, CUDA's return codes).
+  const fs::path file = kCorpus / "api" / "flags_hints.cu";
+  const RunResult r = run({file.string()});
+  CAPTURE(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out == read(fs::path(file).replace_extension(".out")));
+  CHECK(r.out.find("priorities: least 0, greatest -5\n") != std::string::npos);
+  CHECK(r.out.find("stream order: 1 2 3 (3 calls)") != std::string::npos);
+  CHECK(count_of(r.out, "cudaMemAdvise(managed, ") == 6);
+  CHECK(count_of(r.out, "device 0): cudaSuccess; host: cudaSuccess") == 6);
+  // --check finds nothing either: mapped memory is the device's, the hints touch no memory.
+  const RunResult c = run({"--check", file.string()});
+  CAPTURE(c.err);
+  CHECK(c.exit_code == 0);
+  CHECK(c.out == r.out);
+}
+
 TEST_CASE("run: the occupancy API answers as gpulab occupancy does", "[run]") {
   const fs::path file = kCorpus / "api" / "occupancy.cu";
   const RunResult r = run({file.string()});
