@@ -10,6 +10,7 @@
 #   removed_api.gpu.err                             nvcc's refusal, with gpulab's sentences
 #   api_probe.gpu.out / api_probe.cpu.out           the probe, side by side (diff them)
 #   corpus_gpu_test.txt                             the [gpu] test of the corpus (thrust's launches)
+#   ptxas.nvcc.txt / ptxas.cpu.err                  -Xptxas -v: ptxas's lines, the emulator's note
 set -uo pipefail
 ROOT=${OUT:-out}
 OUT=$ROOT/run_api
@@ -53,6 +54,11 @@ grep -o '"library_launches": [0-9]*' "$OUT/thrust_sort.gpu.json" | tee -a "$summ
 timeout 300 $G run --backend gpu "$C/api/removed_api.cu" > /dev/null 2> "$OUT/removed_api.gpu.err"
 echo "removed_api on the GPU: exit $? (expected 1), explained: $(grep -c 'CUDA 13 removed' "$OUT/removed_api.gpu.err") of 6" | tee -a "$summary"
 compare removed_api "$C/api/removed_api.out" "$C/api/removed_api.cu"
+
+# -Xptxas -v: ptxas's own lines on the GPU, and what the emulator says instead.
+nvcc -arch=sm_90 -Xptxas -v "$C/api/flags_hints.cu" -o "$OUT/ptxas.bin" > "$OUT/ptxas.nvcc.txt" 2>&1
+timeout 300 $G run --backend cpu -Xptxas -v "$C/api/flags_hints.cu" > /dev/null 2> "$OUT/ptxas.cpu.err"
+echo "ptxas -v on the GPU: $(grep -c 'ptxas info' "$OUT/ptxas.nvcc.txt") info lines; emulator: $(grep -c 'static shared memory' "$OUT/ptxas.cpu.err") kernel lines" | tee -a "$summary"
 
 # The probe: plain nvcc on the GPU, and the emulator.
 nvcc -O2 -arch=sm_90 bench/run/api_probe.cu -lcublas -lcurand -o "$OUT/api_probe.bin" > "$OUT/api_probe.nvcc.txt" 2>&1 &&

@@ -95,6 +95,7 @@ void collect(run::Execution& e, RunResult& r, const fs::path& program) {
         l.block[i] = line.at("block")[i].get<std::uint64_t>();
       }
       l.shared_bytes = line.value("shared_bytes", std::uint64_t{0});
+      l.static_shared_bytes = line.value("static_shared_bytes", std::uint64_t{0});
       l.threads = line.value("threads", std::uint64_t{0});
       l.warps = line.value("warps", std::uint64_t{0});
       l.idle_lanes_per_block = line.value("idle_lanes_per_block", std::uint64_t{0});

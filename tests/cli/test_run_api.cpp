@@ -285,6 +285,55 @@ TEST_CASE("run: a feature the emulator does not run is refused only where it is 
   fs::remove_all(dir);
 }
 
+TEST_CASE("run: -Xptxas -v says what ptxas reports and what the emulator knows instead", "[run]") {
+  const fs::path dir = scratch("ptxas");
+  std::ofstream(dir / "tile.cu")
+      << "#include <cstdio>\n__global__ void tile(float* out) {\n"
+         "  __shared__ float a[256];\n  __shared__ int flags[8];\n"
+         "  a[threadIdx.x] = threadIdx.x;\n  if (threadIdx.x < 8) flags[threadIdx.x] = 1;\n"
+         "  __syncthreads();\n  out[threadIdx.x] = a[255 - threadIdx.x] + flags[threadIdx.x % "
+         "8];\n}\n"
+         "__global__ void plain(float* out) { out[threadIdx.x] += 1; }\n"
+         "int main() {\n  float* d;\n  cudaMalloc(&d, 256 * sizeof(float));\n"
+         "  tile<<<1, 256>>>(d);\n  plain<<<1, 256>>>(d);\n  plain<<<1, 256>>>(d);\n"
+         "  float h[256];\n  cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);\n"
+         "  printf(\"%.0f %.0f\\n\", h[0], h[255]);\n  cudaFree(d);\n  return 0;\n}\n";
+  const std::string file = (dir / "tile.cu").string();
+  // The flags of a course's Makefile, in both spellings.
+  for (const std::vector<std::string>& flags :
+       {std::vector<std::string>{"-Xptxas", "-v", "-lineinfo", "--use_fast_math"},
+        std::vector<std::string>{"--ptxas-options=-v,-warn-spills", "-G", "-std=c++17",
+                                 "-arch=sm_90", "-gencode", "arch=compute_90,code=sm_90"},
+        std::vector<std::string>{"--resource-usage", "-O3"}}) {
+    std::vector<std::string> args = flags;
+    args.push_back(file);
+    const RunResult r = run(args);
+    CAPTURE(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.out == "258 3\n");
+    CHECK(r.err.find("ptxas would print each kernel's registers") != std::string::npos);
+    // Each kernel once, with the bytes of its __shared__ arrays: 256 floats and 8 ints.
+    CHECK(count_of(r.err, "    tile: 1056 bytes of static shared memory") == 1);
+    CHECK(count_of(r.err, "    plain: 0 bytes of static shared memory") == 1);
+    // Nothing that looks like ptxas's own lines.
+    CHECK(r.err.find("ptxas info") == std::string::npos);
+    CHECK_FALSE(std::regex_search(r.err, std::regex("Used [0-9]+ registers")));
+  }
+  // Without the flag, no such paragraph; with --json the bytes are in each launch.
+  RunResult r = run({"--json", file});
+  REQUIRE(r.exit_code == 0);
+  const json j = json::parse(r.err);
+  CHECK(j["launches"][0]["kernel"] == "tile");
+  CHECK(j["launches"][0]["static_shared_bytes"] == 1056);
+  r = run({"-lineinfo", file});
+  CHECK(r.err.find("ptxas would print") == std::string::npos);
+  // In Chinese too.
+  const RunResult zh = run_gpulab(
+      {"--lang", "zh", "run", "--backend", "cpu", "-Xptxas", "-v", file}, {}, {cache_env()});
+  CHECK(zh.err.find("tile：静态共享内存 1056 字节") != std::string::npos);
+  fs::remove_all(dir);
+}
+
 TEST_CASE("run: an empty -D or -I is named, not taken for the file", "[run]") {
   const std::string file = (kCorpus / "ok" / "notes_hello.cu").string();
   for (const char* flag : {"--define=", "-D=", "-I="}) {
