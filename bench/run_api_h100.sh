@@ -10,6 +10,7 @@
 #   removed_api.gpu.err                             nvcc's refusal, with gpulab's sentences
 #   api_probe.gpu.out / api_probe.cpu.out           the probe, side by side (diff them)
 #   corpus_gpu_test.txt                             the [gpu] test of the corpus (thrust's launches)
+#   typed.gpu.out / typed.cpu.out                   __FILE__ of tests/run_corpus/typed, as typed
 #   ptxas.nvcc.txt / ptxas.cpu.err                  -Xptxas -v: ptxas's lines, the emulator's note
 set -uo pipefail
 ROOT=${OUT:-out}
@@ -55,6 +56,14 @@ timeout 300 $G run --backend gpu "$C/api/removed_api.cu" > /dev/null 2> "$OUT/re
 echo "removed_api on the GPU: exit $? (expected 1), explained: $(grep -c 'CUDA 13 removed' "$OUT/removed_api.gpu.err") of 6" | tee -a "$summary"
 compare removed_api "$C/api/removed_api.out" "$C/api/removed_api.cu"
 
+# __FILE__ as typed: plain nvcc and the emulator from the program's folder, same command line.
+T=$PWD/$C/typed
+A=$(cd "$OUT" && pwd)
+GA=$(cd "$(dirname "$G")" && pwd)/$(basename "$G")
+(cd "$T" && nvcc -arch=sm_90 -I inc src/main.cu src/other.cu -o "$A/typed.bin" && "$A/typed.bin") > "$OUT/typed.gpu.out" 2> "$OUT/typed.gpu.err"
+(cd "$T" && timeout 300 "$GA" run --backend cpu -I inc src/main.cu src/other.cu) > "$OUT/typed.cpu.out" 2> "$OUT/typed.cpu.err"
+echo "__FILE__ as typed: GPU $(cmp -s "$OUT/typed.gpu.out" "$T/expected.out" && echo same || echo DIFFERENT), emulator $(cmp -s "$OUT/typed.cpu.out" "$T/expected.out" && echo same || echo DIFFERENT) (expected.out)" | tee -a "$summary"
+diff "$OUT/typed.gpu.out" "$T/expected.out" | tee -a "$summary"
 # -Xptxas -v: ptxas's own lines on the GPU, and what the emulator says instead.
 nvcc -arch=sm_90 -Xptxas -v "$C/api/flags_hints.cu" -o "$OUT/ptxas.bin" > "$OUT/ptxas.nvcc.txt" 2>&1
 timeout 300 $G run --backend cpu -Xptxas -v "$C/api/flags_hints.cu" > /dev/null 2> "$OUT/ptxas.cpu.err"

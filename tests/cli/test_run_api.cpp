@@ -334,6 +334,47 @@ TEST_CASE("run: -Xptxas -v says what ptxas reports and what the emulator knows i
   fs::remove_all(dir);
 }
 
+namespace {
+
+// Runs in `dir` for as long as it lives, as a student runs gpulab in their folder.
+struct InFolder {
+  fs::path before = fs::current_path();
+  explicit InFolder(const fs::path& dir) { fs::current_path(dir); }
+  ~InFolder() { fs::current_path(before); }
+  InFolder(const InFolder&) = delete;
+  InFolder& operator=(const InFolder&) = delete;
+};
+
+}  // namespace
+
+TEST_CASE("run: __FILE__ is the path as typed, and findings name each file of the program",
+          "[run]") {
+  const fs::path dir = kCorpus / "typed";
+  const InFolder here(dir);
+  const std::string expected = read(dir / "expected.out");
+  RunResult r = run({"-I", "inc", "src/main.cu", "src/other.cu"});
+  CAPTURE(r.err);
+  CHECK(r.out == expected);
+  // Typed otherwise, named otherwise, as nvcc would: ./ kept, an absolute path absolute.
+  r = run({"-I./inc", "./src/main.cu", (dir / "src" / "other.cu").string()});
+  CHECK(r.out ==
+        "main: ./src/main.cu\nmacro used at ./src/main.cu:6\nheader: ./inc/where.cuh\n"
+        "other: " +
+            (dir / "src" / "other.cu").string() + "\n");
+  // The bug in the second file is reported at its own line, never at the build's copy.
+  r = run({"--check", "--json", "-I", "inc", "src/main.cu", "src/other.cu"});
+  CAPTURE(r.err);
+  CHECK(r.out == expected);
+  const json j = json::parse(r.err);
+  REQUIRE(!j["findings"].empty());
+  for (const json& f : j["findings"]) {
+    CAPTURE(f.dump());
+    CHECK(f["where"] == "other.cu:4");
+  }
+  for (const json& l : j["launches"]) CHECK(l["site"].get<std::string>().ends_with("other.cu:10"));
+  CHECK(r.err.find("main_1") == std::string::npos);
+}
+
 TEST_CASE("run: an empty -D or -I is named, not taken for the file", "[run]") {
   const std::string file = (kCorpus / "ok" / "notes_hello.cu").string();
   for (const char* flag : {"--define=", "-D=", "-I="}) {
