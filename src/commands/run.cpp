@@ -232,7 +232,9 @@ std::string render_run(const RunResult& r, const OutputOptions& out) {
                  fmt::runtime(std::string(tr(l, "launch failed: {}", "启动失败：{}"))), k.error)) +
              "\n";
         // Why, with the numbers (a cooperative grid too large to be resident at once, ...).
-        if (!k.error_message.empty()) s += "      " + escape_controls(k.error_message) + "\n";
+        const std::string& why =
+            l == Lang::zh && !k.error_message_zh.empty() ? k.error_message_zh : k.error_message;
+        if (!why.empty()) s += "      " + escape_controls(why) + "\n";
         continue;
       }
       if (!k.fault.empty()) continue;  // listed with the findings

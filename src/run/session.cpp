@@ -103,6 +103,7 @@ void collect(run::Execution& e, RunResult& r, const fs::path& program) {
       l.collectives = line.value("collectives", std::uint64_t{0});
       l.error = line.value("error", "");
       l.error_message = line.value("error_message", "");
+      l.error_message_zh = line.value("error_message_zh", "");
       l.fault = line.value("fault", "");
       if (line.contains("frames")) {  // the GPU: the shape's facts follow from grid and block
         const run::GpuLaunchSite& site = sites.at(line.at("frames").dump());

@@ -269,6 +269,10 @@ TEST_CASE("run: a cooperative launch syncs its grid; a grid too large is refused
     if (l.value("error", "") == "cudaErrorCooperativeLaunchTooLarge") {
       refused = true;
       CHECK_THAT(l.value("error_message", ""), Catch::Contains("can be resident at once"));
+      // The same facts in Chinese, written in Chinese.
+      const std::string zh = l.value("error_message_zh", "");
+      CHECK_THAT(zh, Catch::Contains("同时驻留的最多只能有"));
+      CHECK_THAT(zh, !Catch::Contains("can be resident"));
     }
   }
   CHECK(refused);
