@@ -220,6 +220,7 @@ BlockRunner::BlockRunner(const LaunchShape& shape, StackPool& pool, RaceChecker*
   gather_.current = &loop_.current;
   loop_.threads = n_;
   loop_.coords = coords_.data();
+  loop_.linear = shape.block.y == 1 && shape.block.z == 1;
   loop_.runner = this;
   loop_.enter = &BlockRunner::loop_enter;
   loop_.exit = &BlockRunner::loop_exit;

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 
+#include "simt/builtin_vars.hpp"
 #include "simt/vector_types.hpp"
 
 namespace gpulab::simt::detail {
@@ -20,6 +21,7 @@ struct ThreadLoop {
   // exit are called. Until then the loop keeps no books: a thread that starts before any has
   // waited ends before the next starts, which the scheduler counts when the block first waits.
   bool hooks = false;
+  bool linear = false;            // a one-dimensional block: threadIdx is {t, 0, 0}
   const uint3* coords = nullptr;  // threadIdx of each linear thread id
   uint3* thread_index = nullptr;  // &threadIdx of this OS thread
   void* runner = nullptr;
@@ -42,6 +44,26 @@ struct ThreadEnded {};
 // inlined, which check mode can afford.
 template <class Body>
 __attribute__((no_sanitize("thread"))) void run_thread_loop(ThreadLoop& loop, const Body& body) {
+  // The common case, a one-dimensional block whose threads have not waited yet: the loop's books
+  // are plain stores the body cannot see, threadIdx.x is the loop variable, and the compiler may
+  // keep all of it in registers around an inlined body that calls nothing. A thread that parks
+  // (its block goes on fibers: hooks) or faults ends this path; the general loop below goes on.
+  if (loop.linear && !loop.hooks && loop.thread_index == &threadIdx) {
+    const std::uint32_t n = loop.threads;
+    threadIdx = uint3{0, 0, 0};
+    for (std::uint32_t t = loop.next; t < n; ++t) {
+      loop.next = t + 1;
+      loop.current = t;
+      threadIdx.x = t;
+      body();
+      if (loop.hooks || loop.faulted) [[unlikely]] {
+        // This thread parked and was resumed (the scheduler now keeps the books of every end),
+        // or it faulted.
+        if (loop.hooks) loop.exit(loop.runner, t);
+        break;
+      }
+    }
+  }
   while (loop.next < loop.threads && !loop.faulted) {
     const std::uint32_t t = loop.next++;
     *loop.thread_index = loop.coords[t];
