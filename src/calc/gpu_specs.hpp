@@ -53,7 +53,8 @@ struct NotesErratum {
   std::string_view notes_say_zh = {};  // empty: the notes' words are the same in both languages
 };
 
-// A spec sheet from a table in src/calc/gpu_specs.cpp; every figure has a source.
+// A spec sheet: one record of src/calc/gpu_models.json (data, compiled in; read by
+// calc/gpu_models.cpp); every figure has a source in its record.
 // A figure that could not be confirmed is 0 (unknown): callers print "unknown", never a guess.
 struct GpuModel {
   std::string_view name;                  // "NVIDIA H100 SXM5 80GB"

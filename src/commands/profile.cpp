@@ -24,10 +24,6 @@
 #include "run/session.hpp"
 #include "simt/simt.hpp"  // check_supported
 
-#if GPULAB_HAVE_CUDA
-#include "cuda/device_query.hpp"
-#endif
-
 namespace gpulab {
 
 namespace fs = std::filesystem;
@@ -79,19 +75,6 @@ std::map<std::uint64_t, std::uint64_t> branch_jumps(const fs::path& program,
     first = last + 1;
   }
   return out;
-}
-
-std::optional<std::string> gpu_arch_of_device() {
-#if GPULAB_HAVE_CUDA
-  try {
-    const auto info = cuda::query_device(0);
-    return fmt::format("sm_{}{}", info.cc_major, info.cc_minor);
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-#else
-  return std::nullopt;
-#endif
 }
 
 }  // namespace

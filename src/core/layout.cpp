@@ -9,12 +9,14 @@
 #include <optional>
 #include <vector>
 
+#include "core/lines.hpp"
 #include "core/text.hpp"
 
 namespace gpulab {
 namespace {
 
-std::vector<std::string_view> split_lines(std::string_view text) {
+// Every line, and an empty last one when the text ends with a newline.
+std::vector<std::string_view> line_views(std::string_view text) {
   std::vector<std::string_view> lines;
   std::size_t start = 0;
   while (true) {
@@ -33,14 +35,12 @@ std::size_t leading_spaces(std::string_view line) {
   return n == std::string_view::npos ? line.size() : n;
 }
 
-std::string_view trim(std::string_view s) {
-  const std::size_t b = s.find_first_not_of(' ');
-  if (b == std::string_view::npos) return {};
-  return s.substr(b, s.find_last_not_of(' ') - b + 1);
+std::string_view trim_spaces(std::string_view s) {
+  return trim(s, " ");
 }
 
 bool blank(std::string_view line) {
-  return display_width(trim(line)) == 0;
+  return display_width(trim_spaces(line)) == 0;
 }
 
 // The first and last characters that show (colour codes and spaces skipped).
@@ -92,7 +92,7 @@ std::size_t marker_width(std::string_view line) {
 
 // Table columns, a "label  value" row, a drawing or a plot: its spaces are part of its meaning.
 bool is_preformatted(std::string_view line) {
-  const std::string_view t = trim(line);
+  const std::string_view t = trim_spaces(line);
   if (t.find("  ") != std::string_view::npos) return true;
   if (t.starts_with("+-")) return true;
   for (std::size_t i = 0; i < t.size();) {
@@ -104,7 +104,7 @@ bool is_preformatted(std::string_view line) {
   const std::size_t bar = line.find('|');
   if (bar != std::string_view::npos && (bar == 0 || line[bar - 1] == ' ') &&
       (bar + 1 == line.size() || line[bar + 1] != '|')) {
-    const std::string_view label = trim(line.substr(0, bar));
+    const std::string_view label = trim_spaces(line.substr(0, bar));
     if (label.find_first_not_of("0123456789.,-+e") == std::string_view::npos) return true;
   }
   return false;
@@ -196,13 +196,14 @@ std::string markdown_table(const std::vector<std::string_view>& rows, const Styl
                            std::size_t indent) {
   auto cells = [](std::string_view row) {
     std::vector<std::string> out;
-    row = trim(row);
+    row = trim_spaces(row);
     if (row.starts_with("|")) row.remove_prefix(1);
     if (row.ends_with("|")) row.remove_suffix(1);
     std::size_t start = 0;
     while (true) {
       const std::size_t bar = row.find('|', start);
-      out.emplace_back(trim(row.substr(start, bar == std::string_view::npos ? bar : bar - start)));
+      out.emplace_back(
+          trim_spaces(row.substr(start, bar == std::string_view::npos ? bar : bar - start)));
       if (bar == std::string_view::npos) return out;
       start = bar + 1;
     }
@@ -210,14 +211,15 @@ std::string markdown_table(const std::vector<std::string_view>& rows, const Styl
   const std::vector<std::string> header = cells(rows.front());
   std::vector<std::vector<std::string>> body;
   for (std::size_t r = 1; r < rows.size(); ++r) {
-    if (trim(rows[r]).find_first_not_of("|-: ") == std::string_view::npos) continue;  // |---|
+    if (trim_spaces(rows[r]).find_first_not_of("|-: ") == std::string_view::npos)
+      continue;  // |---|
     body.push_back(cells(rows[r]));
   }
   Table t(header);
   for (const auto& row : body) t.add_row(row);
   const std::string whole = t.render(Style(style.enabled(), kMaxWidth, style.lang()), indent);
   std::size_t widest = 0;
-  for (std::string_view line : split_lines(whole)) widest = std::max(widest, display_width(line));
+  for (std::string_view line : line_views(whole)) widest = std::max(widest, display_width(line));
   if (widest <= style.width()) return whole;
   // Too wide: a lesson's table loses nothing; each row becomes its first cell, then the others
   // named by their column ("registers: who sees it: one thread; where it lives: ...").
@@ -326,7 +328,7 @@ std::string verbatim(std::string_view block) {
 }
 
 std::string lay_out(std::string_view text, std::size_t width, Lang lang) {
-  const std::vector<std::string_view> lines = split_lines(text);
+  const std::vector<std::string_view> lines = line_views(text);
   const std::size_t measure = std::min(width, kProseWidth);
   std::string out;
   std::size_t cut = 0;
@@ -370,10 +372,10 @@ std::string lay_out(std::string_view text, std::size_t width, Lang lang) {
       for (std::size_t k = i; k < end; ++k)
         out += std::string(lines[k]) + (k + 1 < end ? "\n" : "");
     } else {
-      std::string joined(trim(lines[i]));
+      std::string joined(trim_spaces(lines[i]));
       for (std::size_t k = i + 1; k < end; ++k) {
         joined += joiner(lines[k - 1], lines[k]);
-        joined += trim(lines[k]);
+        joined += trim_spaces(lines[k]);
       }
       out += std::string(indent, ' ') +
              wrap_text(joined, measure, hanging_indent(hang, measure), indent);
@@ -390,7 +392,7 @@ std::string lay_out(std::string_view text, std::size_t width, Lang lang) {
 }
 
 std::string lay_out_lesson(std::string_view text, const Style& style, std::size_t indent) {
-  const std::vector<std::string_view> lines = split_lines(text);
+  const std::vector<std::string_view> lines = line_views(text);
   const std::size_t width = style.width();
   const std::size_t measure = std::min(width, kProseWidth);
   const std::string pad(indent, ' ');
@@ -404,23 +406,24 @@ std::string lay_out_lesson(std::string_view text, const Style& style, std::size_
     } else if (lead >= 4) {  // code or a drawing: as written, wrapped as code when too wide
       out += wrap_code(pad + std::string(line), width) + "\n";
       ++i;
-    } else if (trim(line).starts_with("|")) {
+    } else if (trim_spaces(line).starts_with("|")) {
       std::vector<std::string_view> rows;
-      for (; i < lines.size() && trim(lines[i]).starts_with("|"); ++i) rows.push_back(lines[i]);
+      for (; i < lines.size() && trim_spaces(lines[i]).starts_with("|"); ++i)
+        rows.push_back(lines[i]);
       out += markdown_table(rows, style, indent + lead);
     } else {
       const std::size_t hang = lead + marker_width(line.substr(lead));
-      std::string joined(trim(line));
+      std::string joined(trim_spaces(line));
       std::size_t end = i + 1;
       for (; end < lines.size(); ++end) {
         const std::string_view next = lines[end];
         const std::size_t next_lead = leading_spaces(next);
-        if (blank(next) || next_lead >= 4 || trim(next).starts_with("|") ||
+        if (blank(next) || next_lead >= 4 || trim_spaces(next).starts_with("|") ||
             marker_width(next.substr(next_lead)) > 0) {
           break;
         }
         joined += joiner(lines[end - 1], next);
-        joined += trim(next);
+        joined += trim_spaces(next);
       }
       out += pad + std::string(lead, ' ') +
              wrap_text(joined, measure, hanging_indent(indent + hang, measure), indent + lead) +

@@ -10,18 +10,9 @@
 #include "core/embedded.hpp"
 #include "core/error.hpp"
 #include "core/i18n_format.hpp"
+#include "core/lines.hpp"
 
 namespace gpulab {
-namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-    s.remove_suffix(1);
-  return s;
-}
-
-}  // namespace
 
 std::vector<std::string> split_args(std::string_view line) {
   std::vector<std::string> out;

@@ -232,19 +232,6 @@ void collect(run::Execution& e, RunResult& r, const fs::path& program) {
   r.findings = std::move(merged);
 }
 
-std::optional<std::string> gpu_arch_of_device() {
-#if GPULAB_HAVE_CUDA
-  try {
-    const auto info = cuda::query_device(0);
-    return fmt::format("sm_{}{}", info.cc_major, info.cc_minor);
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-#else
-  return std::nullopt;
-#endif
-}
-
 void run_sanitizers(const fs::path& program, const RunOptions& o, RunResult& r) {
   const auto tool = toolchain::find_cuda_tool("compute-sanitizer");
   if (!tool) {
@@ -322,6 +309,19 @@ void run_sanitizers(const fs::path& program, const RunOptions& o, RunResult& r) 
 }
 
 }  // namespace
+
+std::optional<std::string> gpu_arch_of_device() {
+#if GPULAB_HAVE_CUDA
+  try {
+    const auto info = cuda::query_device(0);
+    return fmt::format("sm_{}{}", info.cc_major, info.cc_minor);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+#else
+  return std::nullopt;
+#endif
+}
 
 RunResult run_program(const RunOptions& o) {
   RunResult r;

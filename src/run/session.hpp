@@ -132,6 +132,10 @@ RunResult run_program(const RunOptions& o);
 // Findings that --check turns into exit code 1.
 std::size_t check_failures(const RunResult& r);
 
+// The sm_XY of this machine's GPU (nvcc's -arch when none is given); nothing without one (or
+// without CUDA in this build).
+std::optional<std::string> gpu_arch_of_device();
+
 // A kind --check counts as a failure (run/report.hpp: report::kind::all).
 bool is_check_kind(const std::string& kind);
 

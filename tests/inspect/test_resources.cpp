@@ -1,11 +1,11 @@
-// inspect's parsers: ptxas's resource report (kernels, device functions, spills, shared and
-// constant memory), demangled kernel names, and the section sizes of an ELF file.
+// inspect's engine, its parsers: ptxas's resource report (kernels, device functions, spills, shared
+// and constant memory), demangled kernel names, and the section sizes of an ELF file.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
 #include <string>
 
-#include "commands/inspect.hpp"
+#include "inspect/resources.hpp"
 
 using namespace gpulab;
 
