@@ -105,8 +105,10 @@ printf '%s\n' "${list[@]}" | xargs -P "$JOBS" -d '\n' -I{} bash -c 'IFS=$'"'"'\t
 python3 - "$OUT/exercise_verdicts.tsv" > "$OUT/unexpected.txt" <<'PY'
 import csv, sys
 emulator_only = {"max_global_reads", "max_global_writes", "max_barriers_per_block"}
+# divergent_barrier: threads that skip a __syncthreads() and exit are not waited for since
+# Volta (an H200 gave the right output and synccheck reported nothing, measured 2026-11-26).
 gpu_blind = {"too_many_reads", "too_many_writes", "too_many_barriers", "global_race", "race",
-             "many_writers", "index_collision"}
+             "many_writers", "index_collision", "divergent_barrier"}
 rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
 for r in rows:
     k, cv, gv = r["kind"], r["cpu_verdict"], r["gpu_verdict"]

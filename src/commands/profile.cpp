@@ -330,7 +330,7 @@ void render_kernel(const ProfileResult& r, const KernelProfile& k, const Style& 
                    std::string& out) {
   const Lang l = s.lang();
   out += s.heading(both("Kernel {} at {}: grid {}, block {}, {}",
-                        "内核 {}，启动于 {}：grid {}，block {}，{}", k.kernel, k.site,
+                        "内核 {}，启动于 {}：网格 {}，线程块 {}，{}", k.kernel, k.site,
                         dims_text(k.grid), dims_text(k.block),
                         l == Lang::zh ? fmt::format("启动 {} 次", k.launches)
                                       : count_noun(k.launches, "launch", "launches"))
@@ -355,9 +355,9 @@ void render_kernel(const ProfileResult& r, const KernelProfile& k, const Style& 
   out += g.render(s);
   if (c.shared_ld.requests + c.shared_st.requests > 0) {
     Table t({std::string(tr(l, "shared memory", "共享内存")),
-             std::string(tr(l, "requests", "请求")), std::string(tr(l, "wavefronts", "wavefront")),
+             std::string(tr(l, "requests", "请求")), std::string(tr(l, "wavefronts", "波前")),
              std::string(tr(l, "ideal", "理想")),
-             std::string(tr(l, "bank conflicts", "bank 冲突"))});
+             std::string(tr(l, "bank conflicts", "存储体冲突"))});
     const auto row = [&](const char* en, const char* zh, const profile::SharedCost& x) {
       t.add_row({std::string(tr(l, en, zh)), group_thousands(x.requests),
                  group_thousands(x.wavefronts), group_thousands(x.ideal_wavefronts),
@@ -372,7 +372,7 @@ void render_kernel(const ProfileResult& r, const KernelProfile& k, const Style& 
            both(
                "No branch whose lanes went different ways; {} active threads per executed "
                "basic block on average",
-               "没有 lane 走向不同的分支；每个执行的基本块平均 {} 个活跃线程",
+               "没有通道走向不同的分支；每个执行的基本块平均 {} 个活跃线程",
                number(profile::thread_inst_per_inst(c)))
                .in(l) +
            "\n";
@@ -381,7 +381,7 @@ void render_kernel(const ProfileResult& r, const KernelProfile& k, const Style& 
            both(
                "Branches: {} of {} warp-level branches divergent, uniformity {}; {} active "
                "threads per executed basic block on average",
-               "分支：{1} 次 warp 级分支中 {0} 次分歧，一致率 {2}；每个执行的基本块平均 {3} "
+               "分支：{1} 次线程束级分支中 {0} 次分歧，一致率 {2}；每个执行的基本块平均 {3} "
                "个活跃线程",
                c.branch.divergent, c.branch.branches,
                format_percent(profile::branch_uniformity_pct(c), 1),
@@ -391,7 +391,8 @@ void render_kernel(const ProfileResult& r, const KernelProfile& k, const Style& 
   }
   if (r.gpu_asked) {
     if (const auto gm = gpu_metrics_for(r, k)) {
-      Table t({"metric", std::string(tr(l, "emulator", "模拟器")), "GPU (ncu)"});
+      Table t({std::string(tr(l, "metric", "指标")), std::string(tr(l, "emulator", "模拟器")),
+               "GPU (ncu)"});
       const json em = profile::metrics_json(c, k.has_branches);
       for (const std::string& name : profile::ncu_metric_names()) {
         const auto it = gm->find(name);
@@ -413,7 +414,7 @@ void render_kernel(const ProfileResult& r, const KernelProfile& k, const Style& 
                tr(l,
                   "Nothing to fix: every access is coalesced, no bank conflict, no "
                   "divergent branch.",
-                  "没有需要修正的：每次访问都已合并，没有 bank 冲突，没有分歧的分支。"))) +
+                  "没有需要修正的：每次访问都已合并，没有存储体冲突，没有分歧的分支。"))) +
            "\n";
   } else {
     out += s.bold(std::string(tr(l, "  Worst lines first:", "  最差的行在前："))) + "\n";
@@ -423,7 +424,7 @@ void render_kernel(const ProfileResult& r, const KernelProfile& k, const Style& 
       out += fmt::format("  {}. {}\n", n, profile::explain(f, l));
       if (n == 1 && f.access != nullptr) {
         out += both("\n     warp {} of block {}, one character per lane:\n",
-                    "\n     线程块 {1} 的 warp {0}，每个字符代表一个 lane：\n",
+                    "\n     线程块 {1} 的线程束 {0}，每个字符代表一个通道：\n",
                     f.access->example_warp, dims_text(f.access->example_block))
                    .in(l);
         out += verbatim(f.access->shared ? profile::draw_banks(f.access->example, 8, l)
@@ -452,7 +453,7 @@ void render_kernel(const ProfileResult& r, const KernelProfile& k, const Style& 
   std::string listing;
   listing += fmt::format("  {:>5}  {:<14} {:<14} {:>6}\n", tr(l, "line", "行"),
                          tr(l, "global req/sec", "全局 请求/扇区"),
-                         tr(l, "shared wf/conf", "共享 wf/冲突"), tr(l, "div.", "分歧"));
+                         tr(l, "shared wf/conf", "共享 波前/冲突"), tr(l, "div.", "分歧"));
   for (int line = first; line <= last; ++line) {
     const auto it = by_line.find(line);
     Counters x;
@@ -533,12 +534,11 @@ void setup_profile(CLI::App& app, GlobalOptions& g) {
   auto raw = std::make_shared<Raw>();
   CLI::App* sub = app.add_subcommand(
       "profile",
-      help_tr(
-          g,
-          "Count what Nsight Compute counts (global sectors per request, shared-memory bank "
-          "conflicts, divergent branches) for your CUDA program, per line, on the emulator",
-          "统计 Nsight Compute 统计的数字（全局内存每请求扇区数、共享内存 bank 冲突、分歧分支），"
-          "按行给出，在模拟器上运行你的 CUDA 程序"));
+      help_tr(g,
+              "Count what Nsight Compute counts (global sectors per request, shared-memory bank "
+              "conflicts, divergent branches) for your CUDA program, per line, on the emulator",
+              "统计 Nsight Compute 统计的数字（全局内存每请求扇区数、共享内存的存储体（bank）"
+              "冲突、分歧分支），按行给出，在模拟器上运行你的 CUDA 程序"));
   sub->callback([raw, &g] {
     finish_global_options(g);
     ProfileOptions o;

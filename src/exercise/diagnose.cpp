@@ -700,22 +700,23 @@ class Diagnoser {
       fix = {
           "the 32 lanes of a warp should access 32 consecutive, aligned elements: thread k "
           "of a warp takes element base + k, on both the load and the store side",
-          "一个 warp 的 32 个 lane 应访问 32 个连续、对齐的元素：warp 中第 k 个线程取第 base + k "
-          "个元素，读和写两侧都是如此"};
+          "一个线程束（warp）的 32 个通道应访问 32 个连续、对齐的元素：线程束中第 k 个线程取第 "
+          "base + k 个元素，读和写两侧都是如此"};
     } else if (rule == "max_bank_conflicts") {
       mistake = "bank_conflicts";
       fix = {
           "lanes of a warp that read different words of one bank wait for each other: a "
           "column of float tile[32][32] lies in one bank; one more float per row "
           "(tile[32][33]) puts each row's column in the next bank",
-          "同一 warp 中读同一 bank 不同字的 lane 要互相等待：float tile[32][32] 的一列都在同一个 "
-          "bank；每行多一个 float（tile[32][33]），每行的这一列就落在下一个 bank"};
+          "同一线程束中读同一存储体（bank）不同字的通道要互相等待：float tile[32][32] "
+          "的一列都在同一个"
+          "存储体；每行多一个 float（tile[32][33]），每行的这一列就落在下一个存储体"};
     } else {
       mistake = "divergent_branches";
       fix = {
           "lanes of a warp that take different sides of a branch run one side after the "
           "other: make the condition the same for all 32 lanes of a warp",
-          "同一 warp 中走分支不同一侧的 lane 要先后执行：让条件对一个 warp 的 32 个 lane 都相同"};
+          "同一线程束中走分支不同一侧的通道要先后执行：让条件对一个线程束的 32 个通道都相同"};
     }
     add_once(t, mistake, rule,
              {fmt::format("rule broken{}: {} ({} = {}, the limit is {}). Fix: {}.", it.en, said.en,

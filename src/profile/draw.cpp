@@ -62,7 +62,7 @@ std::string draw_banks(const WarpAccess& a, unsigned max_rows, Lang l) {
   const unsigned words_per_lane = std::max<std::uint32_t>(a.width, kBankBytes) / kBankBytes;
   std::string out;
   out += both("  bank         0         1         2         3  (tens)\n",
-              "  bank         0         1         2         3  （十位）\n")
+              "  存储体       0         1         2         3  （十位）\n")
              .in(l);
   out += "               ";
   for (unsigned b = 0; b < kBanks; ++b) out += static_cast<char>('0' + b % 10);
@@ -85,17 +85,15 @@ std::string draw_banks(const WarpAccess& a, unsigned max_rows, Lang l) {
     std::size_t depth = 0;
     for (const auto& list : banks) depth = std::max(depth, list.size());
     if (part_lanes < kWarpLanes) {
-      out += both("  lanes {}-{}:\n", "  lane {}-{}：\n", first, first + part_lanes - 1).in(l);
+      out += both("  lanes {}-{}:\n", "  通道 {}-{}：\n", first, first + part_lanes - 1).in(l);
     }
     for (std::size_t row = 0; row < depth && row < max_rows; ++row) {
       std::string line;
       for (const auto& list : banks) line += row < list.size() ? lane_char(list[row].second) : '.';
-      out +=
-          fmt::format("  {:<12} {}\n", both("wavefront {}", "wavefront {}", row + 1).in(l), line);
+      out += fmt::format("  {:<12} {}\n", both("wavefront {}", "波前 {}", row + 1).in(l), line);
     }
     if (depth > max_rows) {
-      out +=
-          both("  ... {} more wavefronts\n", "  ……还有 {} 个 wavefront\n", depth - max_rows).in(l);
+      out += both("  ... {} more wavefronts\n", "  ……还有 {} 个波前\n", depth - max_rows).in(l);
     }
   }
   return out;

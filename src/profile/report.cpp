@@ -336,7 +336,7 @@ std::string explain(const Finding& f, Lang l) {
     std::string why_en, why_zh;
     if (stride != 0 && stride != static_cast<std::int64_t>(a.width)) {
       why_en = fmt::format(" (consecutive lanes {} bytes apart, {} bytes each)", stride, a.width);
-      why_zh = fmt::format("（相邻 lane 相距 {} 字节，每个 {} 字节）", stride, a.width);
+      why_zh = fmt::format("（相邻通道相距 {} 字节，每个 {} 字节）", stride, a.width);
     } else if (stride == static_cast<std::int64_t>(a.width)) {
       why_en = " (consecutive, but not aligned to 32-byte sectors)";
       why_zh = "（地址连续，但没有按 32 字节扇区对齐）";
@@ -345,7 +345,7 @@ std::string explain(const Finding& f, Lang l) {
                "{0}: each warp {1} touches {2:.3g} sectors for {3:.0f} bytes used{4}; {5:.3g} is "
                "ideal: consecutive threads should access consecutive, aligned addresses "
                "({6} extra sectors in all, {7} bytes fetched for {8} used)",
-               "{0}：每个 warp 的{1}操作涉及 {2:.3g} 个扇区，只用到 {3:.0f} 字节{4}；理想是 "
+               "{0}：每个线程束的{1}操作涉及 {2:.3g} 个扇区，只用到 {3:.0f} 字节{4}；理想是 "
                "{5:.3g} "
                "个：相邻线程应访问相邻且对齐的地址（共多出 {6} 个扇区，取了 {7} 字节只用 {8} "
                "字节）",
@@ -365,7 +365,7 @@ std::string explain(const Finding& f, Lang l) {
     std::string stride_en, stride_zh;
     if (stride != 0) {
       stride_en = fmt::format(", consecutive lanes {} bytes apart", stride);
-      stride_zh = fmt::format("，相邻 lane 相距 {} 字节", stride);
+      stride_zh = fmt::format("，相邻通道相距 {} 字节", stride);
     }
     const std::string name = a.array.empty() ? "shared memory" : a.array;
     return both(
@@ -373,11 +373,10 @@ std::string explain(const Finding& f, Lang l) {
                "a {5}-way bank conflict{6}; {7} extra wavefronts in all): lanes that need "
                "different words of one bank wait for each other; pad the array's rows (e.g. "
                "[32][33]) or change the index so that a warp's lanes fall in different banks",
-               "{0}：每个 warp 对 {2} 的{1}操作需要 {3:.3g} 个 wavefront，本来 {4:.3g} "
-               "个就够（最多 "
-               "{5} 路 bank 冲突{6}；共多出 {7} 个 wavefront）：需要同一 bank 中不同字的 lane "
-               "只能依次等待；给数组的行加填充（如 [32][33]）或改写下标，让一个 warp 的 lane "
-               "落在不同的 bank",
+               "{0}：每个线程束对 {2} 的{1}操作需要 {3:.3g} 个波前（wavefront），本来 {4:.3g} "
+               "个就够（最多 {5} 路存储体冲突{6}；共多出 {7} 个波前）：需要同一存储体（bank）中"
+               "不同字的通道只能依次等待；给数组的行加填充（如 [32][33]）或改写下标，让一个线程束"
+               "的通道落在不同的存储体",
                at,
                l == Lang::zh ? std::string(a.store ? "写" : "读")
                              : std::string(a.store ? "store" : "load"),
@@ -397,8 +396,8 @@ std::string explain(const Finding& f, Lang l) {
              "{0}: the branch split {1} of its {2} warp executions (warp {3}: lanes {4}): a warp "
              "runs each side in turn with the other lanes idle; make the condition the same for "
              "the 32 threads of a warp (e.g. depend on threadIdx.x / 32)",
-             "{0}：这个分支在 {2} 次 warp 执行中分歧了 {1} 次（warp {3}：lane {4}）：warp "
-             "会依次执行每一边，另一边的 lane 空闲；让条件对一个 warp 的 32 个线程相同（例如取决于 "
+             "{0}：这个分支在 {2} 次线程束执行中分歧了 {1} 次（线程束 {3}：通道 {4}）：线程束"
+             "会依次执行每一边，另一边的通道空闲；让条件对一个线程束的 32 个线程相同（例如取决于 "
              "threadIdx.x / 32）",
              at, b.divergent, total, b.example_warp, sides)
       .in(l);

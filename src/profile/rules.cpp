@@ -89,10 +89,10 @@ Text describe_rule(const CounterRule& rule) {
     return both("every global load and store touches at most {} sectors per request",
                 "每条全局读写指令每次请求最多涉及 {} 个扇区", n);
   if (rule.rule == "max_bank_conflicts") {
-    if (rule.limit == 0) return {"no shared-memory bank conflicts", "没有共享内存 bank 冲突"};
-    return both("at most {} shared-memory bank conflicts", "共享内存 bank 冲突最多 {} 次", n);
+    if (rule.limit == 0) return {"no shared-memory bank conflicts", "没有共享内存的存储体冲突"};
+    return both("at most {} shared-memory bank conflicts", "共享内存的存储体冲突最多 {} 次", n);
   }
-  return both("at least {}% of the warp-level branches uniform", "至少 {}% 的 warp 级分支一致", n);
+  return both("at least {}% of the warp-level branches uniform", "至少 {}% 的线程束级分支一致", n);
 }
 
 Text describe_result(const CounterRuleResult& r) {
@@ -113,7 +113,7 @@ Text describe_result(const CounterRuleResult& r) {
   if (r.rule.rule == "max_bank_conflicts") {
     if (r.ok) return both("{0}: held ({2})", "{1}：满足（{2}）", rule.en, rule.zh, value);
     return both("{0}: broken: {2} bank conflicts, the most at {3} in {4}",
-                "{1}：不满足：{2} 次 bank 冲突，最多的在 {4} 的 {3}", rule.en, rule.zh, value, at,
+                "{1}：不满足：{2} 次存储体冲突，最多的在 {4} 的 {3}", rule.en, rule.zh, value, at,
                 r.kernel);
   }
   if (r.ok) return both("{0}: held ({2}%)", "{1}：满足（{2}%）", rule.en, rule.zh, value);

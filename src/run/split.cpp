@@ -6,13 +6,16 @@
 //
 // becomes, on the same lines,
 //
-//   __global__ void k(const float* in, int n) { ::gpulab::simt::co::start([](const float* in,
-//   int n) -> ::gpulab::simt::co::Thread { ... co_await ::gpulab::simt::co::syncthreads(); ...
-//   co_return; ... }(in, n)); }
+//   __global__ void k(const float* gpulab_arg0_, int gpulab_arg1_) { ::gpulab::simt::co::start(
+//   [](co::Arg<decltype(gpulab_arg0_)> gpulab_co0_, co::Arg<decltype(gpulab_arg1_)> gpulab_co1_)
+//   -> ::gpulab::simt::co::Thread { decltype(gpulab_arg0_)& in = gpulab_co0_.get(); ...
+//   ... co_await ::gpulab::simt::co::syncthreads(); ... co_return; ... }(gpulab_arg0_,
+//   gpulab_arg1_)); }
 //
 // The kernel keeps its name, type and address (every launch path calls it per CUDA thread as
-// before); the parameters are the coroutine's own, so they live in its frame, and so do the locals
-// that live across a barrier: the compiler, not this file, decides what they are.
+// before); the parameters' bytes are the coroutine's own (no constructor or destructor runs, as
+// on a GPU), so they live in its frame, and so do the locals that live across a barrier: the
+// compiler, not this file, decides what they are.
 #include "run/split.hpp"
 
 #include <algorithm>
@@ -328,18 +331,18 @@ class Splitter {
     const auto names = parameter_names(f);
     if (!names) return false;
 
-    std::string params;
-    for (std::size_t k = f.params_open + 1; k < f.params_close; ++k) {
-      const char c = s_[k];
-      params += code_[k] && c != '\n' && c != '\r' ? c : ' ';
-    }
-    // The kernel's own parameters are renamed, so that the coroutine's (the names the body uses)
-    // shadow nothing.
-    std::string args;
+    // The kernel's own parameters are renamed; the coroutine takes each as its bytes (co::Arg, as
+    // CUDA passes a kernel's arguments: no copy constructor or destructor runs per thread) and
+    // binds the names the body uses to its frame's copies.
+    std::string params, binds, args;
     for (std::size_t p = 0; p < names->size(); ++p) {
       const Parameter& param = (*names)[p];
-      const std::string outer = "gpulab_arg" + std::to_string(p) + "_";
+      const std::string n = std::to_string(p);
+      const std::string outer = "gpulab_arg" + n + "_";
       add_edit(param.at, param.name.size(), outer);
+      params += (params.empty() ? "" : ", ") + std::string("::gpulab::simt::co::Arg<decltype(") +
+                outer + ")> gpulab_co" + n + "_";
+      binds += " decltype(" + outer + ")& " + param.name + " = gpulab_co" + n + "_.get();";
       args += (args.empty() ? "" : ", ") + outer;
     }
 
@@ -356,7 +359,7 @@ class Splitter {
     }
     add_edit(f.body + 1, 0,
              " " + hoisted + "::gpulab::simt::co::start([](" + params +
-                 ") -> ::gpulab::simt::co::Thread {");
+                 ") -> ::gpulab::simt::co::Thread {" + binds);
     for (const Site& c : collectives) {
       add_edit(c.at, c.length, "co_await ::gpulab::simt::co::" + std::string(c.awaitable));
     }

@@ -18,6 +18,7 @@
 #include <coroutine>
 #include <cstdint>
 #include <cstring>
+#include <new>
 #include <source_location>
 #include <type_traits>
 #include <utility>
@@ -43,6 +44,20 @@ struct Thread {
     static void operator delete(void* frame) noexcept { detail::co_frame_free(frame); }
   };
   void* handle;
+};
+
+// A kernel argument as CUDA passes it: its bytes, copied without a constructor and never
+// destroyed (a by-value struct whose destructor frees memory must not run it once per thread).
+template <class T>
+class Arg {
+ public:
+  Arg(const T& value) noexcept {  // NOLINT: converts at the coroutine's call, as a parameter would
+    std::memcpy(static_cast<void*>(bytes_), static_cast<const void*>(&value), sizeof(T));
+  }
+  T& get() noexcept { return *std::launder(reinterpret_cast<T*>(bytes_)); }
+
+ private:
+  alignas(T) unsigned char bytes_[sizeof(T)];
 };
 
 // The kernel's call: the thread's coroutine has ended or is suspended.

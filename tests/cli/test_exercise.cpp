@@ -421,7 +421,7 @@ TEST_CASE(
         Case{"transpose_padded",
              "unpadded_tile",
              "max_bank_conflicts",
-             "次 bank 冲突",
+             "次存储体冲突",
              0,
              {"10"}}}) {
     CAPTURE(k.id, k.mistake);

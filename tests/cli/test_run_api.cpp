@@ -224,12 +224,12 @@ TEST_CASE("run: CUDA runtime API the emulator lacks is refused in one line", "[r
   const fs::path dir = scratch("lacking");
   std::ofstream(dir / "lacking.cu")
       << "#include <cstdio>\nint main() {\n  cudaGraph_t g;\n  cudaGraphCreate(&g, 0);\n"
-         "  cudaGraphNode_t n;\n  cudaGraphAddChildGraphNode(&n, g, nullptr, 0, g);\n"
+         "  cudaGraphNode_t n;\n  cudaCtxResetPersistingL2Cache();\n"
          "  return 0;\n}\n";
   const RunResult r = run({(dir / "lacking.cu").string()});
   CHECK(r.exit_code == 1);
   CHECK(r.out.empty());
-  CHECK(r.err.find("lacking.cu:6: 'cudaGraphAddChildGraphNode' is CUDA runtime API that "
+  CHECK(r.err.find("lacking.cu:6: 'cudaCtxResetPersistingL2Cache' is CUDA runtime API that "
                    "gpulab's emulator does not provide") != std::string::npos);
   CHECK(r.err.find("was not declared") == std::string::npos);  // not g++'s words
   // A name that is no CUDA API keeps the compiler's own diagnostics.

@@ -17,8 +17,9 @@
    "线程块2" from 0 and "第3个线程块" from 1).
 6. No English word in the Chinese lessons' prose: outside code (indented blocks, `spans`), quotes
    ("..." of the notes or of a message), a term's English gloss right after it (线程束（warp）),
-   file names and dotted or called identifiers, a word of three or more lower-case letters must be
-   one of ALLOWED_IN_ZH (C types and keywords the questions name, tools, yes for an answer).
+   file names and dotted, called or subscripted identifiers (tile[32][33]), a word of three or
+   more lower-case letters must be one of ALLOWED_IN_ZH (C types and keywords the questions name,
+   tools, yes for an answer).
 """
 import pathlib
 import re
@@ -66,10 +67,12 @@ STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 
 # Lower-case words the Chinese lessons may use outside code (rule 6), each a name, not English:
 # C types and keywords and the variables of formulas that questions (plain text) name, the tools
-# a student runs, and the answer word of yes/no questions.
+# a student runs (ncu: Nsight Compute's command, named as nvcc and ptxas are), and the answer word
+# of yes/no questions.
 ALLOWED_IN_ZH = {
     "int", "float", "double", "void", "static", "else", "row", "col", "alpha", "count", "arg",
-    "gpulab", "nvcc", "ptxas", "ninja", "memcheck", "racecheck", "synccheck", "initcheck", "yes",
+    "gpulab", "nvcc", "ptxas", "ninja", "ncu", "memcheck", "racecheck", "synccheck", "initcheck",
+    "yes",
 }
 
 findings = []
@@ -194,6 +197,7 @@ def english_in_chinese(path, rel):
     blank = lambda m: re.sub(r"[^\n]", " ", m.group(0))
     for pattern in (r"`[^`]*`", r'"[^"\n]*"', r"(?<=[\u4e00-\u9fff])(?:\*\*)?（[^（）]*）",
                     r"[A-Za-z0-9_./-]+\.(?:cu|cuh|py|cpp|md)\b", r"[A-Za-z_][A-Za-z0-9_.]*\(\)?",
+                    r"[A-Za-z_][A-Za-z0-9_]*(?=\[)",
                     r"[A-Za-z_][A-Za-z0-9_]*(?:[._][A-Za-z0-9_]+)+", r"compute-sanitizer"):
         prose = re.sub(pattern, blank, prose)
     for m in re.finditer(r"(?<![A-Za-z0-9_.])[a-z]{3,}(?![A-Za-z0-9_.(])", prose):

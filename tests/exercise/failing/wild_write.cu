@@ -1,5 +1,5 @@
 // gpulab exercise: map
-// expect: crashed
+// expect: illegal address
 // Storing far outside the outputs (where the runner's or the recorder's own memory might be):
 // every store of the student's code is checked, and one outside the device buffers fails.
 __global__ void map_add_ten(const float* a, float* out, int n) {

@@ -3,6 +3,7 @@
 // block's sum into the total through cuda::atomic_ref, the grid meets at grid.sync() (a
 // cooperative launch), and every thread divides its elements by the norm.
 #include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
 #include <cuda/atomic>
 #include <cuda/barrier>
 #include <cstdio>
