@@ -533,7 +533,7 @@ const std::map<std::string, Maker>& makers() {
        [](Plan& p, std::uint64_t seed, bool draw) {
          // n a multiple of 32: (n / 32, n / 32) blocks of 32 x 32, the counter rules only.
          p.one_writer_per_element = true;
-         for (std::size_t n : sizes({32, 64, 160}, 32, draw)) {
+         for (std::size_t n : sizes({32, 64, 96, 160}, 32, draw)) {
            TestBuilder t(p, seed,
                          {fmt::format("{} x {}, blocks of 32 x 32", n, n),
                           fmt::format("{} x {}，每块 32 x 32 个线程", n, n)});
