@@ -10,6 +10,8 @@
 #   removed_api.gpu.err                             nvcc's refusal, with gpulab's sentences
 #   api_probe.gpu.out / api_probe.cpu.out           the probe, side by side (diff them)
 #   corpus_gpu_test.txt                             the [gpu] test of the corpus (thrust's launches)
+#   typed.gpu.out / typed.cpu.out                   __FILE__ of tests/run_corpus/typed, as typed
+#   ptxas.nvcc.txt / ptxas.cpu.err                  -Xptxas -v: ptxas's lines, the emulator's note
 set -uo pipefail
 ROOT=${OUT:-out}
 OUT=$ROOT/run_api
@@ -37,7 +39,7 @@ compare() {
   [ "$g" = same ] || diff "$OUT/$n.gpu.out" "$expected" | head -8 | tee -a "$summary"
 }
 
-for n in zero_copy occupancy memory_2d3d streams_launch warp_queries; do
+for n in zero_copy occupancy memory_2d3d streams_launch warp_queries flags_hints; do
   compare "$n" "$C/api/$n.out" "$C/api/$n.cu"
 done
 compare headers "$C/headers/main.out" -I "$C/headers/include" "$C/headers/main.cu" "$C/headers/squares.cu"
@@ -53,6 +55,19 @@ grep -o '"library_launches": [0-9]*' "$OUT/thrust_sort.gpu.json" | tee -a "$summ
 timeout 300 $G run --backend gpu "$C/api/removed_api.cu" > /dev/null 2> "$OUT/removed_api.gpu.err"
 echo "removed_api on the GPU: exit $? (expected 1), explained: $(grep -c 'CUDA 13 removed' "$OUT/removed_api.gpu.err") of 6" | tee -a "$summary"
 compare removed_api "$C/api/removed_api.out" "$C/api/removed_api.cu"
+
+# __FILE__ as typed: plain nvcc and the emulator from the program's folder, same command line.
+T=$PWD/$C/typed
+A=$(cd "$OUT" && pwd)
+GA=$(cd "$(dirname "$G")" && pwd)/$(basename "$G")
+(cd "$T" && nvcc -arch=sm_90 -I inc src/main.cu src/other.cu -o "$A/typed.bin" && "$A/typed.bin") > "$OUT/typed.gpu.out" 2> "$OUT/typed.gpu.err"
+(cd "$T" && timeout 300 "$GA" run --backend cpu -I inc src/main.cu src/other.cu) > "$OUT/typed.cpu.out" 2> "$OUT/typed.cpu.err"
+echo "__FILE__ as typed: GPU $(cmp -s "$OUT/typed.gpu.out" "$T/expected.out" && echo same || echo DIFFERENT), emulator $(cmp -s "$OUT/typed.cpu.out" "$T/expected.out" && echo same || echo DIFFERENT) (expected.out)" | tee -a "$summary"
+diff "$OUT/typed.gpu.out" "$T/expected.out" | tee -a "$summary"
+# -Xptxas -v: ptxas's own lines on the GPU, and what the emulator says instead.
+nvcc -arch=sm_90 -Xptxas -v "$C/api/flags_hints.cu" -o "$OUT/ptxas.bin" > "$OUT/ptxas.nvcc.txt" 2>&1
+timeout 300 $G run --backend cpu -Xptxas -v "$C/api/flags_hints.cu" > /dev/null 2> "$OUT/ptxas.cpu.err"
+echo "ptxas -v on the GPU: $(grep -c 'ptxas info' "$OUT/ptxas.nvcc.txt") info lines; emulator: $(grep -c 'static shared memory' "$OUT/ptxas.cpu.err") kernel lines" | tee -a "$summary"
 
 # The probe: plain nvcc on the GPU, and the emulator.
 nvcc -O2 -arch=sm_90 bench/run/api_probe.cu -lcublas -lcurand -o "$OUT/api_probe.bin" > "$OUT/api_probe.nvcc.txt" 2>&1 &&

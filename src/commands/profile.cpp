@@ -194,7 +194,8 @@ ProfileResult run_profile(const ProfileOptions& o) {
   const std::map<std::uint64_t, std::uint64_t> jumps =
       branch_jumps(run.program, profile::branch_blocks(report));
   for (const auto& [block, jump] : jumps) pcs.push_back(jump + 1);
-  const std::vector<std::string> where = run::source_lines(run.program, r.file, pcs);
+  const std::vector<std::string> where =
+      run::source_lines(run.program, r.file, pcs, run.more_files);
   std::map<std::uint64_t, profile::SourcePlace> places;
   for (std::size_t i = 0; i < pcs.size() && i < where.size(); ++i)
     places[pcs[i]] = place_of(where[i], r.file);

@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -25,6 +26,20 @@ namespace gpulab {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+
+namespace {
+
+// An nvcc flag that asks ptxas for each kernel's resource usage: -Xptxas -v (--verbose), or
+// nvcc's --resource-usage.
+bool asks_resource_usage(const std::string& flag) {
+  if (flag == "-res-usage" || flag == "--resource-usage") return true;
+  if (!flag.starts_with("-Xptxas=")) return false;
+  // ptxas's options, comma-separated as nvcc passes them.
+  const std::string list = "," + flag.substr(8) + ",";
+  return list.find(",-v,") != std::string::npos || list.find(",--verbose,") != std::string::npos;
+}
+
+}  // namespace
 
 std::string render_run(const RunResult& r, const OutputOptions& out) {
   const Lang l = out.lang;
@@ -121,6 +136,31 @@ std::string render_run(const RunResult& r, const OutputOptions& out) {
                      fmt::join(r.flags_without_effect, " ")) +
          "\n";
   }
+  // ptxas's resource report (-Xptxas -v, --resource-usage) comes from compiling for a GPU: said
+  // so, with what the emulator does know of each kernel.
+  if (std::any_of(r.flags_without_effect.begin(), r.flags_without_effect.end(),
+                  asks_resource_usage)) {
+    s += std::string(
+             tr(l,
+                "  -Xptxas -v: ptxas would print each kernel's registers, spills, shared "
+                "and constant memory as it compiles for a GPU; the emulator compiles no "
+                "PTX and has no register count. Static shared memory, as the emulator "
+                "lays it out:",
+                "  -Xptxas -v：ptxas 在为 GPU 编译时会打印每个核函数的寄存器、溢出、共享"
+                "内存和常量内存；模拟器不编译 PTX，没有寄存器数。模拟器排布的静态共享内存：")) +
+         "\n";
+    std::set<std::string> listed;
+    for (const RunLaunch& k : r.launches) {
+      if (!k.emulated || !listed.insert(k.kernel).second) continue;
+      s += fmt::format(fmt::runtime(std::string(tr(l, "    {}: {} bytes of static shared memory",
+                                                   "    {}：静态共享内存 {} 字节"))),
+                       k.kernel, k.static_shared_bytes) +
+           "\n";
+    }
+    if (listed.empty()) {
+      s += std::string(tr(l, "    (no kernel ran)", "    （没有核函数运行）")) + "\n";
+    }
+  }
   // Once each: API CUDA 13 removed, and what the emulator's clock counts.
   if (!r.removed_api.empty()) {
     s +=
@@ -192,7 +232,9 @@ std::string render_run(const RunResult& r, const OutputOptions& out) {
                  fmt::runtime(std::string(tr(l, "launch failed: {}", "启动失败：{}"))), k.error)) +
              "\n";
         // Why, with the numbers (a cooperative grid too large to be resident at once, ...).
-        if (!k.error_message.empty()) s += "      " + escape_controls(k.error_message) + "\n";
+        const std::string& why =
+            l == Lang::zh && !k.error_message_zh.empty() ? k.error_message_zh : k.error_message;
+        if (!why.empty()) s += "      " + escape_controls(why) + "\n";
         continue;
       }
       if (!k.fault.empty()) continue;  // listed with the findings
@@ -362,8 +404,10 @@ json run_json(const RunResult& r) {
               {"barriers", k.emulated ? json(k.barriers) : json(nullptr)},
               {"collectives", k.emulated ? json(k.collectives) : json(nullptr)},
               {"emulator_ms", k.emulated ? json(k.ms) : json(nullptr)}};
+    if (k.emulated) l["static_shared_bytes"] = k.static_shared_bytes;
     if (!k.error.empty()) l["error"] = k.error;
     if (!k.error_message.empty()) l["error_message"] = k.error_message;
+    if (!k.error_message_zh.empty()) l["error_message_zh"] = k.error_message_zh;
     if (!k.fault.empty()) l["fault"] = k.fault;
     if (k.unfinished) l["unfinished"] = true;
     launches.push_back(l);

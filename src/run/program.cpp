@@ -13,6 +13,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -465,6 +466,62 @@ constexpr std::array<const char*, 7> kLaunchLogFlags = {"-g",
                                                         "-Xlinker",
                                                         "--wrap=__cudaLaunchKernel_ptsz"};
 
+namespace {
+
+// g++'s -fmacro-prefix-map flags that make __FILE__ what nvcc gives for the same command: the
+// emulator compiles copies whose #line names each file by its absolute path, while nvcc names a
+// file as it was typed and a header as the folder it was found in was typed (`-I ../common`,
+// the includer's own folder): each relative -I folder and the file's folder as typed, the file
+// itself as typed (later maps win in g++). std::source_location in the kit's calls names the
+// files the same way; execute() makes the report's sites absolute again.
+std::vector<std::string> file_macro_maps(const std::vector<std::string>& include_flags,
+                                         const fs::path& file, const std::string& typed) {
+  std::vector<std::string> out;
+  const auto map = [&out](const std::string& from, const std::string& to) {
+    // g++ splits the option at its first '=': a path with one cannot be mapped.
+    if (from.empty() || from.find('=') != std::string::npos || from == to) return;
+    out.push_back("-fmacro-prefix-map=" + from + "=" + to);
+  };
+  const auto folder = [](std::string f) {
+    while (f.size() > 1 && f.back() == '/') f.pop_back();
+    return f == "." ? std::string() : f + "/";
+  };
+  for (const std::string& f : include_flags) {
+    if (!f.starts_with("-I") || f.size() <= 2) continue;
+    const std::string typed_dir = f.substr(2);
+    if (fs::path(typed_dir).is_absolute()) continue;
+    const std::string to = folder(typed_dir);
+    map(folder(fs::absolute(typed_dir).string()), to);
+    map(folder(fs::absolute(typed_dir).lexically_normal().string()), to);
+  }
+  if (!fs::path(typed).is_absolute()) {
+    map(folder(file.parent_path().string()), folder(fs::path(typed).parent_path().string()));
+  }
+  map(file.string(), typed);
+  return out;
+}
+
+// The report's FILE:LINE fields (site, launch_site, ..._site, where, other_where) with an absolute
+// path: __FILE__ and std::source_location name a file as the user typed it (file_macro_maps),
+// relative to the folder gpulab and the program run in.
+void absolute_sites(json& line) {
+  if (!line.is_object()) return;
+  for (auto it = line.begin(); it != line.end(); ++it) {
+    const std::string& key = it.key();
+    json& value = it.value();
+    const bool site =
+        key == "site" || key.ends_with("_site") || key == "where" || key == "other_where";
+    if (!site || !value.is_string()) continue;
+    const std::string text = value.get<std::string>();
+    if (text.empty() || text.front() == '/' || text.find(':') == std::string::npos) continue;
+    std::error_code ec;
+    const fs::path absolute = fs::absolute(text, ec);
+    if (!ec) value = absolute.lexically_normal().string();
+  }
+}
+
+}  // namespace
+
 Build build_program(const BuildRequest& r) {
   const Lang lang = r.lang;
   std::vector<fs::path> sources = {r.source};
@@ -516,6 +573,11 @@ Build build_program(const BuildRequest& r) {
   key.add(kit.id);
   key.add(kSplitVersion);
   for (const auto& f : r.extra_flags) key.add(f);
+  // __FILE__ names the files as typed, relative to the folder gpulab runs in.
+  for (const auto& f : r.as_typed) key.add("typed:" + f);
+  std::error_code cwd_error;
+  const fs::path cwd = fs::current_path(cwd_error);
+  key.add("cwd:" + cwd.string());
   const int cache_error = private_cache_error();
   const fs::path entry = cache_dir() / key.hex();
   const fs::path program = entry / "program";
@@ -749,10 +811,10 @@ Build build_program(const BuildRequest& r) {
         }
         // -fcheck-new: new in a kernel gives nullptr when the device heap is full, as on a GPU,
         // and the program's test of the pointer must stay.
-        argv.insert(argv.end(), {"-std=c++20", checked ? "-O1" : "-O2", "-g", "-gdwarf-4",
-                                 "-fno-extern-tls-init", "-fcheck-new", "-iquote",
-                                 file.parent_path().string(),
-                                 "-I" + (kit.dir / "include").string(), "-D__NVCC__=1"});
+        argv.insert(argv.end(),
+                    {"-std=c++20", checked ? "-O1" : "-O2", "-g", "-gdwarf-4",
+                     "-fno-extern-tls-init", "-fcheck-new", "-iquote", file.parent_path().string(),
+                     "-I" + (kit.dir / "include").string(), "-D__NVCC__=1"});
         // A .cu file is CUDA: the runtime comes with it and __CUDACC__ is defined. nvcc gives
         // a .cpp file to the host compiler as it is: it includes cuda_runtime.h itself if it
         // wants it (the samples' mergeSort_host.cpp defines its own umin, which a device
@@ -768,6 +830,9 @@ Build build_program(const BuildRequest& r) {
                       {"-fsanitize-coverage=trace-pc", "-fno-tree-sra", "-DGPULAB_RT_PROFILED"});
         }
       }
+      const std::vector<std::string> maps = file_macro_maps(
+          r.extra_flags, file, i < r.as_typed.size() ? r.as_typed[i] : file.string());
+      argv.insert(argv.end(), maps.begin(), maps.end());
       argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
       // The marks of removed API (removed_api.hpp) stay warnings under the user's -Werror.
       if (!c_file)
@@ -974,6 +1039,7 @@ Execution execute(const ExecRequest& r) {
     if (line.empty()) continue;
     try {
       e.report.push_back(json::parse(line));
+      absolute_sites(e.report.back());
     } catch (const std::exception&) {
       // A line cut short by a crash: the rest is still good.
     }
@@ -982,8 +1048,31 @@ Execution execute(const ExecRequest& r) {
   return e;
 }
 
+namespace {
+
+// The user's file that a rewritten copy in a build folder stands for: .../build-*/main.cpp is the
+// first file, main_N.cpp (main_N.c) the N-th of the others, as build_program names them.
+std::optional<std::string> user_file_of_copy(const std::string& path, const fs::path& source,
+                                             const std::vector<std::string>& more_sources) {
+  const std::string name = fs::path(path).filename().string();
+  if (name == "main.cpp") return source.string();
+  if (!name.starts_with("main_")) return std::nullopt;
+  std::size_t n = 0, at = 5;
+  while (at < name.size() && std::isdigit(static_cast<unsigned char>(name[at])) && n < 100000) {
+    n = n * 10 + static_cast<std::size_t>(name[at++] - '0');
+  }
+  const std::string_view rest = std::string_view(name).substr(at);
+  if (at == 5 || (rest != ".cpp" && rest != ".c") || n == 0 || n > more_sources.size()) {
+    return std::nullopt;
+  }
+  return more_sources[n - 1];
+}
+
+}  // namespace
+
 std::vector<std::string> source_lines(const fs::path& program, const fs::path& source,
-                                      const std::vector<std::uint64_t>& addresses) {
+                                      const std::vector<std::uint64_t>& addresses,
+                                      const std::vector<std::string>& more_sources) {
   std::vector<std::string> out(addresses.size());
   if (addresses.empty()) return out;
   const auto addr2line = toolchain::find_program("addr2line");
@@ -1019,12 +1108,13 @@ std::vector<std::string> source_lines(const fs::path& program, const fs::path& s
         l.erase(0, slash + 8);
       }
     }
-    // GCC names the rewritten copy (build-*/main.cpp) for some lines despite its #line 1; the
-    // line numbers are already the user's.
+    // GCC names the rewritten copy (build-*/main.cpp, main_1.cpp, ...) for some lines despite
+    // its #line 1; the line numbers are already the user's.
     if (const auto colon = l.rfind(':');
-        colon != std::string::npos && l.compare(0, colon, "main.cpp") != 0 &&
-        l.substr(0, colon).ends_with("/main.cpp") && l.find("/build-") != std::string::npos) {
-      l = source.string() + l.substr(colon);
+        colon != std::string::npos && l.find("/build-") != std::string::npos) {
+      if (const auto user = user_file_of_copy(l.substr(0, colon), source, more_sources)) {
+        l = *user + l.substr(colon);
+      }
     }
     out[index] = l;
     found = true;

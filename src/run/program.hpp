@@ -29,7 +29,10 @@ struct BuildRequest {
   std::vector<std::string> extra_flags;  // -I, -D, -U, -Xcompiler's: passed to every compile
   // More files of the same program (.cu, .cpp, .cc, .cxx, .c), compiled and linked with `source`.
   std::vector<std::filesystem::path> more_sources;  // absolute
-  std::vector<std::string> link_flags;              // -l, -L (both backends)
+  // `source` and then `more_sources` as the user typed them: __FILE__ expands to these, as with
+  // nvcc (the emulator compiles copies). Missing ones keep their absolute path.
+  std::vector<std::string> as_typed;
+  std::vector<std::string> link_flags;  // -l, -L (both backends)
   std::vector<std::string> nvcc_flags;  // -arch, -rdc, -G, -O, -std, ...: --backend gpu only
   bool use_cache = true;
   Lang lang = Lang::en;
@@ -120,10 +123,13 @@ Execution execute(const ExecRequest& request);
 
 // FILE:LINE (and the function) of code addresses in `program`, via addr2line: the innermost frame
 // in a file that is not one of gpulab's own headers. Empty strings where unknown.
-// `source` is the user's file: lines of the rewritten copy the emulator compiled are mapped back.
+// `source` is the user's file, `more_sources` the program's other files in the order they were
+// built: lines of the rewritten copies the emulator compiled (main.cpp, main_1.cpp, ...) are
+// mapped back to them.
 std::vector<std::string> source_lines(const std::filesystem::path& program,
                                       const std::filesystem::path& source,
-                                      const std::vector<std::uint64_t>& addresses);
+                                      const std::vector<std::uint64_t>& addresses,
+                                      const std::vector<std::string>& more_sources = {});
 
 // A kernel launch on the GPU, from the frames the launch log wrote (src/run/gpu/launch_log.cpp):
 // the kernel's name ("fill<3>") and FILE:LINE of the launch. Empty where unknown.

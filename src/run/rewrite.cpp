@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -80,6 +81,14 @@ namespace {
 bool ident_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
 }
+
+// How the rewriter matches a name of a feature the emulator does not run: the whole word; any word
+// that starts with it (a family of CUDA's own names, which a program cannot define); a driver API
+// family (cuDevice...), whose prefix is no name of its own: called, and the prefix itself or
+// followed by an upper-case letter, a digit or '_' (cuDeviceGet(, cuMemAlloc_v2(), so that a
+// program's own `int cuDevice` or cuDevices stays its own; a complex BLAS family (cublasC...):
+// the prefix and a BLAS routine's name (cublasCgemm, not a program's cublasCheck).
+enum class Match : std::uint8_t { whole, prefix, driver_call, blas_routine };
 
 class Rewriter {
  public:
@@ -555,76 +564,74 @@ class Rewriter {
                         std::vector<Unsupported>& out) const {
     struct Feature {
       std::string_view prefix;
-      bool whole_word;
+      Match match;
       std::string_view name;
     };
+    using enum Match;
     static constexpr std::array<Feature, 52> kFeatures{{
-        {"texture", true, "textures and surfaces"},
-        {"tex1D", false, "textures and surfaces"},
-        {"tex2D", false, "textures and surfaces"},
-        {"tex3D", false, "textures and surfaces"},
-        {"cudaCreateTextureObject", true, "textures and surfaces"},
-        {"cudaBindTexture", false, "textures and surfaces"},
-        {"surf1Dwrite", false, "textures and surfaces"},
-        {"surf2Dwrite", false, "textures and surfaces"},
-        {"cudaCreateSurfaceObject", true, "textures and surfaces"},
-        {"asm", true, "inline PTX assembly (asm)"},
-        {"__asm__", true, "inline PTX assembly (asm)"},
-        {"cudaGraphics", false, "graphics interop (OpenGL, Direct3D, EGL)"},
-        {"cudaGraphAddMemcpyNode", true, "CUDA graph memcpy nodes of 3D copies"},
-        {"wmma", true, "tensor cores (wmma)"},
-        {"__cluster_dims__", true, "thread block clusters"},
-        {"cudaLaunchCooperativeKernelMultiDevice", true, "cooperative launches on several GPUs"},
+        {"texture", whole, "textures and surfaces"},
+        {"tex1D", prefix, "textures and surfaces"},
+        {"tex2D", prefix, "textures and surfaces"},
+        {"tex3D", prefix, "textures and surfaces"},
+        {"cudaCreateTextureObject", whole, "textures and surfaces"},
+        {"cudaBindTexture", prefix, "textures and surfaces"},
+        {"surf1Dwrite", prefix, "textures and surfaces"},
+        {"surf2Dwrite", prefix, "textures and surfaces"},
+        {"cudaCreateSurfaceObject", whole, "textures and surfaces"},
+        {"asm", whole, "inline PTX assembly (asm)"},
+        {"__asm__", whole, "inline PTX assembly (asm)"},
+        {"cudaGraphics", prefix, "graphics interop (OpenGL, Direct3D, EGL)"},
+        {"cudaGraphAddMemcpyNode", whole, "CUDA graph memcpy nodes of 3D copies"},
+        {"wmma", whole, "tensor cores (wmma)"},
+        {"__cluster_dims__", whole, "thread block clusters"},
+        {"cudaLaunchCooperativeKernelMultiDevice", whole, "cooperative launches on several GPUs"},
         // What stays refused on the emulator, named before anything runs.
-        {"cudaGLSetGLDevice", true, "graphics interop (OpenGL, Direct3D, EGL)"},
-        {"cudaGLRegisterBufferObject", true, "graphics interop (OpenGL, Direct3D, EGL)"},
-        {"cudaEGL", false, "graphics interop (OpenGL, Direct3D, EGL)"},
-        {"cudaD3D", false, "graphics interop (OpenGL, Direct3D, EGL)"},
-        {"cuInit", true, "the CUDA driver API (cu*)"},
-        {"cuDevice", false, "the CUDA driver API (cu*)"},
-        {"cuCtx", false, "the CUDA driver API (cu*)"},
-        {"cuModule", false, "the CUDA driver API (cu*)"},
-        {"cuLaunchKernel", true, "the CUDA driver API (cu*)"},
-        {"cuMemAlloc", false, "the CUDA driver API (cu*)"},
-        {"cuMemcpy", false, "the CUDA driver API (cu*)"},
-        {"cuLink", false, "the CUDA driver API (cu*)"},
-        {"cuDriverGetVersion", true, "the CUDA driver API (cu*)"},
-        {"cuGetErrorString", true, "the CUDA driver API (cu*)"},
-        {"nvrtc", false, "NVRTC (compiling CUDA at run time)"},
-        {"cudaDeviceEnablePeerAccess", true, "multi-GPU peer access"},
-        {"cudaDeviceDisablePeerAccess", true, "multi-GPU peer access"},
-        {"cudaMemcpyPeer", false, "multi-GPU peer access"},
-        {"cudaIpc", false, "memory shared between processes (CUDA IPC)"},
-        {"curandStateMRG32k3a", false,
+        {"cudaGLSetGLDevice", whole, "graphics interop (OpenGL, Direct3D, EGL)"},
+        {"cudaGLRegisterBufferObject", whole, "graphics interop (OpenGL, Direct3D, EGL)"},
+        {"cudaEGL", prefix, "graphics interop (OpenGL, Direct3D, EGL)"},
+        {"cudaD3D", prefix, "graphics interop (OpenGL, Direct3D, EGL)"},
+        {"cuInit", whole, "the CUDA driver API (cu*)"},
+        {"cuDevice", driver_call, "the CUDA driver API (cu*)"},
+        {"cuCtx", driver_call, "the CUDA driver API (cu*)"},
+        {"cuModule", driver_call, "the CUDA driver API (cu*)"},
+        {"cuLaunchKernel", whole, "the CUDA driver API (cu*)"},
+        {"cuMemAlloc", driver_call, "the CUDA driver API (cu*)"},
+        {"cuMemcpy", driver_call, "the CUDA driver API (cu*)"},
+        {"cuLink", driver_call, "the CUDA driver API (cu*)"},
+        {"cuDriverGetVersion", whole, "the CUDA driver API (cu*)"},
+        {"cuGetErrorString", whole, "the CUDA driver API (cu*)"},
+        {"nvrtc", prefix, "NVRTC (compiling CUDA at run time)"},
+        {"cudaDeviceEnablePeerAccess", whole, "multi-GPU peer access"},
+        {"cudaDeviceDisablePeerAccess", whole, "multi-GPU peer access"},
+        {"cudaMemcpyPeer", prefix, "multi-GPU peer access"},
+        {"cudaIpc", prefix, "memory shared between processes (CUDA IPC)"},
+        {"curandStateMRG32k3a", prefix,
          "cuRAND's MRG32k3a generator (XORWOW and Philox4_32_10 run)"},
-        {"CURAND_RNG_PSEUDO_MRG32K3A", true,
+        {"CURAND_RNG_PSEUDO_MRG32K3A", whole,
          "cuRAND's MRG32k3a generator (XORWOW and Philox4_32_10 run)"},
-        {"curandStateMtgp32", false, "cuRAND's MTGP32 generator (XORWOW and Philox4_32_10 run)"},
-        {"CURAND_RNG_PSEUDO_MTGP32", true,
+        {"curandStateMtgp32", prefix, "cuRAND's MTGP32 generator (XORWOW and Philox4_32_10 run)"},
+        {"CURAND_RNG_PSEUDO_MTGP32", whole,
          "cuRAND's MTGP32 generator (XORWOW and Philox4_32_10 run)"},
-        {"CURAND_RNG_PSEUDO_MT19937", true,
+        {"CURAND_RNG_PSEUDO_MT19937", whole,
          "cuRAND's MT19937 generator (XORWOW and Philox4_32_10 run)"},
-        {"curandStateSobol", false,
+        {"curandStateSobol", prefix,
          "cuRAND's quasi-random generators (XORWOW and Philox4_32_10 run)"},
-        {"curandStateScrambledSobol", false,
+        {"curandStateScrambledSobol", prefix,
          "cuRAND's quasi-random generators (XORWOW and Philox4_32_10 run)"},
-        {"CURAND_RNG_QUASI", false,
+        {"CURAND_RNG_QUASI", prefix,
          "cuRAND's quasi-random generators (XORWOW and Philox4_32_10 run)"},
-        {"curand_poisson", false, "cuRAND's discrete distributions"},
-        {"curandCreatePoissonDistribution", true, "cuRAND's discrete distributions"},
-        {"cublasC", false, "complex-valued cuBLAS routines (the real S and D ones run)"},
-        {"cublasZ", false, "complex-valued cuBLAS routines (the real S and D ones run)"},
-        {"cublasLt", false, "cuBLASLt"},
-        {"cub", true, "CUB (CUDA-only; thrust runs on the emulator)"},
-        {"cufft", false, "cuFFT"},
-        {"cusparse", false, "cuSPARSE"},
-        {"cusolver", false, "cuSOLVER"},
+        {"curand_poisson", prefix, "cuRAND's discrete distributions"},
+        {"curandCreatePoissonDistribution", whole, "cuRAND's discrete distributions"},
+        {"cublasC", blas_routine, "complex-valued cuBLAS routines (the real S and D ones run)"},
+        {"cublasZ", blas_routine, "complex-valued cuBLAS routines (the real S and D ones run)"},
+        {"cublasLt", prefix, "cuBLASLt"},
+        {"cub", whole, "CUB (CUDA-only; thrust runs on the emulator)"},
+        {"cufft", prefix, "cuFFT"},
+        {"cusparse", prefix, "cuSPARSE"},
+        {"cusolver", prefix, "cuSOLVER"},
     }};
     for (const Feature& f : kFeatures) {
-      // cublasCreate is no complex routine.
-      if (f.prefix == "cublasC" && word.starts_with("cublasCreate")) continue;
-      const bool match = f.whole_word ? word == f.prefix : word.starts_with(f.prefix);
-      if (!match) continue;
+      if (!matches(f.match, f.prefix, word, pos)) continue;
       // `asm` inside a line that is a preprocessor directive (#include <asm/...>) is no code.
       std::size_t line_start = pos;
       while (line_start > 0 && s_[line_start - 1] != '\n') --line_start;
@@ -632,6 +639,33 @@ class Rewriter {
       out.push_back({line_of(pos), std::string(f.name), std::string(word)});
       return;
     }
+  }
+
+  bool matches(Match how, std::string_view prefix, std::string_view word, std::size_t pos) const {
+    if (!word.starts_with(prefix)) return false;
+    const std::string_view rest = word.substr(prefix.size());
+    switch (how) {
+      case Match::whole:
+        return rest.empty();
+      case Match::prefix:
+        return true;
+      case Match::driver_call: {
+        const unsigned char next = rest.empty() ? 0 : static_cast<unsigned char>(rest[0]);
+        if (next != 0 && !std::isupper(next) && !std::isdigit(next) && next != '_') return false;
+        const std::size_t after = skip_space(pos + word.size());
+        return after < s_.size() && s_[after] == '(';
+      }
+      case Match::blas_routine: {  // cuBLAS's complex routines after cublasC/cublasZ
+        static constexpr std::array<std::string_view, 32> kRoutines{
+            "axpy", "copy",  "dgmm",   "dot",  "gbmv", "geam", "gels",  "gemm",
+            "gemv", "geqrf", "ger",    "getr", "hbmv", "hemm", "hemv",  "her",
+            "hpmv", "hpr",   "matinv", "rot",  "scal", "srot", "sscal", "swap",
+            "symm", "symv",  "syr",    "tbmv", "tbsv", "tpmv", "tpsv",  "tr"};
+        return std::any_of(kRoutines.begin(), kRoutines.end(),
+                           [&](std::string_view r) { return rest.starts_with(r); });
+      }
+    }
+    return false;
   }
 
   std::size_t skip_space_line(std::size_t i) const {

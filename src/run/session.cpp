@@ -95,6 +95,7 @@ void collect(run::Execution& e, RunResult& r, const fs::path& program) {
         l.block[i] = line.at("block")[i].get<std::uint64_t>();
       }
       l.shared_bytes = line.value("shared_bytes", std::uint64_t{0});
+      l.static_shared_bytes = line.value("static_shared_bytes", std::uint64_t{0});
       l.threads = line.value("threads", std::uint64_t{0});
       l.warps = line.value("warps", std::uint64_t{0});
       l.idle_lanes_per_block = line.value("idle_lanes_per_block", std::uint64_t{0});
@@ -102,6 +103,7 @@ void collect(run::Execution& e, RunResult& r, const fs::path& program) {
       l.collectives = line.value("collectives", std::uint64_t{0});
       l.error = line.value("error", "");
       l.error_message = line.value("error_message", "");
+      l.error_message_zh = line.value("error_message_zh", "");
       l.fault = line.value("fault", "");
       if (line.contains("frames")) {  // the GPU: the shape's facts follow from grid and block
         const run::GpuLaunchSite& site = sites.at(line.at("frames").dump());
@@ -183,7 +185,7 @@ void collect(run::Execution& e, RunResult& r, const fs::path& program) {
   }
   const bool crash_pc = r.crash && r.crash->contains("pc") && r.crash->at("pc").is_number();
   if (crash_pc) pcs.push_back(r.crash->at("pc").get<std::uint64_t>() + 1);  // not a return address
-  const std::vector<std::string> lines = run::source_lines(program, r.file, pcs);
+  const std::vector<std::string> lines = run::source_lines(program, r.file, pcs, r.more_files);
   if (crash_pc) {
     const std::string where = lines.back();
     if (where.rfind(r.file + ":", 0) == 0) (*r.crash)["where"] = short_path(where, r.file);
@@ -277,7 +279,8 @@ void run_sanitizers(const fs::path& program, const RunOptions& o, RunResult& r) 
         frames.push_back(a.get<std::uint64_t>());
       }
     }
-    const std::vector<std::string> frame_lines = run::source_lines(program, r.file, frames);
+    const std::vector<std::string> frame_lines =
+        run::source_lines(program, r.file, frames, r.more_files);
     std::size_t next_frame = 0;
     // Into the findings the emulator gives, one per bug (kind and line), counted.
     for (json x : parsed.findings) {
@@ -331,6 +334,8 @@ RunResult run_program(const RunOptions& o) {
 
   run::BuildRequest b;
   b.source = r.file;
+  b.as_typed.push_back(o.file);
+  b.as_typed.insert(b.as_typed.end(), o.more_files.begin(), o.more_files.end());
   for (const std::string& f : o.more_files) {
     r.more_files.push_back(fs::absolute(f).lexically_normal().string());
     b.more_sources.push_back(r.more_files.back());

@@ -53,12 +53,14 @@ struct RunLaunch {
   std::string kernel, site;
   std::uint64_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
   std::uint64_t shared_bytes = 0, count = 0;
+  std::uint64_t static_shared_bytes = 0;  // the kernel's __shared__ arrays (emulator)
   std::uint64_t threads = 0, warps = 0, idle_lanes_per_block = 0, barriers = 0, collectives = 0;
-  double ms = 0;              // summed
-  std::string error;          // a launch that failed (CUDA error name)
-  std::string error_message;  // the emulator's why, with the numbers (English, as CUDA's)
-  std::string fault;          // a fault found while it ran
-  bool emulated = true;       // false on the GPU: barriers, collectives and times are not counted
+  double ms = 0;                 // summed
+  std::string error;             // a launch that failed (CUDA error name)
+  std::string error_message;     // the emulator's why, with the numbers (English, as CUDA's)
+  std::string error_message_zh;  // the same in Chinese
+  std::string fault;             // a fault found while it ran
+  bool emulated = true;  // false on the GPU: barriers, collectives and times are not counted
   // The program ended inside it (a crash, --timeout): it started and never finished.
   bool unfinished = false;
 };

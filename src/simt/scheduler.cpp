@@ -283,6 +283,8 @@ void BlockRunner::run(std::uint64_t linear_block, uint3 block_index) {
   loop_.thread_index = &threadIdx;
   aborting_ = false;
   loop_.faulted = false;
+  loop_.threads = n_;
+  warp_fault_ = false;
   fault_pc_ = 0;
   exception_ = nullptr;
   std::fill(finished_.begin(), finished_.end(), 0u);
@@ -497,6 +499,7 @@ void BlockRunner::thread_loop() {
   }
   // A block that never waited: the loop kept no books, and every thread it started has ended.
   if (!loop_.hooks) loop_.finished = loop_.next;
+  raise_warp_fault();
 }
 
 void BlockRunner::park(std::uint32_t t) {
@@ -577,6 +580,25 @@ void BlockRunner::note_fault(KernelFault::Kind kind, std::string message, std::u
 void BlockRunner::note_fault(KernelFault::Kind kind, const Text& message, std::uintptr_t pc) {
   if (!loop_.faulted) fault_pc_ = pc;
   set_fault(kind, message.en, message.zh);
+}
+
+void BlockRunner::end_thread_in_warp(KernelFault::Kind kind, std::string message) {
+  if (!warp_fault_) {
+    warp_fault_ = true;
+    warp_fault_kind_ = kind;
+    warp_fault_message_ = std::move(message);
+    // The loop stops after this thread's warp (a thread resumed after all have started stops it
+    // at once).
+    loop_.threads = std::min(n_, (loop_.current / 32 + 1) * 32);
+  }
+  throw ThreadEnded{};
+}
+
+void BlockRunner::raise_warp_fault() {
+  if (!warp_fault_ || loop_.next < loop_.threads) return;
+  warp_fault_ = false;
+  loop_.threads = n_;
+  set_fault(warp_fault_kind_, std::move(warp_fault_message_));
 }
 
 void BlockRunner::trap(const std::source_location& where) {
@@ -925,6 +947,14 @@ void BlockRunner::resume_coroutine(std::uint32_t t) {
     // Ended by a fault (__trap, an invalid argument) or by abandoning the block.
     tl_recording = nullptr;
     h.destroy();
+    return;
+  } catch (const ThreadEnded&) {
+    // A failed assert in a resumed thread: its lanes that already ran have had their turn.
+    tl_recording = nullptr;
+    h.destroy();
+    on_thread_exit(t);
+    loop_.next = std::max(loop_.next, loop_.threads);
+    raise_warp_fault();
     return;
   } catch (...) {
     tl_recording = nullptr;

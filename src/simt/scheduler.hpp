@@ -89,6 +89,10 @@ class BlockRunner {
   // The address spin_wait() passes: a round of an empty loop in device code.
   static inline const char kLoopRound = 0;
   [[noreturn]] void trap(const std::source_location& where);
+  // Ends the current thread with a fault that fails the block once the rest of its warp has run
+  // (a failed assert: every lane of the warp that fails it too says so, as on a GPU); the first
+  // such fault is the block's. Threads of later warps do not start.
+  [[noreturn]] void end_thread_in_warp(KernelFault::Kind kind, std::string message);
   [[noreturn]] void invalid_call(const char* what, const std::source_location& where);
   // A fault found by the race checker: reported once the current thread yields.
   void note_fault(KernelFault::Kind kind, std::string message, std::uintptr_t pc = 0);
@@ -181,6 +185,12 @@ class BlockRunner {
   std::uintptr_t fault_pc_ = 0;   // the access that found it, when an access did
   std::exception_ptr exception_;
   std::uint32_t exception_thread_ = 0;
+  // end_thread_in_warp: the fault that fails the block once the loop reaches the warp's end.
+  bool warp_fault_ = false;
+  KernelFault::Kind warp_fault_kind_ = KernelFault::Kind::assertion;
+  std::string warp_fault_message_;
+  // Raises the pending warp fault (end_thread_in_warp), if any.
+  void raise_warp_fault();
 
   // Per thread.
   std::vector<Wait> wait_;

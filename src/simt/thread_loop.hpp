@@ -27,6 +27,12 @@ struct ThreadLoop {
   void (*exit)(void* runner, std::uint32_t t) = nullptr;
 };
 
+// Thrown by a thread that ends where it stands while its warp's other lanes go on (a failed
+// device-side assert: on a GPU every lane of the warp that fails it prints its line before the
+// launch stops). The loop goes on with the next thread; the scheduler ends the block after the
+// warp (BlockRunner::end_thread_in_warp).
+struct ThreadEnded {};
+
 // Runs the block's threads one after another from loop.next, each through body(). A thread that
 // parks (a barrier) keeps this frame on its fiber; another fiber calls this again to go on with the
 // next thread, and the parked one, once it returns, goes on with whichever thread is next.
@@ -41,7 +47,11 @@ __attribute__((no_sanitize("thread"))) void run_thread_loop(ThreadLoop& loop, co
     *loop.thread_index = loop.coords[t];
     loop.current = t;
     if (loop.hooks) loop.enter(loop.runner, t);
-    body();
+    try {
+      body();
+    } catch (const ThreadEnded&) {
+      // The thread ended early; loop.threads now stops the loop after its warp.
+    }
     if (loop.hooks) loop.exit(loop.runner, t);
   }
 }

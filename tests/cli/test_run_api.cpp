@@ -158,6 +158,27 @@ TEST_CASE("run: the runtime API of the samples, with CUDA's semantics and error 
   CHECK(c.exit_code == 0);
 }
 
+TEST_CASE("run: stream priorities and callbacks, event and device flags, memory hints", "[run]") {
+  // A course's calls as typed: CUDART_CB callbacks and cudaLaunchHostFunc in stream order, the
+  // H100's priority range (least 0, greatest -5), cudaEventCreate's C++ overload with flags, the
+  // template cudaHostGetDevicePointer, cudaSetDeviceFlags, every cudaMemAdvise advice and
+  // cudaMemPrefetchAsync (no effect on the emulator, CUDA's return codes).
+  const fs::path file = kCorpus / "api" / "flags_hints.cu";
+  const RunResult r = run({file.string()});
+  CAPTURE(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out == read(fs::path(file).replace_extension(".out")));
+  CHECK(r.out.find("priorities: least 0, greatest -5\n") != std::string::npos);
+  CHECK(r.out.find("stream order: 1 2 3 (3 calls)") != std::string::npos);
+  CHECK(count_of(r.out, "cudaMemAdvise(managed, ") == 6);
+  CHECK(count_of(r.out, "device 0): cudaSuccess; host: cudaSuccess") == 6);
+  // --check finds nothing either: mapped memory is the device's, the hints touch no memory.
+  const RunResult c = run({"--check", file.string()});
+  CAPTURE(c.err);
+  CHECK(c.exit_code == 0);
+  CHECK(c.out == r.out);
+}
+
 TEST_CASE("run: the occupancy API answers as gpulab occupancy does", "[run]") {
   const fs::path file = kCorpus / "api" / "occupancy.cu";
   const RunResult r = run({file.string()});
@@ -262,6 +283,96 @@ TEST_CASE("run: a feature the emulator does not run is refused only where it is 
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("tex.cuh:3: 'tex1Dfetch' needs textures and surfaces") != std::string::npos);
   fs::remove_all(dir);
+}
+
+TEST_CASE("run: -Xptxas -v says what ptxas reports and what the emulator knows instead", "[run]") {
+  const fs::path dir = scratch("ptxas");
+  std::ofstream(dir / "tile.cu")
+      << "#include <cstdio>\n__global__ void tile(float* out) {\n"
+         "  __shared__ float a[256];\n  __shared__ int flags[8];\n"
+         "  a[threadIdx.x] = threadIdx.x;\n  if (threadIdx.x < 8) flags[threadIdx.x] = 1;\n"
+         "  __syncthreads();\n  out[threadIdx.x] = a[255 - threadIdx.x] + flags[threadIdx.x % "
+         "8];\n}\n"
+         "__global__ void plain(float* out) { out[threadIdx.x] += 1; }\n"
+         "int main() {\n  float* d;\n  cudaMalloc(&d, 256 * sizeof(float));\n"
+         "  tile<<<1, 256>>>(d);\n  plain<<<1, 256>>>(d);\n  plain<<<1, 256>>>(d);\n"
+         "  float h[256];\n  cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);\n"
+         "  printf(\"%.0f %.0f\\n\", h[0], h[255]);\n  cudaFree(d);\n  return 0;\n}\n";
+  const std::string file = (dir / "tile.cu").string();
+  // The flags of a course's Makefile, in both spellings.
+  for (const std::vector<std::string>& flags :
+       {std::vector<std::string>{"-Xptxas", "-v", "-lineinfo", "--use_fast_math"},
+        std::vector<std::string>{"--ptxas-options=-v,-warn-spills", "-G", "-std=c++17",
+                                 "-arch=sm_90", "-gencode", "arch=compute_90,code=sm_90"},
+        std::vector<std::string>{"--resource-usage", "-O3"}}) {
+    std::vector<std::string> args = flags;
+    args.push_back(file);
+    const RunResult r = run(args);
+    CAPTURE(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.out == "258 3\n");
+    CHECK(r.err.find("ptxas would print each kernel's registers") != std::string::npos);
+    // Each kernel once, with the bytes of its __shared__ arrays: 256 floats and 8 ints.
+    CHECK(count_of(r.err, "    tile: 1056 bytes of static shared memory") == 1);
+    CHECK(count_of(r.err, "    plain: 0 bytes of static shared memory") == 1);
+    // Nothing that looks like ptxas's own lines.
+    CHECK(r.err.find("ptxas info") == std::string::npos);
+    CHECK_FALSE(std::regex_search(r.err, std::regex("Used [0-9]+ registers")));
+  }
+  // Without the flag, no such paragraph; with --json the bytes are in each launch.
+  RunResult r = run({"--json", file});
+  REQUIRE(r.exit_code == 0);
+  const json j = json::parse(r.err);
+  CHECK(j["launches"][0]["kernel"] == "tile");
+  CHECK(j["launches"][0]["static_shared_bytes"] == 1056);
+  r = run({"-lineinfo", file});
+  CHECK(r.err.find("ptxas would print") == std::string::npos);
+  // In Chinese too.
+  const RunResult zh = run_gpulab(
+      {"--lang", "zh", "run", "--backend", "cpu", "-Xptxas", "-v", file}, {}, {cache_env()});
+  CHECK(zh.err.find("tile：静态共享内存 1056 字节") != std::string::npos);
+  fs::remove_all(dir);
+}
+
+namespace {
+
+// Runs in `dir` for as long as it lives, as a student runs gpulab in their folder.
+struct InFolder {
+  fs::path before = fs::current_path();
+  explicit InFolder(const fs::path& dir) { fs::current_path(dir); }
+  ~InFolder() { fs::current_path(before); }
+  InFolder(const InFolder&) = delete;
+  InFolder& operator=(const InFolder&) = delete;
+};
+
+}  // namespace
+
+TEST_CASE("run: __FILE__ is the path as typed, and findings name each file of the program",
+          "[run]") {
+  const fs::path dir = kCorpus / "typed";
+  const InFolder here(dir);
+  const std::string expected = read(dir / "expected.out");
+  RunResult r = run({"-I", "inc", "src/main.cu", "src/other.cu"});
+  CAPTURE(r.err);
+  CHECK(r.out == expected);
+  // Typed otherwise, named otherwise, as nvcc would: ./ kept, an absolute path absolute.
+  r = run({"-I./inc", "./src/main.cu", (dir / "src" / "other.cu").string()});
+  CHECK(r.out ==
+        "main: ./src/main.cu\nmacro used at ./src/main.cu:6\nheader: ./inc/where.cuh\n"
+        "other: " +
+            (dir / "src" / "other.cu").string() + "\n");
+  // The bug in the second file is reported at its own line, never at the build's copy.
+  r = run({"--check", "--json", "-I", "inc", "src/main.cu", "src/other.cu"});
+  CAPTURE(r.err);
+  CHECK(r.out == expected);
+  const json j = json::parse(r.err);
+  REQUIRE(!j["findings"].empty());
+  for (const json& f : j["findings"]) {
+    CAPTURE(f.dump());
+    CHECK(f["where"] == "other.cu:4");
+  }
+  for (const json& l : j["launches"]) CHECK(l["site"].get<std::string>().ends_with("other.cu:10"));
+  CHECK(r.err.find("main_1") == std::string::npos);
 }
 
 TEST_CASE("run: an empty -D or -I is named, not taken for the file", "[run]") {

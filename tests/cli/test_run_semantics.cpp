@@ -93,6 +93,24 @@ TEST_CASE("run: a failed device-side assert prints the GPU's message and fails t
   CHECK(o.report["findings"][0]["where"] == "device_assert.cu:8");
 }
 
+TEST_CASE("run: an assert failing in several lanes of a warp prints each lane's line", "[run]") {
+  // As the H100 prints NVIDIA's simpleAssert: each failing lane of the warp, in lane order.
+  const Outcome o = run_program("assert_warp");
+  check_output("assert_warp", o);
+  std::vector<std::string> printed;
+  for (const std::string& l : lines_of(o.run.err)) {
+    if (l.find("Assertion `v[i] <= limit` failed.") != std::string::npos) printed.push_back(l);
+  }
+  REQUIRE(printed.size() == 5);
+  for (std::size_t k = 0; k < printed.size(); ++k) {
+    CAPTURE(printed[k]);
+    CHECK(printed[k].find("thread: [" + std::to_string(59 + k) + ",0,0]") != std::string::npos);
+  }
+  // One finding: the bug is one line.
+  REQUIRE(o.report["findings"].size() == 1);
+  CHECK(o.report["findings"][0]["where"] == "assert_warp.cu:9");
+}
+
 TEST_CASE("run: a by-value kernel argument is bytes: no constructor or destructor per thread",
           "[run]") {
   check_output("byvalue_destructor", run_program("byvalue_destructor"));
@@ -251,6 +269,10 @@ TEST_CASE("run: a cooperative launch syncs its grid; a grid too large is refused
     if (l.value("error", "") == "cudaErrorCooperativeLaunchTooLarge") {
       refused = true;
       CHECK_THAT(l.value("error_message", ""), Catch::Contains("can be resident at once"));
+      // The same facts in Chinese, written in Chinese.
+      const std::string zh = l.value("error_message_zh", "");
+      CHECK_THAT(zh, Catch::Contains("同时驻留的最多只能有"));
+      CHECK_THAT(zh, !Catch::Contains("can be resident"));
     }
   }
   CHECK(refused);

@@ -210,3 +210,38 @@ TEST_CASE("missing CUDA API: g++'s 'not declared' for a runtime name becomes one
   CHECK_FALSE(
       missing_cuda_api("/p.cu:1:10: fatal error: mine.h: No such file or directory\n", Lang::en));
 }
+
+TEST_CASE("rewrite: a refused family is refused by its API's names, not a program's own",
+          "[run_engine]") {
+  // A program's own names that share a prefix with a refused API: none is refused.
+  const Rewritten own = rewrite_for_emulator(
+      "#define cublasCheck(x) (x)\n"
+      "int cuDevice = 0, cuDevices = 1, cuCtxCount = 0;\n"
+      "int cuDevicesOf(int d) { return d; }\n"
+      "void cuMemcpyish();\n"
+      "int main() {\n"
+      "  cublasCheck(cudaSetDevice(cuDevice));\n"
+      "  int cuModules = cuDevices + cuCtxCount;\n"
+      "  return cuModules;\n}\n",
+      "/x/own.cu");
+  for (const Unsupported& u : own.unsupported) UNSCOPED_INFO(u.token << " at line " << u.line);
+  CHECK(own.unsupported.empty());
+  // The driver API and the complex cuBLAS routines still are, each at its line.
+  const Rewritten api = rewrite_for_emulator(
+      "int main() {\n"
+      "  CUdevice dev;\n  cuDeviceGet(&dev, 0);\n"
+      "  cuCtxCreate (&ctx, 0, dev);\n"
+      "  cuMemAlloc_v2(&p, 4);\n"
+      "  cuMemcpyHtoD(p, h, 4);\n"
+      "  cublasCgemm(h, a, b);\n"
+      "  cublasZherk(h);\n"
+      "  cublasCreate(&h);\n"
+      "  cuModuleLoad(&m, \"k.ptx\");\n}\n",
+      "/x/api.cu");
+  std::vector<std::pair<int, std::string>> found;
+  for (const Unsupported& u : api.unsupported) found.emplace_back(u.line, u.token);
+  const std::vector<std::pair<int, std::string>> expected = {
+      {3, "cuDeviceGet"}, {4, "cuCtxCreate"}, {5, "cuMemAlloc_v2"}, {6, "cuMemcpyHtoD"},
+      {7, "cublasCgemm"}, {8, "cublasZherk"}, {10, "cuModuleLoad"}};
+  CHECK(found == expected);
+}

@@ -40,8 +40,13 @@ void check_cooperative_fits(const void* kernel, const LaunchConfig& config) {
       "calculator's rules for compute capability 9.0, x " + std::to_string(sms) +
       " SMs, the emulator's worker threads); size the grid with "
       "cudaOccupancyMaxActiveBlocksPerMultiprocessor x multiProcessorCount";
-  throw CudaError("cudaErrorCooperativeLaunchTooLarge",
-                  {why, "协作启动的线程块太多（英文说明）：" + why});
+  const std::string why_zh =
+      "协作启动了 " + std::to_string(blocks) + " 个线程块，每块 " + std::to_string(threads) +
+      " 个线程：同时驻留的最多只能有 " + std::to_string(most) + " 个（按占用率计算器对计算能力 " +
+      "9.0 的规则每个 SM " + std::to_string(per_sm) + " 个，乘以 " + std::to_string(sms) +
+      " 个 SM，即模拟器的工作线程数）；请用 cudaOccupancyMaxActiveBlocksPerMultiprocessor 乘以 "
+      "multiProcessorCount 来确定网格大小";
+  throw CudaError("cudaErrorCooperativeLaunchTooLarge", {why, why_zh});
 }
 
 }  // namespace gpulab::rt

@@ -93,7 +93,7 @@ std::string nvcc_function_name(const char* gcc) {
 void gpulab_rt_assert_fail(const char* expression, const char* file, unsigned line,
                            const char* function) {
   if (gpulab::simt::detail::tl_runner == nullptr) __assert_fail(expression, file, line, function);
-  gpulab::simt::detail::tl_kernel_code = false;  // the thread ends here (the fault is thrown)
+  const gpulab::simt::detail::EmulatorCode emulator;  // the message is the emulator's memory
   // The GPU's own message, printed to stderr when the host synchronises.
   char text[1024];
   std::snprintf(text, sizeof text,
@@ -105,11 +105,11 @@ void gpulab_rt_assert_fail(const char* expression, const char* file, unsigned li
     std::lock_guard lock(s.mutex);
     s.pending_stderr += text;
   }
-  // Ends this CUDA thread and the launch, which fails with cudaErrorAssert.
-  throw gpulab::simt::KernelFault(
+  // Ends this CUDA thread; the rest of its warp runs (each lane that fails the assert too prints
+  // its line, as on a GPU), then the launch fails with cudaErrorAssert.
+  gpulab::simt::detail::tl_runner->end_thread_in_warp(
       gpulab::simt::KernelFault::Kind::assertion,
-      "block (" + std::to_string(blockIdx.x) + "," + std::to_string(blockIdx.y) + "," +
-          std::to_string(blockIdx.z) + "), thread (" + std::to_string(threadIdx.x) + "," +
-          std::to_string(threadIdx.y) + "," + std::to_string(threadIdx.z) + "): assert(" +
-          expression + ") failed at " + file + ":" + std::to_string(line) + " in " + function);
+      "thread (" + std::to_string(threadIdx.x) + "," + std::to_string(threadIdx.y) + "," +
+          std::to_string(threadIdx.z) + "): assert(" + expression + ") failed at " + file + ":" +
+          std::to_string(line) + " in " + function);
 }

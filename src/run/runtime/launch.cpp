@@ -288,6 +288,7 @@ void launch_erased(const LaunchSite& site, const void* kernel, const LaunchConfi
     error = error_from_name(e.error_name());
     line["error"] = cudaGetErrorName(error);
     line["error_message"] = e.what();
+    line["error_message_zh"] = e.message(Lang::zh);
     std::lock_guard lock(s.mutex);
     s.unchecked = true;
     s.unchecked_site = site;
