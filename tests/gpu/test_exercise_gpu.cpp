@@ -25,9 +25,9 @@ namespace {
 
 // The rules no GPU run can measure: each thread's accesses and the barriers per block.
 // Per-thread counts and gpulab profile's counter rules: the emulator's alone.
-const std::set<std::string> kEmulatorOnly = {
-    "max_global_reads",        "max_global_writes",  "max_barriers_per_block",
-    "max_sectors_per_request", "max_bank_conflicts", "min_branch_uniformity"};
+const std::set<std::string> kEmulatorOnly = {"max_global_reads",       "max_global_writes",
+                                             "max_barriers_per_block", "max_sectors_per_request",
+                                             "max_bank_conflicts",     "min_branch_uniformity"};
 
 struct Check {
   std::string name;
