@@ -12,7 +12,8 @@
 # Expected (docs/exercise.md, "What the GPU can and cannot measure"):
 #   solution, printf: cpu passed; gpu passed when the exercise has no per-thread rule, else
 #                     not_verified with unmeasured_rules only among max_global_reads,
-#                     max_global_writes, max_barriers_per_block (never bounds_and_races: the
+#                     max_global_writes, max_barriers_per_block and the counter rules
+#                     (max_sectors_per_request, ...) (never bounds_and_races: the
 #                     GPU machine has compute-sanitizer);
 #   mistake:          cpu failed; gpu failed, or not_verified when the emulator named only what
 #                     the GPU cannot see (a rule, a race on global memory, an element two threads
@@ -104,11 +105,13 @@ printf '%s\n' "${list[@]}" | xargs -P "$JOBS" -d '\n' -I{} bash -c 'IFS=$'"'"'\t
 
 python3 - "$OUT/exercise_verdicts.tsv" > "$OUT/unexpected.txt" <<'PY'
 import csv, sys
-emulator_only = {"max_global_reads", "max_global_writes", "max_barriers_per_block"}
+emulator_only = {"max_global_reads", "max_global_writes", "max_barriers_per_block",
+                 "max_sectors_per_request", "max_bank_conflicts", "min_branch_uniformity"}
 # divergent_barrier: threads that skip a __syncthreads() and exit are not waited for since
 # Volta (an H200 gave the right output and synccheck reported nothing, measured 2026-11-26).
 gpu_blind = {"too_many_reads", "too_many_writes", "too_many_barriers", "global_race", "race",
-             "many_writers", "index_collision", "divergent_barrier"}
+             "many_writers", "index_collision", "divergent_barrier", "uncoalesced",
+             "bank_conflicts", "divergent_branches"}
 rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
 for r in rows:
     k, cv, gv = r["kind"], r["cpu_verdict"], r["gpu_verdict"]

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -13,6 +14,7 @@
 #include "core/text.hpp"
 #include "exercise/draw.hpp"
 #include "exercise/plan.hpp"
+#include "profile/rules.hpp"
 #include "run/findings.hpp"
 
 namespace gpulab {
@@ -45,6 +47,11 @@ std::string status_word(const SavedProgress& p, const std::string& id, Lang l) {
                      it->second.checks);
 }
 
+bool counter_rule(const std::string& rule) {
+  const auto& names = profile::counter_rule_names();
+  return std::find(names.begin(), names.end(), rule) != names.end();
+}
+
 std::string rule_text(const exercise::RuleCheck& r, Lang l) {
   if (r.rule == "max_global_reads")
     return fmt::format(fmt::runtime(std::string(
@@ -59,6 +66,7 @@ std::string rule_text(const exercise::RuleCheck& r, Lang l) {
     return fmt::format(fmt::runtime(std::string(tr(l, "__syncthreads() per block <= {}",
                                                    "每个线程块的 __syncthreads() <= {}"))),
                        r.limit);
+  if (counter_rule(r.rule)) return profile::describe_rule({r.rule, r.limit}).in(l);
   return r.rule;
 }
 
@@ -217,9 +225,14 @@ std::string render_exercise_check(const exercise::CheckResult& c, const OutputOp
   }
   // The rules, as measured over all tests.
   if (!c.tests.empty() && !c.tests.front().rules.empty()) {
+    bool counters = false;  // gpulab profile's counters (per warp-level access), not per thread
+    for (const auto& r : c.tests.front().rules) counters = counters || counter_rule(r.rule);
     s += std::string(c.backend == "cuda"
                          ? tr(l, "  Rules (on the GPU, only shared memory can be measured):",
                               "  规则（在 GPU 上只能测量共享内存的使用）：")
+                     : counters
+                         ? tr(l, "  Rules (counted by the emulator, as gpulab profile counts):",
+                              "  规则（由模拟器按 gpulab profile 的方式计数）：")
                          : tr(l, "  Rules (counted per thread by the emulator):",
                               "  规则（由模拟器逐个线程计数）：")) +
          "\n";
@@ -295,6 +308,15 @@ json exercise_check_json(const exercise::CheckResult& c) {
       json x = {{"rule", r.rule}, {"limit", r.limit}, {"ok", r.ok}};
       if (r.measured_known) x["measured"] = r.measured;
       if (!r.who.is_null()) x["worst_thread"] = r.who;
+      if (r.counter) {  // a counter rule: where it is worst, and the words
+        x["kernel"] = r.counter->kernel;
+        x["where"] = r.counter->where.line > 0
+                         ? fmt::format("{}:{}", r.counter->where.file, r.counter->where.line)
+                         : "";
+        const gpulab::Text said = profile::describe_result(*r.counter);
+        x["message"] = said.en;
+        x["message_zh"] = said.zh;
+      }
       rules.push_back(x);
     }
     json findings = json::array();

@@ -35,6 +35,24 @@ void set_text(Text& t, const std::string& lang, const std::string& value,
   }
 }
 
+// A section's lines that hold something, each with its line number in the file (the section's
+// heading is line `first`); a `#` starts a comment.
+std::vector<std::pair<int, std::string>> section_lines(const std::string& body, int first) {
+  std::vector<std::pair<int, std::string>> out;
+  int n = first;
+  std::size_t at = 0;
+  while (at < body.size()) {
+    const auto nl = body.find('\n', at);
+    ++n;
+    std::string line = body.substr(at, nl - at);
+    at = nl == std::string::npos ? body.size() : nl + 1;
+    const auto hash = line.find('#');
+    if (hash != std::string::npos) line.resize(hash);  // a comment
+    if (line.find_first_not_of(" \t") != std::string::npos) out.emplace_back(n, line);
+  }
+  return out;
+}
+
 }  // namespace
 
 Exercise parse(std::string_view text, const std::string& file) {
@@ -61,6 +79,20 @@ Exercise parse(std::string_view text, const std::string& file) {
       set_text(e.statement, lang, value, where);
     } else if (head == "rules") {
       set_text(e.rules, lang, value, where);
+    } else if (head == "counter_rules") {
+      for (auto [n, line] : section_lines(body, section_line)) {
+        line.erase(line.find_last_not_of(" \t") + 1);
+        line.erase(0, line.find_first_not_of(" \t"));
+        const auto rule = profile::parse_counter_rule(line);
+        if (!rule) {
+          std::string names;
+          for (const std::string& r : profile::counter_rule_names())
+            names += (names.empty() ? "" : ", ") + r;
+          throw std::runtime_error(fmt::format(
+              "{}:{}: '{}' is not a counter rule (RULE=N, RULE one of {})", file, n, line, names));
+        }
+        e.counter_rules.push_back(*rule);
+      }
     } else if (head == "hint") {
       // The n-th hint.en and the n-th hint.zh are one hint.
       auto& hints = e.hints;
@@ -79,17 +111,7 @@ Exercise parse(std::string_view text, const std::string& file) {
       t.name.en = arg.substr(0, bar);
       t.name.zh = bar == std::string::npos ? t.name.en : arg.substr(bar + 3);
       t.line = section_line;
-      int n = section_line;
-      std::size_t at = 0;
-      while (at < body.size()) {
-        const auto nl = body.find('\n', at);
-        ++n;
-        std::string line = body.substr(at, nl - at);
-        at = nl == std::string::npos ? body.size() : nl + 1;
-        const auto hash = line.find('#');
-        if (hash != std::string::npos) line.resize(hash);  // a comment
-        if (line.find_first_not_of(" \t") != std::string::npos) t.lines.emplace_back(n, line);
-      }
+      t.lines = section_lines(body, section_line);
       if (t.name.en.empty()) throw std::runtime_error(where + ": a test needs a name");
       e.tests.push_back(std::move(t));
     } else if (head == "mistake") {
@@ -284,8 +306,13 @@ std::string starter_file(const Exercise& e, Lang l) {
   };
   comment(e.statement.in(l));
   if (!e.rules.en.empty()) {
-    s += l == Lang::zh ? "//\n// 规则（由模拟器逐个线程计数检查）：\n"
-                       : "//\n// Rules (counted per thread by the emulator):\n";
+    if (!e.counter_rules.empty()) {
+      s += l == Lang::zh ? "//\n// 规则（由模拟器按 gpulab profile 的计数检查）：\n"
+                         : "//\n// Rules (counted by the emulator as gpulab profile counts):\n";
+    } else {
+      s += l == Lang::zh ? "//\n// 规则（由模拟器逐个线程计数检查）：\n"
+                         : "//\n// Rules (counted per thread by the emulator):\n";
+    }
     comment(e.rules.in(l));
   }
   s += l == Lang::zh ? "//\n// 检查：gpulab exercise check 本文件（提示：gpulab exercise hint " +

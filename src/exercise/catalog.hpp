@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/output.hpp"
+#include "profile/rules.hpp"
 
 namespace gpulab::exercise {
 
@@ -39,6 +40,9 @@ struct Exercise {
   std::vector<Text> hints;
   std::string starter, solution;  // solution: empty in the student edition
   std::vector<Mistake> mistakes;
+  // Rules checked with gpulab profile's counters (`@@ counter_rules`, one RULE=N a line:
+  // max_sectors_per_request, max_bank_conflicts, min_branch_uniformity), in every test.
+  std::vector<profile::CounterRule> counter_rules;
   bool student_edition = false;  // from a student edition's file (exercise/edition.hpp)
   // A teacher's exercise (from their folder): its file, and the tests it declares. gpulab's own
   // exercises have their tests in exercise/plan.cpp.

@@ -7,10 +7,12 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <random>
 #include <regex>
@@ -24,6 +26,8 @@
 #include "exercise/channel.hpp"
 #include "exercise/diagnose.hpp"
 #include "exercise/plan.hpp"
+#include "profile/report.hpp"
+#include "profile/rules.hpp"
 #include "run/findings.hpp"
 #include "run/program.hpp"
 #include "run/report.hpp"
@@ -128,6 +132,23 @@ std::vector<std::string> buffer_names(const Plan& plan, const std::string& stude
     names.push_back(name);
   }
   return names;
+}
+
+bool is_counter_rule(const std::string& rule) {
+  const auto& names = profile::counter_rule_names();
+  return std::find(names.begin(), names.end(), rule) != names.end();
+}
+
+// "19-interleave.cu:5" -> {"19-interleave.cu", 5}.
+profile::SourcePlace place_of(const std::string& where) {
+  profile::SourcePlace p;
+  const auto colon = where.rfind(':');
+  if (colon == std::string::npos) return p;
+  p.file = where.substr(0, colon);
+  const std::string line = where.substr(colon + 1);
+  if (!line.empty() && line.find_first_not_of("0123456789") == std::string::npos)
+    p.line = std::stoi(line);
+  return p;
 }
 
 bool poison(float v) {
@@ -306,6 +327,13 @@ CheckResult check_file(const CheckOptions& o) {
   r.check = true;
   r.gpu = o.gpu;
   if (!o.gpu) r.compiler_flags.push_back("-DGPULAB_EXERCISE_EMULATOR");
+  // Counter rules (sectors per request, bank conflicts, ...): the emulator's build with gpulab
+  // profile's counters as well (the checks and the recorder still run); a GPU cannot count them.
+  bool counters = false;
+  for (const PlanTest& t : plan.tests) {
+    for (const PlanRule& pr : t.rules) counters = counters || is_counter_rule(pr.rule);
+  }
+  r.profile = counters && !o.gpu;
   r.timeout = o.timeout;
   r.use_cache = o.use_cache;
   r.lang = l;
@@ -365,6 +393,7 @@ CheckResult check_file(const CheckOptions& o) {
   // a mark out of the plan's order is a malformed report).
   std::vector<std::vector<std::vector<json>>> placed(plan.tests.size());
   for (std::size_t t = 0; t < plan.tests.size(); ++t) placed[t].resize(plan.tests[t].steps.size());
+  std::vector<std::vector<json>> profiled(plan.tests.size());  // each test's "profile" lines
   std::vector<std::uint64_t> pcs;
   {
     long test = -1, step = -1;
@@ -386,6 +415,8 @@ CheckResult check_file(const CheckOptions& o) {
           break;
         }
         step = next;
+      } else if (ev == run::report::event::profile && step >= 0) {
+        profiled[test].push_back(line);
       } else if ((ev == run::report::event::record || ev == run::report::event::finding) &&
                  step >= 0) {
         placed[test][step].push_back(line);
@@ -409,6 +440,25 @@ CheckResult check_file(const CheckOptions& o) {
         }
       }
     }
+  }
+  // The counters of each test's launches, their code addresses as FILE:LINE of the student's file.
+  std::vector<std::vector<profile::KernelProfile>> kernels(plan.tests.size());
+  if (r.profile) {
+    std::vector<std::uint64_t> at;
+    for (const auto& test : profiled) {
+      for (std::uint64_t pc : profile::profile_addresses(test)) at.push_back(pc);
+    }
+    const std::vector<std::string> where = run::source_lines(c.run.program, c.run.file, at);
+    std::map<std::uint64_t, profile::SourcePlace> places;
+    for (std::size_t i = 0; i < at.size() && i < where.size(); ++i)
+      places[at[i]] = place_of(short_where(where[i], c.file));
+    const auto place = [&](std::uint64_t pc) {
+      const auto it = places.find(pc);
+      return it == places.end() ? profile::SourcePlace{} : it->second;
+    };
+    const auto site = [&](const std::string& s) { return place_of(short_where(s, c.file)); };
+    for (std::size_t t = 0; t < plan.tests.size(); ++t)
+      kernels[t] = profile::read_profiles(profiled[t], place, site);
   }
   for (RunFinding f : c.run.findings) {
     // The emulator's own printf works on host memory (its format buffer, in the C++ library's
@@ -484,7 +534,16 @@ CheckResult check_file(const CheckOptions& o) {
       RuleCheck rc;
       rc.rule = pr.rule;
       rc.limit = pr.limit;
-      if (o.gpu && pr.rule == "uses_shared" && o1.ran) {
+      if (is_counter_rule(pr.rule)) {
+        // Counted by the emulator under gpulab profile's counters, in every launch of the test;
+        // on a GPU (or a test whose launches gave no counters) it is not measured.
+        if (!o.gpu && o1.ran && !kernels[t].empty() && profiled[t].size() == launched) {
+          rc.counter = profile::check_counter_rule({pr.rule, pr.limit}, kernels[t]);
+          rc.measured_known = rc.counter->measured;
+          rc.measured = rc.counter->value;
+          rc.ok = rc.counter->ok;
+        }
+      } else if (o.gpu && pr.rule == "uses_shared" && o1.ran) {
         // On a GPU: the kernels' __shared__ arrays (cudaFuncGetAttributes), not each access.
         for (const StepResult& s : got->steps)
           rc.measured = std::max<double>(rc.measured, s.static_shared_bytes);
@@ -515,7 +574,9 @@ CheckResult check_file(const CheckOptions& o) {
           }
         }
       }
-      if (rc.measured_known) {
+      if (rc.counter) {
+        // kept or broken as the counter rule said
+      } else if (rc.measured_known) {
         // Shared memory counts when any launch of the test used it (a finishing kernel need not).
         rc.ok = rc.rule == "uses_shared" ? rc.measured >= rc.limit : rc.measured <= rc.limit;
       } else {

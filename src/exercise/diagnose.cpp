@@ -638,6 +638,10 @@ class Diagnoser {
       const Text it = in_test(t);
       for (const RuleCheck& r : c_.tests[t].rules) {
         if (r.ok || !r.measured_known) continue;
+        if (r.counter) {
+          counter_rule(t, it, *r.counter);
+          continue;
+        }
         const Text w = r.who.is_object()
                            ? who(r.who.value("block", json()), r.who.value("thread", json()))
                            : Text{"a thread", "某个线程"};
@@ -681,6 +685,46 @@ class Diagnoser {
         }
       }
     }
+  }
+
+  // A counter rule broken: the counter, its value, the limit, where, and what to change.
+  void counter_rule(std::size_t t, const Text& it, const profile::CounterRuleResult& r) {
+    const std::string& rule = r.rule.rule;
+    const gpulab::Text said = profile::describe_result(r);
+    const std::string value = fmt::format("{:.4g}", r.value),
+                      limit = fmt::format("{}", r.rule.limit);
+    Text fix;
+    std::string mistake;
+    if (rule == "max_sectors_per_request") {
+      mistake = "uncoalesced";
+      fix = {
+          "the 32 lanes of a warp should access 32 consecutive, aligned elements: thread k "
+          "of a warp takes element base + k, on both the load and the store side",
+          "一个线程束（warp）的 32 个通道应访问 32 个连续、对齐的元素：线程束中第 k 个线程取第 "
+          "base + k 个元素，读和写两侧都是如此"};
+    } else if (rule == "max_bank_conflicts") {
+      mistake = "bank_conflicts";
+      fix = {
+          "lanes of a warp that read different words of one bank wait for each other: a "
+          "column of float tile[32][32] lies in one bank; one more float per row "
+          "(tile[32][33]) puts each row's column in the next bank",
+          "同一线程束中读同一存储体（bank）不同字的通道要互相等待：float tile[32][32] "
+          "的一列都在同一个"
+          "存储体；每行多一个 float（tile[32][33]），每行的这一列就落在下一个存储体"};
+    } else {
+      mistake = "divergent_branches";
+      fix = {
+          "lanes of a warp that take different sides of a branch run one side after the "
+          "other: make the condition the same for all 32 lanes of a warp",
+          "同一线程束中走分支不同一侧的通道要先后执行：让条件对一个线程束的 32 个通道都相同"};
+    }
+    add_once(t, mistake, rule,
+             {fmt::format("rule broken{}: {} ({} = {}, the limit is {}). Fix: {}.", it.en, said.en,
+                          rule, value, limit, fix.en),
+              fmt::format("违反规则{}：{}（{} = {}，上限 {}）。改法：{}。", it.zh, said.zh, rule,
+                          value, limit, fix.zh)});
+    reason(t, {fmt::format("rule broken: {} = {} (the limit is {})", rule, value, limit),
+               fmt::format("违反规则：{} = {}（上限 {}）", rule, value, limit)});
   }
 
   void whole_run() {

@@ -510,6 +510,43 @@ const std::map<std::string, Maker>& makers() {
            t.expect(out, reversed_chunks(t.data(a), block));
          }
        }},
+      {"interleave",
+       [](Plan& p, std::uint64_t seed, bool draw) {
+         // Only the counter rules (the catalog's): one thread per element of out.
+         p.index_formula = "j = blockIdx.x * blockDim.x + threadIdx.x";
+         p.one_writer_per_element = true;
+         for (std::size_t n : sizes({1, 100, 128, 129, 1000, 3000}, 20, draw)) {
+           TestBuilder t(p, seed, name_blocks(n, 256));
+           const auto x = t.input("x", n, 1), y = t.input("y", n, 2);
+           const auto out = t.output("out", 2 * n);
+           t.launch("interleave", {ceil_div(2 * n, 256)}, {256}, {buf(x), buf(y), buf(out), i32(n)},
+                    {{out, Before::poison}});
+           std::vector<double> want(2 * n);
+           for (std::size_t i = 0; i < n; ++i) {
+             want[2 * i] = t.data(x)[i];
+             want[2 * i + 1] = t.data(y)[i];
+           }
+           t.expect(out, std::move(want));
+         }
+       }},
+      {"transpose_padded",
+       [](Plan& p, std::uint64_t seed, bool draw) {
+         // n a multiple of 32: (n / 32, n / 32) blocks of 32 x 32, the counter rules only.
+         p.one_writer_per_element = true;
+         for (std::size_t n : sizes({32, 64, 96, 160}, 32, draw)) {
+           TestBuilder t(p, seed,
+                         {fmt::format("{} x {}, blocks of 32 x 32", n, n),
+                          fmt::format("{} x {}，每块 32 x 32 个线程", n, n)});
+           const auto in = t.input("in", n * n, 1, n);
+           const auto out = t.output("out", n * n, n);
+           t.launch("transpose", {u32(n / 32), u32(n / 32)}, {32, 32}, {buf(in), buf(out), i32(n)},
+                    {{out, Before::poison}});
+           std::vector<double> want(n * n);
+           for (std::size_t r = 0; r < n; ++r)
+             for (std::size_t c = 0; c < n; ++c) want[c * n + r] = t.data(in)[r * n + c];
+           t.expect(out, std::move(want));
+         }
+       }},
   };
   return table;
 }
@@ -567,6 +604,10 @@ Plan make_plan(const Exercise& e, std::uint64_t seed, bool draw) {
     const auto it = makers().find(e.id);
     if (it == makers().end()) throw std::logic_error("exercise " + e.id + " has no test plan");
     it->second(p, seed, draw);
+  }
+  // The counter rules the exercise declares (@@ counter_rules) hold in every test.
+  for (PlanTest& t : p.tests) {
+    for (const profile::CounterRule& r : e.counter_rules) t.rules.push_back({r.rule, r.limit});
   }
   const std::vector<KernelSignature> kernels = kernel_signatures(e.starter);
   for (PlanTest& t : p.tests) {

@@ -56,7 +56,9 @@ struct PlanExpect {
 };
 
 struct PlanRule {
-  std::string rule;  // max_global_reads, max_global_writes, uses_shared, max_barriers_per_block
+  // max_global_reads, max_global_writes, uses_shared, max_barriers_per_block (the recorder's,
+  // per thread), or a counter rule (profile/rules.hpp: max_sectors_per_request, ...)
+  std::string rule;
   double limit = 0;
 };
 

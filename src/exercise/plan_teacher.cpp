@@ -15,6 +15,7 @@
 #include "core/error.hpp"
 #include "core/i18n_format.hpp"
 #include "exercise/plan.hpp"
+#include "profile/rules.hpp"
 
 namespace gpulab::exercise {
 
@@ -469,11 +470,18 @@ void teacher_plan(const Exercise& e, std::uint64_t seed, bool draw, Plan& plan) 
       } else if (what == "rule") {
         static const char* rules[] = {"max_global_reads", "max_global_writes", "uses_shared",
                                       "max_barriers_per_block"};
+        const auto& counters = profile::counter_rule_names();
+        const bool counter =
+            w.size() == 3 && std::find(counters.begin(), counters.end(), w[1]) != counters.end();
         if (w.size() != 3 ||
-            std::find(std::begin(rules), std::end(rules), w[1]) == std::end(rules)) {
+            (!counter && std::find(std::begin(rules), std::end(rules), w[1]) == std::end(rules))) {
           bad(file, line,
               "rule RULE LIMIT, RULE one of max_global_reads, max_global_writes, "
-              "uses_shared, max_barriers_per_block");
+              "uses_shared, max_barriers_per_block, max_sectors_per_request, "
+              "max_bank_conflicts, min_branch_uniformity");
+        }
+        if (counter && !profile::parse_counter_rule(w[1] + "=" + w[2])) {
+          bad(file, line, "the rule's limit '" + w[2] + "' is not a number >= 0 (a % at most 100)");
         }
         char* end = nullptr;
         const double limit = std::strtod(w[2].c_str(), &end);

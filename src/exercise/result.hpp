@@ -12,6 +12,7 @@
 
 #include "exercise/catalog.hpp"
 #include "exercise/screen.hpp"
+#include "profile/rules.hpp"
 #include "run/session.hpp"
 
 namespace gpulab::exercise {
@@ -23,6 +24,9 @@ struct RuleCheck {
   nlohmann::json who;  // {"block": [..], "thread": [..]} of the worst thread, when known
   bool measured_known = false;
   bool ok = true;
+  // A counter rule (max_sectors_per_request, ...): what gpulab profile's counters gave, the worst
+  // instruction's kernel and FILE:LINE in the student's file.
+  std::optional<profile::CounterRuleResult> counter;
 };
 
 // One test: its outputs against the reference, its rules, what the checks found in its launches.

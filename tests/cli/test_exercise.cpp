@@ -1,6 +1,7 @@
 // gpulab exercise: every reference solution passes, every untouched starter fails with words (not
 // a crash), every planted mistake is named in the explanation; list, start, hint, solution, the
 // drawing, the JSON a teacher collects, progress, and bad input.
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -402,5 +403,90 @@ TEST_CASE("exercise check: messages name the student's own arrays and parameters
   CHECK_THAT(said, Catch::Contains("(input has 1 element)"));
   CHECK_THAT(said, !Catch::Contains("harness"));
   CHECK_THAT(said, !Catch::Contains("allocation"));
-  CHECK(j.at("tests").at(0).at("reason") == "read input[1] past the end of input at blocks-renamed.cu:4");
+  CHECK(j.at("tests").at(0).at("reason") ==
+        "read input[1] past the end of input at blocks-renamed.cu:4");
+}
+
+TEST_CASE(
+    "exercise check: counter rules (sectors per request, bank conflicts) keep the solution and "
+    "fail a correct kernel that is strided or unpadded, on the counter, in both languages",
+    "[run][exercise][counters]") {
+  struct Case {
+    std::string id, mistake, rule, words_zh;
+    double limit;
+    std::set<std::string> lines;  // the lines of the student's file the rule may name
+  };
+  for (const Case& k :
+       {Case{"interleave", "thread_per_input", "max_sectors_per_request", "个扇区", 4, {"5", "6"}},
+        Case{"transpose_padded",
+             "unpadded_tile",
+             "max_bank_conflicts",
+             "次存储体冲突",
+             0,
+             {"10"}}}) {
+    CAPTURE(k.id, k.mistake);
+    // The solution: every counter rule measured and kept.
+    RunResult r =
+        run_exercise_cli({"exercise", "check",
+                          write_exercise(k.id, "counted", solution_of(k.id)).string(), "--json"});
+    CAPTURE(r.out, r.err);
+    REQUIRE(r.exit_code == 0);
+    json j = json::parse(r.out);
+    CHECK(j.at("verdict") == "passed");
+    for (const json& t : j.at("tests")) {
+      bool counted = false;
+      for (const json& rule : t.at("rules")) {
+        if (rule.at("rule") != k.rule) continue;
+        counted = true;
+        CHECK(rule.at("ok") == true);
+        CHECK(rule.at("measured").get<double>() <= k.limit);
+      }
+      CHECK(counted);
+    }
+    // The planted mistake: right outputs, the counter rule broken, named with its value.
+    std::string code;
+    for (const Planted& m : mistakes_of(k.id == "interleave" ? 19 : 20, k.id))
+      if (m.name == k.mistake) code = m.code;
+    REQUIRE_FALSE(code.empty());
+    const fs::path file = write_exercise(k.id, k.mistake, code);
+    r = run_exercise_cli({"exercise", "check", file.string(), "--json", "--seed", "3"});
+    CAPTURE(r.out, r.err);
+    REQUIRE(r.exit_code == 1);
+    j = json::parse(r.out);
+    CHECK(j.at("verdict") == "failed");
+    bool broken = false;
+    for (const json& t : j.at("tests")) {
+      for (const json& res : t.at("results")) CHECK(res.at("pass") == true);  // not correctness
+      for (const json& rule : t.at("rules")) {
+        if (rule.at("rule") != k.rule || rule.at("ok") == true) continue;
+        broken = true;
+        CHECK(rule.at("measured").get<double>() > k.limit);
+        CHECK(rule.at("limit") == k.limit);
+        const std::string where = rule.at("where");
+        const std::string head = file.filename().string() + ":";
+        REQUIRE(where.rfind(head, 0) == 0);
+        CHECK(k.lines.count(where.substr(head.size())) == 1);
+        CHECK(rule.at("kernel") == (k.id == "interleave" ? "interleave" : "transpose"));
+        CHECK_THAT(rule.at("message").get<std::string>(), Catch::Contains("broken"));
+        CHECK_THAT(rule.at("message_zh").get<std::string>(), Catch::Contains(k.words_zh));
+      }
+    }
+    CHECK(broken);
+    REQUIRE(j.at("diagnoses").size() == 1);
+    const json& d = j.at("diagnoses").at(0);
+    CHECK(d.at("mistake") == (k.rule == "max_bank_conflicts" ? "bank_conflicts" : "uncoalesced"));
+    CHECK_THAT(d.at("message").get<std::string>(), Catch::Contains(k.rule + " = "));
+    CHECK_THAT(d.at("message").get<std::string>(),
+               Catch::Contains(fmt::format("the limit is {}", k.limit)));
+    CHECK_THAT(d.at("message_zh").get<std::string>(),
+               Catch::Contains(fmt::format("上限 {}", k.limit)));
+    // The text says the same, in each language.
+    for (const char* lang : {"en", "zh"}) {
+      r = run_exercise_cli({"exercise", "check", file.string(), "--seed", "3", "--lang", lang});
+      CAPTURE(lang, r.out);
+      CHECK(r.exit_code == 1);
+      CHECK_THAT(r.out, Catch::Contains(k.rule + " = "));
+      CHECK_THAT(r.out, Catch::Contains(std::string(lang) == "en" ? "broken" : "违反"));
+    }
+  }
 }

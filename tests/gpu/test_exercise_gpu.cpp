@@ -24,8 +24,10 @@ using nlohmann::json;
 namespace {
 
 // The rules no GPU run can measure: each thread's accesses and the barriers per block.
-const std::set<std::string> kEmulatorOnly = {"max_global_reads", "max_global_writes",
-                                             "max_barriers_per_block"};
+// Per-thread counts and gpulab profile's counter rules: the emulator's alone.
+const std::set<std::string> kEmulatorOnly = {"max_global_reads",       "max_global_writes",
+                                             "max_barriers_per_block", "max_sectors_per_request",
+                                             "max_bank_conflicts",     "min_branch_uniformity"};
 
 struct Check {
   std::string name;
