@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "simt/kernel_code.hpp"
 #include "simt/memory_check.hpp"
 #include "simt/program_symbols.hpp"
 #include "simt/race_check.hpp"
@@ -155,7 +156,11 @@ bool run_guarded(void (*fn)(void*), void* arg, CaughtSignal* caught) {
     GuardPoint* outer;
     ~Restore() { tl_guard_point = outer; }
   } restore{outer};
+  // The jump back skips the destructors of what ran (KernelCode among them): whether kernel code
+  // runs is set back by hand, or the host's next `new` would come from the device heap.
+  const bool kernel_code = tl_kernel_code;
   if (sigsetjmp(point.env, 0) != 0) {
+    tl_kernel_code = kernel_code;
     *caught = tl_caught;
     return false;
   }
