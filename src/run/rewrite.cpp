@@ -498,21 +498,25 @@ class Rewriter {
     return std::nullopt;
   }
 
-  // For `extern` at `after_word`: when it declares `extern __shared__ T name[]`, the position of
+  // For `extern` at `after_word`: when it declares `extern __shared__ T name[]` (the qualifiers in
+  // any order: `extern T __shared__ name[]` too, as NVIDIA's samples write it), the position of
   // the `;` that ends it (where the binding goes); 0 otherwise.
   std::size_t dynamic_shared_end(std::size_t after_word) const {
-    const std::size_t w = skip_space(after_word);
-    if (!at(w, "__shared__") || (w + 10 < s_.size() && ident_char(s_[w + 10]))) return 0;
+    bool shared = false;
     int depth = 0;
-    for (std::size_t k = w; k < s_.size(); ++k) {
+    for (std::size_t k = after_word; k < s_.size(); ++k) {
       if (!code_[k]) continue;
       const char c = s_[k];
+      if (depth == 0 && c == '_' && !ident_char(s_[k - 1]) && at(k, "__shared__") &&
+          (k + 10 >= s_.size() || !ident_char(s_[k + 10]))) {
+        shared = true;
+      }
       if (c == '(' || c == '[') ++depth;
       if (c == ')' || c == ']') --depth;
       if (c == '{' || c == '}' || c == '=') return 0;
       if (c == ';' && depth == 0) {
         const std::size_t last = skip_space_back(k);
-        return last > 0 && s_[last - 1] == ']' ? k : 0;
+        return shared && last > 0 && s_[last - 1] == ']' ? k : 0;
       }
     }
     return 0;

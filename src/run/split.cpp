@@ -369,16 +369,20 @@ class Splitter {
   }
 
   // After `extern` at `after_word` (in a kernel body ending at `end`): the ';' that ends an
-  // `extern __shared__ T name[];` declaration; npos for any other extern declaration.
+  // `extern __shared__ T name[];` declaration (the qualifiers in any order, `extern T __shared__
+  // name[];` too); npos for any other extern declaration.
   std::size_t extern_shared_end(std::size_t after_word, std::size_t end) const {
-    const std::size_t w = skip_space(after_word);
-    if (!at(w, "__shared__") || ident_char(s_[w + 10])) return std::string_view::npos;
-    for (std::size_t k = w; k < end; ++k) {
+    bool shared = false;
+    for (std::size_t k = after_word; k < end; ++k) {
       if (!code_[k]) continue;
+      if (s_[k] == '_' && !ident_char(s_[k - 1]) && at(k, "__shared__") &&
+          !ident_char(s_[k + 10])) {
+        shared = true;
+      }
       if (s_[k] == '{' || s_[k] == '}' || s_[k] == '=' || s_[k] == ',') break;
       if (s_[k] == ';') {
         const std::size_t last = skip_space_back(k);
-        return last > 0 && s_[last - 1] == ']' ? k : std::string_view::npos;
+        return shared && last > 0 && s_[last - 1] == ']' ? k : std::string_view::npos;
       }
     }
     return std::string_view::npos;
