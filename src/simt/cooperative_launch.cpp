@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "simt/device_api.hpp"
+#include "simt/guard.hpp"
 #include "simt/kernel_code.hpp"
 #include "simt/memory_check.hpp"
 
@@ -81,6 +82,9 @@ unsigned run_cooperative(unsigned threads, void (*work)(const void*, unsigned), 
   pool.reserve(threads > 0 ? threads - 1 : 0);
   for (unsigned i = 1; i < threads; ++i) {
     try {
+      if (!room_for_another_thread()) {
+        throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again));
+      }
       pool.emplace_back(body, i);
     } catch (const std::system_error&) {
       // Blocks are handed out one at a time, so the threads that did start run them all; but

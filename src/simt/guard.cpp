@@ -2,6 +2,7 @@
 // words for what a faulting access missed (see guard.hpp).
 #include "simt/guard.hpp"
 
+#include <pthread.h>
 #include <sys/mman.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -55,20 +56,22 @@ struct Window {
   bool failed = false;              // no mapping: the plain per-thread buffer is used
   std::size_t bytes = 0;            // given at launch
 
-  ~Window() {
+  void release() {
     if (base != nullptr) ::munmap(base, capacity + page_size());
+    base = nullptr;
   }
 
   unsigned char* end() const { return base + capacity; }
 };
-thread_local Window tl_window;
 
 // An alternate signal stack for this OS thread, so that a fiber whose stack overflowed (the fault
 // is on its guard page) can still be caught. Kept when the thread already has one.
 struct AltStack {
   void* memory = nullptr;
   std::size_t bytes = 0;
-  AltStack() {
+  bool made = false;
+  void make() {
+    made = true;
     stack_t old{};
     if (::sigaltstack(nullptr, &old) == 0 && (old.ss_flags & SS_DISABLE) == 0) return;
     bytes = std::max<std::size_t>(64 * 1024, static_cast<std::size_t>(SIGSTKSZ));
@@ -85,14 +88,34 @@ struct AltStack {
       memory = nullptr;
     }
   }
-  ~AltStack() {
+  void release() {
     if (memory == nullptr) return;
     stack_t off{};
     off.ss_flags = SS_DISABLE;
     ::sigaltstack(&off, nullptr);
     ::munmap(memory, bytes);
+    memory = nullptr;
   }
 };
+
+// A worker OS thread's mappings. Trivially destructible on purpose: a thread_local with a
+// destructor makes glibc allocate when the thread first touches it, and abort the whole process
+// when that fails (a thread started just before the address space ran out). A pthread key's
+// destructor, which needs no allocation for the first keys, unmaps them when the thread ends.
+struct WorkerMemory {
+  Window window;
+  AltStack alt_stack;
+  bool keyed = false;
+};
+thread_local WorkerMemory tl_worker;
+pthread_key_t g_worker_key;
+pthread_once_t g_worker_key_once = PTHREAD_ONCE_INIT;
+
+void release_worker(void* memory) {
+  auto* w = static_cast<WorkerMemory*>(memory);
+  w->window.release();
+  w->alt_stack.release();
+}
 
 void lay_out(Window& w, std::size_t bytes) {
   w.bytes = bytes;
@@ -196,13 +219,29 @@ void recover(int sig, const siginfo_t* info, const void* ucontext) noexcept {
 }
 
 void prepare_worker(std::size_t dynamic_shared_bytes, bool checked) {
-  thread_local AltStack alt_stack;
+  WorkerMemory& worker = tl_worker;
+  if (!worker.keyed) {
+    worker.keyed = true;
+    ::pthread_once(&g_worker_key_once, [] { ::pthread_key_create(&g_worker_key, release_worker); });
+    ::pthread_setspecific(g_worker_key, &worker);
+  }
+  if (!worker.alt_stack.made) worker.alt_stack.make();
   if (checked) {
-    tl_window.bytes = dynamic_shared_bytes;
+    tl_worker.window.bytes = dynamic_shared_bytes;
     gpulab_simt_dynamic_shared_window = dynamic_shared_buffer();
     return;
   }
-  lay_out(tl_window, dynamic_shared_bytes);
+  lay_out(tl_worker.window, dynamic_shared_bytes);
+}
+
+bool room_for_another_thread() {
+  // The thread's own stack (8 MiB by default) and 40 MiB for everything else.
+  constexpr std::size_t kHeadroom = std::size_t{48} << 20;
+  void* probe =
+      ::mmap(nullptr, kHeadroom, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (probe == MAP_FAILED) return false;
+  ::munmap(probe, kHeadroom);
+  return true;
 }
 
 bool is_memory_fault(const CaughtSignal& caught) {
@@ -235,7 +274,7 @@ Text describe_caught(const CaughtSignal& c, StackBounds stack, std::size_t dynam
   const std::size_t page = page_size();
 
   // The window of dynamic shared memory, and the protected pages around it.
-  const Window& w = tl_window;
+  const Window& w = tl_worker.window;
   if (w.base != nullptr && a >= reinterpret_cast<std::uintptr_t>(w.base) &&
       a < reinterpret_cast<std::uintptr_t>(w.end()) + page) {
     const auto start = reinterpret_cast<std::uintptr_t>(gpulab_simt_dynamic_shared_window);

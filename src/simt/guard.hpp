@@ -70,6 +70,11 @@ void prepare_worker(std::size_t dynamic_shared_bytes, bool checked);
 Text describe_caught(const CaughtSignal& caught, StackBounds stack,
                      std::size_t dynamic_shared_bytes);
 
+// Whether the process may start one more worker thread and still have room to work: 48 MiB of
+// address space beyond it can be mapped. A thread started at the very edge of `ulimit -v` leaves
+// nothing for the allocations that follow (the launch would fail with "out of host memory").
+bool room_for_another_thread();
+
 // The kind of fault a signal is: illegal address (SIGSEGV, SIGBUS) or not.
 bool is_memory_fault(const CaughtSignal& caught);
 

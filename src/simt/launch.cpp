@@ -200,6 +200,7 @@ class WorkerPool {
 
   unsigned grow(unsigned wanted) {
     while (threads_ < wanted) {
+      if (!room_for_another_thread()) break;
       try {
         std::thread(&WorkerPool::serve, this).detach();
       } catch (const std::system_error&) {
@@ -403,6 +404,7 @@ LaunchStats launch_erased(const ErasedKernel& kernel, dim3 grid, dim3 block,
     std::vector<std::thread> threads;
     threads.reserve(workers - 1);
     for (unsigned w = 1; w < workers; ++w) {
+      if (!room_for_another_thread()) break;
       try {
         threads.emplace_back(work, w);
       } catch (const std::system_error&) {
