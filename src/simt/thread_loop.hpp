@@ -55,7 +55,13 @@ __attribute__((no_sanitize("thread"))) void run_thread_loop(ThreadLoop& loop, co
       loop.next = t + 1;
       loop.current = t;
       threadIdx.x = t;
-      body();
+      try {
+        body();
+      } catch (const ThreadEnded&) {
+        // As below; loop.threads may have changed, so the general loop goes on.
+        if (loop.hooks) loop.exit(loop.runner, t);
+        break;
+      }
       if (loop.hooks || loop.faulted) [[unlikely]] {
         // This thread parked and was resumed (the scheduler now keeps the books of every end),
         // or it faulted.
