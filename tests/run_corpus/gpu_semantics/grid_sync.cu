@@ -3,6 +3,7 @@
 // (cudaOccupancyMaxActiveBlocksPerMultiprocessor x SMs), launched with cudaLaunchCooperativeKernel;
 // one block more is refused with cudaErrorCooperativeLaunchTooLarge, which is not sticky.
 #include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
 #include <cstdio>
 namespace cg = cooperative_groups;
 
