@@ -1,3 +1,4 @@
-// cooperative_groups/reduce.h for programs built by gpulab run (cg::reduce is in the main header).
+// cooperative_groups/reduce.h for programs built by gpulab run: cg::reduce and its operators.
 #pragma once
 #include "../cooperative_groups.h"
+#include "simt/cg_reduce.hpp"
