@@ -107,9 +107,9 @@ const Text& bubblewrap_problem() {
     const ProcessResult p = run_capture(argv, std::chrono::seconds(20));
     if (p.ok()) return Text{};
     const Text said = p.err.empty() ? p.describe() : chosen(p.err.substr(0, p.err.find('\n')));
-    return Text{"bubblewrap does not work here (" + said.en +
-                    "): a container without user namespaces?",
-                "bubblewrap 在这里无法使用（" + said.zh + "）：是否在没有用户命名空间的容器中？"};
+    return Text{
+        "bubblewrap does not work here (" + said.en + "): a container without user namespaces?",
+        "bubblewrap 在这里无法使用（" + said.zh + "）：是否在没有用户命名空间的容器中？"};
   }();
   return problem;
 }

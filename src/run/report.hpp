@@ -35,8 +35,9 @@ namespace event {
 inline constexpr const char* start = "start";
 // One kernel launch. Emulator: {kernel, site "FILE:LINE", grid [3], block [3], shared_bytes,
 // threads, warps, warps_per_block, idle_lanes_per_block, barriers, collectives,
-// static_shared_bytes, ms, races_not_listed?, fault? | error?, error_message? and error_message_zh?}.
-// GPU launch log: {frames [return addresses], grid [3], block [3], shared_bytes, error?}.
+// static_shared_bytes, ms, races_not_listed?, fault? | error?, error_message? and
+// error_message_zh?}. GPU launch log: {frames [return addresses], grid [3], block [3],
+// shared_bytes, error?}.
 inline constexpr const char* launch = "launch";
 // A kernel launch starts (emulator): {kernel, site, grid [3], block [3]}. The "launch" line
 // follows when it ends; a report that ends after this line ended inside the launch (a crash,

@@ -10,8 +10,8 @@
 #undef assert
 void gpulab_rt_assert_fail(const char* expression, const char* file, unsigned line,
                            const char* function);
-#define assert(expr)                                         \
-  (static_cast<bool>(expr) ? static_cast<void>(0)            \
-                           : ::gpulab_rt_assert_fail(#expr, __FILE__, __LINE__, \
-                                                     __extension__ __PRETTY_FUNCTION__))
+#define assert(expr)          \
+  (static_cast<bool>(expr)    \
+       ? static_cast<void>(0) \
+       : ::gpulab_rt_assert_fail(#expr, __FILE__, __LINE__, __extension__ __PRETTY_FUNCTION__))
 #endif
