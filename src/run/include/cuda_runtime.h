@@ -1156,7 +1156,7 @@ namespace gpulab::simt::detail {
 unsigned char* dynamic_shared_buffer() noexcept;
 // The window of it the running block was given: its end touches a guard page (simt/guard.hpp).
 unsigned char* dynamic_shared_window() noexcept;
-}
+}  // namespace gpulab::simt::detail
 
 // What a kernel reads of the machine (src/run/runtime/device.cpp). clock() and clock64() in a
 // kernel count nanoseconds of the CPU's monotonic clock: the emulated clock runs at 1 GHz

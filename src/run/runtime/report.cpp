@@ -46,7 +46,6 @@ std::string site_text(const char* file, int line) {
   return std::string(file) + ":" + std::to_string(line);
 }
 
-
 void report_leaks(const char* when) {
   for (const simt::Allocation& a : simt::live_allocations()) {
     // The device heap goes away with the context; compute-sanitizer's leak check does not list it,
