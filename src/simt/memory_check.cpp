@@ -46,6 +46,7 @@ struct Record {
   std::uint16_t thread = 0;
   std::uint8_t bytes = 0;  // which of the granule's 4 bytes
   bool atomic = false;
+  std::uint32_t lock = 0;  // the spin lock held (lock_token), 0: none
 };
 struct Cell {
   Record write, read;
@@ -200,11 +201,13 @@ void check_race(State& s, std::uintptr_t address, std::size_t size, bool write, 
                      static_cast<std::uint32_t>(pc - s.load_bias),
                      static_cast<std::uint16_t>(c.thread),
                      mask,
-                     atomic};
+                     atomic,
+                     c.lock};
     const auto conflicts = [&](const Record& r, bool r_wrote) {
       if (r.launch != s.launch || (r.bytes & mask) == 0) return false;
       if (!r_wrote && !write) return false;
       if (r.atomic && atomic) return false;
+      if (r.lock != 0 && r.lock == c.lock) return false;  // both under the same spin lock
       if (r.block != c.block_linear) return true;
       return r.thread != c.thread && r.epoch == c.epoch;
     };
@@ -483,6 +486,7 @@ struct LoggedAccess {
   std::uint32_t thread = 0;
   std::uint32_t epoch = 0;
   std::uint32_t size = 0;
+  std::uint32_t lock = 0;  // the spin lock the thread held (lock_token), 0: none
   bool write = false, atomic = false;
 };
 
@@ -513,7 +517,7 @@ struct InOrder {
   std::vector<std::vector<LoggedAccess>> spare;
 };
 
-// Beyond this many logged accesses (32 bytes each) a block waits for its turn and checks its log
+// Beyond this many logged accesses (40 bytes each) a block waits for its turn and checks its log
 // so far; finished blocks wait for theirs beyond this many in all.
 constexpr std::size_t kLogLimit = std::size_t{1} << 20;
 constexpr std::size_t kWaitingLimit = std::size_t{1} << 22;
@@ -536,6 +540,7 @@ void check_log(const BlockLog& log) {
   for (const LoggedAccess& a : log.accesses) {
     c.thread = a.thread;
     c.epoch = a.epoch;
+    c.lock = a.lock;
     check_locked(s, a.address, a.size, a.write, a.atomic, a.pc, c);
   }
 }
@@ -697,7 +702,7 @@ void check_global(std::uintptr_t address, std::size_t size, bool write, bool ato
       tl_log.has_context = true;
     }
     tl_log.accesses.push_back(
-        {address, pc, c.thread, c.epoch, static_cast<std::uint32_t>(size), write, atomic});
+        {address, pc, c.thread, c.epoch, static_cast<std::uint32_t>(size), c.lock, write, atomic});
     if (tl_log.accesses.size() >= kLogLimit) check_log_so_far();
     return;
   }
