@@ -25,8 +25,10 @@ int max1(int v) {
 // cuBLAS's report of an invalid argument of a level-2 or level-3 routine, on stdout, as the BLAS
 // error handler (xerbla) words it, with the routine's Fortran name and the argument's position in
 // the Fortran interface (no handle): `cublasSgemm` with a too small lda says parameter number 8.
+// The name is padded to six columns and followed by a space, as the H100's cuBLAS 13 prints it
+// (" ** On entry to SGEMM  parameter number 8 ...", recorded by bench/run_check.sh).
 cublasStatus_t illegal(const char* routine, int parameter) {
-  std::printf(" ** On entry to %s parameter number %d had an illegal value\n", routine, parameter);
+  std::printf(" ** On entry to %-6s parameter number %d had an illegal value\n", routine, parameter);
   return CUBLAS_STATUS_INVALID_VALUE;
 }
 template <class T>
