@@ -164,7 +164,8 @@ def compare_stream(ref, ref2, run):
             continue
         ok = False
         if first is None:
-            first = (r[i1] if i1 < i2 else "(nothing)", e[j1] if j1 < j2 else "(nothing)")
+            shown = [r[i] for i in range(i1, i2) if r[i] != RUN_DEPENDENT]
+            first = (shown[0] if shown else "(nothing)", e[j1] if j1 < j2 else "(nothing)")
     if ok:
         return True, False, None
     # every stable line is there, in another order, and the run has no more other lines than the
