@@ -184,6 +184,16 @@ void RaceChecker::access_global(std::uintptr_t address, std::size_t size, bool w
 
 void RaceChecker::access(std::uintptr_t address, std::size_t size, bool write, std::uintptr_t pc,
                          bool atomic) {
+  // The checks' own calls need stack. In the last kHookStackBytes of a CUDA thread's stack (a
+  // recursion about to overflow) the access goes unchecked: the overflow then happens in the
+  // kernel's code, where the guard page names the kernel's line, and never inside the checker
+  // while it holds the memory checker's lock (which hung the launch until --timeout).
+  if (runner_ != nullptr) {
+    const StackBounds stack = runner_->current_stack();
+    const auto bottom = reinterpret_cast<std::uintptr_t>(stack.bottom);
+    const auto sp = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
+    if (bottom != 0 && sp >= bottom && sp < bottom + kHookStackBytes) return;
+  }
   if (profile_only_) {
     if (address >= tls_begin_ && address < tls_end_) instrumented_ = true;
     // Nsight Compute counts atomics apart from loads and stores: so does gpulab profile.

@@ -70,6 +70,7 @@ class RaceChecker {
     Access write, read1, read2;
   };
   static constexpr std::size_t kChunkBytes = 4096;
+  static constexpr std::uintptr_t kHookStackBytes = 16 * 1024;
 
   Cell& cell(std::uintptr_t address);
   bool ordered(const Access& earlier, std::uint32_t t) const;

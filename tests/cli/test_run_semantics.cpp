@@ -289,6 +289,17 @@ TEST_CASE("run: a CUDA thread's stack overflow fails the launch and says so", "[
              Catch::Contains("stack overflowed"));
   CHECK_THAT(o.report["findings"][0]["where"].get<std::string>(),
              Catch::StartsWith("fault_stack.cu:"));
+  // Under --check too: the overflow happens in the kernel, not inside the checker's hooks (which
+  // named memory_check.cpp and held its lock until --timeout).
+  const RunResult c = run_gpulab({"run", "--backend", "cpu", "--check", "--timeout", "60", "--json",
+                                  (kPrograms / "fault_stack.cu").string()},
+                                 {}, {"XDG_CACHE_HOME=" + (work_dir() / "cache").string()});
+  CAPTURE(c.err);
+  const json j = json::parse(c.err.substr(c.err.find("\n{") + 1));
+  REQUIRE(j["findings"].size() == 1);
+  CHECK_THAT(j["findings"][0]["message"].get<std::string>(), Catch::Contains("stack overflowed"));
+  CHECK_THAT(j["findings"][0]["where"].get<std::string>(), Catch::StartsWith("fault_stack.cu:"));
+  CHECK(j["timed_out"] == false);
 }
 
 // Issue 22, item 7: cooperative launches and grid-wide sync, cooperative groups in a warp,
