@@ -272,26 +272,28 @@ Question launch_legal_q(Gen& g, Lang l) {
 
 Question bytes_moved_q(Gen& g, Lang l) {
   const std::int64_t n = pick(g, 1, 64) * 1024 * 1024;
-  if (pick(g, 0, 1) == 0) {
+  // vecadd reads a and b and writes c; the two-norm reads a and b once.
+  const bool vecadd = pick(g, 0, 1) == 0;
+  const std::int64_t bytes = (vecadd ? 3 : 2) * n * 4;
+  const std::string count = format_integer(n);
+  if (vecadd) {
     return integer_q(
         say(l,
-            "vecadd on {} int elements (4 bytes each): how many bytes must move through "
-            "device memory at the least?",
-            "对 {} 个 int 元素（每个 4 字节）做 vecadd：至少要经过显存搬运多少字节？",
-            format_integer(n)),
-        3 * n * 4,
-        say(l, "read a and b, write c: 3 x {} x 4 = {}", "读 a 和 b、写 c：3 x {} x 4 = {}",
-            format_integer(n), format_integer(3 * n * 4)));
+            "vecadd on {} int elements (4 bytes each): how many bytes must move "
+            "through device memory at the least?",
+            "对 {} 个 int 元素（每个 4 字节）做 vecadd：至少要经过显存搬运多少字节？", count),
+        bytes,
+        say(l, "read a and b, write c: 3 x {} x 4 = {}", "读 a 和 b、写 c：3 x {} x 4 = {}", count,
+            format_integer(bytes)));
   }
-  return integer_q(say(l,
-                       "The two-norm distance of two float matrices of {} elements each: how "
-                       "many bytes must "
-                       "it read from device memory at the least?",
-                       "两个各 {} 个元素的 float 矩阵求二范数距离：至少要从显存读取多少字节？",
-                       format_integer(n)),
-                   2 * n * 4,
-                   say(l, "read a and b once: 2 x {} x 4 = {}", "a 和 b 各读一次：2 x {} x 4 = {}",
-                       format_integer(n), format_integer(2 * n * 4)));
+  return integer_q(
+      say(l,
+          "The two-norm distance of two float matrices of {} elements each: how "
+          "many bytes must it read from device memory at the least?",
+          "两个各 {} 个元素的 float 矩阵求二范数距离：至少要从显存读取多少字节？", count),
+      bytes,
+      say(l, "read a and b once: 2 x {} x 4 = {}", "a 和 b 各读一次：2 x {} x 4 = {}", count,
+          format_integer(bytes)));
 }
 
 Question idle_lanes_q(Gen& g, Lang l) {
