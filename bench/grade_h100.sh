@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # gpulab exercise grade on the GPU machine (16 cores): a class of every course solution plus
 # three hostile submissions (an endless loop, 200 MB of kernel printf, a memory hog), graded on
-# the emulator with --jobs 16 and --jobs 1 (the ratio of the two wall times is what grading on
-# every core gives), and the solutions on --backend gpu (contained with the NVIDIA devices bound
+# the emulator with --jobs 16, then the solutions alone with --jobs 16 and --jobs 1, each run
+# with a fresh compile cache (the ratio of the two wall times is what grading on every core gives), and the solutions on --backend gpu (contained with the NVIDIA devices bound
 # in). After each run no process of the run may be left.
 #
 # Writes $OUT/grade_summary.txt (the containment used, wall times, verdict counts, leftover
@@ -51,7 +51,8 @@ run() {  # NAME ARGS...
   shift
   local t0 t1
   t0=$(date +%s.%N)
-  "$G" exercise grade "$@" --seed "$SEED" --json --junit "$work/json/$name.xml" \
+  # A fresh compile cache for each run: every run builds what it grades, as a teacher's first one.
+  XDG_CACHE_HOME="$work/cache-$name" "$G" exercise grade "$@" --seed "$SEED" --json --junit "$work/json/$name.xml" \
     > "$work/json/$name.json" 2> "$work/json/$name.err" || true
   t1=$(date +%s.%N)
   python3 - "$work/json/$name.json" "$name" "$t0" "$t1" "$(leftovers)" <<'PY' | tee -a "$summary"
@@ -73,9 +74,12 @@ PY
 }
 
 say "gpulab: $("$G" --version); bwrap: $(command -v bwrap || echo none); cores: $(nproc)"
-run emu_jobs16 "$work/class" --jobs 16 --timeout 20 --memory 2048
-[ -n "${SKIP_JOBS1:-}" ] || run emu_jobs1 "$work/class" --jobs 1 --timeout 20 --memory 2048
+run emu_class_jobs16 "$work/class" --jobs 16 --timeout 20 --memory 2048
+# Grading on every core, measured on the solutions alone (a hostile row's 20 s timeout would
+# bound the wall time of the parallel run): the same 20 files with 16 jobs and with 1.
 mkdir -p "$work/gpu"
 cp -r "$work"/class/sol-* "$work/gpu/"
+run emu_sols_jobs16 "$work/gpu" --jobs 16 --timeout 20 --memory 2048
+[ -n "${SKIP_JOBS1:-}" ] || run emu_sols_jobs1 "$work/gpu" --jobs 1 --timeout 20 --memory 2048
 [ -n "${SKIP_GPU:-}" ] || run gpu_jobs8 "$work/gpu" --jobs 8 --timeout 60 --backend gpu
 tar -czf "$OUT/grade.tar.gz" -C "$work" json

@@ -9,22 +9,34 @@ export LD_LIBRARY_PATH=$PWD/build/gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export XDG_CACHE_HOME=/tmp/gpulab-run-cache
 G=build/gpu/bin/gpulab
 echo "== correct programs: output of nvcc on the GPU vs the expected (emulator) output"
-for f in tests/run_corpus/ok/*.cu; do
+# One program a job, eight at once; the lines come back in the programs' order.
+mkdir -p "$OUT/okrows"
+ok_one() {
+  f=$1
   n=$(basename "$f" .cu)
-  $G run --backend gpu "$f" > "$OUT/$n.gpu.out" 2> "$OUT/$n.gpu.err"; g=$?
-  $G run --backend cpu "$f" > "$OUT/$n.cpu.out" 2> "$OUT/$n.cpu.err"; c=$?
-  if cmp -s "$OUT/$n.gpu.out" "${f%.cu}.out"; then same=same; else same=DIFFERENT; fi
-  if cmp -s "$OUT/$n.cpu.out" "${f%.cu}.out"; then esame=same; else esame=DIFFERENT; fi
-  echo "$n: gpu exit $g ($same), emulator exit $c ($esame)"
-  [ "$same" = same ] || diff "$OUT/$n.gpu.out" "${f%.cu}.out" | head -5
-done
+  {
+    $G run --backend gpu "$f" > "$OUT/$n.gpu.out" 2> "$OUT/$n.gpu.err"; g=$?
+    $G run --backend cpu "$f" > "$OUT/$n.cpu.out" 2> "$OUT/$n.cpu.err"; c=$?
+    if cmp -s "$OUT/$n.gpu.out" "${f%.cu}.out"; then same=same; else same=DIFFERENT; fi
+    if cmp -s "$OUT/$n.cpu.out" "${f%.cu}.out"; then esame=same; else esame=DIFFERENT; fi
+    echo "$n: gpu exit $g ($same), emulator exit $c ($esame)"
+    [ "$same" = same ] || diff "$OUT/$n.gpu.out" "${f%.cu}.out" | head -5
+  } > "$OUT/okrows/$n.txt"
+}
+export -f ok_one
+export G OUT
+ls tests/run_corpus/ok/*.cu | xargs -P "${JOBS:-8}" -I{} bash -c 'ok_one "$1"' _ {}
+cat "$OUT"/okrows/*.txt
 echo "== planted bugs: compute-sanitizer (--backend gpu --check) vs the emulator (--check)"
 # Each cell: the findings' kinds and lines; the expected ones are the files' "// expect:" marks.
 # The raw output of every tool is kept in $OUT/sanitizer/ (src/run/sanitizer.cpp's parser reads
 # it; tests/commands/sanitizer/ can take these files as recorded fixtures).
 mkdir -p "$OUT/sanitizer"
 printf "| bug | expected | emulator --check | GPU --check (compute-sanitizer) | GPU exit | tool errors (mem/race/sync/init) |\n|---|---|---|---|---|---|\n" > "$OUT/run_bugs.md"
-for f in tests/run_corpus/bugs/*.cu tests/run_corpus/ok/*.cu; do
+# One program a job, eight at once (compute-sanitizer's four tools make each take a while).
+mkdir -p "$OUT/rows"
+one() {
+  f=$1
   n=$(basename "$f" .cu)
   $G run --backend gpu --check --json "$f" > "$OUT/$n.gpu.out" 2> "$OUT/$n.gpu.json"; ge=$?
   $G run --backend cpu --check --json "$f" > /dev/null 2> "$OUT/$n.cpu.json"
@@ -34,7 +46,7 @@ for f in tests/run_corpus/bugs/*.cu tests/run_corpus/ok/*.cu; do
     (cd "$(dirname "$f")" && compute-sanitizer --tool "$tool" $extra "$OLDPWD/$OUT/sanitizer/$n") \
       > "$OUT/sanitizer/$n.$tool.txt" 2>&1
   done
-  python3 - "$n" "$f" "$ge" "$OUT/$n.cpu.json" "$OUT/$n.gpu.json" >> "$OUT/run_bugs.md" <<'PY'
+  python3 - "$n" "$f" "$ge" "$OUT/$n.cpu.json" "$OUT/$n.gpu.json" > "$OUT/rows/$n.md" <<'PY'
 import json, re, sys
 name, src, gexit, cpu, gpu = sys.argv[1:6]
 def load(p):
@@ -53,7 +65,10 @@ tools = {t["tool"]: t["errors"] for t in g.get("compute_sanitizer", [])}
 errs = "/".join(str(tools.get(t, "?")) for t in ("memcheck", "racecheck", "synccheck", "initcheck"))
 print("| " + " | ".join([name, ", ".join(marks) or "(correct)", cell(c), cell(g), gexit, errs]) + " |")
 PY
-done
+}
+export -f one
+ls tests/run_corpus/bugs/*.cu tests/run_corpus/ok/*.cu | xargs -P "${JOBS:-8}" -I{} bash -c 'one "$1"' _ {}
+cat "$OUT"/rows/*.md >> "$OUT/run_bugs.md"
 cat "$OUT/run_bugs.md"
 echo "== timing: a cached run of the notes' vector add (emulator), 5 times"
 for i in 1 2 3 4 5; do /usr/bin/time -f "%e s" $G run --backend cpu tests/run_corpus/ok/notes_vector_add.cu > /dev/null 2>> "$OUT/timing.txt"; done

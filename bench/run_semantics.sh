@@ -65,7 +65,9 @@ for f in "$DIR"/*.cu; do
   cpu_rc=$?
   echo "$cpu_rc" > "$WORK/$n.cpu.rc"
   if cmp -s "$WORK/$n.cpu.out" "$DIR/$n.out"; then cpu_same=yes; else cpu_same=NO; fi
-  timeout 300 "$G" run --backend cpu --check --json "$f" > /dev/null 2> "$WORK/$n.check.err"
+  # The report to a file of its own: a program's own stderr (a device assert's lines) comes first.
+  timeout 300 "$G" run --backend cpu --check --json --report "$WORK/$n.check.json" "$f" \
+    > /dev/null 2> "$WORK/$n.check.err"
   check_rc=$?
   echo "$check_rc" > "$WORK/$n.check.rc"
   findings=$(python3 -c 'import json,sys
@@ -73,7 +75,7 @@ try:
     j = json.load(open(sys.argv[1]))
     print(", ".join(f["kind"] + " " + f.get("where", "") for f in j.get("findings", [])) or "none")
 except Exception as e:
-    print("no report")' "$WORK/$n.check.err" 2>/dev/null)
+    print("no report")' "$WORK/$n.check.json" 2>/dev/null)
   echo "| $n | $gpu_rc | $gpu_same | $err_lines | $cpu_rc | $cpu_same | $check_rc: $findings |" >> "$table"
 done
 # Kernel parameters past the 32764 bytes CUDA 12.1+ allows on Volta and newer: nvcc's words, and

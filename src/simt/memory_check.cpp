@@ -43,6 +43,7 @@ struct Record {
   std::uint16_t thread = 0;
   std::uint8_t bytes = 0;  // which of the granule's 4 bytes
   bool atomic = false;
+  std::uint32_t lock = 0;  // the spin lock held (lock_token), 0: none
 };
 struct Cell {
   Record write, read;
@@ -147,11 +148,13 @@ void check_race(State& s, std::uintptr_t address, std::size_t size, bool write, 
                      static_cast<std::uint32_t>(pc - s.load_bias),
                      static_cast<std::uint16_t>(c.thread),
                      mask,
-                     atomic};
+                     atomic,
+                     c.lock};
     const auto conflicts = [&](const Record& r, bool r_wrote) {
       if (r.launch != s.launch || (r.bytes & mask) == 0) return false;
       if (!r_wrote && !write) return false;
       if (r.atomic && atomic) return false;
+      if (r.lock != 0 && r.lock == c.lock) return false;  // both under the same spin lock
       if (r.block != c.block_linear) return true;
       return r.thread != c.thread && r.epoch == c.epoch;
     };

@@ -107,7 +107,13 @@ struct GlobalAccessContext {
   std::uint32_t thread = 0;
   std::uint32_t epoch = 0;  // barrier interval of the block (the race checker's)
   std::uintptr_t stack_begin = 0, stack_end = 0;  // the CUDA thread's own stack
+  std::uint32_t lock = 0;  // the spin lock the thread holds (lock_token), 0: none
 };
+
+// A lock's address as the race shadow keeps it: never 0.
+inline std::uint32_t lock_token(std::uintptr_t address) {
+  return static_cast<std::uint32_t>(address >> 2) | 0x80000000u;
+}
 
 // Called for every access outside shared memory while a checked launch runs.
 void check_global(std::uintptr_t address, std::size_t size, bool write, bool atomic,

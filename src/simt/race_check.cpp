@@ -95,12 +95,24 @@ void RaceChecker::begin_block(std::uint64_t linear_block, uint3 block_index) {
   block_first_epoch_ = epoch_;
   block_linear_ = linear_block;
   block_index_ = block_index;
+  held_.assign(static_cast<std::size_t>(shape_.block.x) * shape_.block.y * shape_.block.z, 0u);
   if (profile_) profile_->begin_block(block_index);
 }
 
 void RaceChecker::on_barrier() {
   ++epoch_;
   if (profile_) profile_->on_barrier();
+}
+
+void RaceChecker::lock_write(std::uintptr_t address, bool cas) {
+  if (thread_ >= held_.size()) return;
+  std::uint32_t& held = held_[thread_];
+  const std::uint32_t token = lock_token(address);
+  if (held == token) {
+    held = 0;
+  } else if (cas) {
+    held = token;
+  }
 }
 
 void RaceChecker::refresh_warp(std::uint32_t warp) {
@@ -156,6 +168,7 @@ void RaceChecker::access_global(std::uintptr_t address, std::size_t size, bool w
   context.grid = shape_.grid;
   context.thread = thread_;
   context.epoch = epoch_;
+  if (thread_ < held_.size()) context.lock = held_[thread_];
   if (runner_ != nullptr) {
     const StackBounds stack = runner_->current_stack();
     context.stack_begin = reinterpret_cast<std::uintptr_t>(stack.bottom);

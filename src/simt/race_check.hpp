@@ -42,6 +42,12 @@ class RaceChecker {
     if (profile_) profile_->basic_block(pc, thread_);
   }
 
+  // Spin locks: an atomic write of the word a thread holds a lock on (an exchange, a store, a
+  // compare-and-swap) lets it go; otherwise a compare-and-swap that changed a word (`cas`) takes
+  // the lock at that address. Global accesses made under the same lock do not race (Eraser's
+  // lockset, one lock per thread): CUDA by Example's dot product with a lock is clean.
+  void lock_write(std::uintptr_t address, bool cas);
+
   std::vector<Race> take_races() { return std::move(races_); }
   std::uint64_t races_found() const { return races_found_; }
 
@@ -87,6 +93,8 @@ class RaceChecker {
   std::uint32_t block_first_epoch_ = 0;
   std::uint64_t block_linear_ = 0;
   uint3 block_index_{0, 0, 0};
+  // The lock each thread of the block holds (0: none), as lock_token() of its address.
+  std::vector<std::uint32_t> held_;
   bool instrumented_ = false;
 
   // This OS thread's shared memory: its static TLS block (static __shared__ arrays) and, inside it,

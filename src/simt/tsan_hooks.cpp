@@ -30,10 +30,19 @@ inline void on_access(const volatile void* p, std::size_t size, bool write, void
   }
 }
 
+// An atomic write of a word (an exchange, a store, a compare-and-swap that changed it) lets go of
+// the spin lock there if this thread held it; otherwise a compare-and-swap that changed the word
+// (`cas`) takes the lock.
+inline void on_lock_write(const volatile void* p, bool cas) {
+  if (RaceChecker* c = tl_recording; c != nullptr)
+    c->lock_write(reinterpret_cast<std::uintptr_t>(p), cas);
+}
+
 }  // namespace
 }  // namespace gpulab::simt::detail
 
 using gpulab::simt::detail::on_access;
+using gpulab::simt::detail::on_lock_write;
 
 // The hooks' names and signatures are fixed by the compiler's ThreadSanitizer instrumentation.
 // NOLINTBEGIN
@@ -124,10 +133,13 @@ void* __tsan_memset(void* d, int c, std::size_t n) {
   void __tsan_atomic##bits##_store(volatile T* a, T v, int) {                               \
     on_access(a, sizeof(T), true, __builtin_return_address(0), true);                       \
     __atomic_store_n(a, v, __ATOMIC_SEQ_CST);                                               \
+    on_lock_write(a, false);                                                                \
   }                                                                                         \
   T __tsan_atomic##bits##_exchange(volatile T* a, T v, int) {                               \
     on_access(a, sizeof(T), true, __builtin_return_address(0), true);                       \
-    return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST);                                     \
+    const T old = __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST);                              \
+    on_lock_write(a, old != v);                                                             \
+    return old;                                                                             \
   }                                                                                         \
   T __tsan_atomic##bits##_fetch_add(volatile T* a, T v, int) {                              \
     on_access(a, sizeof(T), true, __builtin_return_address(0), true);                       \
@@ -155,15 +167,26 @@ void* __tsan_memset(void* d, int c, std::size_t n) {
   }                                                                                         \
   int __tsan_atomic##bits##_compare_exchange_strong(volatile T* a, T* c, T v, int, int) {   \
     on_access(a, sizeof(T), true, __builtin_return_address(0), true);                       \
-    return __atomic_compare_exchange_n(a, c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
+    const T expected = *c;                                                                  \
+    const bool ok =                                                                         \
+        __atomic_compare_exchange_n(a, c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);    \
+    if (ok && v != expected) on_lock_write(a, true);                                        \
+    return ok;                                                                              \
   }                                                                                         \
   int __tsan_atomic##bits##_compare_exchange_weak(volatile T* a, T* c, T v, int, int) {     \
     on_access(a, sizeof(T), true, __builtin_return_address(0), true);                       \
-    return __atomic_compare_exchange_n(a, c, v, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);  \
+    const T expected = *c;                                                                  \
+    const bool ok =                                                                         \
+        __atomic_compare_exchange_n(a, c, v, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);     \
+    if (ok && v != expected) on_lock_write(a, true);                                        \
+    return ok;                                                                              \
   }                                                                                         \
   T __tsan_atomic##bits##_compare_exchange_val(volatile T* a, T c, T v, int, int) {         \
     on_access(a, sizeof(T), true, __builtin_return_address(0), true);                       \
-    __atomic_compare_exchange_n(a, &c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);       \
+    const T expected = c;                                                                   \
+    if (__atomic_compare_exchange_n(a, &c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST) && \
+        v != expected)                                                                      \
+      on_lock_write(a, true);                                                               \
     return c;                                                                               \
   }
 

@@ -86,6 +86,26 @@ TEST_CASE("run: cuRAND on the emulator gives the H100's sequences", "[run]") {
   CHECK(exact > 75000);  // every integer, uniform and double uniform
 }
 
+TEST_CASE("run: cuBLAS words an invalid argument as the H100's cuBLAS does", "[run]") {
+  // bench/run/cublas_xerbla.cu printed this on an H100 (cuBLAS 13, 2026-11-27): the routine's
+  // name padded to six columns, the strided batched GEMM by its own name, gemv silent.
+  const RunResult r = run_gpulab(
+      {"run", "--backend", "cpu", (kSource / "bench/run/cublas_xerbla.cu").string(), "-lcublas"},
+      {}, {library_cache_env()});
+  CAPTURE(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out ==
+        " ** On entry to SGER   parameter number 5 had an illegal value\n"
+        "sger: 7\n"
+        "sgemv: 7\n"
+        " ** On entry to SGEMM  parameter number 8 had an illegal value\n"
+        "sgemm: 7\n"
+        " ** On entry to DGEMM  parameter number 8 had an illegal value\n"
+        "dgemm: 7\n"
+        " ** On entry to SgemmStridedBatched parameter number 8 had an illegal value\n"
+        "batched: 7\n");
+}
+
 TEST_CASE("run: what the emulator does not run is refused by name before compiling", "[run]") {
   struct Case {
     const char* code;

@@ -129,6 +129,40 @@ TEST_CASE("run: a thread spinning on a volatile flag or an atomic lets its block
   CHECK(o.report["findings"].empty());
 }
 
+TEST_CASE("run: --check knows a spin lock: accesses under it do not race, others still do",
+          "[run]") {
+  const auto check = [](const fs::path& prog) {
+    const RunResult r = run_gpulab({"run", "--backend", "cpu", "--check", "--json", prog.string()},
+                                   {}, {"XDG_CACHE_HOME=" + (work_dir() / "cache").string()});
+    CAPTURE(r.err);
+    return json::parse(r.err);
+  };
+  // CUDA by Example's dot product: each block's thread 0 adds to the total under an atomicCAS lock.
+  CHECK(check(kPrograms / "lock_dot.cu")["findings"].empty());
+  // The same lock (taken with atomicCAS, and with atomicExch), then one add outside it: only that
+  // add races, at its line.
+  const fs::path prog = work_dir() / "lock_outside.cu";
+  std::ofstream(prog) << "__global__ void k(int* m, int* n, int* in, int* out) {\n"
+                         "  if (threadIdx.x != 0) return;\n"
+                         "  while (atomicCAS(m, 0, 1) != 0) {}\n"
+                         "  in[0] += 1;\n"
+                         "  atomicExch(m, 0);\n"
+                         "  while (atomicExch(n, 1) != 0) {}\n"
+                         "  in[1] += 1;\n"
+                         "  atomicExch(n, 0);\n"
+                         "  out[0] += 1;\n}\n"
+                         "int main() {\n  int* d; cudaMalloc(&d, 8 * sizeof(int));\n"
+                         "  cudaMemset(d, 0, 8 * sizeof(int));\n"
+                         "  k<<<4, 32>>>(d, d + 1, d + 2, d + 4);\n  cudaDeviceSynchronize();\n"
+                         "  cudaFree(d);\n}\n";
+  const json j = check(prog);
+  std::vector<std::string> races;
+  for (const json& f : j["findings"]) {
+    if (f["kind"] == "global_race") races.push_back(f["where"]);
+  }
+  CHECK(races == std::vector<std::string>{"lock_outside.cu:9"});
+}
+
 TEST_CASE("run: kernel parameters past CUDA's 32764 bytes do not compile", "[run]") {
   const fs::path prog = work_dir() / "big_params.cu";
   std::ofstream(prog) << "struct Big { char bytes[32768]; };\n"

@@ -25,8 +25,11 @@ int max1(int v) {
 // cuBLAS's report of an invalid argument of a level-2 or level-3 routine, on stdout, as the BLAS
 // error handler (xerbla) words it, with the routine's Fortran name and the argument's position in
 // the Fortran interface (no handle): `cublasSgemm` with a too small lda says parameter number 8.
+// The name is padded to six columns and followed by a space, as the H100's cuBLAS 13 prints it
+// (" ** On entry to SGEMM  parameter number 8 ...", recorded by bench/run_check.sh).
 cublasStatus_t illegal(const char* routine, int parameter) {
-  std::printf(" ** On entry to %s parameter number %d had an illegal value\n", routine, parameter);
+  std::printf(" ** On entry to %-6s parameter number %d had an illegal value\n", routine,
+              parameter);
   return CUBLAS_STATUS_INVALID_VALUE;
 }
 template <class T>
@@ -196,13 +199,10 @@ template <class T>
 cublasStatus_t gemv(cublasHandle_t h, cublasOperation_t trans, int m, int n, const T* alpha,
                     const T* A, int lda, const T* x, int incx, const T* beta, T* y, int incy) {
   if (h == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
-  const char* name = blas_name<T>("SGEMV", "DGEMV");
-  if (!valid_op(trans)) return illegal(name, 1);
-  if (m < 0) return illegal(name, 2);
-  if (n < 0) return illegal(name, 3);
-  if (lda < max1(m)) return illegal(name, 6);
-  if (incx == 0) return illegal(name, 8);
-  if (incy == 0) return illegal(name, 11);
+  // The H100's cuBLAS 13 returns CUBLAS_STATUS_INVALID_VALUE for these without a word
+  // (bench/run/cublas_xerbla.cu), unlike gemm and ger.
+  if (!valid_op(trans) || m < 0 || n < 0 || lda < max1(m) || incx == 0 || incy == 0)
+    return CUBLAS_STATUS_INVALID_VALUE;
   if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
   if (alpha == nullptr || beta == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
   Blas<T>::gemv(to_cblas(trans), m, n, *alpha, A, lda, x, incx, *beta, y, incy);
@@ -225,15 +225,15 @@ cublasStatus_t ger(cublasHandle_t h, int m, int n, const T* alpha, const T* x, i
   return CUBLAS_STATUS_SUCCESS;
 }
 
-// `name`: the routine's name in cuBLAS's report of an invalid argument; nullptr for the batched
-// forms, whose report on a GPU is not recorded (they return the status alone here).
+// `name`: the routine's name in cuBLAS's report of an invalid argument, as the H100's cuBLAS 13
+// prints it (bench/run/cublas_xerbla.cu: "SGEMM", "SgemmStridedBatched"); nullptr for
+// cublas<t>gemmBatched, whose report is not recorded (it returns the status alone here).
 template <class T>
 cublasStatus_t gemm_check(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m,
-                          int n, int k, int lda, int ldb, int ldc, bool report = true) {
+                          int n, int k, int lda, int ldb, int ldc, const char* name) {
   if (h == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
-  const char* name = blas_name<T>("SGEMM", "DGEMM");
   const auto bad = [&](int parameter) {
-    return report ? illegal(name, parameter) : CUBLAS_STATUS_INVALID_VALUE;
+    return name != nullptr ? illegal(name, parameter) : CUBLAS_STATUS_INVALID_VALUE;
   };
   if (!valid_op(ta)) return bad(1);
   if (!valid_op(tb)) return bad(2);
@@ -258,7 +258,9 @@ template <class T>
 cublasStatus_t gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n,
                     int k, const T* alpha, const T* A, int lda, const T* B, int ldb, const T* beta,
                     T* C, int ldc) {
-  if (const auto s = gemm_check<T>(h, ta, tb, m, n, k, lda, ldb, ldc); s != CUBLAS_STATUS_SUCCESS)
+  if (const auto s =
+          gemm_check<T>(h, ta, tb, m, n, k, lda, ldb, ldc, blas_name<T>("SGEMM", "DGEMM"));
+      s != CUBLAS_STATUS_SUCCESS)
     return s;
   if (alpha == nullptr || beta == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
   gemm_one(ta, tb, m, n, k, *alpha, A, lda, B, ldb, *beta, C, ldc);
@@ -270,7 +272,7 @@ cublasStatus_t gemm_batched(cublasHandle_t h, cublasOperation_t ta, cublasOperat
                             int n, int k, const T* alpha, const T* const A[], int lda,
                             const T* const B[], int ldb, const T* beta, T* const C[], int ldc,
                             int batch) {
-  if (const auto s = gemm_check<T>(h, ta, tb, m, n, k, lda, ldb, ldc, false);
+  if (const auto s = gemm_check<T>(h, ta, tb, m, n, k, lda, ldb, ldc, nullptr);
       s != CUBLAS_STATUS_SUCCESS)
     return s;
   if (batch < 0 || alpha == nullptr || beta == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
@@ -284,7 +286,8 @@ cublasStatus_t gemm_strided(cublasHandle_t h, cublasOperation_t ta, cublasOperat
                             int n, int k, const T* alpha, const T* A, int lda, long long sa,
                             const T* B, int ldb, long long sb, const T* beta, T* C, int ldc,
                             long long sc, int batch) {
-  if (const auto s = gemm_check<T>(h, ta, tb, m, n, k, lda, ldb, ldc, false);
+  if (const auto s = gemm_check<T>(h, ta, tb, m, n, k, lda, ldb, ldc,
+                                   blas_name<T>("SgemmStridedBatched", "DgemmStridedBatched"));
       s != CUBLAS_STATUS_SUCCESS)
     return s;
   if (batch < 0 || alpha == nullptr || beta == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
