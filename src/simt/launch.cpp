@@ -358,13 +358,32 @@ LaunchStats launch_erased(const ErasedKernel& kernel, dim3 grid, dim3 block,
       } scope(&runner, checker.has_value());
 
       const std::uint64_t gx = grid.x, gy = grid.y;
-      while (!stop.load(std::memory_order_relaxed)) {
+      // The next block of this worker, as the runner's fiber takes it too (BlockSource).
+      const auto take = [&](std::uint64_t* b_out, uint3* index_out) {
+        if (stop.load(std::memory_order_relaxed)) return false;
         const std::uint64_t i = next_block.fetch_add(1, std::memory_order_relaxed);
-        if (i >= stats.blocks) break;
+        if (i >= stats.blocks) return false;
         const std::uint64_t b = order(i);
-        const uint3 index3{static_cast<unsigned>(b % gx), static_cast<unsigned>((b / gx) % gy),
-                           static_cast<unsigned>(b / (gx * gy))};
-        blockIdx = index3;
+        *b_out = b;
+        // A one-dimensional grid needs no divisions (three 64-bit ones cost more than starting
+        // a block of a vector add's threads).
+        *index_out = gx == stats.blocks ? uint3{static_cast<unsigned>(b), 0, 0}
+                                        : uint3{static_cast<unsigned>(b % gx),
+                                                static_cast<unsigned>((b / gx) % gy),
+                                                static_cast<unsigned>(b / (gx * gy))};
+        blockIdx = *index_out;
+        return true;
+      };
+      const BlockSource source{[](void* c, std::uint64_t* b_out, uint3* index_out) {
+                                 return (*static_cast<decltype(take)*>(c))(b_out, index_out);
+                               },
+                               const_cast<void*>(static_cast<const void*>(&take))};
+      // A block that never waits is followed by the next on the same fiber, except where each
+      // block must be seen on its own: check mode, and a cooperative launch's grid barrier.
+      if (!checker && !grid_barrier) runner.set_source(&source);
+      std::uint64_t b = 0;
+      uint3 index3{0, 0, 0};
+      while (take(&b, &index3)) {
         runner.run(b, index3);
         if (grid_barrier) grid_barrier->block_ended();
         if (checker && !options.assume_instrumented && !checker->instrumented()) {

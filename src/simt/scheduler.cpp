@@ -275,6 +275,37 @@ std::string BlockRunner::thread_name(std::uint32_t t, Lang lang) const {
 }
 
 void BlockRunner::run(std::uint64_t linear_block, uint3 block_index) {
+  begin_block(linear_block, block_index);
+
+  // The scheduler (this OS thread's own stack) only starts the block and takes control back when
+  // it is done or has faulted; in between, fibers hand the OS thread to each other directly.
+  start_loop_fiber(From::scheduler, 0);
+  if (on_fibers_) ++totals_.blocks_on_fibers;
+  if (!loop_.faulted) return;
+
+  abandon();
+  if (exception_) {
+    try {
+      std::rethrow_exception(exception_);
+    } catch (const KernelFault&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw KernelFault(KernelFault::Kind::kernel_exception,
+                        block_name() + ", " + thread_name(exception_thread_) +
+                            ": the kernel threw an exception: " + e.what());
+    } catch (...) {
+      throw KernelFault(KernelFault::Kind::kernel_exception,
+                        block_name() + ", " + thread_name(exception_thread_) +
+                            ": the kernel threw an exception of unknown type");
+    }
+  }
+  if (!fault_message_zh_.empty()) {
+    throw KernelFault(fault_kind_, Text{fault_message_, fault_message_zh_}, fault_pc_);
+  }
+  throw KernelFault(fault_kind_, fault_message_, fault_pc_);
+}
+
+void BlockRunner::begin_block(std::uint64_t linear_block, uint3 block_index) {
   block_linear_ = linear_block;
   block_index_ = block_index;
   loop_.next = 0;
@@ -303,33 +334,23 @@ void BlockRunner::run(std::uint64_t linear_block, uint3 block_index) {
   yielded_.clear();
   atomic_spins_ = loop_spins_ = {};
   if (checker_ != nullptr) checker_->begin_block(linear_block, block_index);
+}
 
-  // The scheduler (this OS thread's own stack) only starts the block and takes control back when
-  // it is done or has faulted; in between, fibers hand the OS thread to each other directly.
-  start_loop_fiber(From::scheduler, 0);
-  if (on_fibers_) ++totals_.blocks_on_fibers;
-  if (!loop_.faulted) return;
-
-  abandon();
-  if (exception_) {
-    try {
-      std::rethrow_exception(exception_);
-    } catch (const KernelFault&) {
-      throw;
-    } catch (const std::exception& e) {
-      throw KernelFault(KernelFault::Kind::kernel_exception,
-                        block_name() + ", " + thread_name(exception_thread_) +
-                            ": the kernel threw an exception: " + e.what());
-    } catch (...) {
-      throw KernelFault(KernelFault::Kind::kernel_exception,
-                        block_name() + ", " + thread_name(exception_thread_) +
-                            ": the kernel threw an exception of unknown type");
-    }
+// A block that ran on the first loop fiber and ended without waiting (no thread parked or was
+// suspended, no fault): the fiber goes on with the next block of the source, if any, as the
+// scheduler would have started it, without the two switches through the scheduler. Not in check
+// mode (the checker and the launch look at each block between blocks).
+bool BlockRunner::chain_next_block() {
+  if (source_ == nullptr || on_fibers_ || loop_.faulted || loop_.finished != n_ ||
+      !yielded_.empty() || work_pending()) {
+    return false;
   }
-  if (!fault_message_zh_.empty()) {
-    throw KernelFault(fault_kind_, Text{fault_message_, fault_message_zh_}, fault_pc_);
-  }
-  throw KernelFault(fault_kind_, fault_message_, fault_pc_);
+  const EmulatorCode emulator_code;  // kernel_code.hpp
+  std::uint64_t linear = 0;
+  uint3 index{0, 0, 0};
+  if (!source_->take(&linear, &index)) return false;
+  begin_block(linear, index);
+  return true;
 }
 
 // ---- Fibers ------------------------------------------------------------------------------------
@@ -493,14 +514,16 @@ ctx::fiber BlockRunner::loop_entry(ctx::fiber&& incoming) {
 // thread that is resumed and ends goes on with the next unstarted thread, if any.
 void BlockRunner::thread_loop() {
   const ErasedKernel& kernel = *shape_.kernel;
-  if (kernel.run_threads != nullptr) {
-    kernel.run_threads(kernel.closure, loop_);
-  } else {
-    run_thread_loop(loop_, [&kernel] { kernel.run_thread(kernel.closure); });
-  }
-  // A block that never waited: the loop kept no books, and every thread it started has ended.
-  if (!loop_.hooks) loop_.finished = loop_.next;
-  raise_warp_fault();
+  do {
+    if (kernel.run_threads != nullptr) {
+      kernel.run_threads(kernel.closure, loop_);
+    } else {
+      run_thread_loop(loop_, [&kernel] { kernel.run_thread(kernel.closure); });
+    }
+    // A block that never waited: the loop kept no books, and every thread it started has ended.
+    if (!loop_.hooks) loop_.finished = loop_.next;
+    raise_warp_fault();
+  } while (chain_next_block());
 }
 
 void BlockRunner::park(std::uint32_t t) {
@@ -1055,9 +1078,39 @@ void BlockRunner::complete_group(std::uint32_t warp, std::uint32_t mask, std::ui
   if (is_shuffle(op)) {
     // The common case, on its own: each lane reads its source lane's value.
     std::uint64_t values[32];
+    const Wait& lead = wait_[base + first];
+    bool uniform = true;  // every lane passed the same offset and width
     for (std::uint32_t m = mask; m != 0; m &= m - 1) {
       const auto lane = static_cast<std::uint32_t>(std::countr_zero(m));
-      values[lane] = wait_[base + lane].value;
+      const Wait& me = wait_[base + lane];
+      values[lane] = me.value;
+      uniform &= me.arg == lead.arg && me.width == lead.width;
+    }
+    if (uniform && mask == 0xffffffffu && lead.width == 32) {
+      // A full warp with one offset (a reduction's step): every source lane is in the mask, and
+      // the source is the lane itself, or a lane at a fixed distance or xor (shuffle_source).
+      const std::uint32_t b = static_cast<std::uint32_t>(lead.arg) & 31u;
+      std::uint64_t* const out = &result_[base];
+      for (std::uint32_t lane = 0; lane < 32; ++lane) {
+        std::uint32_t src = lane;
+        switch (op) {
+          case WarpOp::shfl_idx:
+            src = b;
+            break;
+          case WarpOp::shfl_up:
+            src = lane >= b ? lane - b : lane;
+            break;
+          case WarpOp::shfl_down:
+            src = lane + b <= 31u ? lane + b : lane;
+            break;
+          default:  // shfl_xor
+            src = lane ^ b;
+            break;
+        }
+        out[lane] = values[src];
+      }
+      release_group(warp, mask, self, op);
+      return;
     }
     for (std::uint32_t m = mask; m != 0; m &= m - 1) {
       const auto lane = static_cast<std::uint32_t>(std::countr_zero(m));

@@ -50,6 +50,14 @@ struct LaunchShape {
   std::size_t dynamic_shared_bytes = 0;
 };
 
+// Where a worker takes its blocks from (launch.cpp): next() gives the next block's linear index
+// and coordinates (and sets blockIdx), or false when there is none left or the launch stops.
+struct BlockSource {
+  bool (*next)(void* context, std::uint64_t* linear, uint3* index) = nullptr;
+  void* context = nullptr;
+  bool take(std::uint64_t* linear, uint3* index) const { return next(context, linear, index); }
+};
+
 struct BlockTotals {
   std::uint64_t barriers = 0;
   std::uint64_t collectives = 0;
@@ -63,8 +71,12 @@ class BlockRunner {
   BlockRunner& operator=(const BlockRunner&) = delete;
   ~BlockRunner();
 
-  // Runs every thread of the block to its end; throws KernelFault on a fault.
+  // Runs every thread of the block to its end; throws KernelFault on a fault. With a source of
+  // blocks (set_source), a block that ends without ever waiting is followed on the same fiber by
+  // the source's next blocks, until one waits or faults or none is left: a block costs no fiber
+  // switches then. The fault thrown names the block it happened in.
   void run(std::uint64_t linear_block, uint3 block_index);
+  void set_source(const BlockSource* source) { source_ = source; }
 
   const BlockTotals& totals() const { return totals_; }
 
@@ -125,6 +137,8 @@ class BlockRunner {
 
   boost::context::fiber loop_entry(boost::context::fiber&& incoming);
   void thread_loop();
+  void begin_block(std::uint64_t linear_block, uint3 block_index);
+  bool chain_next_block();
   void on_thread_exit(std::uint32_t t);
   void park(std::uint32_t t);
   void dispatch(From from, std::uint32_t from_thread);
@@ -139,9 +153,11 @@ class BlockRunner {
   [[gnu::noinline]] void barrier_arrive(BlockOp op, int predicate,
                                         const std::source_location& where);
   void materialize_barrier_waits();
-  bool collective_arrive(WarpOp op, unsigned mask, std::uint64_t value, int arg, int width,
-                         const std::source_location& where);
-  void resume_coroutine(std::uint32_t t);
+  // Inlined into its two callers: a coroutine lane's arrival is one call, not two.
+  [[gnu::always_inline]] inline bool collective_arrive(WarpOp op, unsigned mask,
+                                                       std::uint64_t value, int arg, int width,
+                                                       const std::source_location& where);
+  [[gnu::always_inline]] inline void resume_coroutine(std::uint32_t t);  // dispatch()'s
   bool work_pending() const { return release_next_ < release_end_ || ready_head_ < ready_.size(); }
   void make_ready(std::uint32_t t);
   void quiescent();
@@ -169,6 +185,7 @@ class BlockRunner {
   const LaunchShape& shape_;
   StackPool& pool_;
   RaceChecker* checker_;
+  const BlockSource* source_ = nullptr;
   BlockTotals totals_;
 
   // Block state.

@@ -65,3 +65,12 @@ __global__ void fault_in_one_block_kernel(int* out, uint3 bad) {
   __syncthreads();  // site:one-block
   out[threadIdx.x] = 1;
 }
+
+// Only block `waits` meets a barrier (all of its threads) and only block `traps` traps: every
+// other block runs its threads without waiting.
+__global__ void one_block_waits_kernel(int* out, int waits, int traps) {
+  const int b = static_cast<int>(blockIdx.x);
+  if (b == waits) __syncthreads();
+  if (b == traps && threadIdx.x == 0) __trap();  // site:one-block-trap
+  atomicAdd(&out[b], 1);
+}

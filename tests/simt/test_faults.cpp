@@ -81,6 +81,31 @@ TEST_CASE("the fault names the block it happened in", "[simt][fault]") {
   }
 }
 
+// Blocks that never wait follow one another on one fiber (BlockRunner::chain_next_block): a block
+// after them that waits still goes on fibers, and a fault names its own block and stops the launch.
+TEST_CASE("blocks that never wait, then one that waits or faults", "[simt][fault]") {
+  DeviceArray<int> out(8, 0);
+  const auto s = gpulab::simt::launch(k::one_block_waits_kernel, 8, 64, 0, simt_test::workers(1),
+                                      out.get(), 5, -1);
+  CHECK(s.blocks_on_fibers == 1);
+  CHECK(s.barriers_crossed == 1);
+  for (int b = 0; b < 8; ++b) CHECK(out[b] == 64);
+
+  DeviceArray<int> faulted(8, 0);
+  try {
+    gpulab::simt::launch(k::one_block_waits_kernel, 8, 64, 0, simt_test::workers(1), faulted.get(),
+                         -1, 6);
+    FAIL("no fault");
+  } catch (const KernelFault& e) {
+    CHECK(e.kind() == KernelFault::Kind::trap);
+    CHECK(std::string(e.what()) ==
+          "block (6,0,0): thread 0 called __trap() at " + site("faults.cuh", "one-block-trap"));
+  }
+  for (int b = 0; b < 6; ++b) CHECK(faulted[b] == 64);
+  CHECK(faulted[6] == 0);  // thread 0 trapped first: no thread after it started
+  CHECK(faulted[7] == 0);  // one worker: the launch stopped at block 6
+}
+
 TEST_CASE("a shuffle whose mask names lanes that returned", "[simt][fault]") {
   DeviceArray<int> out(64, 0);
   const KernelFault f = fault_of(k::exited_lane_kernel, 1, 64, out.get());
