@@ -126,7 +126,8 @@ int main(int argc, char** argv) {
     return finish(kExitOk, errno);
   }
 
-  // gpulab run takes nvcc's command line: its spellings are made gpulab's before the parse.
+  // gpulab run and gpulab profile take nvcc's command line: its spellings are made gpulab's
+  // before the parse.
   const std::vector<std::string> normalized =
       normalize_run_arguments(std::vector<std::string>(argv + 1, argv + argc));
   std::vector<const char*> normalized_argv = {argv[0]};

@@ -28,13 +28,12 @@ namespace {
 const Exercise& find_or_throw(const std::string& id, Lang l) {
   const Exercise* e = exercise::find(id);
   if (e == nullptr) {
-    throw UsageError(chosen(fmt::format(
-        fmt::runtime(std::string(tr(l,
-                                    "exercise {}: no such exercise (1 to {}, or an id such as "
-                                    "map; gpulab exercise lists them)",
-                                    "练习 {}：没有这个练习（1 到 {}，或 map 这样的 id；gpulab "
-                                    "exercise 会列出全部）"))),
-        id, exercise::all().size())));
+    throw UsageError(chosen(both("exercise {}: no such exercise (1 to {}, or an id such as "
+                                 "map; gpulab exercise lists them)",
+                                 "练习 {}：没有这个练习（1 到 {}，或 map 这样的 id；gpulab "
+                                 "exercise 会列出全部）",
+                                 id, exercise::all().size())
+                                .in(l)));
   }
   return *e;
 }
@@ -43,8 +42,7 @@ std::string status_word(const SavedProgress& p, const std::string& id, Lang l) {
   const auto it = p.exercises.find(id);
   if (it == p.exercises.end()) return std::string(tr(l, "not started", "未开始"));
   if (it->second.passed) return std::string(tr(l, "passed", "已通过"));
-  return fmt::format(fmt::runtime(std::string(tr(l, "tried ({} checks)", "尝试中（{} 次检查）"))),
-                     it->second.checks);
+  return both("tried ({} checks)", "尝试中（{} 次检查）", it->second.checks).in(l);
 }
 
 bool counter_rule(const std::string& rule) {
@@ -54,18 +52,13 @@ bool counter_rule(const std::string& rule) {
 
 std::string rule_text(const exercise::RuleCheck& r, Lang l) {
   if (r.rule == "max_global_reads")
-    return fmt::format(fmt::runtime(std::string(
-                           tr(l, "global reads per thread <= {}", "每个线程的全局内存读取 <= {}"))),
-                       r.limit);
+    return both("global reads per thread <= {}", "每个线程的全局内存读取 <= {}", r.limit).in(l);
   if (r.rule == "max_global_writes")
-    return fmt::format(fmt::runtime(std::string(tr(l, "global writes per thread <= {}",
-                                                   "每个线程的全局内存写入 <= {}"))),
-                       r.limit);
+    return both("global writes per thread <= {}", "每个线程的全局内存写入 <= {}", r.limit).in(l);
   if (r.rule == "uses_shared") return std::string(tr(l, "uses shared memory", "使用共享内存"));
   if (r.rule == "max_barriers_per_block")
-    return fmt::format(fmt::runtime(std::string(tr(l, "__syncthreads() per block <= {}",
-                                                   "每个线程块的 __syncthreads() <= {}"))),
-                       r.limit);
+    return both("__syncthreads() per block <= {}", "每个线程块的 __syncthreads() <= {}", r.limit)
+        .in(l);
   if (counter_rule(r.rule)) return profile::describe_rule({r.rule, r.limit}).in(l);
   return r.rule;
 }
@@ -90,13 +83,13 @@ std::string render_exercise_list(const SavedProgress& p, const OutputOptions& ou
                it != p.exercises.end() && it->second.passed ? st.good(status) : status});
   }
   s += t.render(st);
-  s += fmt::format(fmt::runtime(std::string(tr(
-                       l,
-                       "  {} of {} passed. Start one: gpulab exercise start ID; check it: gpulab "
-                       "exercise check FILE.cu\n",
-                       "  已通过 {} / {} 个。开始：gpulab exercise start ID；检查：gpulab exercise "
-                       "check FILE.cu\n"))),
-                   passed, exercise::all().size());
+  s += both(
+           "  {} of {} passed. Start one: gpulab exercise start ID; check it: gpulab "
+           "exercise check FILE.cu\n",
+           "  已通过 {} / {} 个。开始：gpulab exercise start ID；检查：gpulab exercise "
+           "check FILE.cu\n",
+           passed, exercise::all().size())
+           .in(l);
   return s;
 }
 
@@ -120,13 +113,13 @@ std::string render_exercise_check(const exercise::CheckResult& c, const OutputOp
   const Style st(out.color == ColorMode::always);
   const Exercise& e = *c.exercise;
   std::string s =
-      st.heading(fmt::format(fmt::runtime(std::string(tr(l, "gpulab exercise check: {} ({}. {}) {}",
-                                                         "gpulab exercise check：{}（{}. {}）{}"))),
-                             fs::path(c.file).filename().string(), e.number, e.title.in(l),
-                             c.backend == "cuda"
-                                 ? std::string(tr(l, "on the GPU", "在 GPU 上"))
-                                 : std::string(tr(l, "on the emulator, with run --check's checks",
-                                                  "在模拟器上，带 run --check 的检查")))) +
+      st.heading(
+          both("gpulab exercise check: {} ({}. {}) {}", "gpulab exercise check：{}（{}. {}）{}",
+               fs::path(c.file).filename().string(), e.number, e.title.in(l),
+               c.backend == "cuda" ? std::string(tr(l, "on the GPU", "在 GPU 上"))
+                                   : std::string(tr(l, "on the emulator, with run --check's checks",
+                                                    "在模拟器上，带 run --check 的检查")))
+              .in(l)) +
       "\n";
   if (!c.built) {
     if (!c.diagnoses.empty() && c.build_error.empty()) {
@@ -157,47 +150,42 @@ std::string render_exercise_check(const exercise::CheckResult& c, const OutputOp
       if (pos < said.size()) {
         std::size_t more = 0;
         for (std::size_t i = pos; i < said.size(); ++i) more += said[i] == '\n' ? 1 : 0;
-        s += st.dim(fmt::format(
-                 fmt::runtime(std::string(tr(l, "  [... {} more lines, in --json's build_error]",
-                                             "  [... 另有 {} 行，见 --json 的 build_error]"))),
-                 more + 1)) +
+        s += st.dim(both("  [... {} more lines, in --json's build_error]",
+                         "  [... 另有 {} 行，见 --json 的 build_error]", more + 1)
+                        .in(l)) +
              "\n";
       }
     }
     s += "  " + st.bad(std::string(tr(l, "FAILED", "未通过"))) + "\n";
     return s;
   }
-  s += fmt::format(
-      fmt::runtime(std::string(tr(l, "  seed {} (--seed {} repeats these inputs); {}\n",
-                                  "  随机种子 {}（--seed {} 可重现这些输入）；{}\n"))),
-      c.seed, c.seed,
-      c.run.cached
-          ? std::string(tr(l, "cached build", "使用缓存的构建"))
-          : fmt::format(fmt::runtime(std::string(tr(l, "compiled in {:.1f} s", "编译 {:.1f} 秒"))),
-                        c.run.compile_ms / 1000.0));
+  s += both("  seed {} (--seed {} repeats these inputs); {}\n",
+            "  随机种子 {}（--seed {} 可重现这些输入）；{}\n", c.seed, c.seed,
+            c.run.cached
+                ? std::string(tr(l, "cached build", "使用缓存的构建"))
+                : both("compiled in {:.1f} s", "编译 {:.1f} 秒", c.run.compile_ms / 1000.0).in(l))
+           .in(l);
   // One line per test: pass or FAIL, and why it failed.
   for (const exercise::TestOutcome& t : c.tests) {
     std::string line = fmt::format(
         "  {}  {}", t.pass ? st.good(tr(l, "pass", "通过")) : st.bad(tr(l, "FAIL", "失败")),
-        fmt::format(fmt::runtime(std::string(tr(l, "test {}", "测试 {}"))), t.name.in(l)));
+        both("test {}", "测试 {}", t.name.in(l)).in(l));
     if (!t.pass && !t.reason.en.empty()) line += std::string(tr(l, ": ", "：")) + t.reason.in(l);
     std::string measured;
     for (const auto& r : t.rules) {
       if (!r.measured_known || !t.pass) continue;
       if (r.rule == "uses_shared") {
-        measured += fmt::format(
-            fmt::runtime(std::string(c.backend == "cuda"
-                                         ? tr(l, "; {} bytes __shared__", "；__shared__ {} 字节")
-                                         : tr(l, "; {} shared accesses", "；共享内存访问 {} 次"))),
-            r.measured);
+        measured +=
+            (c.backend == "cuda" ? both("; {} bytes __shared__", "；__shared__ {} 字节", r.measured)
+                                 : both("; {} shared accesses", "；共享内存访问 {} 次", r.measured))
+                .in(l);
       } else if (r.rule == "max_global_reads") {
-        measured += fmt::format(fmt::runtime(std::string(tr(l, "; at most {} global reads/thread",
-                                                            "；每线程最多读全局内存 {} 次"))),
-                                r.measured);
+        measured +=
+            both("; at most {} global reads/thread", "；每线程最多读全局内存 {} 次", r.measured)
+                .in(l);
       } else if (r.rule == "max_barriers_per_block") {
-        measured += fmt::format(fmt::runtime(std::string(tr(l, "; {} __syncthreads()/block",
-                                                            "；每块 {} 次 __syncthreads()"))),
-                                r.measured);
+        measured +=
+            both("; {} __syncthreads()/block", "；每块 {} 次 __syncthreads()", r.measured).in(l);
       }
     }
     s += line + st.dim(measured) + "\n";
@@ -216,10 +204,10 @@ std::string render_exercise_check(const exercise::CheckResult& c, const OutputOp
     if (!shown.empty() && shown.back() != '\n') shown += "\n";
     s += shown;
     if (shown.size() < c.run.output.size()) {
-      s += st.dim(fmt::format(
-               fmt::runtime(std::string(tr(l, "  [... {} more bytes, in --json's kernel_output]",
-                                           "  [... 另有 {} 字节，见 --json 的 kernel_output]"))),
-               c.run.output.size() - shown.size())) +
+      s += st.dim(both("  [... {} more bytes, in --json's kernel_output]",
+                       "  [... 另有 {} 字节，见 --json 的 kernel_output]",
+                       c.run.output.size() - shown.size())
+                      .in(l)) +
            "\n";
     }
   }
@@ -265,9 +253,9 @@ std::string render_exercise_check(const exercise::CheckResult& c, const OutputOp
     for (const auto& d : c.diagnoses) {
       std::string text = fmt::format("{}. {}", ++i, d.text.in(l));
       if (d.more_tests > 0) {
-        text += fmt::format(fmt::runtime(std::string(tr(l, " The same in {} more {}.",
-                                                        "另有 {} 个测试出现同样的问题。"))),
-                            d.more_tests, plural(d.more_tests, "test", "tests"));
+        text += both(" The same in {} more {}.", "另有 {} 个测试出现同样的问题。", d.more_tests,
+                     plural(d.more_tests, "test", "tests"))
+                    .in(l);
       }
       // One paragraph: laid out for the terminal (emit), wrapped under its number.
       s += "  " + text + "\n";
@@ -277,13 +265,10 @@ std::string render_exercise_check(const exercise::CheckResult& c, const OutputOp
     std::string rules;
     for (const auto& r : c.unmeasured_rules) rules += (rules.empty() ? "" : ", ") + r;
     s += "  " +
-         st.bad(fmt::format(
-             fmt::runtime(std::string(
-                 tr(l,
-                    "NOT VERIFIED: every output is right and nothing else failed, but these "
-                    "rules were not measured: {}",
-                    "未验证：所有输出都正确，其他检查也都通过，但这些规则没有被测量：{}"))),
-             rules)) +
+         st.bad(both("NOT VERIFIED: every output is right and nothing else failed, but these "
+                     "rules were not measured: {}",
+                     "未验证：所有输出都正确，其他检查也都通过，但这些规则没有被测量：{}", rules)
+                    .in(l)) +
          "\n";
   } else if (c.passed) {
     s += "  " +
@@ -292,9 +277,8 @@ std::string render_exercise_check(const exercise::CheckResult& c, const OutputOp
          "\n";
   } else {
     s += "  " + st.bad(std::string(tr(l, "FAILED", "未通过"))) +
-         fmt::format(fmt::runtime(std::string(tr(l, "  (a hint: gpulab exercise hint {})",
-                                                 "  （提示：gpulab exercise hint {}）"))),
-                     e.id) +
+         both("  (a hint: gpulab exercise hint {})", "  （提示：gpulab exercise hint {}）", e.id)
+             .in(l) +
          "\n";
   }
   return s;
@@ -378,94 +362,83 @@ json exercise_check_json(const exercise::CheckResult& c) {
   return j;
 }
 
-void setup_exercise(CLI::App& app, GlobalOptions& g) {
-  // Tab completion of an exercise's id (gpulab __complete).
-  const auto exercise_ids = [] {
-    std::vector<std::string> ids;
-    for (const Exercise& e : exercise::all()) ids.push_back(e.id);
-    return ids;
-  };
-  CLI::App* sub = app.add_subcommand(
-      "exercise",
-      help_tr(
-          g,
-          "Graded CUDA exercises: list them, start one (a .cu file to edit), check it, get a hint",
-          "CUDA 练习并自动评分：列出练习、开始一个（生成待编辑的 .cu 文件）、检查、获取提示"));
-  sub->require_subcommand(0, 1);
-  // A teacher's own exercises, from a folder in the same format (docs/exercise.md), for every
-  // exercise command: loaded and checked before the command runs.
-  auto teacher_dir = std::make_shared<std::string>();
-  sub->add_option("--exercises", *teacher_dir,
-                  help_tr(g, "A folder of your own exercises (NN-ID.txt; else $GPULAB_EXERCISES)",
-                          "你自己的练习所在的文件夹（NN-ID.txt；否则用 $GPULAB_EXERCISES）"))
-      ->type_name("DIR");
-  sub->fallthrough();
-  sub->parse_complete_callback([teacher_dir] {
-    if (!teacher_dir->empty()) exercise::use_teacher_folder(*teacher_dir);
-    exercise::check_teacher_exercises();
-  });
-  sub->callback([sub, &g] {
-    if (!sub->get_subcommands().empty()) return;
-    finish_global_options(g);
-    const SavedProgress p = load_progress();
-    emit(g, exercise_list_json(p), render_exercise_list(p, g.out));
-  });
-  add_command(*sub, g, "list",
-              help_tr(g, "List the exercises and your progress", "列出练习和你的进度"), [&g] {
-                const SavedProgress p = load_progress();
-                emit(g, exercise_list_json(p), render_exercise_list(p, g.out));
-              });
+namespace {
 
-  struct StartRaw {
-    std::string id, dir = ".";
-    bool force = false;
-  };
-  auto start = std::make_shared<StartRaw>();
-  CLI::App* s = add_command(
-      *sub, g, "start",
-      help_tr(g, "Write the exercise's .cu file to edit", "生成练习的 .cu 文件供你编辑"),
-      [start, &g] {
-        const Lang l = g.out.lang;
-        const Exercise& e = find_or_throw(start->id, l);
-        const fs::path dir = start->dir;
-        if (!fs::is_directory(dir)) {
-          throw UsageError(
-              both("--dir {}: not an existing folder", "--dir {}：文件夹不存在", start->dir));
-        }
-        const fs::path file =
-            fs::absolute(dir / fmt::format("{:02}-{}.cu", e.number, e.id)).lexically_normal();
-        const bool existed = fs::exists(file);
-        if (!existed || start->force) {
-          std::ofstream out(file, std::ios::binary);
-          out << exercise::starter_file(e, l);
-          if (!out) {
-            throw RuntimeFailure(both("cannot write {}", "无法写入 {}", file.string()));
-          }
-        }
-        const std::string text = fmt::format(
-            fmt::runtime(std::string(
-                existed && !start->force
-                    ? tr(l,
-                         "{} already exists: kept as it is (--force writes a fresh "
+// Tab completion of an exercise's id (gpulab __complete).
+std::vector<std::string> exercise_ids() {
+  std::vector<std::string> ids;
+  for (const Exercise& e : exercise::all()) ids.push_back(e.id);
+  return ids;
+}
+
+// exercise start: the exercise's starter file written (or kept) in a folder.
+struct StartOptions {
+  std::string id, dir = ".";
+  bool force = false;
+};
+
+struct StartResult {
+  const Exercise* exercise = nullptr;
+  fs::path file;
+  bool existed = false, written = false;
+};
+
+StartResult run_exercise_start(const StartOptions& o, Lang l) {
+  StartResult r;
+  r.exercise = &find_or_throw(o.id, l);
+  const Exercise& e = *r.exercise;
+  const fs::path dir = o.dir;
+  if (!fs::is_directory(dir)) {
+    throw UsageError(both("--dir {}: not an existing folder", "--dir {}：文件夹不存在", o.dir));
+  }
+  r.file = fs::absolute(dir / fmt::format("{:02}-{}.cu", e.number, e.id)).lexically_normal();
+  r.existed = fs::exists(r.file);
+  r.written = !r.existed || o.force;
+  if (r.written) {
+    std::ofstream out(r.file, std::ios::binary);
+    out << exercise::starter_file(e, l);
+    if (!out) {
+      throw RuntimeFailure(both("cannot write {}", "无法写入 {}", r.file.string()));
+    }
+  }
+  return r;
+}
+
+std::string render_exercise_start(const StartResult& r, Lang l) {
+  const Exercise& e = *r.exercise;
+  const std::string file = r.file.string();
+  const std::string text =
+      (!r.written ? both("{} already exists: kept as it is (--force writes a fresh "
                          "one).\nEdit it, then: gpulab exercise check {}\n",
                          "{} 已存在：保持不变（--force 重新生成）。\n编辑它，然后：gpulab "
-                         "exercise check {}\n")
-                    : tr(l, "Wrote {}\nEdit it, then: gpulab exercise check {}\n",
-                         "已写入 {}\n编辑它，然后：gpulab exercise check {}\n"))),
-            file.string(), file.string());
-        std::string statement =
-            fmt::format("\n{}. {}\n\n{}\n", e.number, e.title.in(l), e.statement.in(l));
-        if (!e.rules.en.empty()) {
-          statement += std::string(tr(l, "\nRules: ", "\n规则：")) + e.rules.in(l) + "\n";
-        }
-        emit(g,
-             {{"command", "exercise start"},
-              {"exercise", e.id},
-              {"file", file.string()},
-              {"written", !existed || start->force},
-              {"statement", e.statement.in(l)},
-              {"rules", e.rules.in(l)}},
-             text + statement);
+                         "exercise check {}\n",
+                         file, file)
+                  : both("Wrote {}\nEdit it, then: gpulab exercise check {}\n",
+                         "已写入 {}\n编辑它，然后：gpulab exercise check {}\n", file, file))
+          .in(l);
+  std::string statement =
+      fmt::format("\n{}. {}\n\n{}\n", e.number, e.title.in(l), e.statement.in(l));
+  if (!e.rules.en.empty()) {
+    statement += std::string(tr(l, "\nRules: ", "\n规则：")) + e.rules.in(l) + "\n";
+  }
+  return text + statement;
+}
+
+json exercise_start_json(const StartResult& r, Lang l) {
+  const Exercise& e = *r.exercise;
+  return {{"command", "exercise start"},    {"exercise", e.id},
+          {"file", r.file.string()},        {"written", r.written},
+          {"statement", e.statement.in(l)}, {"rules", e.rules.in(l)}};
+}
+
+void setup_exercise_start(CLI::App& sub, GlobalOptions& g) {
+  auto start = std::make_shared<StartOptions>();
+  CLI::App* s = add_command(
+      sub, g, "start",
+      help_tr(g, "Write the exercise's .cu file to edit", "生成练习的 .cu 文件供你编辑"),
+      [start, &g] {
+        const StartResult r = run_exercise_start(*start, g.out.lang);
+        emit(g, exercise_start_json(r, g.out.lang), render_exercise_start(r, g.out.lang));
       });
   set_completer(
       s->add_option("id", start->id,
@@ -479,33 +452,42 @@ void setup_exercise(CLI::App& app, GlobalOptions& g) {
       ->type_name("DIR");
   s->add_flag("--force", start->force,
               help_tr(g, "Overwrite the file if it exists", "文件已存在时覆盖它"));
+}
 
-  struct CheckRaw {
-    std::string file, seed, timeout = "60";
-    bool draw = false, no_cache = false;
-  };
-  auto check = std::make_shared<CheckRaw>();
+// exercise check: the options as typed.
+struct CheckArgs {
+  std::string file, seed, timeout = "60";
+  bool draw = false, no_cache = false;
+};
+
+exercise::CheckOptions check_options(const CheckArgs& raw, const GlobalOptions& g) {
+  exercise::CheckOptions o;
+  o.file = raw.file;
+  o.lang = g.out.lang;
+  o.seed = pick_seed(raw.seed);
+  o.draw = raw.draw;
+  o.use_cache = !raw.no_cache;
+  o.timeout = std::chrono::milliseconds(
+      parse_int("--timeout", raw.timeout, 1, 3600, Text{"seconds", "秒"}) * 1000);
+  // The checks and the rules need the emulator; a GPU is used only when asked for by name.
+  if (g.backend_text == "gpu") {
+    std::string notice;
+    o.gpu = gpu_chosen(g.backend, &notice, g.out.lang);
+  }
+  if (o.draw && o.gpu) {
+    throw UsageError("--draw needs the emulator (--backend cpu): only it records each access",
+                     "--draw 需要模拟器（--backend cpu）：只有它能记录每次访问");
+  }
+  return o;
+}
+
+void setup_exercise_check(CLI::App& sub, GlobalOptions& g) {
+  auto check = std::make_shared<CheckArgs>();
   CLI::App* c = add_command(
-      *sub, g, "check",
+      sub, g, "check",
       help_tr(g, "Compile, test and explain your exercise file", "编译、测试并讲解你的练习文件"),
       [check, &g] {
-        exercise::CheckOptions o;
-        o.file = check->file;
-        o.lang = g.out.lang;
-        o.seed = pick_seed(check->seed);
-        o.draw = check->draw;
-        o.use_cache = !check->no_cache;
-        o.timeout = std::chrono::milliseconds(
-            parse_int("--timeout", check->timeout, 1, 3600, Text{"seconds", "秒"}) * 1000);
-        // The checks and the rules need the emulator; a GPU is used only when asked for by name.
-        if (g.backend_text == "gpu") {
-          std::string notice;
-          o.gpu = gpu_chosen(g.backend, &notice, g.out.lang);
-        }
-        if (o.draw && o.gpu) {
-          throw UsageError("--draw needs the emulator (--backend cpu): only it records each access",
-                           "--draw 需要模拟器（--backend cpu）：只有它能记录每次访问");
-        }
+        const exercise::CheckOptions o = check_options(*check, g);
         const exercise::CheckResult r = exercise::check_file(o);
         std::string text = render_exercise_check(r, g.out);
         json j = exercise_check_json(r);
@@ -538,43 +520,66 @@ void setup_exercise(CLI::App& app, GlobalOptions& g) {
   c->add_flag(
       "--no-cache", check->no_cache,
       help_tr(g, "Compile again even if a cached build exists", "即使有缓存的构建也重新编译"));
+}
 
-  struct HintRaw {
-    std::string id, level = "1";
-  };
-  auto hint = std::make_shared<HintRaw>();
-  CLI::App* h = add_command(
-      *sub, g, "hint",
-      help_tr(g, "A hint for an exercise (hint ID 2: the next one)",
-              "某个练习的提示（hint ID 2：下一条）"),
-      [hint, &g] {
-        const Lang l = g.out.lang;
-        const Exercise& e = find_or_throw(hint->id, l);
-        // Every exercise has hints (a test holds it); N is checked against their count.
-        const auto count = static_cast<std::int64_t>(e.hints.size());
-        const std::int64_t n64 = parse_int("N", hint->level, 1, INT64_MAX);
-        if (n64 > count) {
-          throw UsageError(both("hint {}: exercise {} has {} hints",
-                                "hint {}：练习 {} 只有 {} 条提示", n64, e.id, count));
-        }
-        const auto n = static_cast<std::size_t>(n64);
-        std::string text =
-            fmt::format(fmt::runtime(std::string(tr(l, "Hint {} of {} for {}. {}:\n  {}\n",
-                                                    "{2}. {3} 的提示 {0}/{1}：\n  {4}\n"))),
-                        n, e.hints.size(), e.number, e.title.in(l), e.hints[n - 1].in(l));
-        if (n < e.hints.size()) {
-          text += fmt::format(fmt::runtime(std::string(tr(l, "More: gpulab exercise hint {} {}\n",
-                                                          "更多：gpulab exercise hint {} {}\n"))),
-                              e.id, n + 1);
-        }
-        emit(g,
-             {{"command", "exercise hint"},
-              {"exercise", e.id},
-              {"hint", n},
-              {"hints", e.hints.size()},
-              {"text", e.hints[n - 1].in(l)}},
-             text);
-      });
+// exercise hint ID N: the exercise's N-th hint.
+struct HintOptions {
+  std::string id, level = "1";
+};
+
+struct HintResult {
+  const Exercise* exercise = nullptr;
+  std::size_t n = 0;  // from 1
+};
+
+HintResult run_exercise_hint(const HintOptions& o, Lang l) {
+  HintResult r;
+  r.exercise = &find_or_throw(o.id, l);
+  const Exercise& e = *r.exercise;
+  // Every exercise has hints (a test holds it); N is checked against their count.
+  const auto count = static_cast<std::int64_t>(e.hints.size());
+  const std::int64_t n64 = parse_int("N", o.level, 1, INT64_MAX);
+  if (n64 > count) {
+    throw UsageError(both("hint {}: exercise {} has {} hints", "hint {}：练习 {} 只有 {} 条提示",
+                          n64, e.id, count));
+  }
+  r.n = static_cast<std::size_t>(n64);
+  return r;
+}
+
+std::string render_exercise_hint(const HintResult& r, Lang l) {
+  const Exercise& e = *r.exercise;
+  const std::size_t n = r.n;
+  std::string text = both("Hint {} of {} for {}. {}:\n  {}\n", "{2}. {3} 的提示 {0}/{1}：\n  {4}\n",
+                          n, e.hints.size(), e.number, e.title.in(l), e.hints[n - 1].in(l))
+                         .in(l);
+  if (n < e.hints.size()) {
+    text += both("More: gpulab exercise hint {} {}\n", "更多：gpulab exercise hint {} {}\n", e.id,
+                 n + 1)
+                .in(l);
+  }
+  return text;
+}
+
+json exercise_hint_json(const HintResult& r, Lang l) {
+  const Exercise& e = *r.exercise;
+  return {{"command", "exercise hint"},
+          {"exercise", e.id},
+          {"hint", r.n},
+          {"hints", e.hints.size()},
+          {"text", e.hints[r.n - 1].in(l)}};
+}
+
+void setup_exercise_hint(CLI::App& sub, GlobalOptions& g) {
+  auto hint = std::make_shared<HintOptions>();
+  CLI::App* h =
+      add_command(sub, g, "hint",
+                  help_tr(g, "A hint for an exercise (hint ID 2: the next one)",
+                          "某个练习的提示（hint ID 2：下一条）"),
+                  [hint, &g] {
+                    const HintResult r = run_exercise_hint(*hint, g.out.lang);
+                    emit(g, exercise_hint_json(r, g.out.lang), render_exercise_hint(r, g.out.lang));
+                  });
   set_completer(
       h->add_option("id", hint->id, help_tr(g, "The exercise: its number or id", "练习：编号或 id"))
           ->required(),
@@ -582,27 +587,33 @@ void setup_exercise(CLI::App& app, GlobalOptions& g) {
   h->add_option("level", hint->level,
                 help_tr(g, "Which hint (1 = the gentlest)", "第几条提示（1 = 最温和的）"))
       ->type_name("N");
+}
 
-  setup_exercise_grade(*sub, g);
+// exercise solution ID: the reference solution, where this edition holds one.
+const Exercise& run_exercise_solution(const std::string& id, Lang l) {
+  const Exercise& e = find_or_throw(id, l);
+  if (e.solution.empty()) {
+    // The student edition (GPULAB_STUDENT_EDITION), or a teacher's exercise without one.
+    throw RuntimeFailure(
+        e.student_edition
+            ? both("exercise {}: this gpulab is the student edition: it holds no reference "
+                   "solutions (nor the last hints); your teacher's edition has them",
+                   "练习 {}：这是 gpulab 的学生版，不含参考答案（也不含最后一条提示）；"
+                   "教师版才有",
+                   e.id)
+            : both("exercise {}: its file has no @@ solution section",
+                   "练习 {}：它的文件没有 @@ solution 部分", e.id));
+  }
+  return e;
+}
 
+void setup_exercise_solution(CLI::App& sub, GlobalOptions& g) {
   auto solution = std::make_shared<std::string>();
   CLI::App* so = add_command(
-      *sub, g, "solution",
+      sub, g, "solution",
       help_tr(g, "The reference solution (for teachers)", "参考答案（供教师使用）"),
       [solution, &g] {
-        const Exercise& e = find_or_throw(*solution, g.out.lang);
-        if (e.solution.empty()) {
-          // The student edition (GPULAB_STUDENT_EDITION), or a teacher's exercise without one.
-          throw RuntimeFailure(
-              e.student_edition
-                  ? both("exercise {}: this gpulab is the student edition: it holds no reference "
-                         "solutions (nor the last hints); your teacher's edition has them",
-                         "练习 {}：这是 gpulab 的学生版，不含参考答案（也不含最后一条提示）；"
-                         "教师版才有",
-                         e.id)
-                  : both("exercise {}: its file has no @@ solution section",
-                         "练习 {}：它的文件没有 @@ solution 部分", e.id));
-        }
+        const Exercise& e = run_exercise_solution(*solution, g.out.lang);
         emit(g, {{"command", "exercise solution"}, {"exercise", e.id}, {"solution", e.solution}},
              e.solution);
       });
@@ -610,6 +621,46 @@ void setup_exercise(CLI::App& app, GlobalOptions& g) {
                                help_tr(g, "The exercise: its number or id", "练习：编号或 id"))
                     ->required(),
                 exercise_ids);
+}
+
+}  // namespace
+
+void setup_exercise(CLI::App& app, GlobalOptions& g) {
+  CLI::App* sub = app.add_subcommand(
+      "exercise",
+      help_tr(
+          g,
+          "Graded CUDA exercises: list them, start one (a .cu file to edit), check it, get a hint",
+          "CUDA 练习并自动评分：列出练习、开始一个（生成待编辑的 .cu 文件）、检查、获取提示"));
+  sub->require_subcommand(0, 1);
+  // A teacher's own exercises, from a folder in the same format (docs/exercise.md), for every
+  // exercise command: loaded and checked before the command runs.
+  auto teacher_dir = std::make_shared<std::string>();
+  sub->add_option("--exercises", *teacher_dir,
+                  help_tr(g, "A folder of your own exercises (NN-ID.txt; else $GPULAB_EXERCISES)",
+                          "你自己的练习所在的文件夹（NN-ID.txt；否则用 $GPULAB_EXERCISES）"))
+      ->type_name("DIR");
+  sub->fallthrough();
+  sub->parse_complete_callback([teacher_dir] {
+    if (!teacher_dir->empty()) exercise::use_teacher_folder(*teacher_dir);
+    exercise::check_teacher_exercises();
+  });
+  sub->callback([sub, &g] {
+    if (!sub->get_subcommands().empty()) return;
+    finish_global_options(g);
+    const SavedProgress p = load_progress();
+    emit(g, exercise_list_json(p), render_exercise_list(p, g.out));
+  });
+  add_command(*sub, g, "list",
+              help_tr(g, "List the exercises and your progress", "列出练习和你的进度"), [&g] {
+                const SavedProgress p = load_progress();
+                emit(g, exercise_list_json(p), render_exercise_list(p, g.out));
+              });
+  setup_exercise_start(*sub, g);
+  setup_exercise_check(*sub, g);
+  setup_exercise_hint(*sub, g);
+  setup_exercise_grade(*sub, g);
+  setup_exercise_solution(*sub, g);
 }
 
 }  // namespace gpulab

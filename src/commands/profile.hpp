@@ -4,62 +4,13 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-
-#include <chrono>
-#include <cstdint>
-#include <optional>
-#include <string>
-#include <vector>
 
 #include "commands/common.hpp"
-#include "profile/ncu.hpp"
-#include "profile/report.hpp"
-#include "profile/rules.hpp"
+#include "run/profile_render.hpp"   // render_profile, profile_json
+#include "run/profile_session.hpp"  // ProfileOptions -> run_profile -> ProfileResult
 
 namespace gpulab {
 
-struct ProfileOptions {
-  std::string file;
-  std::vector<std::string> args;            // after --
-  std::vector<std::string> compiler_flags;  // -I and -D
-  std::chrono::milliseconds timeout{std::chrono::seconds(120)};
-  std::size_t max_output_bytes = 64u << 20;
-  bool use_cache = true;
-  unsigned workers = 0;
-  bool gpu = false;  // also measure with ncu on the GPU
-  std::string gpu_arch;
-  std::vector<profile::CounterRule> rules;  // --require: checked on the emulator's counts
-  Lang lang = Lang::en;
-};
-
-struct ProfileResult {
-  std::string file;
-  std::string backend = "cpu-emulator";
-  std::string compiler;
-  bool cached = false;
-  double compile_ms = 0, run_ms = 0;
-  int exit_code = -1, signal = 0;
-  bool timed_out = false, output_capped = false;
-  bool output_ends_line = true;
-  std::vector<profile::KernelProfile> kernels;
-  std::vector<std::string> faults;  // a launch that faulted: its counts stop there
-  std::vector<std::string> source;  // the file's lines, for the annotated listing
-  // --backend gpu
-  bool gpu_asked = false;
-  std::string gpu_compiler;
-  std::vector<profile::NcuLaunch> gpu;
-  std::string gpu_why_not;                        // ncu missing, not permitted, failed
-  std::vector<profile::CounterRuleResult> rules;  // --require, in order
-};
-
-ProfileResult run_profile(const ProfileOptions& o);
-// --backend gpu's part (run_profile calls it when o.gpu): builds o.file with nvcc -O3 -lineinfo,
-// runs it under ncu with the same metrics and fills r.gpu, or r.gpu_why_not (nvcc refused the
-// program, ncu is missing, not permitted, or measured nothing).
-void measure_on_gpu(const ProfileOptions& o, ProfileResult& r);
-std::string render_profile(const ProfileResult& r, const OutputOptions& out);
-nlohmann::json profile_json(const ProfileResult& r);
 void setup_profile(CLI::App& app, GlobalOptions& g);
 
 }  // namespace gpulab

@@ -3,24 +3,23 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-
-#include <string>
-#include <vector>
 
 #include "commands/common.hpp"
+#include "commands/program_options.hpp"  // normalize_run_arguments
+#include "run/render.hpp"                // render_run, run_json
 #include "run/session.hpp"
 
 namespace gpulab {
 
-std::string render_run(const RunResult& r, const OutputOptions& out);
-nlohmann::json run_json(const RunResult& r);
-void setup_run(CLI::App& app, GlobalOptions& g);
+// gpulab run's options as typed: the files (sources, then the program's arguments) and the
+// options it shares with gpulab profile.
+struct RunArgs {
+  std::vector<std::string> files;
+  ProgramArgs program;
+};
 
-// `gpulab run`'s arguments (argv without the program's name) with nvcc's spellings made gpulab's:
-// -IDIR and --include-path DIR become --include=DIR, -arch=sm_90 or -lineinfo one --nvcc-flag
-// each, and every word after `--` a --program-arg, so that the program's own options
-// (-hA=64) reach it untouched. Other commands' arguments are returned as they are.
-std::vector<std::string> normalize_run_arguments(const std::vector<std::string>& args);
+// The options checked, the backend chosen (its notice on stderr), into the engine's options.
+RunOptions run_options(const RunArgs& raw, GlobalOptions& g);
+void setup_run(CLI::App& app, GlobalOptions& g);
 
 }  // namespace gpulab

@@ -146,7 +146,9 @@ void write_manifest(const fs::path& manifest, const std::vector<std::string>& de
 
 // The build's notes (Build::removed_api, Build::clock_read_at), kept beside a cached program.
 void write_notes(const fs::path& file, const Build& b) {
-  json j = {{"removed_api", json::array()}, {"clock_read_at", b.clock_read_at}};
+  json j = {{"removed_api", json::array()},
+            {"clock_read_at", b.clock_read_at},
+            {"ptxas_lines", b.ptxas_lines}};
   for (const RemovedUse& u : b.removed_api) j["removed_api"].push_back({u.key, u.where});
   std::ofstream(file) << j.dump();
 }
@@ -161,6 +163,7 @@ void read_notes(const fs::path& file, Build& b) {
       }
     }
     b.clock_read_at = j.value("clock_read_at", "");
+    b.ptxas_lines = j.value("ptxas_lines", std::vector<std::string>{});
   } catch (const std::exception&) {
     // A damaged file: the notes are left out, the program still runs.
   }
@@ -670,7 +673,15 @@ Build build_program(const BuildRequest& r) {
     // One file: its dependencies come from -MD (nvcc takes -MD with one input only).
     if (sources.size() == 1) argv.insert(argv.end(), {"-MD", "-MF", depfile.string()});
     argv.insert(argv.end(), {"-o", out.string()});
-    for (const fs::path& f : sources) argv.push_back(f.string());
+    // Each file as the user typed it, relative to the folder gpulab runs in (nvcc runs there
+    // too), so that __FILE__ is what `nvcc FILE` gives, as on the emulator (file_macro_maps).
+    for (std::size_t i = 0; i < sources.size(); ++i) {
+      const std::string typed = i < r.as_typed.size() ? r.as_typed[i] : "";
+      std::error_code same_error;
+      const bool as_typed =
+          !typed.empty() && typed.front() != '-' && fs::equivalent(typed, sources[i], same_error);
+      argv.push_back(as_typed ? typed : sources[i].string());
+    }
     argv.insert(argv.end(), r.link_flags.begin(), r.link_flags.end());
     // The CUDA libraries the program's headers name, linked as `nvcc ... -lcurand` would.
     for (const std::string& lib : libraries_used(all_sources)) argv.push_back("-l" + lib);
@@ -683,6 +694,14 @@ Build build_program(const BuildRequest& r) {
     }
     const ProcessResult p = compile(argv);
     if (!p.ok()) compile_failed(p, r.source);
+    // ptxas's resource report (-Xptxas -v), which nvcc prints on stderr: passed on, with the
+    // indented lines that continue a ptxas line ("    0 bytes stack frame, ...").
+    std::istringstream said(p.err + p.out);
+    bool in_ptxas = false;
+    for (std::string line; std::getline(said, line);) {
+      in_ptxas = line.starts_with("ptxas ") || (in_ptxas && line.starts_with(" "));
+      if (in_ptxas) build.ptxas_lines.push_back(line);
+    }
   } else {
     const std::vector<std::string> libraries = libraries_used(all_sources);
     const bool cublas = std::find(libraries.begin(), libraries.end(), "cublas") != libraries.end();
@@ -930,7 +949,8 @@ Build build_program(const BuildRequest& r) {
   }
   // Into the cache: a folder of its own, renamed into place in one step.
   if (r.target == Target::gpu) {
-    all_deps = read_depfile(depfile);
+    // Relative to the folder nvcc ran in, where the files were named as typed.
+    for (std::string& d : read_depfile(depfile)) all_deps.push_back(fs::absolute(d).string());
     // Several files: nvcc gives no dependency list; the files themselves are in the key, and the
     // headers in their folders and in the -I folders are stamped.
     if (sources.size() > 1) {

@@ -61,6 +61,9 @@ struct Build {
   // the clock (FILE:LINE, "" when none).
   std::vector<RemovedUse> removed_api;
   std::string clock_read_at;
+  // --backend gpu: ptxas's own lines from a compile that succeeded (each kernel's registers,
+  // spills and memory with -Xptxas -v), as nvcc printed them; kept with a cached build too.
+  std::vector<std::string> ptxas_lines;
 };
 
 // Builds the program or finds it in the cache. Throws UsageError for a missing file, RuntimeFailure

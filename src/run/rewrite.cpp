@@ -572,7 +572,7 @@ class Rewriter {
       std::string_view name;
     };
     using enum Match;
-    static constexpr std::array<Feature, 52> kFeatures{{
+    static constexpr std::array<Feature, 51> kFeatures{{
         {"texture", whole, "textures and surfaces"},
         {"tex1D", prefix, "textures and surfaces"},
         {"tex2D", prefix, "textures and surfaces"},
@@ -585,7 +585,6 @@ class Rewriter {
         {"asm", whole, "inline PTX assembly (asm)"},
         {"__asm__", whole, "inline PTX assembly (asm)"},
         {"cudaGraphics", prefix, "graphics interop (OpenGL, Direct3D, EGL)"},
-        {"cudaGraphAddMemcpyNode", whole, "CUDA graph memcpy nodes of 3D copies"},
         {"wmma", whole, "tensor cores (wmma)"},
         {"__cluster_dims__", whole, "thread block clusters"},
         {"cudaLaunchCooperativeKernelMultiDevice", whole, "cooperative launches on several GPUs"},

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <regex>
@@ -358,6 +359,9 @@ RunResult run_program(const RunOptions& o) {
   b.use_cache = o.use_cache;
   b.lang = o.lang;
   const run::Build build = run::build_program(b);
+  // As `nvcc -Xptxas -v` prints them while it compiles: before the program runs, on stderr.
+  for (const std::string& line : build.ptxas_lines)
+    std::fprintf(stderr, "%s\n", escape_controls(line).c_str());
   r.cache_problem = build.cache_problem;
   r.compiler = build.compiler;
   r.program = build.program.string();

@@ -15,6 +15,7 @@
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include <unistd.h>
 
@@ -143,6 +144,9 @@ class BlockOrder {
   std::uint64_t half_mask_ = 0;
   std::uint64_t keys_[4] = {};
 };
+
+// The races that check mode found in this host thread's last launch before it failed.
+thread_local std::vector<Race> t_races_of_failed_launch;
 
 struct WorkerResult {
   BlockTotals totals;
@@ -332,6 +336,8 @@ LaunchStats launch_erased(const ErasedKernel& kernel, dim3 grid, dim3 block,
 
   const auto work = [&](unsigned index) {
     WorkerResult& out = results[index];
+    // Outside the try: the races it found before a fault are kept (see races_of_failed_launch).
+    std::optional<RaceChecker> checker;
     try {
       blockDim = block;
       gridDim = grid;
@@ -341,7 +347,6 @@ LaunchStats launch_erased(const ErasedKernel& kernel, dim3 grid, dim3 block,
         ~PoolReturn() { StackPool::give_back(std::move(pool)); }
       } pool_return{pool};
       prepare_worker(dynamic_shared_bytes, options.check);  // guard.hpp
-      std::optional<RaceChecker> checker;
       if (options.check) checker.emplace(shape, options.max_reports);
       BlockRunner runner(shape, *pool, checker ? &*checker : nullptr);
       if (checker) checker->set_runner(&runner);
@@ -401,6 +406,10 @@ LaunchStats launch_erased(const ErasedKernel& kernel, dim3 grid, dim3 block,
       }
     } catch (...) {
       out.error = std::current_exception();
+      if (checker) {
+        out.races = checker->take_races();
+        out.races_found = checker->races_found();
+      }
       // The blocks that wait at grid.sync() for this one fail too: only the first fault is the
       // cause.
       if (grid_barrier)
@@ -437,6 +446,11 @@ LaunchStats launch_erased(const ErasedKernel& kernel, dim3 grid, dim3 block,
     for (auto& t : threads) t.join();
   }
 
+  if (std::any_of(results.begin(), results.end(), [](const auto& r) { return bool(r.error); })) {
+    t_races_of_failed_launch.clear();
+    for (WorkerResult& r : results)
+      for (Race& race : r.races) t_races_of_failed_launch.push_back(std::move(race));
+  }
   for (const WorkerResult& r : results) {
     if (r.error && !r.consequence) std::rethrow_exception(r.error);
   }
@@ -469,6 +483,10 @@ LaunchStats launch_erased(const ErasedKernel& kernel, dim3 grid, dim3 block,
   stats.elapsed_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return stats;
+}
+
+std::vector<Race> races_of_failed_launch() {
+  return std::exchange(t_races_of_failed_launch, {});
 }
 
 }  // namespace detail

@@ -19,6 +19,10 @@
 
 namespace gpulab::simt::detail {
 
+// Check mode: the shared-memory races found before the calling thread's last launch failed (a
+// race is often what makes a kernel fault); taking them empties the list (launch.cpp).
+std::vector<Race> races_of_failed_launch();
+
 class RaceChecker {
  public:
   RaceChecker(const LaunchShape& shape, std::size_t max_reports);

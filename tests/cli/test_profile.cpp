@@ -307,3 +307,47 @@ TEST_CASE("profile --require: a rule that is not one is a usage error naming the
                      "min_branch_uniformity=101"},
                     "--require");
 }
+
+TEST_CASE("profile: nvcc's flags and the program's arguments, as gpulab run takes them", "[run]") {
+  // The options that build and run the program are gpulab run's, declared once for both.
+  const fs::path dir =
+      fs::temp_directory_path() / ("gpulab-profile-flags-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path file = dir / "scaled.cu";
+  std::ofstream(file) << R"(#include <cstdio>
+#ifndef SCALE
+#error SCALE must be defined
+#endif
+#ifdef BROKEN
+#error BROKEN must be undefined
+#endif
+__global__ void scale(float* x) { x[threadIdx.x] *= SCALE; }
+int main(int argc, char** argv) {
+  float* d;
+  cudaMalloc(&d, 32 * sizeof(float));
+  cudaMemset(d, 0, 32 * sizeof(float));
+  scale<<<1, 32>>>(d);
+  cudaDeviceSynchronize();
+  cudaFree(d);
+  printf("arg %s\n", argc > 1 ? argv[1] : "none");
+  return 0;
+}
+)";
+  const auto r = run_gpulab(
+      {"profile", file.string(), "--backend", "cpu", "--json", "-DSCALE=2", "-DBROKEN", "-UBROKEN",
+       "-Xcompiler", "-Wno-unused-variable,-fno-strict-aliasing", "-lm", "-O3", "--", "-7"},
+      {}, {cache_env()});
+  CAPTURE(r.out, r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out == "arg -7\n");
+  const json j = json::parse(r.err);
+  REQUIRE(j["launches"].size() == 1);
+  CHECK(j["launches"][0]["kernel"] == "scale");
+  // Without the -D the program does not compile: the flag reached the compiler.
+  const auto without =
+      run_gpulab({"profile", file.string(), "--backend", "cpu"}, {}, {cache_env()});
+  CHECK(without.exit_code != 0);
+  CHECK_THAT(without.err, Catch::Contains("SCALE must be defined"));
+  check_usage_error({"profile", file.string(), "-Xbogus"}, "-Xbogus");
+  fs::remove_all(dir);
+}

@@ -354,3 +354,13 @@ TEST_CASE("run: a child graph node runs a copy of the child graph where it stand
   // Two kernels of the child per parent launch; the node added to the child later is not there.
   CHECK(o.report["launches_total"] == 2 * 2);
 }
+
+TEST_CASE("run: memcpy nodes of 3-D copies, a cloned graph, a captured cudaMemcpy3DAsync",
+          "[run]") {
+  // NVIDIA's simpleCudaGraphs makes its copies this way: a window into a pitched matrix and back.
+  const Outcome o = run_program("graph_memcpy3d");
+  check_output("graph_memcpy3d", o);
+  CHECK(o.report["findings"].empty());
+  // The graph's kernel once per launch: the graph and its clone.
+  CHECK(o.report["launches_total"] == 2);
+}

@@ -74,3 +74,67 @@ int main() {
   }
   fs::remove_all(dir);
 }
+
+TEST_CASE("run: the GPU build names a file as typed and passes ptxas's lines on", "[run]") {
+  // As the emulator's build does: __FILE__ is the path as typed (nvcc runs in the folder gpulab
+  // runs in), and `-Xptxas -v` prints ptxas's own lines, from the cache too.
+  if (!toolchain::find_nvcc()) {
+    WARN("no nvcc: nothing to test");
+    return;
+  }
+  const fs::path dir = fs::temp_directory_path() / ("gpulab-typed-" + std::to_string(::getpid()));
+  fs::create_directories(dir / "sub");
+  std::ofstream(dir / "sub" / "typed.cu") << R"(#include <cstdio>
+__global__ void twice(float* a) { a[threadIdx.x] *= 2; }
+int main() {
+  std::printf("%s\n", __FILE__);
+  twice<<<1, 32>>>(nullptr);
+  return 0;
+}
+)";
+  const fs::path was = fs::current_path();
+  const char* cache_was = std::getenv("XDG_CACHE_HOME");
+  const std::string cache_before = cache_was != nullptr ? cache_was : "";
+  struct Restore {
+    fs::path dir;
+    std::string cache;
+    bool had_cache;
+    ~Restore() {
+      std::error_code ec;
+      fs::current_path(dir, ec);
+      if (had_cache) {
+        ::setenv("XDG_CACHE_HOME", cache.c_str(), 1);
+      } else {
+        ::unsetenv("XDG_CACHE_HOME");
+      }
+    }
+  } restore{was, cache_before, cache_was != nullptr};
+  ::setenv("XDG_CACHE_HOME", (dir / "cache").c_str(), 1);
+  fs::current_path(dir);
+  run::BuildRequest b;
+  b.source = dir / "sub" / "typed.cu";
+  b.as_typed = {"sub/typed.cu"};
+  b.target = run::Target::gpu;
+  b.gpu_arch = "sm_90";
+  b.nvcc_flags = {"-Xptxas=-v"};
+  for (const bool cached : {false, true}) {
+    CAPTURE(cached);
+    const run::Build build = run::build_program(b);
+    CHECK(build.cached == cached);
+    bool registers = false;
+    for (const std::string& line : build.ptxas_lines) {
+      CAPTURE(line);
+      CHECK((line.starts_with("ptxas ") || line.starts_with(" ")));
+      if (line.find("registers") != std::string::npos) registers = true;
+    }
+    CHECK(registers);
+    run::ExecRequest x;
+    x.program = build.program;
+    x.timeout = std::chrono::seconds(60);
+    x.max_output_bytes = 1 << 20;
+    x.capture = true;
+    const run::Execution e = run::execute(x);
+    CHECK(e.out == "sub/typed.cu\n");
+  }
+  fs::remove_all(dir);
+}

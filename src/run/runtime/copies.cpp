@@ -154,6 +154,7 @@ cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t 
 cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* p) {
   return gpulab::rt::copy_3d(p, true);
 }
-cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms* p, cudaStream_t) {
+cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms* p, cudaStream_t stream) {
+  if (p != nullptr && gpulab::rt::graph_record_copy_3d(*p, stream)) return cudaSuccess;
   return gpulab::rt::copy_3d(p, false);
 }

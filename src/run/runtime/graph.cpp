@@ -32,11 +32,14 @@ struct CUgraphNode_st {
   void (*run_thread)(const void*) = nullptr;
   std::shared_ptr<std::max_align_t[]> closure;  // the arguments' bytes
   size_t closure_bytes = 0;
-  // Memcpy.
+  // Memcpy: a linear copy (dst, src, count, kind), or with `pitched` the 3-D copy of
+  // cudaGraphAddMemcpyNode and of cudaMemcpy3DAsync on a capturing stream.
   void* dst = nullptr;
   const void* src = nullptr;
   size_t count = 0;
   cudaMemcpyKind kind = cudaMemcpyDefault;
+  bool pitched = false;
+  cudaMemcpy3DParms copy3d{};
   // Memset.
   cudaMemsetParams memset{};
   // Host.
@@ -208,32 +211,43 @@ bool graph_record_launch(const LaunchSite& site, const void* kernel, const Launc
   return true;
 }
 
-bool graph_record_copy(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
-                       cudaStream_t stream) {
+// A node that `fill` makes, appended to the capture of `stream` when it has one: true.
+template <class Fill>
+bool record_node(cudaStream_t stream, Fill fill) {
   Graphs& g = graphs();
   std::lock_guard lock(g.mutex);
   const auto c = capture_of(g, stream);
   if (!c) return false;
   auto n = std::make_unique<CUgraphNode_st>();
-  n->type = cudaGraphNodeTypeMemcpy;
-  n->dst = dst;
-  n->src = src;
-  n->count = count;
-  n->kind = kind;
+  fill(*n);
   capture_node(*c, stream, std::move(n));
   return true;
 }
 
+bool graph_record_copy(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
+                       cudaStream_t stream) {
+  return record_node(stream, [&](CUgraphNode_st& n) {
+    n.type = cudaGraphNodeTypeMemcpy;
+    n.dst = dst;
+    n.src = src;
+    n.count = count;
+    n.kind = kind;
+  });
+}
+
+bool graph_record_copy_3d(const cudaMemcpy3DParms& p, cudaStream_t stream) {
+  return record_node(stream, [&](CUgraphNode_st& n) {
+    n.type = cudaGraphNodeTypeMemcpy;
+    n.pitched = true;
+    n.copy3d = p;
+  });
+}
+
 bool graph_record_memset(void* dst, int value, size_t count, cudaStream_t stream) {
-  Graphs& g = graphs();
-  std::lock_guard lock(g.mutex);
-  const auto c = capture_of(g, stream);
-  if (!c) return false;
-  auto n = std::make_unique<CUgraphNode_st>();
-  n->type = cudaGraphNodeTypeMemset;
-  n->memset = cudaMemsetParams{dst, 0, static_cast<unsigned>(value) & 0xffu, 1, count, 1};
-  capture_node(*c, stream, std::move(n));
-  return true;
+  return record_node(stream, [&](CUgraphNode_st& n) {
+    n.type = cudaGraphNodeTypeMemset;
+    n.memset = cudaMemsetParams{dst, 0, static_cast<unsigned>(value) & 0xffu, 1, count, 1};
+  });
 }
 
 bool graph_record_event(cudaEvent_t event, cudaStream_t stream) {
@@ -384,6 +398,24 @@ cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t* node, cudaGraph_t graph,
   return gpulab::rt::add_node(node, graph, dependencies, count, std::move(n));
 }
 
+cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                                   const cudaGraphNode_t* dependencies, size_t count,
+                                   const cudaMemcpy3DParms* params) {
+  // As CUDA checks a node's copy when it is made: both pointers, an extent, rows no wider than
+  // their pitch. CUDA arrays (textures' memory) are not on the emulator.
+  if (params == nullptr || params->srcArray != nullptr || params->dstArray != nullptr ||
+      params->srcPtr.ptr == nullptr || params->dstPtr.ptr == nullptr || params->extent.width == 0 ||
+      params->extent.height == 0 || params->extent.depth == 0 ||
+      params->extent.width > params->srcPtr.pitch || params->extent.width > params->dstPtr.pitch) {
+    return cudaErrorInvalidValue;
+  }
+  auto n = std::make_unique<CUgraphNode_st>();
+  n->type = cudaGraphNodeTypeMemcpy;
+  n->pitched = true;
+  n->copy3d = *params;
+  return gpulab::rt::add_node(node, graph, dependencies, count, std::move(n));
+}
+
 cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t* node, cudaGraph_t graph,
                                    const cudaGraphNode_t* dependencies, size_t count,
                                    const cudaMemsetParams* params) {
@@ -442,6 +474,24 @@ cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* f
     }
     to[i]->dependencies.push_back(from[i]);
   }
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphClone(cudaGraph_t* clone, cudaGraph_t original) {
+  auto& g = graphs();
+  std::lock_guard lock(g.mutex);
+  if (clone == nullptr || g.graphs.count(original) == 0) return cudaErrorInvalidValue;
+  // Every node copied, each dependency pointing at the copy of the node it named.
+  auto* made = new CUgraph_st;
+  std::map<const CUgraphNode_st*, cudaGraphNode_t> copy_of;
+  for (const auto& n : original->nodes) {
+    made->nodes.push_back(std::make_unique<CUgraphNode_st>(*n));
+    copy_of[n.get()] = made->nodes.back().get();
+  }
+  for (const auto& n : made->nodes)
+    for (cudaGraphNode_t& d : n->dependencies) d = copy_of.at(d);
+  g.graphs.insert(made);
+  *clone = made;
   return cudaSuccess;
 }
 
@@ -541,7 +591,8 @@ cudaError_t run_nodes(const std::vector<CUgraphNode_st>& nodes) {
                                   n.closure_bytes);
         break;
       case cudaGraphNodeTypeMemcpy:
-        e = cudaMemcpyAsync(n.dst, n.src, n.count, n.kind, nullptr);
+        e = n.pitched ? cudaMemcpy3DAsync(&n.copy3d, nullptr)
+                      : cudaMemcpyAsync(n.dst, n.src, n.count, n.kind, nullptr);
         break;
       case cudaGraphNodeTypeMemset:
         e = gpulab::rt::run_memset(n.memset);

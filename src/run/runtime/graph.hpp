@@ -10,9 +10,10 @@ namespace gpulab::rt {
 bool graph_record_launch(const LaunchSite& site, const void* kernel, const LaunchConfig& config,
                          void (*run_thread)(const void*), const void* closure,
                          size_t closure_bytes);
-// cudaMemcpyAsync and cudaMemsetAsync on a capturing stream: recorded, true.
+// cudaMemcpyAsync, cudaMemcpy3DAsync and cudaMemsetAsync on a capturing stream: recorded, true.
 bool graph_record_copy(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
                        cudaStream_t stream);
+bool graph_record_copy_3d(const cudaMemcpy3DParms& p, cudaStream_t stream);
 bool graph_record_memset(void* dst, int value, size_t count, cudaStream_t stream);
 // cudaEventRecord on a capturing stream marks the event with the stream's last nodes (true: it
 // was captured); cudaStreamWaitEvent on such an event makes the waiting stream join the capture.

@@ -19,6 +19,7 @@
 #include "simt/access_record.hpp"
 #include "simt/kernel_code.hpp"
 #include "simt/profile_gather.hpp"
+#include "simt/race_check.hpp"
 #include "simt/scheduler.hpp"
 #include "simt/simt.hpp"
 
@@ -233,22 +234,10 @@ void launch_erased(const LaunchSite& site, const void* kernel, const LaunchConfi
                   {"block", dims(config.block)}});
     }
   }
-  cudaError_t error = cudaSuccess;
-  std::uint64_t barriers = 0;
-  try {
-    if (config.cooperative) check_cooperative_fits(kernel, config);
-    const simt::LaunchStats st = simt::detail::launch_erased(erased, config.grid, config.block,
-                                                             config.dynamic_shared_bytes, options);
-    line["threads"] = st.threads;
-    line["warps"] = st.warps;
-    line["warps_per_block"] = st.warps_per_block;
-    line["idle_lanes_per_block"] = st.idle_lanes_last_warp;
-    line["barriers"] = st.barriers_crossed;
-    barriers = st.barriers_crossed;
-    line["collectives"] = st.warp_collectives;
-    line["static_shared_bytes"] = st.static_shared_bytes;
-    line["ms"] = st.elapsed_ms;
-    for (const simt::Race& r : st.races) {
+  // Check mode's shared-memory races, each a finding; also those found before a fault, which is
+  // often their consequence (a thread that read a slot another had already overwritten).
+  const auto write_races = [&](const std::vector<simt::Race>& races) {
+    for (const simt::Race& r : races) {
       write_line({{report::kEventField, report::event::finding},
                   {report::kKindField, report::kind::shared_race},
                   {"kernel", site.callee},
@@ -267,10 +256,28 @@ void launch_erased(const LaunchSite& site, const void* kernel, const LaunchConfi
                   {"other_pc", r.first_pc},
                   {"message", r.describe()}});
     }
+  };
+  cudaError_t error = cudaSuccess;
+  std::uint64_t barriers = 0;
+  try {
+    if (config.cooperative) check_cooperative_fits(kernel, config);
+    const simt::LaunchStats st = simt::detail::launch_erased(erased, config.grid, config.block,
+                                                             config.dynamic_shared_bytes, options);
+    line["threads"] = st.threads;
+    line["warps"] = st.warps;
+    line["warps_per_block"] = st.warps_per_block;
+    line["idle_lanes_per_block"] = st.idle_lanes_last_warp;
+    line["barriers"] = st.barriers_crossed;
+    barriers = st.barriers_crossed;
+    line["collectives"] = st.warp_collectives;
+    line["static_shared_bytes"] = st.static_shared_bytes;
+    line["ms"] = st.elapsed_ms;
+    write_races(st.races);
     if (st.races_found > st.races.size())
       line["races_not_listed"] = st.races_found - st.races.size();
   } catch (const simt::KernelFault& f) {
     // The launch itself succeeds; the fault surfaces when the host next waits for the device.
+    write_races(simt::detail::races_of_failed_launch());
     line["fault"] = f.what();
     line["error"] = cudaGetErrorName(error_of(f.kind()));
     json finding = {{report::kEventField, report::event::finding},

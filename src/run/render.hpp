@@ -1,0 +1,18 @@
+// gpulab run's report, from the engine's RunResult (run/session.hpp): the explained text for
+// stderr (how the program ended, the kernels launched, the findings, en/zh) and the same facts
+// as JSON (docs/run.md).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "core/output.hpp"
+#include "run/session.hpp"
+
+namespace gpulab {
+
+std::string render_run(const RunResult& r, const OutputOptions& out);
+nlohmann::json run_json(const RunResult& r);
+
+}  // namespace gpulab
