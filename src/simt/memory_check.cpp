@@ -6,6 +6,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -58,6 +61,8 @@ struct State {
   // `mutex` is held. Order: `mutex`, then `heap_mutex`.
   std::mutex heap_mutex;
   std::map<std::uintptr_t, std::size_t> device_heap;
+  // How many: while there are none, a logged access does not look for one.
+  std::atomic<std::size_t> heap_blocks{0};
   bool checks = false;
 
   // Check mode.
@@ -69,7 +74,40 @@ struct State {
   std::vector<std::pair<std::uintptr_t, std::uintptr_t>> static_data;   // the program's data
   std::uintptr_t load_bias = 0;
   bool program_scanned = false;
+  // The allocations the last in-bounds accesses fell in, and the last shadow pages: a kernel's
+  // accesses go to a few arrays, each near its previous access there (a map lookup saved per
+  // access). The allocations are forgotten whenever one is made or released.
+  struct Hit {
+    std::uintptr_t begin = 0, end = 0;
+    const Entry* entry = nullptr;
+  };
+  std::array<Hit, 4> hits{};
+  unsigned next_hit = 0;
+  std::array<std::pair<std::uintptr_t, Cell*>, 4> pages{{{UINTPTR_MAX, nullptr},
+                                                         {UINTPTR_MAX, nullptr},
+                                                         {UINTPTR_MAX, nullptr},
+                                                         {UINTPTR_MAX, nullptr}}};
+  unsigned next_page = 0;
 };
+
+void forget_hits(State& s) {
+  s.hits = {};
+}
+
+Cell& shadow_cell(State& s, std::uintptr_t granule) {
+  const std::uintptr_t page = granule / kShadowPage;
+  Cell* cells = nullptr;
+  for (const auto& [p, c] : s.pages) {
+    if (p == page) cells = c;
+  }
+  if (cells == nullptr) {
+    auto& owned = s.shadow[page];
+    if (!owned) owned = std::make_unique<Cell[]>(kShadowPage / 4);
+    cells = owned.get();
+    s.pages[s.next_page++ % s.pages.size()] = {page, cells};
+  }
+  return cells[(granule % kShadowPage) / 4];
+}
 
 // Never destroyed: allocations are still looked at by exit handlers (the leak report).
 State& state() {
@@ -126,22 +164,37 @@ void add_finding(State& s, MemoryFinding f) {
   s.findings.push_back(std::move(f));
 }
 
+// A finding of `kind` at `pc`: counted as another hit when one is already there, else made by
+// `make` (a MemoryFinding with its strings is built only when something is wrong).
+template <class Make>
+void add_finding(State& s, MemoryFinding::Kind kind, std::uintptr_t pc, Make make) {
+  const auto key = std::make_pair(static_cast<int>(kind), pc);
+  if (const auto it = s.finding_index.find(key); it != s.finding_index.end()) {
+    ++s.findings[it->second].hits;
+    return;
+  }
+  if (s.findings.size() >= 1000) return;
+  MemoryFinding f = make();
+  f.kind = kind;
+  s.finding_index.emplace(key, s.findings.size());
+  s.findings.push_back(std::move(f));
+}
+
 ThreadId thread_id(std::uint32_t t, dim3 block_dim) {
   return ThreadId{
       t, uint3{t % block_dim.x, (t / block_dim.x) % block_dim.y, t / (block_dim.x * block_dim.y)}};
 }
 
+template <class Base>
 void check_race(State& s, std::uintptr_t address, std::size_t size, bool write, bool atomic,
-                std::uintptr_t pc, const detail::GlobalAccessContext& c, MemoryFinding base) {
+                std::uintptr_t pc, const detail::GlobalAccessContext& c, Base base) {
   const std::uintptr_t end = address + size;
   for (std::uintptr_t g = address & ~std::uintptr_t{3}; g < end; g += 4) {
     std::uint8_t mask = 0;
     for (std::uintptr_t b = std::max(g, address); b < std::min(g + 4, end); ++b) {
       mask = static_cast<std::uint8_t>(mask | (1u << (b - g)));
     }
-    auto& page = s.shadow[g / kShadowPage];
-    if (!page) page = std::make_unique<Cell[]>(kShadowPage / 4);
-    Cell& cell = page[(g % kShadowPage) / 4];
+    Cell& cell = shadow_cell(s, g);
     const Record now{s.launch,
                      c.epoch,
                      c.block_linear,
@@ -167,16 +220,17 @@ void check_race(State& s, std::uintptr_t address, std::size_t size, bool write, 
       other = &cell.read;
     }
     if (other != nullptr) {
-      MemoryFinding f = base;
-      f.kind = MemoryFinding::Kind::global_race;
-      f.other_write = other_wrote;
-      f.other_pc = other->pc + s.load_bias;
-      f.other_thread = thread_id(other->thread, c.block_dim);
-      const std::uint64_t gx = c.grid.x, gy = c.grid.y;
-      f.other_block = uint3{static_cast<unsigned>(other->block % gx),
-                            static_cast<unsigned>((other->block / gx) % gy),
-                            static_cast<unsigned>(other->block / (gx * gy))};
-      add_finding(s, std::move(f));
+      add_finding(s, MemoryFinding::Kind::global_race, pc, [&] {
+        MemoryFinding f = base();
+        f.other_write = other_wrote;
+        f.other_pc = other->pc + s.load_bias;
+        f.other_thread = thread_id(other->thread, c.block_dim);
+        const std::uint64_t gx = c.grid.x, gy = c.grid.y;
+        f.other_block = uint3{static_cast<unsigned>(other->block % gx),
+                              static_cast<unsigned>((other->block / gx) % gy),
+                              static_cast<unsigned>(other->block / (gx * gy))};
+        return f;
+      });
     }
     if (write) {
       cell.write = now;
@@ -208,6 +262,7 @@ void record(std::uintptr_t begin, std::size_t bytes, AllocationKind kind, std::s
     if (written) std::memset(e.written.get(), 1, bytes);
   }
   s.allocations[begin] = std::move(e);
+  forget_hits(s);
 }
 
 // Device memory (cudaMalloc, cudaMallocManaged) ends where a PROT_NONE page begins, so that a
@@ -277,6 +332,7 @@ bool release(void* p, AllocationKind kind) {
     block = it->second.block;
     mapped = it->second.mapped;
     s.allocations.erase(it);
+    forget_hits(s);
   }
   if (mapped != 0) {
     ::munmap(block, mapped);
@@ -408,17 +464,172 @@ void note_device_heap(const void* p, std::size_t bytes) {
   State& s = state();
   std::lock_guard lock(s.heap_mutex);
   s.device_heap[reinterpret_cast<std::uintptr_t>(p)] = std::max<std::size_t>(bytes, 1);
+  s.heap_blocks.store(s.device_heap.size(), std::memory_order_relaxed);
 }
 
 void forget_device_heap(const void* p) {
   State& s = state();
   std::lock_guard lock(s.heap_mutex);
   s.device_heap.erase(reinterpret_cast<std::uintptr_t>(p));
+  s.heap_blocks.store(s.device_heap.size(), std::memory_order_relaxed);
 }
 
 namespace detail {
 
-void begin_checked_launch(std::uintptr_t arguments_begin, std::uintptr_t arguments_end) {
+namespace {
+
+// One access of a CUDA thread, checked with the rest of its block's (the block's own fields are
+// the log's).
+struct LoggedAccess {
+  std::uintptr_t address = 0;
+  std::uintptr_t pc = 0;
+  std::uint32_t thread = 0;
+  std::uint32_t epoch = 0;
+  std::uint32_t size = 0;
+  std::uint32_t lock = 0;  // the spin lock the thread held (lock_token), 0: none
+  bool write = false, atomic = false;
+};
+
+// The global accesses of one block, in the order its threads made them.
+struct BlockLog {
+  std::uint64_t block = 0;  // linear index
+  GlobalAccessContext context;
+  bool has_context = false;
+  bool aborted = false;  // the block did not finish (a fault): no later block is checked
+  std::vector<LoggedAccess> accesses;
+};
+
+// Blocks checked in order while they run on several workers. Each worker logs its block's
+// accesses without a lock; a finished block's log waits until every block before it is checked,
+// and the worker that completes the sequence checks the logs in block order. The shadow, the
+// written bits and the findings thus see the accesses in the order of one worker running block 0,
+// 1, 2 ...: the same findings, in the same order, from run to run and with any number of workers.
+struct InOrder {
+  std::atomic<bool> active{false};
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::uint64_t next = 0;  // the next block to check
+  bool checking = false;   // a worker is checking logs
+  bool stopped = false;    // a block was aborted: later blocks are not checked
+  std::map<std::uint64_t, BlockLog> waiting;
+  std::size_t waiting_accesses = 0;
+  // Logs already checked, kept for the next blocks (no allocation, no fresh pages per block).
+  std::vector<std::vector<LoggedAccess>> spare;
+};
+
+// Beyond this many logged accesses (40 bytes each) a block waits for its turn and checks its log
+// so far; finished blocks wait for theirs beyond this many in all.
+constexpr std::size_t kLogLimit = std::size_t{1} << 20;
+constexpr std::size_t kWaitingLimit = std::size_t{1} << 22;
+
+InOrder& in_order() {
+  static auto* o = new InOrder;
+  return *o;
+}
+
+thread_local BlockLog tl_log;
+thread_local bool tl_logging = false;
+
+void check_locked(State& s, std::uintptr_t address, std::size_t size, bool write, bool atomic,
+                  std::uintptr_t pc, const GlobalAccessContext& c);
+
+void check_log(const BlockLog& log) {
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  GlobalAccessContext c = log.context;
+  for (const LoggedAccess& a : log.accesses) {
+    c.thread = a.thread;
+    c.epoch = a.epoch;
+    c.lock = a.lock;
+    check_locked(s, a.address, a.size, a.write, a.atomic, a.pc, c);
+  }
+}
+
+// Checks the waiting logs that are next in order (the caller holds o.mutex in `lock`).
+void check_waiting(InOrder& o, std::unique_lock<std::mutex>& lock) {
+  if (o.checking) return;
+  o.checking = true;
+  while (!o.stopped) {
+    const auto it = o.waiting.find(o.next);
+    if (it == o.waiting.end()) break;
+    BlockLog log = std::move(it->second);
+    o.waiting.erase(it);
+    o.waiting_accesses -= log.accesses.size();
+    lock.unlock();
+    check_log(log);
+    lock.lock();
+    ++o.next;
+    if (o.spare.size() < 64 && log.accesses.capacity() <= (std::size_t{1} << 16)) {
+      log.accesses.clear();
+      o.spare.push_back(std::move(log.accesses));
+    }
+    if (log.aborted) {
+      o.stopped = true;
+      o.waiting.clear();
+      o.waiting_accesses = 0;
+    }
+    o.changed.notify_all();
+  }
+  o.checking = false;
+  o.changed.notify_all();
+}
+
+// The worker's block ended (or was aborted): its log joins the sequence.
+void end_block_log(bool aborted) {
+  if (!tl_logging) return;
+  tl_logging = false;
+  InOrder& o = in_order();
+  std::unique_lock lock(o.mutex);
+  const std::uint64_t block = tl_log.block;
+  o.changed.wait(
+      lock, [&] { return o.stopped || block == o.next || o.waiting_accesses < kWaitingLimit; });
+  if (o.stopped) {
+    tl_log.accesses.clear();
+    return;
+  }
+  BlockLog& log = o.waiting[block];
+  log.block = block;
+  log.context = tl_log.context;
+  log.aborted = aborted;
+  log.accesses.swap(tl_log.accesses);
+  tl_log.accesses.clear();
+  if (!o.spare.empty()) {
+    tl_log.accesses = std::move(o.spare.back());
+    o.spare.pop_back();
+  }
+  o.waiting_accesses += log.accesses.size();
+  check_waiting(o, lock);
+}
+
+// A block's log grew long: wait for its turn and check it so far.
+void check_log_so_far() {
+  InOrder& o = in_order();
+  std::unique_lock lock(o.mutex);
+  o.changed.wait(lock, [&] { return o.stopped || (o.next == tl_log.block && !o.checking); });
+  if (!o.stopped) {
+    o.checking = true;
+    lock.unlock();
+    check_log(tl_log);
+    lock.lock();
+    o.checking = false;
+    o.changed.notify_all();
+  }
+  tl_log.accesses.clear();
+}
+
+bool in_device_heap(State& s, std::uintptr_t address) {
+  std::lock_guard heap_lock(s.heap_mutex);
+  if (auto it = s.device_heap.upper_bound(address); it != s.device_heap.begin()) {
+    --it;
+    return address < it->first + it->second;
+  }
+  return false;
+}
+
+}  // namespace
+
+void begin_checked_launch(std::uintptr_t arguments_begin, std::uintptr_t arguments_end,
+                          bool blocks_in_order) {
   State& s = state();
   std::lock_guard lock(s.mutex);
   scan_program(s);
@@ -427,6 +638,13 @@ void begin_checked_launch(std::uintptr_t arguments_begin, std::uintptr_t argumen
   s.arguments_end = arguments_end;
   s.findings.clear();
   s.finding_index.clear();
+  InOrder& o = in_order();
+  std::lock_guard order_lock(o.mutex);
+  o.next = 0;
+  o.checking = o.stopped = false;
+  o.waiting.clear();
+  o.waiting_accesses = 0;
+  o.active = blocks_in_order && s.checks;
 }
 
 void grid_synchronized() {
@@ -436,6 +654,19 @@ void grid_synchronized() {
 }
 
 std::vector<MemoryFinding> end_checked_launch() {
+  InOrder& o = in_order();
+  {
+    // Every worker has ended its blocks: what waits still (blocks after a gap that no worker
+    // reached) is checked in order.
+    std::unique_lock order_lock(o.mutex);
+    o.active = false;
+    while (!o.stopped && !o.waiting.empty()) {
+      o.next = o.waiting.begin()->first;
+      check_waiting(o, order_lock);
+    }
+    o.waiting.clear();
+    o.waiting_accesses = 0;
+  }
   State& s = state();
   std::lock_guard lock(s.mutex);
   s.arguments_begin = s.arguments_end = 0;
@@ -443,49 +674,112 @@ std::vector<MemoryFinding> end_checked_launch() {
   return std::move(s.findings);
 }
 
+void checked_block_begun(std::uint64_t linear_block) {
+  if (!in_order().active.load(std::memory_order_relaxed)) return;
+  end_block_log(false);
+  tl_log.block = linear_block;
+  tl_log.has_context = false;
+  tl_log.accesses.clear();
+  tl_logging = true;
+}
+
+void checked_worker_done(bool aborted) {
+  end_block_log(aborted);
+}
+
 void check_global(std::uintptr_t address, std::size_t size, bool write, bool atomic,
                   std::uintptr_t pc, const GlobalAccessContext& c) {
   if (address >= c.stack_begin && address < c.stack_end) return;  // the thread's local memory
   State& s = state();
+  if (tl_logging) {
+    // The arguments' range and the checks' switch are set before the launch's workers start.
+    if (address >= s.arguments_begin && address < s.arguments_end) return;
+    // Memory a kernel allocated itself (malloc in a kernel) is not checked; a block of it may be
+    // freed before the log is checked, so it is looked up now.
+    if (s.heap_blocks.load(std::memory_order_relaxed) != 0 && in_device_heap(s, address)) return;
+    if (!tl_log.has_context) {
+      tl_log.context = c;
+      tl_log.has_context = true;
+    }
+    tl_log.accesses.push_back(
+        {address, pc, c.thread, c.epoch, static_cast<std::uint32_t>(size), c.lock, write, atomic});
+    if (tl_log.accesses.size() >= kLogLimit) check_log_so_far();
+    return;
+  }
   std::lock_guard lock(s.mutex);
+  check_locked(s, address, size, write, atomic, pc, c);
+}
+
+namespace {
+
+void check_locked(State& s, std::uintptr_t address, std::size_t size, bool write, bool atomic,
+                  std::uintptr_t pc, const GlobalAccessContext& c) {
   if (!s.checks || s.launch == 0) return;
   if (address >= s.arguments_begin && address < s.arguments_end) return;
 
-  MemoryFinding f;
-  f.block = c.block;
-  f.thread = thread_id(c.thread, c.block_dim);
-  f.write = write;
-  f.atomic = atomic;
-  f.bytes = static_cast<unsigned>(size);
-  f.pc = pc;
-  f.address = address;
+  // The access, with what it hit or missed filled in by the caller.
+  const auto finding = [&] {
+    MemoryFinding f;
+    f.block = c.block;
+    f.thread = thread_id(c.thread, c.block_dim);
+    f.write = write;
+    f.atomic = atomic;
+    f.bytes = static_cast<unsigned>(size);
+    f.pc = pc;
+    f.address = address;
+    return f;
+  };
 
-  if (const auto it = entry_near(s, address); it != s.allocations.end()) {
-    const Entry& e = it->second;
-    f.region = "allocation";
-    f.region_site = e.site;
-    f.region_bytes = e.bytes;
-    f.offset = static_cast<std::int64_t>(address) - static_cast<std::int64_t>(it->first);
-    if (address < it->first || address + size > it->first + e.bytes) {
-      f.kind = MemoryFinding::Kind::out_of_bounds;
-      add_finding(s, std::move(f));
-      return;
+  std::uintptr_t begin = 0;
+  const Entry* hit = nullptr;
+  for (const State::Hit& h : s.hits) {
+    if (address >= h.begin && address + size <= h.end) {
+      hit = h.entry;
+      begin = h.begin;
     }
-    if (e.written) {
-      std::uint8_t* bits = e.written.get() + (address - it->first);
+  }
+  if (hit == nullptr) {
+    if (const auto it = entry_near(s, address); it != s.allocations.end()) {
+      begin = it->first;
+      if (address >= begin && address + size <= begin + it->second.bytes) {
+        hit = &it->second;
+        s.hits[s.next_hit++ % s.hits.size()] = {begin, begin + hit->bytes, hit};
+      } else {
+        add_finding(s, MemoryFinding::Kind::out_of_bounds, pc, [&] {
+          MemoryFinding f = finding();
+          f.region = "allocation";
+          f.region_site = it->second.site;
+          f.region_bytes = it->second.bytes;
+          f.offset = static_cast<std::int64_t>(address) - static_cast<std::int64_t>(begin);
+          return f;
+        });
+        return;
+      }
+    }
+  }
+  if (hit != nullptr) {
+    const auto in_allocation = [&] {
+      MemoryFinding f = finding();
+      f.region = "allocation";
+      f.region_site = hit->site;
+      f.region_bytes = hit->bytes;
+      f.offset = static_cast<std::int64_t>(address) - static_cast<std::int64_t>(begin);
+      return f;
+    };
+    if (hit->written) {
+      std::uint8_t* bits = hit->written.get() + (address - begin);
       if (write) {
         std::memset(bits, 1, size);
       } else if (std::find(bits, bits + size, std::uint8_t{0}) != bits + size) {
-        MemoryFinding u = f;
-        u.kind = MemoryFinding::Kind::uninitialized_read;
-        add_finding(s, std::move(u));
+        add_finding(s, MemoryFinding::Kind::uninitialized_read, pc, in_allocation);
         if (atomic) std::memset(bits, 1, size);
       }
     }
-    check_race(s, address, size, write, atomic, pc, c, std::move(f));
+    check_race(s, address, size, write, atomic, pc, c, in_allocation);
     return;
   }
 
+  MemoryFinding f = finding();
   const bool in_static =
       std::any_of(s.static_data.begin(), s.static_data.end(),
                   [&](const auto& r) { return address >= r.first && address < r.second; });
@@ -504,7 +798,7 @@ void check_global(std::uintptr_t address, std::size_t size, bool write, bool ato
       f.region = below->name;
       f.region_bytes = below->size;
       f.offset = static_cast<std::int64_t>(address - below->address);
-      check_race(s, address, size, write, atomic, pc, c, std::move(f));
+      check_race(s, address, size, write, atomic, pc, c, [&] { return f; });
       return;
     }
     // Between variables: just past the one below is out of its bounds; anything else (padding,
@@ -534,5 +828,6 @@ void check_global(std::uintptr_t address, std::size_t size, bool write, bool ato
   add_finding(s, std::move(f));
 }
 
+}  // namespace
 }  // namespace detail
 }  // namespace gpulab::simt

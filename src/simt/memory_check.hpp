@@ -121,7 +121,16 @@ void check_global(std::uintptr_t address, std::size_t size, bool write, bool ato
 
 // A launch begins: the kernel's argument block (read by the emulator's own launch code, not by
 // the kernel) is not global memory; accesses of earlier launches are ordered before this one.
-void begin_checked_launch(std::uintptr_t arguments_begin, std::uintptr_t arguments_end);
+// blocks_in_order: the workers take the blocks in linear order (no shuffled order, no cooperative
+// launch): each worker logs its block's accesses without a lock and the logs are checked in block
+// order, so that any number of workers gives the findings of one. Otherwise every access is
+// checked at once, under a lock, in the order the workers make them.
+void begin_checked_launch(std::uintptr_t arguments_begin, std::uintptr_t arguments_end,
+                          bool blocks_in_order = false);
+// From the race checker of a worker: it starts block `linear_block`; it is done with its blocks
+// (aborted: its last block did not finish, so no later block is checked).
+void checked_block_begun(std::uint64_t linear_block);
+void checked_worker_done(bool aborted);
 // The blocks of a cooperative launch met at grid.sync(): what they did before it is ordered before
 // what they do after, as between two launches (no race across it).
 void grid_synchronized();

@@ -406,10 +406,23 @@ bool ProfileCollector::is_global(std::uintptr_t address) {
 
 void ProfileCollector::access(std::uintptr_t address, std::size_t size, bool write,
                               const char* array, std::uintptr_t pc, std::uint32_t thread) {
-  const bool shared = array != nullptr;
   Impl& m = *impl_;
   const std::uint32_t warp = thread / profile::kWarpLanes;
   const std::uint32_t lane = thread % profile::kWarpLanes;
+  // Nearly every access: one piece, by a lane that follows its warp's trace to a group made by an
+  // earlier lane. Its address joins the group; nothing else to find.
+  if (size <= 16 && m.diverged[thread] == 0) {
+    const std::vector<TraceEvent>& trace = m.traces[warp];
+    std::uint32_t& at = m.cursor[thread];
+    if (at < trace.size() && trace[at].pc == pc) {
+      profile::WarpAccess& w = m.accesses[trace[at++].group - 1].access;
+      w.address[lane] = address;
+      w.active |= 1u << lane;
+      if (size > w.width) w.width = static_cast<std::uint32_t>(size);
+      return;
+    }
+  }
+  const bool shared = array != nullptr;
   // Wider copies (a struct, memcpy) are 16-byte pieces, as a GPU moves them.
   const std::size_t pieces = std::min<std::size_t>((std::max<std::size_t>(size, 1) + 15) / 16, 64);
   for (std::size_t piece = 0; piece < pieces; ++piece) {

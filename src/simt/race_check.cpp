@@ -2,6 +2,7 @@
 #include "simt/race_check.hpp"
 
 #include <algorithm>
+#include <exception>
 
 #include "simt/access_record.hpp"
 #include "simt/device_api.hpp"
@@ -88,7 +89,10 @@ void RaceChecker::record_shared(std::uintptr_t address, std::size_t size, bool w
                 block_index_, thread_);
 }
 
-RaceChecker::~RaceChecker() = default;
+RaceChecker::~RaceChecker() {
+  // Unwinding: the worker's block faulted.
+  if (check_global_) checked_worker_done(std::uncaught_exceptions() > 0);
+}
 
 void RaceChecker::begin_block(std::uint64_t linear_block, uint3 block_index) {
   ++epoch_;
@@ -96,6 +100,7 @@ void RaceChecker::begin_block(std::uint64_t linear_block, uint3 block_index) {
   block_linear_ = linear_block;
   block_index_ = block_index;
   held_.assign(static_cast<std::size_t>(shape_.block.x) * shape_.block.y * shape_.block.z, 0u);
+  if (check_global_) checked_block_begun(linear_block);
   if (profile_) profile_->begin_block(block_index);
 }
 
@@ -179,12 +184,13 @@ void RaceChecker::access_global(std::uintptr_t address, std::size_t size, bool w
 
 void RaceChecker::access(std::uintptr_t address, std::size_t size, bool write, std::uintptr_t pc,
                          bool atomic) {
-  // Nsight Compute counts atomics apart from loads and stores: so does gpulab profile.
-  if (profile_ && !atomic) profile_access(address, size, write, pc);
   if (profile_only_) {
     if (address >= tls_begin_ && address < tls_end_) instrumented_ = true;
+    // Nsight Compute counts atomics apart from loads and stores: so does gpulab profile.
+    if (!atomic) profile_access(address, size, write, pc);
     return;
   }
+  if (profile_ && !atomic) profile_access(address, size, write, pc);
   if (address < tls_begin_ || address >= tls_end_) {
     if (recording_)
       record_access(address, size, write, atomic, nullptr, block_linear_, block_index_, thread_);
@@ -221,6 +227,22 @@ void RaceChecker::access(std::uintptr_t address, std::size_t size, bool write, s
                           pc);
       return;
     }
+  }
+  if (address < dyn_begin_ || address >= dyn_end_) {
+    // threadIdx & co., the emulator's other variables and the compiler's guard variables live in
+    // the TLS block too: a race there is never reported (report()), so their bytes need no
+    // shadow. The ranges last found are asked first (a symbol lookup saved per access).
+    const std::uint64_t off = address - tls_begin_;
+    bool own = false;
+    for (const auto& [begin, end] : own_tls_) own = own || (off >= begin && off < end);
+    if (!own) {
+      const auto* sym = ProgramSymbols::get().tls_symbol_at(off);
+      if (sym != nullptr && !sym->user_shared) {
+        own_tls_[own_tls_next_++ % own_tls_.size()] = {sym->offset, sym->offset + sym->size};
+        own = true;
+      }
+    }
+    if (own) return;
   }
   size = std::min<std::size_t>(size, tls_end_ - address);
   const std::uint32_t own_clock = clock_of(t, t & 31u);

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "simt/profile_gather.hpp"
@@ -94,6 +95,9 @@ class RaceChecker {
   // The shared arrays profiled last (a lookup saved per access).
   std::array<const ProgramSymbols::TlsSymbol*, 4> profile_tls_{};
   std::size_t profile_tls_next_ = 0;
+  // TLS ranges [begin, end) (offsets) that are no __shared__ array of the kernel, found last.
+  std::array<std::pair<std::uint64_t, std::uint64_t>, 4> own_tls_{};
+  std::size_t own_tls_next_ = 0;
   std::uint32_t block_first_epoch_ = 0;
   std::uint64_t block_linear_ = 0;
   uint3 block_index_{0, 0, 0};

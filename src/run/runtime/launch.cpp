@@ -206,11 +206,17 @@ void launch_erased(const LaunchSite& site, const void* kernel, const LaunchConfi
                {"block", dims(config.block)},
                {"shared_bytes", config.dynamic_shared_bytes}};
   const bool checked = s.settings.check;
+  const int record_level = checked ? s.record_level : 0;
+  // An exercise's recording keeps the accesses in the order they were made: one worker.
+  if (record_level > 0) options.workers = 1;
   if (checked) {
     const auto begin = reinterpret_cast<std::uintptr_t>(closure);
-    simt::detail::begin_checked_launch(begin, begin + closure_bytes);
+    // Blocks taken in linear order are checked in that order whatever the workers (the same
+    // findings every run); a shuffled order runs on one worker (report.cpp), a cooperative launch
+    // is checked as its blocks go.
+    simt::detail::begin_checked_launch(begin, begin + closure_bytes,
+                                       !s.settings.shuffle && !config.cooperative);
   }
-  const int record_level = checked ? s.record_level : 0;
   if (record_level > 0) simt::detail::begin_recorded_launch(config.grid, config.block);
   if (s.settings.profile) simt::detail::begin_profiled_launch();
   g_running_file = site.file;

@@ -170,7 +170,10 @@ struct Startup {
     }
     if (s.settings.check) {
       simt::enable_memory_checks();
-      s.settings.workers = 1;  // one block after another: the same findings every run
+      // Blocks in linear order are checked in that order on any number of workers
+      // (simt/memory_check.hpp); a shuffled order, one block after another: the same findings
+      // every run.
+      if (s.settings.shuffle) s.settings.workers = 1;
     }
     // On the alternate stack where a worker has one (simt/guard.cpp), so that a CUDA thread's
     // stack overflow is caught too. Not reset on delivery: a kernel's fault is recovered from,
