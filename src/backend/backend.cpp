@@ -48,11 +48,9 @@ bool gpu_chosen(BackendChoice choice, std::string* notice, Lang lang) {
                               probe.reason.zh));
   }
   if (notice != nullptr) {
-    *notice = fmt::format(
-        fmt::runtime(std::string(
-            tr(lang, "no GPU is usable ({}); running on gpulab's CPU emulator of the SIMT model",
-               "没有可用的 GPU（{}）；在 gpulab 的 SIMT 模型 CPU 模拟器上运行"))),
-        probe.reason.in(lang));
+    *notice =
+        say(lang, "no GPU is usable ({}); running on gpulab's CPU emulator of the SIMT model",
+            "没有可用的 GPU（{}）；在 gpulab 的 SIMT 模型 CPU 模拟器上运行", probe.reason.in(lang));
   }
   return false;
 }

@@ -15,6 +15,7 @@
 #include "calc/occupancy.hpp"
 #include "calc/warp_hiding.hpp"
 #include "core/hash.hpp"
+#include "core/i18n_format.hpp"
 #include "core/input.hpp"
 #include "core/text.hpp"
 
@@ -30,16 +31,6 @@ std::int64_t pick(Gen& g, std::int64_t lo, std::int64_t hi) {
 template <class T>
 T choose(Gen& g, const std::vector<T>& v) {
   return v[static_cast<std::size_t>(pick(g, 0, static_cast<std::int64_t>(v.size()) - 1))];
-}
-
-std::string t(Lang l, std::string_view en, std::string_view zh) {
-  return std::string(tr(l, en, zh));
-}
-
-// "1,048,576": large numbers in prompts and solutions are read at a glance.
-std::string grouped(std::int64_t v) {
-  return v < 0 ? "-" + group_thousands(static_cast<unsigned long long>(-v))
-               : group_thousands(static_cast<unsigned long long>(v));
 }
 
 std::string fmt_real(double v) {
@@ -65,15 +56,12 @@ Question warps_on_sm_q(Gen& g, Lang l) {
       choose<std::int64_t>(g, {64, 96, 100, 128, 192, 200, 256, 384, 500, 512, 1024});
   const ResidentWarps w = warps_on_sm(b, tpb);
   return integer_q(
-      fmt::format(
-          fmt::runtime(t(l, "An SM is given {} blocks of {} threads. How many warps does it hold?",
-                         "一个 SM 分到 {} 个线程块，每块 {} 个线程。它上面有多少个线程束？")),
-          b, tpb),
+      say(l, "An SM is given {} blocks of {} threads. How many warps does it hold?",
+          "一个 SM 分到 {} 个线程块，每块 {} 个线程。它上面有多少个线程束？", b, tpb),
       w.warps,
-      fmt::format(fmt::runtime(t(l, "ceil({} / 32) = {} per block; {} x {} = {}",
-                                 "每块 ceil({} / 32) = {}；{} x {} = {}")),
-                  tpb, count_noun(l, w.warps_per_block, "warp", "warps", "个线程束"), b,
-                  w.warps_per_block, count_noun(l, w.warps, "warp", "warps", "个线程束")));
+      say(l, "ceil({} / 32) = {} per block; {} x {} = {}", "每块 ceil({} / 32) = {}；{} x {} = {}",
+          tpb, count_noun(l, w.warps_per_block, "warp", "warps", "个线程束"), b, w.warps_per_block,
+          count_noun(l, w.warps, "warp", "warps", "个线程束")));
 }
 
 Question hide_latency_q(Gen& g, Lang l) {
@@ -82,13 +70,11 @@ Question hide_latency_q(Gen& g, Lang l) {
   const std::int64_t c = choose<std::int64_t>(g, {2, 4, 6, 8});
   const LatencyHiding h = warps_to_hide_latency(lat, k, c);
   return integer_q(
-      fmt::format(
-          fmt::runtime(
-              t(l,
-                "A global-memory read takes {} cycles; each warp then has {} independent "
-                "operations of {} cycles. How many warps hide the latency?",
-                "一次全局内存读取需要 {} 个周期；之后每个线程束有 {} 条独立运算，每条 {} 个周期。"
-                "需要多少个线程束才能隐藏这个延迟？")),
+      say(l,
+          "A global-memory read takes {} cycles; each warp then has {} independent "
+          "operations of {} cycles. How many warps hide the latency?",
+          "一次全局内存读取需要 {} 个周期；之后每个线程束有 {} 条独立运算，每条 {} 个周期。"
+          "需要多少个线程束才能隐藏这个延迟？",
           lat, k, c),
       h.warps_needed,
       fmt::format("ceil({} / ({} x {})) = ceil({} / {}) = {}", lat, k, c, lat, h.work_cycles,
@@ -101,33 +87,29 @@ Question blocks_needed_q(Gen& g, Lang l) {
   const auto blocks = static_cast<std::int64_t>(
       blocks_for(static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(b)));
   return integer_q(
-      fmt::format(
-          fmt::runtime(t(
-              l, "A vector of {} elements, one thread each, {} threads per block. How many blocks?",
-              "向量有 {} 个元素，每个线程处理一个，每块 {} 个线程。需要多少个线程块？")),
-          grouped(n), b),
+      say(l, "A vector of {} elements, one thread each, {} threads per block. How many blocks?",
+          "向量有 {} 个元素，每个线程处理一个，每块 {} 个线程。需要多少个线程块？",
+          format_integer(n), b),
       blocks,
-      fmt::format("(N + B - 1) / B = ({} + {} - 1) / {} = {}", grouped(n), b, b, grouped(blocks)));
+      fmt::format("(N + B - 1) / B = ({} + {} - 1) / {} = {}", format_integer(n), b, b,
+                  format_integer(blocks)));
 }
 
 Question find_1d_q(Gen& g, Lang l) {
   const std::int64_t b = choose<std::int64_t>(g, {8, 16, 32, 64, 128, 256});
   const std::int64_t i = pick(g, b, 20 * b);
   Question q;
-  q.prompt = fmt::format(
-      fmt::runtime(
-          t(l,
-            "A one-dimensional launch, blocks of {} threads. Which block and thread handle "
-            "element {}? Answer as block,thread",
-            "一维，每块 {} 个线程。元素 {} 由哪个线程块的哪个线程处理？按 线程块,线程 作答")),
-      b, i);
+  q.prompt =
+      say(l,
+          "A one-dimensional launch, blocks of {} threads. Which block and thread handle "
+          "element {}? Answer as block,thread",
+          "一维，每块 {} 个线程。元素 {} 由哪个线程块的哪个线程处理？按 线程块,线程 作答", b, i);
   q.kind = AnswerKind::tuple;
   q.values = {static_cast<double>(i / b), static_cast<double>(i % b)};
   q.answer = fmt::format("{},{}", i / b, i % b);
-  q.solution = fmt::format(
-      fmt::runtime(t(l, "block = {} / {} = {}, thread = {} % {} = {}; check: {} * {} + {} = {}",
-                     "线程块 = {} / {} = {}，线程 = {} % {} = {}；验算：{} * {} + {} = {}")),
-      i, b, i / b, i, b, i % b, i / b, b, i % b, i);
+  q.solution = say(l, "block = {} / {} = {}, thread = {} % {} = {}; check: {} * {} + {} = {}",
+                   "线程块 = {} / {} = {}，线程 = {} % {} = {}；验算：{} * {} + {} = {}", i, b,
+                   i / b, i, b, i % b, i / b, b, i % b, i);
   return q;
 }
 
@@ -140,28 +122,27 @@ Question find_2d_q(Gen& g, Lang l) {
       pick(g, 0, static_cast<std::int64_t>(grid.volume() * block.volume()) - 1));
   const ThreadPlace p = place_of_index(grid, block, i);
   Question q;
-  q.prompt = fmt::format(
-      fmt::runtime(
-          t(l,
-            "gridDim = ({}, {}), blockDim = ({}, {}), threads numbered block by block. Which "
-            "thread has "
-            "global index {}? Answer as blockIdx.x,blockIdx.y,threadIdx.x,threadIdx.y",
-            "gridDim = ({}, {})，blockDim = ({}, {})，线程逐块编号。全局索引为 {} 的是哪个线程？"
-            "按 blockIdx.x,blockIdx.y,threadIdx.x,threadIdx.y 作答")),
-      grid.x, grid.y, block.x, block.y, i);
+  q.prompt =
+      say(l,
+          "gridDim = ({}, {}), blockDim = ({}, {}), threads numbered block by block. Which "
+          "thread has "
+          "global index {}? Answer as blockIdx.x,blockIdx.y,threadIdx.x,threadIdx.y",
+          "gridDim = ({}, {})，blockDim = ({}, {})，线程逐块编号。全局索引为 {} 的是哪个线程？"
+          "按 blockIdx.x,blockIdx.y,threadIdx.x,threadIdx.y 作答",
+          grid.x, grid.y, block.x, block.y, i);
   q.kind = AnswerKind::tuple;
   q.values = {static_cast<double>(p.block.x), static_cast<double>(p.block.y),
               static_cast<double>(p.thread.x), static_cast<double>(p.thread.y)};
   q.answer = fmt::format("{},{},{},{}", p.block.x, p.block.y, p.thread.x, p.thread.y);
-  q.solution = fmt::format(
-      fmt::runtime(t(l,
-                     "{} / {} = block {} rem {}; block {} = ({} % {}, {} / {}) = ({}, {}); thread "
-                     "{} = ({} % {}, {} / {}) = ({}, {})",
-                     "{} / {} = 第 {} 块余 {}；线程块 {} = ({} % {}, {} / {}) = ({}, {})；线程 "
-                     "{} = ({} % {}, {} / {}) = ({}, {})")),
-      i, block.volume(), p.block_linear, p.thread_linear, p.block_linear, p.block_linear, grid.x,
-      p.block_linear, grid.x, p.block.x, p.block.y, p.thread_linear, p.thread_linear, block.x,
-      p.thread_linear, block.x, p.thread.x, p.thread.y);
+  q.solution =
+      say(l,
+          "{} / {} = block {} rem {}; block {} = ({} % {}, {} / {}) = ({}, {}); thread "
+          "{} = ({} % {}, {} / {}) = ({}, {})",
+          "{} / {} = 第 {} 块余 {}；线程块 {} = ({} % {}, {} / {}) = ({}, {})；线程 "
+          "{} = ({} % {}, {} / {}) = ({}, {})",
+          i, block.volume(), p.block_linear, p.thread_linear, p.block_linear, p.block_linear,
+          grid.x, p.block_linear, grid.x, p.block.x, p.block.y, p.thread_linear, p.thread_linear,
+          block.x, p.thread_linear, block.x, p.thread.x, p.thread.y);
   return q;
 }
 
@@ -176,14 +157,12 @@ Question global_index_q(Gen& g, Lang l) {
                  static_cast<std::uint64_t>(pick(g, 0, static_cast<std::int64_t>(block.y) - 1)), 0};
   const ThreadPlace p = place_of(grid, block, b, th);
   return integer_q(
-      fmt::format(
-          fmt::runtime(t(
-              l,
-              "gridDim = ({}, {}), blockDim = ({}, {}). What is the global index (block by block) "
-              "of "
-              "blockIdx = ({}, {}), threadIdx = ({}, {})?",
-              "gridDim = ({}, {})，blockDim = ({}, {})。blockIdx = ({}, {})、threadIdx = ({}, {}) "
-              "的线程全局索引（逐块编号）是多少？")),
+      say(l,
+          "gridDim = ({}, {}), blockDim = ({}, {}). What is the global index (block by block) "
+          "of "
+          "blockIdx = ({}, {}), threadIdx = ({}, {})?",
+          "gridDim = ({}, {})，blockDim = ({}, {})。blockIdx = ({}, {})、threadIdx = ({}, {}) "
+          "的线程全局索引（逐块编号）是多少？",
           grid.x, grid.y, block.x, block.y, b.x, b.y, th.x, th.y),
       static_cast<std::int64_t>(p.global),
       fmt::format("({} + {} * {}) * ({} * {}) + ({} + {} * {}) = {} * {} + {} = {}", b.x, b.y,
@@ -196,13 +175,12 @@ Question amdahl_speedup_q(Gen& g, Lang l) {
   const std::int64_t n = choose<std::int64_t>(g, {2, 4, 8, 10, 16, 32, 64, 100, 1000});
   const double s = amdahl_speedup(p, static_cast<double>(n));
   Question q;
-  q.prompt = fmt::format(
-      fmt::runtime(
-          t(l,
-            "A program is {:g}% parallel. What speedup does Amdahl's law give on {} "
-            "processors? (2 decimals)",
-            "程序的 {:g}% 可以并行。按阿姆达尔定律，{} 个处理器的加速比是多少？（保留 2 位小数）")),
-      p * 100, n);
+  q.prompt =
+      say(l,
+          "A program is {:g}% parallel. What speedup does Amdahl's law give on {} "
+          "processors? (2 decimals)",
+          "程序的 {:g}% 可以并行。按阿姆达尔定律，{} 个处理器的加速比是多少？（保留 2 位小数）",
+          p * 100, n);
   q.kind = AnswerKind::real;
   q.values = {s};
   q.tolerance = 0.01;
@@ -215,12 +193,10 @@ Question amdahl_limit_q(Gen& g, Lang l) {
   const double p = choose<double>(g, {0.5, 0.75, 0.8, 0.9, 0.95, 0.98, 0.99});
   const double lim = amdahl_limit(p);
   Question q;
-  q.prompt = fmt::format(
-      fmt::runtime(t(l,
-                     "A program is {:g}% parallel. What is the most speedup any number of "
-                     "processors can give?",
-                     "程序的 {:g}% 可以并行。无论多少处理器，加速比最多是多少？")),
-      p * 100);
+  q.prompt = say(l,
+                 "A program is {:g}% parallel. What is the most speedup any number of "
+                 "processors can give?",
+                 "程序的 {:g}% 可以并行。无论多少处理器，加速比最多是多少？", p * 100);
   q.kind = AnswerKind::real;
   q.values = {lim};
   q.tolerance = 0.01;
@@ -278,70 +254,58 @@ Question launch_legal_q(Gen& g, Lang l) {
   auto problem = limits::check_launch(grid, block);
   if (problem && l == Lang::zh) problem = launch_problem_zh(grid, block);
   Question q;
-  q.prompt = fmt::format(
-      fmt::runtime(t(l,
-                     "Is the launch kernel<<<dim3({}, {}, {}), dim3({}, {}, {})>>> legal? (yes/no)",
-                     "启动 kernel<<<dim3({}, {}, {}), dim3({}, {}, {})>>> 合法吗？（yes/no）")),
-      grid.x, grid.y, grid.z, block.x, block.y, block.z);
+  q.prompt = say(l, "Is the launch kernel<<<dim3({}, {}, {}), dim3({}, {}, {})>>> legal? (yes/no)",
+                 "启动 kernel<<<dim3({}, {}, {}), dim3({}, {}, {})>>> 合法吗？（yes/no）", grid.x,
+                 grid.y, grid.z, block.x, block.y, block.z);
   q.kind = AnswerKind::word;
   q.word = problem ? "no" : "yes";
   q.answer = q.word;
-  q.solution =
-      problem
-          ? *problem
-          : fmt::format(
-                fmt::runtime(
-                    t(l,
-                      "{} threads per block and every dimension within (1024, 1024, 64) "
-                      "and (2^31-1, 65535, 65535)",
-                      "每块 {} 个线程，各维都在 (1024, 1024, 64) 和 (2^31-1, 65535, 65535) 之内")),
-                block.volume());
+  q.solution = problem
+                   ? *problem
+                   : say(l,
+                         "{} threads per block and every dimension within (1024, 1024, 64) "
+                         "and (2^31-1, 65535, 65535)",
+                         "每块 {} 个线程，各维都在 (1024, 1024, 64) 和 (2^31-1, 65535, 65535) 之内",
+                         block.volume());
   return q;
 }
 
 Question bytes_moved_q(Gen& g, Lang l) {
   const std::int64_t n = pick(g, 1, 64) * 1024 * 1024;
-  if (pick(g, 0, 1) == 0) {
+  // vecadd reads a and b and writes c; the two-norm reads a and b once.
+  const bool vecadd = pick(g, 0, 1) == 0;
+  const std::int64_t bytes = (vecadd ? 3 : 2) * n * 4;
+  const std::string count = format_integer(n);
+  if (vecadd) {
     return integer_q(
-        fmt::format(
-            fmt::runtime(
-                t(l,
-                  "vecadd on {} int elements (4 bytes each): how many bytes must move through "
-                  "device memory at the least?",
-                  "对 {} 个 int 元素（每个 4 字节）做 vecadd：至少要经过显存搬运多少字节？")),
-            grouped(n)),
-        3 * n * 4,
-        fmt::format(fmt::runtime(t(l, "read a and b, write c: 3 x {} x 4 = {}",
-                                   "读 a 和 b、写 c：3 x {} x 4 = {}")),
-                    grouped(n), grouped(3 * n * 4)));
+        say(l,
+            "vecadd on {} int elements (4 bytes each): how many bytes must move "
+            "through device memory at the least?",
+            "对 {} 个 int 元素（每个 4 字节）做 vecadd：至少要经过显存搬运多少字节？", count),
+        bytes,
+        say(l, "read a and b, write c: 3 x {} x 4 = {}", "读 a 和 b、写 c：3 x {} x 4 = {}", count,
+            format_integer(bytes)));
   }
   return integer_q(
-      fmt::format(
-          fmt::runtime(t(l,
-                         "The two-norm distance of two float matrices of {} elements each: how "
-                         "many bytes must "
-                         "it read from device memory at the least?",
-                         "两个各 {} 个元素的 float 矩阵求二范数距离：至少要从显存读取多少字节？")),
-          grouped(n)),
-      2 * n * 4,
-      fmt::format(fmt::runtime(t(l, "read a and b once: 2 x {} x 4 = {}",
-                                 "a 和 b 各读一次：2 x {} x 4 = {}")),
-                  grouped(n), grouped(2 * n * 4)));
+      say(l,
+          "The two-norm distance of two float matrices of {} elements each: how "
+          "many bytes must it read from device memory at the least?",
+          "两个各 {} 个元素的 float 矩阵求二范数距离：至少要从显存读取多少字节？", count),
+      bytes,
+      say(l, "read a and b once: 2 x {} x 4 = {}", "a 和 b 各读一次：2 x {} x 4 = {}", count,
+          format_integer(bytes)));
 }
 
 Question idle_lanes_q(Gen& g, Lang l) {
   const std::int64_t tpb = pick(g, 1, 1024);
   const ResidentWarps w = warps_on_sm(1, tpb);
   return integer_q(
-      fmt::format(fmt::runtime(t(
-                      l, "A block has {} threads. How many lanes of its last warp have no thread?",
-                      "一个线程块有 {} 个线程。它最后一个线程束有多少个通道没有线程？")),
-                  tpb),
+      say(l, "A block has {} threads. How many lanes of its last warp have no thread?",
+          "一个线程块有 {} 个线程。它最后一个线程束有多少个通道没有线程？", tpb),
       w.idle_lanes_per_block,
-      fmt::format(fmt::runtime(t(l, "ceil({} / 32) = {} warps = {} lanes; {} - {} = {}",
-                                 "ceil({} / 32) = {} 个线程束 = {} 个通道；{} - {} = {}")),
-                  tpb, w.warps_per_block, w.warps_per_block * 32, w.warps_per_block * 32, tpb,
-                  w.idle_lanes_per_block));
+      say(l, "ceil({} / 32) = {} warps = {} lanes; {} - {} = {}",
+          "ceil({} / 32) = {} 个线程束 = {} 个通道；{} - {} = {}", tpb, w.warps_per_block,
+          w.warps_per_block * 32, w.warps_per_block * 32, tpb, w.idle_lanes_per_block));
 }
 
 // Occupancy on an H100 (compute capability 9.0), with the facts the answer needs in the prompt.
@@ -351,45 +315,40 @@ Question occupancy_registers_q(Gen& g, Lang l) {
       static_cast<int>(choose<std::int64_t>(g, {16, 24, 32, 40, 48, 56, 64, 72, 80, 96, 128, 168}));
   const Occupancy o = occupancy(*arch_info(9, 0), {threads, regs, 0, 0, std::nullopt});
   return integer_q(
-      fmt::format(
-          fmt::runtime(
-              t(l,
-                "An H100 SM holds 64 warps and 32 blocks; its 65,536 registers sit in 4 "
-                "sub-partitions of 16,384, handed out per warp in units of 256. A kernel uses {} "
-                "registers per thread, in blocks of {} threads. How many blocks fit on one SM?",
-                "H100 的一个 SM 最多容纳 64 个线程束、32 个线程块；它的 65,536 个寄存器分在 4 个"
-                "子分区（每个 16,384），按线程束以 256 为单位分配。某核函数每线程用 {} 个寄存器，"
-                "每块 {} 个线程。一个 SM 能放下几个线程块？")),
+      say(l,
+          "An H100 SM holds 64 warps and 32 blocks; its 65,536 registers sit in 4 "
+          "sub-partitions of 16,384, handed out per warp in units of 256. A kernel uses {} "
+          "registers per thread, in blocks of {} threads. How many blocks fit on one SM?",
+          "H100 的一个 SM 最多容纳 64 个线程束、32 个线程块；它的 65,536 个寄存器分在 4 个"
+          "子分区（每个 16,384），按线程束以 256 为单位分配。某核函数每线程用 {} 个寄存器，"
+          "每块 {} 个线程。一个 SM 能放下几个线程块？",
           regs, threads),
       o.blocks,
-      fmt::format(fmt::runtime(t(l,
-                                 "{} x 32 = {} -> {} per warp; 16384 / {} = {} warps x 4 = {}; "
-                                 "{} warps per block: min({} / {}, 64 / {}, 32) = {}",
-                                 "{} x 32 = {} -> 每线程束 {}；16384 / {} = {} 个线程束 x 4 = {}；"
-                                 "每块 {} 个线程束：min({} / {}, 64 / {}, 32) = {}")),
-                  regs, o.registers_per_warp, o.registers_per_warp_allocated,
-                  o.registers_per_warp_allocated, o.warps_per_partition, o.warps_by_registers,
-                  o.warps_per_block, o.warps_by_registers, o.warps_per_block, o.warps_per_block,
-                  o.blocks));
+      say(l,
+          "{} x 32 = {} -> {} per warp; 16384 / {} = {} warps x 4 = {}; "
+          "{} warps per block: min({} / {}, 64 / {}, 32) = {}",
+          "{} x 32 = {} -> 每线程束 {}；16384 / {} = {} 个线程束 x 4 = {}；"
+          "每块 {} 个线程束：min({} / {}, 64 / {}, 32) = {}",
+          regs, o.registers_per_warp, o.registers_per_warp_allocated,
+          o.registers_per_warp_allocated, o.warps_per_partition, o.warps_by_registers,
+          o.warps_per_block, o.warps_by_registers, o.warps_per_block, o.warps_per_block, o.blocks));
 }
 
 Question occupancy_shared_q(Gen& g, Lang l) {
   const int threads = static_cast<int>(choose<std::int64_t>(g, {64, 128, 256}));
   const auto kib = choose<std::int64_t>(g, {2, 4, 6, 8, 12, 16, 20, 24, 32, 40, 48});
   const Occupancy o = occupancy(*arch_info(9, 0), {threads, 0, kib * 1024, 0, std::nullopt});
-  return integer_q(
-      fmt::format(
-          fmt::runtime(t(l,
-                         "An H100 SM has 228 KiB of shared memory, holds 64 warps and 32 blocks, "
-                         "and the driver keeps 1 KiB of shared memory per block. Blocks of {} "
-                         "threads each use {} KiB of shared memory. How many blocks fit on one SM?",
-                         "H100 的一个 SM 有 228 KiB 共享内存，最多容纳 64 个线程束、32 个线程块，"
-                         "驱动为每个线程块保留 1 KiB 共享内存。每块 {} 个线程、用 {} KiB "
-                         "共享内存。一个 SM 能放下几个线程块？")),
-          threads, kib),
-      o.blocks,
-      fmt::format("min(floor(228 / ({} + 1)), 64 / {}, 32) = min({}, {}, 32) = {}", kib,
-                  o.warps_per_block, o.limit_shared, o.limit_warps, o.blocks));
+  return integer_q(say(l,
+                       "An H100 SM has 228 KiB of shared memory, holds 64 warps and 32 blocks, "
+                       "and the driver keeps 1 KiB of shared memory per block. Blocks of {} "
+                       "threads each use {} KiB of shared memory. How many blocks fit on one SM?",
+                       "H100 的一个 SM 有 228 KiB 共享内存，最多容纳 64 个线程束、32 个线程块，"
+                       "驱动为每个线程块保留 1 KiB 共享内存。每块 {} 个线程、用 {} KiB "
+                       "共享内存。一个 SM 能放下几个线程块？",
+                       threads, kib),
+                   o.blocks,
+                   fmt::format("min(floor(228 / ({} + 1)), 64 / {}, 32) = min({}, {}, 32) = {}",
+                               kib, o.warps_per_block, o.limit_shared, o.limit_warps, o.blocks));
 }
 
 Question global_index_3d_q(Gen& g, Lang l) {
@@ -406,22 +365,19 @@ Question global_index_3d_q(Gen& g, Lang l) {
   const Coord th{below(block.x), below(block.y), below(block.z)};
   const ThreadPlace p = place_of(grid, block, b, th);
   return integer_q(
-      fmt::format(fmt::runtime(
-                      t(l,
-                        "gridDim = ({}, {}, {}), blockDim = ({}, {}, {}). What is the global "
-                        "index (block by block) of blockIdx = ({}, {}, {}), threadIdx = ({}, {}, "
-                        "{})?",
-                        "gridDim = ({}, {}, {})，blockDim = ({}, {}, {})。blockIdx = ({}, {}, {})、"
-                        "threadIdx = ({}, {}, {}) 的线程全局索引（逐块编号）是多少？")),
-                  grid.x, grid.y, grid.z, block.x, block.y, block.z, b.x, b.y, b.z, th.x, th.y,
-                  th.z),
+      say(l,
+          "gridDim = ({}, {}, {}), blockDim = ({}, {}, {}). What is the global "
+          "index (block by block) of blockIdx = ({}, {}, {}), threadIdx = ({}, {}, "
+          "{})?",
+          "gridDim = ({}, {}, {})，blockDim = ({}, {}, {})。blockIdx = ({}, {}, {})、"
+          "threadIdx = ({}, {}, {}) 的线程全局索引（逐块编号）是多少？",
+          grid.x, grid.y, grid.z, block.x, block.y, block.z, b.x, b.y, b.z, th.x, th.y, th.z),
       static_cast<std::int64_t>(p.global),
-      fmt::format(
-          fmt::runtime(t(l,
-                         "block {} + {} x {} + {} x {} x {} = {}; thread {} + {} x {} + {} x "
-                         "{} x {} = {}; {} x {} + {} = {}",
-                         "线程块 {} + {} x {} + {} x {} x {} = {}；线程 {} + {} x {} + {} x "
-                         "{} x {} = {}；{} x {} + {} = {}")),
+      say(l,
+          "block {} + {} x {} + {} x {} x {} = {}; thread {} + {} x {} + {} x "
+          "{} x {} = {}; {} x {} + {} = {}",
+          "线程块 {} + {} x {} + {} x {} x {} = {}；线程 {} + {} x {} + {} x "
+          "{} x {} = {}；{} x {} + {} = {}",
           b.x, b.y, grid.x, b.z, grid.x, grid.y, p.block_linear, th.x, th.y, block.x, th.z, block.x,
           block.y, p.thread_linear, p.block_linear, block.volume(), p.thread_linear, p.global));
 }
@@ -444,21 +400,19 @@ Question shared_bytes_q(Gen& g, Lang l) {
   const std::int64_t cols = rows + pad;
   const std::int64_t bytes = rows * cols * type.size;
   return integer_q(
-      fmt::format(
-          fmt::runtime(t(l,
-                         "A kernel declares __shared__ {} tile[{}][{}]; ({} is {} "
-                         "bytes). How many bytes of shared memory does each block use "
-                         "for it?",
-                         "核函数声明 __shared__ {} tile[{}][{}];（{} 占 {} 字节）。每个线程块"
-                         "为它使用多少字节共享内存？")),
+      say(l,
+          "A kernel declares __shared__ {} tile[{}][{}]; ({} is {} "
+          "bytes). How many bytes of shared memory does each block use "
+          "for it?",
+          "核函数声明 __shared__ {} tile[{}][{}];（{} 占 {} 字节）。每个线程块"
+          "为它使用多少字节共享内存？",
           type.name, rows, cols, type.name, type.size),
       bytes,
-      fmt::format(fmt::runtime(t(l, "{} x {} elements x {} bytes = {} bytes{}",
-                                 "{} x {} 个元素 x {} 字节 = {} 字节{}")),
-                  rows, cols, type.size, group_thousands(static_cast<unsigned long long>(bytes)),
-                  pad == 1 ? t(l, " (the +1 column avoids bank conflicts)",
-                               "（多出的一列用来避免存储体冲突）")
-                           : std::string()));
+      say(l, "{} x {} elements x {} bytes = {} bytes{}", "{} x {} 个元素 x {} 字节 = {} 字节{}",
+          rows, cols, type.size, group_thousands(static_cast<unsigned long long>(bytes)),
+          pad == 1
+              ? say(l, " (the +1 column avoids bank conflicts)", "（多出的一列用来避免存储体冲突）")
+              : std::string()));
 }
 
 // A write to shared memory, then a read of another thread's element, with or without a barrier.
@@ -468,31 +422,30 @@ Question race_barrier_q(Gen& g, Lang l) {
   const bool barrier = pick(g, 0, 1) == 1;
   const bool race = !barrier && k % b != 0;
   Question q;
-  q.prompt = fmt::format(
-      fmt::runtime(t(l,
-                     "Blocks of {} threads run: s[threadIdx.x] = in[i]; {}x = s[(threadIdx.x + "
-                     "{}) % {}]; with __shared__ float s[{}]. Is there a data race on s? "
-                     "(yes/no)",
-                     "每块 {} 个线程执行：s[threadIdx.x] = in[i]; {}x = s[(threadIdx.x + {}) % "
-                     "{}];，其中 __shared__ float s[{}]。s 上有数据竞争吗？（yes/no）")),
-      b, barrier ? "__syncthreads(); " : "", k, b, b);
+  q.prompt = say(l,
+                 "Blocks of {} threads run: s[threadIdx.x] = in[i]; {}x = s[(threadIdx.x + "
+                 "{}) % {}]; with __shared__ float s[{}]. Is there a data race on s? "
+                 "(yes/no)",
+                 "每块 {} 个线程执行：s[threadIdx.x] = in[i]; {}x = s[(threadIdx.x + {}) % "
+                 "{}];，其中 __shared__ float s[{}]。s 上有数据竞争吗？（yes/no）",
+                 b, barrier ? "__syncthreads(); " : "", k, b, b);
   q.kind = AnswerKind::word;
   q.word = race ? "yes" : "no";
   q.answer = q.word;
   if (barrier) {
-    q.solution = t(l, "no: __syncthreads() orders every write before every read",
-                   "没有：__syncthreads() 让所有写入都在所有读取之前完成");
+    q.solution = say(l, "no: __syncthreads() orders every write before every read",
+                     "没有：__syncthreads() 让所有写入都在所有读取之前完成");
   } else if (!race) {
-    q.solution = fmt::format(fmt::runtime(t(l,
-                                            "no: (x + {0}) % {1} = x, each thread reads only the "
-                                            "element it wrote itself",
-                                            "没有：(x + {0}) % {1} = x，每个线程只读自己写的元素")),
-                             k, b);
+    q.solution = say(l,
+                     "no: (x + {0}) % {1} = x, each thread reads only the "
+                     "element it wrote itself",
+                     "没有：(x + {0}) % {1} = x，每个线程只读自己写的元素", k, b);
   } else {
-    q.solution = t(l,
-                   "yes: a thread reads another thread's element with no __syncthreads() "
-                   "between the write and the read; the other thread may not have written yet",
-                   "有：线程读取另一个线程的元素，写和读之间没有 __syncthreads()，对方可能还没写");
+    q.solution =
+        say(l,
+            "yes: a thread reads another thread's element with no __syncthreads() "
+            "between the write and the read; the other thread may not have written yet",
+            "有：线程读取另一个线程的元素，写和读之间没有 __syncthreads()，对方可能还没写");
   }
   return q;
 }
@@ -510,40 +463,34 @@ Question divergence_q(Gen& g, Lang l) {
     // k > 1, its second is not; for k > 32 only the warps starting at a multiple of k have one.
     if (k == 1) {
       diverging = 0;
-      why = t(l, "every thread takes the if: no warp diverges", "所有线程都走 if：没有线程束分化");
+      why =
+          say(l, "every thread takes the if: no warp diverges", "所有线程都走 if：没有线程束分化");
     } else if (k <= 32) {
       diverging = warps;
-      why = fmt::format(fmt::runtime(t(l, "every warp has lanes on both sides: {} warps",
-                                       "每个线程束两边都有通道：{} 个线程束")),
-                        warps);
+      why = say(l, "every warp has lanes on both sides: {} warps",
+                "每个线程束两边都有通道：{} 个线程束", warps);
     } else {
       diverging = (threads + k - 1) / k;
-      why = fmt::format(
-          fmt::runtime(t(l, "only warps starting at a multiple of {} hold one: ceil({} / {}) = {}",
-                         "只有起点是 {} 的倍数的线程束含这样的线程：ceil({} / {}) = {}")),
-          k, threads, k, diverging);
+      why = say(l, "only warps starting at a multiple of {} hold one: ceil({} / {}) = {}",
+                "只有起点是 {} 的倍数的线程束含这样的线程：ceil({} / {}) = {}", k, threads, k,
+                diverging);
     }
   } else {
     const std::int64_t c = pick(g, 1, threads - 1);
     cond = fmt::format("threadIdx.x < {}", c);
     diverging = c % 32 == 0 ? 0 : 1;
-    why =
-        c % 32 == 0
-            ? fmt::format(fmt::runtime(t(l, "{} is a multiple of 32: the split falls between warps",
-                                         "{} 是 32 的倍数：分界正好落在线程束之间")),
-                          c)
-            : fmt::format(fmt::runtime(t(l, "only warp {} = {} / 32 holds the split",
-                                         "只有第 {} = {} / 32 个线程束（从 0 计）跨越分界")),
-                          c / 32, c);
+    why = c % 32 == 0 ? say(l, "{} is a multiple of 32: the split falls between warps",
+                            "{} 是 32 的倍数：分界正好落在线程束之间", c)
+                      : say(l, "only warp {} = {} / 32 holds the split",
+                            "只有第 {} = {} / 32 个线程束（从 0 计）跨越分界", c / 32, c);
   }
-  return integer_q(
-      fmt::format(fmt::runtime(t(l,
-                                 "A block of {} threads runs if ({}) a(); else b();. How many of "
-                                 "its warps have threads on both paths (diverge)?",
-                                 "一个 {} 线程的线程块执行 if ({}) a(); else b();。它有多少个线程束"
-                                 "两条路径上都有线程（发生分化）？")),
-                  threads, cond),
-      diverging, why);
+  return integer_q(say(l,
+                       "A block of {} threads runs if ({}) a(); else b();. How many of "
+                       "its warps have threads on both paths (diverge)?",
+                       "一个 {} 线程的线程块执行 if ({}) a(); else b();。它有多少个线程束"
+                       "两条路径上都有线程（发生分化）？",
+                       threads, cond),
+                   diverging, why);
 }
 
 Question reduction_q(Gen& g, Lang l) {
@@ -551,43 +498,37 @@ Question reduction_q(Gen& g, Lang l) {
     case 0: {
       const std::int64_t log = pick(g, 5, 12);
       const std::int64_t n = std::int64_t{1} << log;
-      return integer_q(
-          fmt::format(
-              fmt::runtime(t(l,
-                             "A tree reduction in shared memory sums {} values, halving "
-                             "the active threads each step. How many steps does it take?",
-                             "共享内存中的树形归约对 {} 个值求和，每步活跃线程减半。需要多少步？")),
-              group_thousands(static_cast<unsigned long long>(n))),
-          log, fmt::format("log2({}) = {}", n, log));
+      return integer_q(say(l,
+                           "A tree reduction in shared memory sums {} values, halving "
+                           "the active threads each step. How many steps does it take?",
+                           "共享内存中的树形归约对 {} 个值求和，每步活跃线程减半。需要多少步？",
+                           group_thousands(static_cast<unsigned long long>(n))),
+                       log, fmt::format("log2({}) = {}", n, log));
     }
     case 1: {
       const std::int64_t n = std::int64_t{1} << pick(g, 4, 12);
-      return integer_q(
-          fmt::format(fmt::runtime(t(l,
-                                     "A tree reduction sums {} values pairwise down to one. How "
-                                     "many additions does it do in all?",
-                                     "树形归约把 {} 个值两两相加直到剩一个。一共做多少次加法？")),
-                      group_thousands(static_cast<unsigned long long>(n))),
-          n - 1,
-          fmt::format(fmt::runtime(t(l, "{} / 2 + {} / 4 + ... + 1 = {} - 1 = {}",
-                                     "{} / 2 + {} / 4 + ... + 1 = {} - 1 = {}")),
-                      n, n, n, n - 1));
+      return integer_q(say(l,
+                           "A tree reduction sums {} values pairwise down to one. How "
+                           "many additions does it do in all?",
+                           "树形归约把 {} 个值两两相加直到剩一个。一共做多少次加法？",
+                           group_thousands(static_cast<unsigned long long>(n))),
+                       n - 1,
+                       say(l, "{} / 2 + {} / 4 + ... + 1 = {} - 1 = {}",
+                           "{} / 2 + {} / 4 + ... + 1 = {} - 1 = {}", n, n, n, n - 1));
     }
     default: {
       const std::int64_t n = pick(g, 10'000, 10'000'000);
       const std::int64_t b = choose<std::int64_t>(g, {128, 256, 512, 1024});
       const std::int64_t e = choose<std::int64_t>(g, {1, 2, 4, 8});
       const std::int64_t blocks = (n + b * e - 1) / (b * e);
-      return integer_q(
-          fmt::format(
-              fmt::runtime(t(l,
-                             "{} values, blocks of {} threads, each thread first adds {} "
-                             "values, each block writes one partial sum. How many partial "
-                             "sums are there?",
-                             "{} 个值，每块 {} 个线程，每个线程先加 {} 个值，每个线程块写出一个"
-                             "部分和。共有多少个部分和？")),
-              group_thousands(static_cast<unsigned long long>(n)), b, e),
-          blocks, fmt::format("ceil({} / ({} x {})) = {}", n, b, e, blocks));
+      return integer_q(say(l,
+                           "{} values, blocks of {} threads, each thread first adds {} "
+                           "values, each block writes one partial sum. How many partial "
+                           "sums are there?",
+                           "{} 个值，每块 {} 个线程，每个线程先加 {} 个值，每个线程块写出一个"
+                           "部分和。共有多少个部分和？",
+                           group_thousands(static_cast<unsigned long long>(n)), b, e),
+                       blocks, fmt::format("ceil({} / ({} x {})) = {}", n, b, e, blocks));
     }
   }
 }
@@ -629,9 +570,8 @@ Question memory_hierarchy_q(Gen& g, Lang l) {
   q.word = f.answer;
   q.choices = choices;
   q.answer = q.word;
-  q.solution = fmt::format(
-      fmt::runtime(t(l, "{}: see lesson 08 (the memory hierarchy)", "{}：见第 08 课（内存层次）")),
-      f.answer);
+  q.solution =
+      say(l, "{}: see lesson 08 (the memory hierarchy)", "{}：见第 08 课（内存层次）", f.answer);
   return q;
 }
 
@@ -642,25 +582,23 @@ Question pytorch_rules_q(Gen& g, Lang l) {
     const std::int64_t r = pick(g, 2, 64), c = pick(g, 2, 64);
     const std::int64_t i = pick(g, 0, r - 1), j = pick(g, 0, c - 1);
     if (kind == 0) {
-      return integer_q(
-          fmt::format(fmt::runtime(t(l,
-                                     "x is a contiguous float32 CUDA tensor of shape ({}, {}). "
-                                     "Which offset from x.data_ptr<float>() holds x[{}][{}]?",
-                                     "x 是形状为 ({}, {}) 的连续 float32 CUDA 张量。x[{}][{}] 在 "
-                                     "x.data_ptr<float>() 之后的第几个元素？")),
-                      r, c, i, j),
-          i * c + j, fmt::format("{} x {} + {} = {}", i, c, j, i * c + j));
+      return integer_q(say(l,
+                           "x is a contiguous float32 CUDA tensor of shape ({}, {}). "
+                           "Which offset from x.data_ptr<float>() holds x[{}][{}]?",
+                           "x 是形状为 ({}, {}) 的连续 float32 CUDA 张量。x[{}][{}] 在 "
+                           "x.data_ptr<float>() 之后的第几个元素？",
+                           r, c, i, j),
+                       i * c + j, fmt::format("{} x {} + {} = {}", i, c, j, i * c + j));
     }
     const std::int64_t d = pick(g, 2, 8), k = pick(g, 0, d - 1);
     const std::int64_t off = (i * c + j) * d + k;
-    return integer_q(
-        fmt::format(fmt::runtime(t(l,
-                                   "x is a contiguous tensor of shape ({}, {}, {}). Which offset "
-                                   "from x.data_ptr() (in elements) holds x[{}][{}][{}]?",
-                                   "x 是形状为 ({}, {}, {}) 的连续张量。x[{}][{}][{}] 在 "
-                                   "x.data_ptr() 之后的第几个元素？")),
-                    r, c, d, i, j, k),
-        off, fmt::format("({} x {} + {}) x {} + {} = {}", i, c, j, d, k, off));
+    return integer_q(say(l,
+                         "x is a contiguous tensor of shape ({}, {}, {}). Which offset "
+                         "from x.data_ptr() (in elements) holds x[{}][{}][{}]?",
+                         "x 是形状为 ({}, {}, {}) 的连续张量。x[{}][{}][{}] 在 "
+                         "x.data_ptr() 之后的第几个元素？",
+                         r, c, d, i, j, k),
+                     off, fmt::format("({} x {} + {}) x {} + {} = {}", i, c, j, d, k, off));
   }
   struct Rule {
     const char* en;
@@ -735,11 +673,10 @@ const Topic kTopics[] = {
 // Why a number could not be read, in the student's language.
 std::string number_note(NumberRead why, std::string_view s, Lang l) {
   if (why == NumberRead::bad_grouping) {
-    return fmt::format(fmt::runtime(t(l, "'{}': a comma may only group digits by three (12,345)",
-                                      "'{}'：逗号只能用于每三位数字分组（如 12,345）")),
-                       printable(s));
+    return say(l, "'{}': a comma may only group digits by three (12,345)",
+               "'{}'：逗号只能用于每三位数字分组（如 12,345）", printable(s));
   }
-  return fmt::format(fmt::runtime(t(l, "'{}' is not a number", "'{}' 不是数字")), printable(s));
+  return say(l, "'{}' is not a number", "'{}' 不是数字", printable(s));
 }
 
 }  // namespace
@@ -915,9 +852,8 @@ Grade grade(const Question& q, std::string_view given, Lang l) {
       const bool commas = cleaned.find(',') != std::string::npos;
       const char sep = commas ? ',' : ' ';
       const auto list_note = [&] {
-        return fmt::format(fmt::runtime(t(l, "'{}' is not a list of {} whole numbers",
-                                          "'{}' 不是由 {} 个整数组成的列表")),
-                           printable(s), q.values.size());
+        return say(l, "'{}' is not a list of {} whole numbers", "'{}' 不是由 {} 个整数组成的列表",
+                   printable(s), q.values.size());
       };
       while (start <= cleaned.size()) {
         std::size_t end = cleaned.find(sep, start);
@@ -931,9 +867,9 @@ Grade grade(const Question& q, std::string_view given, Lang l) {
         start = end + 1;
       }
       if (parts.size() != q.values.size()) {
-        return malformed(fmt::format(fmt::runtime(t(l, "'{}' has {} numbers; the answer has {}",
-                                                    "'{}' 含 {} 个数，答案应有 {} 个")),
-                                     printable(s), parts.size(), q.values.size()));
+        return malformed(say(l, "'{}' has {} numbers; the answer has {}",
+                             "'{}' 含 {} 个数，答案应有 {} 个", printable(s), parts.size(),
+                             q.values.size()));
       }
       gr.correct = parts == q.values;
       return gr;
@@ -945,17 +881,15 @@ Grade grade(const Question& q, std::string_view given, Lang l) {
       if (w == "n" || w == "no" || w == "否" || w == "不") w = "no";
       const bool yes_no = q.choices.empty() && (q.word == "yes" || q.word == "no");
       if (yes_no && w != "yes" && w != "no") {
-        return malformed(fmt::format(
-            fmt::runtime(t(l, "'{}' is neither yes nor no", "'{}' 既不是 yes 也不是 no")),
-            printable(s)));
+        return malformed(
+            say(l, "'{}' is neither yes nor no", "'{}' 既不是 yes 也不是 no", printable(s)));
       }
       if (!q.choices.empty() &&
           std::find(q.choices.begin(), q.choices.end(), w) == q.choices.end()) {
-        return malformed(
-            fmt::format(fmt::runtime(t(l, "'{}' is not one of: {}", "'{}' 不在选项中：{}")),
-                        printable(s), fmt::join(q.choices, ", ")));
+        return malformed(say(l, "'{}' is not one of: {}", "'{}' 不在选项中：{}", printable(s),
+                             fmt::join(q.choices, ", ")));
       }
-      if (w.empty()) return malformed(std::string(t(l, "no answer", "没有答案")));
+      if (w.empty()) return malformed(say(l, "no answer", "没有答案"));
       gr.correct = w == q.word;
       return gr;
     }

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "calc/amdahl.hpp"
+#include "core/i18n_format.hpp"
 #include "core/parse.hpp"
 #include "core/plot.hpp"
 #include "core/text.hpp"
@@ -93,34 +94,29 @@ std::string render_amdahl(const AmdahlResult& r, const OutputOptions& out) {
                         "  极限：P = 0 时没有任何部分并行：无论多少个处理器，加速比都恰好是 1 "
                         "倍。\n"));
   } else {
-    s += fmt::format(
-        fmt::runtime(
-            std::string(tr(l,
-                           "  Limit: 1 / (1 - P) = 1 / {} = {}x. However many processors, the "
-                           "serial {}% is never faster,\n  so the speedup stays below {}x.\n",
-                           "  极限：1 / (1 - P) = 1 / {} = {} 倍。无论有多少处理器，串行的 {}% "
-                           "都不会变快，\n  所以加速比始终低于 {} 倍。\n"))),
-        serial_part(serial), limit_text(r.limit), format_small(serial * 100), limit_text(r.limit));
+    s += say(l,
+             "  Limit: 1 / (1 - P) = 1 / {} = {}x. However many processors, the "
+             "serial {}% is never faster,\n  so the speedup stays below {}x.\n",
+             "  极限：1 / (1 - P) = 1 / {} = {} 倍。无论有多少处理器，串行的 {}% "
+             "都不会变快，\n  所以加速比始终低于 {} 倍。\n",
+             serial_part(serial), limit_text(r.limit), format_small(serial * 100),
+             limit_text(r.limit));
     if (r.n_for_90_percent > 0) {
-      s += fmt::format(
-          fmt::runtime(
-              std::string(tr(l, "  Reaching 90% of the limit ({}x) takes N >= {} processors.\n",
-                             "  达到极限的 90%（{} 倍）需要 N >= {} 个处理器。\n"))),
-          num(0.9 * r.limit), group_thousands(static_cast<unsigned long long>(r.n_for_90_percent)));
+      s += say(l, "  Reaching 90% of the limit ({}x) takes N >= {} processors.\n",
+               "  达到极限的 90%（{} 倍）需要 N >= {} 个处理器。\n", num(0.9 * r.limit),
+               group_thousands(static_cast<unsigned long long>(r.n_for_90_percent)));
     }
   }
-  s += fmt::format(
-      fmt::runtime(std::string(
-          tr(l,
-             "  Gustafson: if the problem grows with N (the parallel part is P of the time on N\n"
-             "  processors), the scaled speedup is (1 - P) + P*N, e.g. {} + {}*{} = {} for N = "
-             "{}.\n\n",
-             "  古斯塔夫森定律：若问题规模随 N 增长（在 N 个处理器上并行部分占时间的 P），\n"
-             "  扩展加速比为 (1 - P) + P*N，例如 N = {4} 时 {0} + {1}*{2} = {3}。\n\n"))),
-      serial_part(serial), frac(r.p),
-      group_thousands(static_cast<unsigned long long>(r.rows.back().n)),
-      num(r.rows.back().gustafson),
-      group_thousands(static_cast<unsigned long long>(r.rows.back().n)));
+  s += say(l,
+           "  Gustafson: if the problem grows with N (the parallel part is P of the time on N\n"
+           "  processors), the scaled speedup is (1 - P) + P*N, e.g. {} + {}*{} = {} for N = "
+           "{}.\n\n",
+           "  古斯塔夫森定律：若问题规模随 N 增长（在 N 个处理器上并行部分占时间的 P），\n"
+           "  扩展加速比为 (1 - P) + P*N，例如 N = {4} 时 {0} + {1}*{2} = {3}。\n\n",
+           serial_part(serial), frac(r.p),
+           group_thousands(static_cast<unsigned long long>(r.rows.back().n)),
+           num(r.rows.back().gustafson),
+           group_thousands(static_cast<unsigned long long>(r.rows.back().n)));
 
   // The curve: many N on a log axis, the asked-for N marked, the limit dashed.
   PlotSpec plot;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/i18n_format.hpp"
 #include "core/parse.hpp"
 #include "core/progress.hpp"
 #include "core/text.hpp"
@@ -115,20 +116,18 @@ BenchResult run_bench(Backend& backend, int reps, double bytes, std::size_t inpu
 std::string render_bench(const BenchResult& b, const Style& st, Lang l) {
   std::string s = "\n";
   s += st.bold(std::string(tr(l, "  Benchmark", "  基准测试"))) + "\n";
-  s += fmt::format(fmt::runtime(std::string(
-                       tr(l, "  Median kernel time over {} launches (after one warm-up): {} ms{}\n",
-                          "  {} 次启动（先预热一次）的核函数时间中位数：{} ms{}\n"))),
-                   b.reps, format_real(b.median_ms, 4),
-                   b.cpu_time ? std::string(tr(l, " (CPU time on the emulator, wall clock)",
-                                               "（模拟器上的 CPU 时间，挂钟时间）"))
-                              : std::string(tr(l, " (CUDA events)", "（CUDA 事件计时）")));
+  s += say(l, "  Median kernel time over {} launches (after one warm-up): {} ms{}\n",
+           "  {} 次启动（先预热一次）的核函数时间中位数：{} ms{}\n", b.reps,
+           format_real(b.median_ms, 4),
+           b.cpu_time ? std::string(tr(l, " (CPU time on the emulator, wall clock)",
+                                       "（模拟器上的 CPU 时间，挂钟时间）"))
+                      : std::string(tr(l, " (CUDA events)", "（CUDA 事件计时）")));
   // A time the clock could not resolve measures nothing: no "0 GB/s", no "0% of the copy".
   if (b.median_ms > 0) {
-    s += fmt::format(fmt::runtime(std::string(
-                         tr(l, "  Effective bandwidth: {} bytes that must move / {} ms = {} GB/s\n",
-                            "  有效带宽：必须搬运的 {} 字节 / {} ms = {} GB/s\n"))),
-                     group_thousands(static_cast<unsigned long long>(b.bytes)),
-                     format_real(b.median_ms, 4), gbs_text(b.gbs));
+    s += say(l, "  Effective bandwidth: {} bytes that must move / {} ms = {} GB/s\n",
+             "  有效带宽：必须搬运的 {} 字节 / {} ms = {} GB/s\n",
+             group_thousands(static_cast<unsigned long long>(b.bytes)), format_real(b.median_ms, 4),
+             gbs_text(b.gbs));
   } else {
     s += std::string(tr(l,
                         "  Effective bandwidth: not measured (the launches took less time than "
@@ -138,43 +137,30 @@ std::string render_bench(const BenchResult& b, const Style& st, Lang l) {
   const std::string mib = format_real(static_cast<double>(b.copy_bytes) / (1 << 20), 1);
   // On the emulator "device memory" is host memory and the copy a memcpy on the CPU.
   const std::string copy =
-      b.cpu_time ? fmt::format(fmt::runtime(std::string(tr(
-                                   l,
-                                   "a copy of {} MiB in the emulator's device memory (host "
-                                   "memory, copied by the CPU)",
-                                   "在模拟器的设备内存（即主机内存，由 CPU 拷贝）中拷贝 {} MiB"))),
-                               mib)
-                 : fmt::format(fmt::runtime(std::string(tr(l, "a device-to-device copy of {} MiB",
-                                                           "{} MiB 的设备内拷贝"))),
-                               mib);
+      b.cpu_time ? say(l,
+                       "a copy of {} MiB in the emulator's device memory (host "
+                       "memory, copied by the CPU)",
+                       "在模拟器的设备内存（即主机内存，由 CPU 拷贝）中拷贝 {} MiB", mib)
+                 : say(l, "a device-to-device copy of {} MiB", "{} MiB 的设备内拷贝", mib);
   if (b.copy_ms > 0) {
-    s += fmt::format(
-        fmt::runtime(std::string(
-            tr(l, "  Practical peak: {} moves 2 x {} MiB (read + write) in {} ms = {} GB/s\n",
-               "  实际峰值：{}，搬运 2 x {} MiB（读 + 写），用时 {} ms = {} GB/s\n"))),
-        copy, mib, format_real(b.copy_ms, 4), gbs_text(b.copy_gbs));
+    s += say(l, "  Practical peak: {} moves 2 x {} MiB (read + write) in {} ms = {} GB/s\n",
+             "  实际峰值：{}，搬运 2 x {} MiB（读 + 写），用时 {} ms = {} GB/s\n", copy, mib,
+             format_real(b.copy_ms, 4), gbs_text(b.copy_gbs));
   } else {
-    s += fmt::format(
-        fmt::runtime(std::string(
-            tr(l, "  Practical peak: {} took less time than the clock resolves: not measured\n",
-               "  实际峰值：{} 的用时短于时钟的分辨率：未测出\n"))),
-        copy);
+    s += say(l, "  Practical peak: {} took less time than the clock resolves: not measured\n",
+             "  实际峰值：{} 的用时短于时钟的分辨率：未测出\n", copy);
   }
   if (b.median_ms > 0 && b.copy_ms > 0) {
-    s += fmt::format(
-        fmt::runtime(std::string(tr(l, "  The kernel reaches {}% of the copy's bandwidth.\n",
-                                    "  核函数达到拷贝带宽的 {}%。\n"))),
-        st.accent(format_real(100 * b.fraction_of_copy, 1)));
+    s += say(l, "  The kernel reaches {}% of the copy's bandwidth.\n",
+             "  核函数达到拷贝带宽的 {}%。\n", st.accent(format_real(100 * b.fraction_of_copy, 1)));
   }
   if (b.theoretical_gbs > 0) {
-    s += fmt::format(
-        fmt::runtime(std::string(
-            tr(l,
-               "  Theoretical peak from memory clock and bus width: {} GB/s (the kernel: {}%, the "
-               "copy: {}%)\n",
-               "  由显存时钟和总线宽度算出的理论峰值：{} GB/s（核函数 {}%，拷贝 {}%）\n"))),
-        format_real(b.theoretical_gbs, 1), format_real(100 * b.gbs / b.theoretical_gbs, 1),
-        format_real(100 * b.copy_gbs / b.theoretical_gbs, 1));
+    s += say(l,
+             "  Theoretical peak from memory clock and bus width: {} GB/s (the kernel: {}%, the "
+             "copy: {}%)\n",
+             "  由显存时钟和总线宽度算出的理论峰值：{} GB/s（核函数 {}%，拷贝 {}%）\n",
+             format_real(b.theoretical_gbs, 1), format_real(100 * b.gbs / b.theoretical_gbs, 1),
+             format_real(100 * b.copy_gbs / b.theoretical_gbs, 1));
   } else {
     s += std::string(tr(l,
                         "  Theoretical peak: not known (the emulator has no memory clock or bus)\n",

@@ -180,6 +180,20 @@ void emit(const GlobalOptions& g, const nlohmann::json& json, const std::string&
   flush_stdout();
 }
 
+CLI::Option* add_source_flag(CLI::App* sub, bool& source, const GlobalOptions& g) {
+  return sub->add_flag("--source", source,
+                       help_tr(g, "Print the CUDA source of the kernel instead of running it",
+                               "打印内核的 CUDA 源码，而不运行它"));
+}
+
+CLI::Option* add_seed_option(CLI::App* sub, std::string& seed, const GlobalOptions& g) {
+  return sub
+      ->add_option("--seed", seed,
+                   help_tr(g, "Seed of the random inputs (default: a fresh one, printed)",
+                           "随机输入的种子（默认：新取一个，并打印出来）"))
+      ->type_name("S");
+}
+
 void emit_sources(const GlobalOptions& g, std::string_view command,
                   std::initializer_list<std::string_view> files) {
   nlohmann::json sources = nlohmann::json::array();

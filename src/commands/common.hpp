@@ -72,6 +72,11 @@ std::unique_ptr<Backend> open_backend(const GlobalOptions& g);
 void emit(const GlobalOptions& g, const nlohmann::json& json, const std::string& text,
           bool fit = true);
 
+// A kernel command's --source flag ("print the CUDA source of the kernel instead of running it")
+// and --seed option (of its random inputs), worded alike in every command.
+CLI::Option* add_source_flag(CLI::App* sub, bool& source, const GlobalOptions& g);
+CLI::Option* add_seed_option(CLI::App* sub, std::string& seed, const GlobalOptions& g);
+
 // --source: prints the kernel source files a command runs (text, or JSON {command, sources}).
 void emit_sources(const GlobalOptions& g, std::string_view command,
                   std::initializer_list<std::string_view> files);

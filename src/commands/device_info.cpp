@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "core/i18n_format.hpp"
 #include "core/layout.hpp"
 #include "core/parse.hpp"
 #include "core/text.hpp"
@@ -18,31 +19,6 @@ namespace gpulab {
 namespace {
 
 // ---- text helpers ----------------------------------------------------------------------------
-
-template <class... Args>
-std::string F(Lang l, std::string_view en, std::string_view zh, Args&&... args) {
-  return fmt::format(fmt::runtime(tr(l, en, zh)), std::forward<Args>(args)...);
-}
-
-std::string n(long long v) {
-  return v < 0 ? "-" + group_thousands(static_cast<unsigned long long>(-v))
-               : group_thousands(static_cast<unsigned long long>(v));
-}
-
-// A real number with thousands grouped: 3352.32 -> "3,352.3" (1 decimal).
-std::string real(double v, int decimals = 2) {
-  std::string s = format_real(v, decimals);
-  const bool negative = !s.empty() && s[0] == '-';
-  if (negative) s.erase(0, 1);
-  const std::size_t dot = std::min(s.find('.'), s.size());
-  std::string whole = s.substr(0, dot);
-  std::string grouped;
-  for (std::size_t i = 0; i < whole.size(); ++i) {
-    if (i > 0 && (whole.size() - i) % 3 == 0) grouped += ',';
-    grouped += whole[i];
-  }
-  return (negative ? "-" : "") + grouped + s.substr(dot);
-}
 
 // "48 KiB (49,152 bytes)"
 std::string bytes_text(std::uint64_t b) {
@@ -56,7 +32,7 @@ std::string kib_text(double kib) {
 
 // Totals in KiB, as the notes' table writes them: "16,384 KiB".
 std::string kib_total(double kib) {
-  return real(kib, 0) + " KiB";
+  return format_number(kib, 0) + " KiB";
 }
 
 std::string yes_no(Lang l, bool b) {
@@ -169,259 +145,277 @@ std::string render_device(const cuda::DeviceProperties& d, const OutputOptions& 
   const long long sms = d.multiprocessors;
   Sheet s(st);
 
-  s.text(st.heading(F(l, "Device {}: {}", "设备 {}：{}", d.index, d.name)) + "\n");
-  s.text(F(l, "  {}, PCI {:04x}:{:02x}:{:02x}.0\n", "  {}，PCI {:04x}:{:02x}:{:02x}.0\n", d.uuid,
-           d.pci_domain, d.pci_bus, d.pci_device));
+  s.text(st.heading(say(l, "Device {}: {}", "设备 {}：{}", d.index, d.name)) + "\n");
+  s.text(say(l, "  {}, PCI {:04x}:{:02x}:{:02x}.0\n", "  {}，PCI {:04x}:{:02x}:{:02x}.0\n", d.uuid,
+             d.pci_domain, d.pci_bus, d.pci_device));
 
   // The school: the whole GPU.
   s.section(tr(l, "The school (the whole GPU)", "学校（整块 GPU）"));
   s.row(tr(l, "Compute capability", "计算能力"),
         arch ? fmt::format("{} ({})", cc, arch->architecture) : cc,
-        arch ? F(l,
-                 "The SM generation. It fixes the per-classroom limits below: desks, students, "
-                 "classes, podium space.",
-                 "SM 的代号，决定下面每间教室的上限：课桌、学生、班级、讲台空间。")
-             : F(l,
-                 "Compute capability {} is not in gpulab's table (it is newer than the table), so "
-                 "its per-SM figures that CUDA does not report are unknown, not guessed.",
-                 "计算能力 {} 不在 gpulab 的表中（比表更新），CUDA 不报告的每 SM "
-                 "数字因此未知，不做猜测。",
-                 cc));
+        arch
+            ? say(l,
+                  "The SM generation. It fixes the per-classroom limits below: desks, students, "
+                  "classes, podium space.",
+                  "SM 的代号，决定下面每间教室的上限：课桌、学生、班级、讲台空间。")
+            : say(l,
+                  "Compute capability {} is not in gpulab's table (it is newer than the table), so "
+                  "its per-SM figures that CUDA does not report are unknown, not guessed.",
+                  "计算能力 {} 不在 gpulab 的表中（比表更新），CUDA 不报告的每 SM "
+                  "数字因此未知，不做猜测。",
+                  cc));
   s.row(
-      tr(l, "SMs (streaming multiprocessors)", "SM（流多处理器）数"), n(sms),
-      F(l,
-        "{} classrooms (SMs). Each block (a class) is seated in one classroom and stays there "
-        "until it finishes.",
-        "{} 间教室（SM，流多处理器）。每个线程块（一个班级）被安排在一间教室里，直到完成都不离开。",
-        n(sms)));
+      tr(l, "SMs (streaming multiprocessors)", "SM（流多处理器）数"), format_integer(sms),
+      say(l,
+          "{} classrooms (SMs). Each block (a class) is seated in one classroom and stays there "
+          "until it finishes.",
+          "{} "
+          "间教室（SM，流多处理器）。每个线程块（一个班级）被安排在一间教室里，直到完成都不离开。",
+          format_integer(sms)));
   if (arch) {
     const long long cores = sms * arch->cores_per_sm;
     s.row(tr(l, "CUDA cores", "CUDA 核心"),
-          F(l, "{} per SM, {} in total", "每 SM {} 个，共 {} 个", arch->cores_per_sm, n(cores)),
-          F(l,
-            "{} classrooms x {} desks = {} desks (FP32 CUDA cores; {} per SM from the "
-            "compute-capability table, as deviceQuery does). At most {} students compute at the "
-            "same instant.",
-            "{} 间教室 x {} 张课桌 = {} 张课桌（FP32 CUDA 核心；每 SM {} 个来自计算能力表，与 "
-            "deviceQuery 相同）。同一时刻最多 {} 个学生在计算。",
-            n(sms), arch->cores_per_sm, n(cores), arch->cores_per_sm, n(cores)));
+          say(l, "{} per SM, {} in total", "每 SM {} 个，共 {} 个", arch->cores_per_sm,
+              format_integer(cores)),
+          say(l,
+              "{} classrooms x {} desks = {} desks (FP32 CUDA cores; {} per SM from the "
+              "compute-capability table, as deviceQuery does). At most {} students compute at the "
+              "same instant.",
+              "{} 间教室 x {} 张课桌 = {} 张课桌（FP32 CUDA 核心；每 SM {} 个来自计算能力表，与 "
+              "deviceQuery 相同）。同一时刻最多 {} 个学生在计算。",
+              format_integer(sms), arch->cores_per_sm, format_integer(cores), arch->cores_per_sm,
+              format_integer(cores)));
   } else {
     s.row(tr(l, "CUDA cores", "CUDA 核心"), std::string(tr(l, "unknown", "未知")),
-          F(l,
-            "CUDA does not report cores per SM, and compute capability {} is not in gpulab's "
-            "table: the desks per classroom are unknown (not guessed).",
-            "CUDA 不报告每 SM 的核心数，而计算能力 {} 不在 gpulab "
-            "的表中：每间教室的课桌数未知（不做猜测）。",
-            cc));
+          say(l,
+              "CUDA does not report cores per SM, and compute capability {} is not in gpulab's "
+              "table: the desks per classroom are unknown (not guessed).",
+              "CUDA 不报告每 SM 的核心数，而计算能力 {} 不在 gpulab "
+              "的表中：每间教室的课桌数未知（不做猜测）。",
+              cc));
   }
   if (d.clock_khz > 0) {
     const double mhz = d.clock_khz / 1000.0;
     std::string explain =
-        F(l, "The school bell: {} billion ticks a second.", "学校的铃声：每秒响 {1} 亿次。",
-          real(mhz / 1000.0, 3), real(mhz / 100.0, 2));
+        say(l, "The school bell: {} billion ticks a second.", "学校的铃声：每秒响 {1} 亿次。",
+            format_number(mhz / 1000.0, 3), format_number(mhz / 100.0, 2));
     if (arch) {
       const long long cores = sms * arch->cores_per_sm;
-      explain += F(l,
-                   " Each desk can finish one fused multiply-add (2 FLOP) per tick: {} x 2 x {} "
-                   "GHz = {} TFLOPS FP32 peak.",
-                   "每张课桌每次铃响可完成一次乘加（2 次浮点运算）：{} x 2 x {} GHz = {} "
-                   "TFLOPS（FP32 峰值）。",
-                   n(cores), real(mhz / 1000.0, 3), real(calc::fp32_peak_tflops(cores, mhz), 1));
+      explain += say(l,
+                     " Each desk can finish one fused multiply-add (2 FLOP) per tick: {} x 2 x {} "
+                     "GHz = {} TFLOPS FP32 peak.",
+                     "每张课桌每次铃响可完成一次乘加（2 次浮点运算）：{} x 2 x {} GHz = {} "
+                     "TFLOPS（FP32 峰值）。",
+                     format_integer(cores), format_number(mhz / 1000.0, 3),
+                     format_number(calc::fp32_peak_tflops(cores, mhz), 1));
     }
     s.row(tr(l, "GPU max clock", "GPU 最高频率"),
-          fmt::format("{} MHz ({} GHz)", real(mhz, 0), real(mhz / 1000.0, 2)), explain);
+          fmt::format("{} MHz ({} GHz)", format_number(mhz, 0), format_number(mhz / 1000.0, 2)),
+          explain);
   } else {
     s.row(tr(l, "GPU max clock", "GPU 最高频率"),
           std::string(tr(l, "not reported by the driver", "驱动未报告")));
   }
-  s.row(tr(l, "Global memory", "全局内存"), bytes_text(d.total_global_mem),
-        F(l,
+  s.row(
+      tr(l, "Global memory", "全局内存"), bytes_text(d.total_global_mem),
+      say(l,
           "The playground (global memory): every student of every class can go there, and the "
           "host copies data in and out of it, but a trip takes hundreds of cycles.",
           "操场（全局内存）：所有班级的所有学生都能去，主机也在这里拷入拷出数据，但去一趟要几百个周"
           "期。"));
   if (d.memory_clock_khz > 0) {
     const double mem_mhz = d.memory_clock_khz / 1000.0;
-    s.row(
-        tr(l, "Memory clock", "显存频率"), fmt::format("{} MHz", real(mem_mhz, 0)),
-        F(l, "The memory's clock as CUDA reports it; data moves on both edges of each tick (DDR).",
-          "CUDA 报告的显存时钟；每个时钟周期的上升沿和下降沿都传数据（DDR）。"));
-    s.row(tr(l, "Memory bus width", "显存位宽"), fmt::format("{}-bit", n(d.memory_bus_bits)),
-          F(l, "{} wires between the chip and its memory, one bit each per transfer.",
-            "芯片与显存之间有 {} 根数据线，每次传输每根 1 bit。", n(d.memory_bus_bits)));
+    s.row(tr(l, "Memory clock", "显存频率"), fmt::format("{} MHz", format_number(mem_mhz, 0)),
+          say(l,
+              "The memory's clock as CUDA reports it; data moves on both edges of each tick (DDR).",
+              "CUDA 报告的显存时钟；每个时钟周期的上升沿和下降沿都传数据（DDR）。"));
+    s.row(tr(l, "Memory bus width", "显存位宽"),
+          fmt::format("{}-bit", format_integer(d.memory_bus_bits)),
+          say(l, "{} wires between the chip and its memory, one bit each per transfer.",
+              "芯片与显存之间有 {} 根数据线，每次传输每根 1 bit。",
+              format_integer(d.memory_bus_bits)));
     const double gbs = calc::ddr_bandwidth_gbs(mem_mhz, d.memory_bus_bits);
     s.row(tr(l, "Memory bandwidth (theoretical)", "显存带宽（理论值）"),
-          fmt::format("{} GB/s", real(gbs, 1)),
-          F(l,
-            "How much the playground gate lets through: DDR, 2 transfers per clock: 2 x {} MHz x "
-            "{} bit / 8 = {} GB/s. Real copies reach less.",
-            "操场大门的通行能力：DDR，每个时钟传 2 次：2 x {} MHz x {} bit / 8 = {} "
-            "GB/s。实际拷贝达不到。",
-            real(mem_mhz, 0), n(d.memory_bus_bits), real(gbs, 1)));
+          fmt::format("{} GB/s", format_number(gbs, 1)),
+          say(l,
+              "How much the playground gate lets through: DDR, 2 transfers per clock: 2 x {} MHz x "
+              "{} bit / 8 = {} GB/s. Real copies reach less.",
+              "操场大门的通行能力：DDR，每个时钟传 2 次：2 x {} MHz x {} bit / 8 = {} "
+              "GB/s。实际拷贝达不到。",
+              format_number(mem_mhz, 0), format_integer(d.memory_bus_bits), format_number(gbs, 1)));
   } else {
-    s.row(tr(l, "Memory clock", "显存频率"),
-          std::string(tr(l, "not reported by the driver", "驱动未报告")),
-          F(l, "Without it the theoretical bandwidth (2 x clock x {} bit / 8) cannot be computed.",
-            "没有它就算不出理论带宽（2 x 频率 x {} bit / 8）。", n(d.memory_bus_bits)));
-    s.row(tr(l, "Memory bus width", "显存位宽"), fmt::format("{}-bit", n(d.memory_bus_bits)));
+    s.row(
+        tr(l, "Memory clock", "显存频率"),
+        std::string(tr(l, "not reported by the driver", "驱动未报告")),
+        say(l, "Without it the theoretical bandwidth (2 x clock x {} bit / 8) cannot be computed.",
+            "没有它就算不出理论带宽（2 x 频率 x {} bit / 8）。",
+            format_integer(d.memory_bus_bits)));
+    s.row(tr(l, "Memory bus width", "显存位宽"),
+          fmt::format("{}-bit", format_integer(d.memory_bus_bits)));
   }
+  s.row(tr(l, "L2 cache", "L2 缓存"), bytes_text(static_cast<std::uint64_t>(d.l2_bytes)),
+        say(l,
+            "A store room between all {} classrooms and the playground: what was fetched recently "
+            "is kept there, so the next trip is shorter.",
+            "所有 {} 间教室与操场之间的储藏室：最近取过的数据放在这里，下次就不用跑那么远。",
+            format_integer(sms)));
   s.row(
-      tr(l, "L2 cache", "L2 缓存"), bytes_text(static_cast<std::uint64_t>(d.l2_bytes)),
-      F(l,
-        "A store room between all {} classrooms and the playground: what was fetched recently "
-        "is kept there, so the next trip is shorter.",
-        "所有 {} 间教室与操场之间的储藏室：最近取过的数据放在这里，下次就不用跑那么远。", n(sms)));
-  s.row(tr(l, "Persisting L2 max", "L2 持久化上限"),
-        bytes_text(static_cast<std::uint64_t>(d.persisting_l2_max_bytes)),
-        F(l,
+      tr(l, "Persisting L2 max", "L2 持久化上限"),
+      bytes_text(static_cast<std::uint64_t>(d.persisting_l2_max_bytes)),
+      say(l,
           "Of the L2, this much can be set aside for data a program marks \"keep\" "
           "(cudaAccessPolicyWindow, windows up to {}).",
           "L2 中最多这么多可以留给程序标记为“常驻”的数据（cudaAccessPolicyWindow，窗口最大 {}）。",
           bytes_text(static_cast<std::uint64_t>(d.access_policy_max_window_bytes))));
   s.row(tr(l, "Constant memory", "常量内存"), bytes_text(d.total_const_mem),
-        F(l,
-          "The notice board: the host writes it before the lesson; every student reads the same "
-          "values, fast when a warp reads the same address.",
-          "公告栏：上课前由主机写好；所有学生读同样的内容，一个线程束读同一地址时很快。"));
-  s.row(tr(l, "Copy engines", "拷贝引擎"), n(d.async_engines),
-        F(l,
-          "Delivery vans between host memory and the playground. Copy and kernel run at the same "
-          "time: {}.",
-          "主机内存与操场之间的送货车。拷贝与核函数可同时进行：{}。",
-          yes_no(l, d.gpu_overlap && d.async_engines > 0)));
+        say(l,
+            "The notice board: the host writes it before the lesson; every student reads the same "
+            "values, fast when a warp reads the same address.",
+            "公告栏：上课前由主机写好；所有学生读同样的内容，一个线程束读同一地址时很快。"));
+  s.row(tr(l, "Copy engines", "拷贝引擎"), format_integer(d.async_engines),
+        say(l,
+            "Delivery vans between host memory and the playground. Copy and kernel run at the same "
+            "time: {}.",
+            "主机内存与操场之间的送货车。拷贝与核函数可同时进行：{}。",
+            yes_no(l, d.gpu_overlap && d.async_engines > 0)));
   s.row(tr(l, "Max texture sizes", "最大纹理尺寸"),
         fmt::format("1D=({}), 2D=({}, {}), 3D=({}, {}, {})", d.max_texture_1d, d.max_texture_2d[0],
                     d.max_texture_2d[1], d.max_texture_3d[0], d.max_texture_3d[1],
                     d.max_texture_3d[2]),
-        F(l, "Read-only images the texture units can filter.", "纹理单元可以过滤的只读图像。"));
+        say(l, "Read-only images the texture units can filter.", "纹理单元可以过滤的只读图像。"));
 
   // One classroom: per SM.
   s.section(tr(l, "One classroom (per SM)", "一间教室（每个 SM）"));
   const int warps_per_sm = d.warp_size > 0 ? d.max_threads_per_sm / d.warp_size : 0;
-  s.row(tr(l, "Max threads per SM", "每 SM 最多线程"), n(d.max_threads_per_sm),
-        F(l, "At most {} students in one classroom at once, from all the classes seated there.",
-          "一间教室同时最多 {} 个学生，来自在这里上课的所有班级。", n(d.max_threads_per_sm)));
-  s.row(tr(l, "Max warps per SM", "每 SM 最多线程束"), n(warps_per_sm),
-        arch
-            ? F(l,
+  s.row(tr(l, "Max threads per SM", "每 SM 最多线程"), format_integer(d.max_threads_per_sm),
+        say(l, "At most {} students in one classroom at once, from all the classes seated there.",
+            "一间教室同时最多 {} 个学生，来自在这里上课的所有班级。",
+            format_integer(d.max_threads_per_sm)));
+  s.row(
+      tr(l, "Max warps per SM", "每 SM 最多线程束"), format_integer(warps_per_sm),
+      arch
+          ? say(l,
                 "{} / {} = {} groups of {} (warps). {} warp schedulers each pick a ready group "
                 "every cycle: while some groups wait for the playground, others compute.",
                 "{} / {} = {} 个 {} 人小组（线程束）。{} 个线程束调度器每个周期各挑一个就绪的小组："
                 "一些小组等操场的数据时，别的小组在计算。",
-                n(d.max_threads_per_sm), d.warp_size, warps_per_sm, d.warp_size,
+                format_integer(d.max_threads_per_sm), d.warp_size, warps_per_sm, d.warp_size,
                 arch->warp_schedulers_per_sm)
-            : F(l, "{} / {} = {} groups of {} (warps).", "{} / {} = {} 个 {} 人小组（线程束）。",
-                n(d.max_threads_per_sm), d.warp_size, warps_per_sm, d.warp_size));
-  s.row(tr(l, "Max blocks per SM", "每 SM 最多线程块"), n(d.max_blocks_per_sm),
-        F(l, "At most {} classes (blocks) share one classroom, however small they are.",
-          "一间教室最多同时容纳 {} 个班级（线程块），不管班级多小。", n(d.max_blocks_per_sm)));
-  s.row(tr(l, "Registers per SM", "每 SM 寄存器"),
-        F(l, "{} x 32-bit ({})", "{} 个 32 位（{}）", n(d.regs_per_sm),
+          : say(l, "{} / {} = {} groups of {} (warps).", "{} / {} = {} 个 {} 人小组（线程束）。",
+                format_integer(d.max_threads_per_sm), d.warp_size, warps_per_sm, d.warp_size));
+  s.row(tr(l, "Max blocks per SM", "每 SM 最多线程块"), format_integer(d.max_blocks_per_sm),
+        say(l, "At most {} classes (blocks) share one classroom, however small they are.",
+            "一间教室最多同时容纳 {} 个班级（线程块），不管班级多小。",
+            format_integer(d.max_blocks_per_sm)));
+  s.row(
+      tr(l, "Registers per SM", "每 SM 寄存器"),
+      say(l, "{} x 32-bit ({})", "{} 个 32 位（{}）", format_integer(d.regs_per_sm),
           format_bytes(static_cast<double>(d.regs_per_sm) * 4.0)),
-        d.max_threads_per_sm > 0
-            ? F(l,
+      d.max_threads_per_sm > 0
+          ? say(l,
                 "Each student's own desk drawers (registers): the fastest storage. With all {} "
                 "students seated, {} / {} = {} each; a kernel that needs more per thread fits "
                 "fewer students.",
                 "每个学生自己的课桌抽屉（寄存器）：最快的存储。{} 个学生坐满时，{} / {} = 每人 {} "
                 "个；每个线程要得更多，能坐下的学生就更少。",
-                n(d.max_threads_per_sm), n(d.regs_per_sm), n(d.max_threads_per_sm),
-                d.regs_per_sm / d.max_threads_per_sm)
-            : std::string());
+                format_integer(d.max_threads_per_sm), format_integer(d.regs_per_sm),
+                format_integer(d.max_threads_per_sm), d.regs_per_sm / d.max_threads_per_sm)
+          : std::string());
   s.row(tr(l, "Shared memory per SM", "每 SM 共享内存"), bytes_text(d.shared_per_sm),
-        F(l,
-          "The classroom's podium space (shared memory), split among the classes seated there; "
-          "it is carved out of the same on-chip memory as the L1 cache.",
-          "教室的讲台空间（共享内存），由在这里上课的班级分用；它和 L1 "
-          "缓存是同一块片上存储划分出来的。"));
+        say(l,
+            "The classroom's podium space (shared memory), split among the classes seated there; "
+            "it is carved out of the same on-chip memory as the L1 cache.",
+            "教室的讲台空间（共享内存），由在这里上课的班级分用；它和 L1 "
+            "缓存是同一块片上存储划分出来的。"));
   s.row(tr(l, "L1 caches globals / locals", "L1 缓存全局 / 局部变量"),
         fmt::format("{} / {}", yes_no(l, d.global_l1_cache), yes_no(l, d.local_l1_cache)),
-        F(l,
-          "Whether playground data (global) and spilled per-thread data (local memory) are kept "
-          "in the classroom's L1 on the way.",
-          "操场数据（全局）和溢出的线程私有数据（局部内存）途中是否放进教室的 L1 缓存。"));
+        say(l,
+            "Whether playground data (global) and spilled per-thread data (local memory) are kept "
+            "in the classroom's L1 on the way.",
+            "操场数据（全局）和溢出的线程私有数据（局部内存）途中是否放进教室的 L1 缓存。"));
 
   // One class: per block.
   s.section(tr(l, "One class (per block)", "一个班级（每个线程块）"));
-  s.row(tr(l, "Warp size", "线程束大小"), n(d.warp_size),
-        F(l,
-          "Students get their instructions in groups of {} (a warp): the whole group does the "
-          "same instruction together.",
-          "学生以 {} 人为一组（线程束）接受指令：整组一起执行同一条指令。", d.warp_size));
-  s.row(tr(l, "Max threads per block", "每块最多线程"), n(d.max_threads_per_block),
-        F(l, "A class (block) has at most {} students = {} warps.",
-          "一个班级（线程块）最多 {} 个学生 = {} 个线程束。", n(d.max_threads_per_block),
-          d.warp_size > 0 ? d.max_threads_per_block / d.warp_size : 0));
+  s.row(tr(l, "Warp size", "线程束大小"), format_integer(d.warp_size),
+        say(l,
+            "Students get their instructions in groups of {} (a warp): the whole group does the "
+            "same instruction together.",
+            "学生以 {} 人为一组（线程束）接受指令：整组一起执行同一条指令。", d.warp_size));
+  s.row(tr(l, "Max threads per block", "每块最多线程"), format_integer(d.max_threads_per_block),
+        say(l, "A class (block) has at most {} students = {} warps.",
+            "一个班级（线程块）最多 {} 个学生 = {} 个线程束。",
+            format_integer(d.max_threads_per_block),
+            d.warp_size > 0 ? d.max_threads_per_block / d.warp_size : 0));
   s.row(tr(l, "Max block dimensions", "线程块最大维度"),
         fmt::format("({}, {}, {})", d.max_block_dims[0], d.max_block_dims[1], d.max_block_dims[2]),
-        F(l, "x, y and z each at most this, and x*y*z at most {}.",
-          "x、y、z 各不超过它，且 x*y*z 不超过 {}。", n(d.max_threads_per_block)));
+        say(l, "x, y and z each at most this, and x*y*z at most {}.",
+            "x、y、z 各不超过它，且 x*y*z 不超过 {}。", format_integer(d.max_threads_per_block)));
   s.row(tr(l, "Max grid dimensions", "网格最大维度"),
         fmt::format("({}, {}, {})", d.max_grid_dims[0], d.max_grid_dims[1], d.max_grid_dims[2]),
-        F(l, "A grade (grid) can have this many classes along x, y and z.",
-          "一个年级（网格）沿 x、y、z 最多有这么多个班级。"));
+        say(l, "A grade (grid) can have this many classes along x, y and z.",
+            "一个年级（网格）沿 x、y、z 最多有这么多个班级。"));
   s.row(tr(l, "Shared memory per block", "每块共享内存"), bytes_text(d.shared_per_block),
-        F(l,
-          "Each class's podium: {} without asking; up to {} if the kernel opts in "
-          "(cudaFuncSetAttribute, cudaFuncAttributeMaxDynamicSharedMemorySize). The driver keeps "
-          "{} per block for itself.",
-          "每个班级的讲台：默认 {}；核函数申请（cudaFuncSetAttribute，"
-          "cudaFuncAttributeMaxDynamicSharedMemorySize）后最多 {}。驱动每块自留 {}。",
-          format_bytes(static_cast<double>(d.shared_per_block)),
-          format_bytes(static_cast<double>(d.shared_per_block_optin)),
-          bytes_text(d.reserved_shared_per_block)));
-  s.row(tr(l, "Registers per block", "每块寄存器"), n(d.regs_per_block),
-        F(l, "All the drawers one class may use together.", "一个班级加起来最多能用的抽屉数。"));
+        say(l,
+            "Each class's podium: {} without asking; up to {} if the kernel opts in "
+            "(cudaFuncSetAttribute, cudaFuncAttributeMaxDynamicSharedMemorySize). The driver keeps "
+            "{} per block for itself.",
+            "每个班级的讲台：默认 {}；核函数申请（cudaFuncSetAttribute，"
+            "cudaFuncAttributeMaxDynamicSharedMemorySize）后最多 {}。驱动每块自留 {}。",
+            format_bytes(static_cast<double>(d.shared_per_block)),
+            format_bytes(static_cast<double>(d.shared_per_block_optin)),
+            bytes_text(d.reserved_shared_per_block)));
+  s.row(tr(l, "Registers per block", "每块寄存器"), format_integer(d.regs_per_block),
+        say(l, "All the drawers one class may use together.", "一个班级加起来最多能用的抽屉数。"));
   s.row(tr(l, "Max memory pitch", "最大内存间距"), bytes_text(d.mem_pitch),
-        F(l, "The widest row cudaMallocPitch / cudaMemcpy2D accept.",
-          "cudaMallocPitch / cudaMemcpy2D 允许的最大行宽。"));
+        say(l, "The widest row cudaMallocPitch / cudaMemcpy2D accept.",
+            "cudaMallocPitch / cudaMemcpy2D 允许的最大行宽。"));
   s.row(tr(l, "Texture alignment", "纹理对齐"), bytes_text(d.texture_alignment));
 
   // Features.
   s.section(tr(l, "Features", "特性"));
   s.row(tr(l, "Kernel run-time limit", "核函数运行时限"), yes_no(l, d.kernel_timeout),
-        d.kernel_timeout ? F(l, "A display watchdog stops kernels that run for seconds.",
-                             "显示看门狗会终止运行数秒的核函数。")
-                         : F(l, "No watchdog: a kernel may run as long as it needs.",
-                             "没有看门狗：核函数可以运行任意长时间。"));
+        d.kernel_timeout ? say(l, "A display watchdog stops kernels that run for seconds.",
+                               "显示看门狗会终止运行数秒的核函数。")
+                         : say(l, "No watchdog: a kernel may run as long as it needs.",
+                               "没有看门狗：核函数可以运行任意长时间。"));
   s.row(tr(l, "Integrated GPU", "集成 GPU"), yes_no(l, d.integrated),
-        d.integrated ? F(l, "The playground is the host's own memory.", "操场就是主机内存。")
-                     : F(l, "A separate card with its own memory, reached over PCIe or NVLink.",
-                         "独立显卡，有自己的显存，经 PCIe 或 NVLink 连接。"));
+        d.integrated ? say(l, "The playground is the host's own memory.", "操场就是主机内存。")
+                     : say(l, "A separate card with its own memory, reached over PCIe or NVLink.",
+                           "独立显卡，有自己的显存，经 PCIe 或 NVLink 连接。"));
   s.row(tr(l, "Maps host memory", "可映射主机内存"), yes_no(l, d.can_map_host_memory),
-        F(l, "Kernels can read pinned host memory directly (cudaHostAlloc, zero-copy).",
-          "核函数可直接读锁页主机内存（cudaHostAlloc，零拷贝）。"));
+        say(l, "Kernels can read pinned host memory directly (cudaHostAlloc, zero-copy).",
+            "核函数可直接读锁页主机内存（cudaHostAlloc，零拷贝）。"));
   s.row(tr(l, "Unified addressing (UVA)", "统一寻址（UVA）"), yes_no(l, d.unified_addressing),
-        F(l, "Host and device pointers share one address space: a pointer tells where it points.",
-          "主机和设备指针共用一个地址空间：看指针就知道它指向哪里。"));
-  s.row(
-      tr(l, "Managed memory", "托管内存"), yes_no(l, d.managed_memory),
-      F(l,
-        "cudaMallocManaged: one pointer for host and device; pages move on demand. Concurrent "
-        "host access while kernels run: {}.",
-        "cudaMallocManaged：主机和设备共用一个指针，页面按需迁移。核函数运行时主机可同时访问：{}。",
-        yes_no(l, d.concurrent_managed_access)));
+        say(l, "Host and device pointers share one address space: a pointer tells where it points.",
+            "主机和设备指针共用一个地址空间：看指针就知道它指向哪里。"));
+  s.row(tr(l, "Managed memory", "托管内存"), yes_no(l, d.managed_memory),
+        say(l,
+            "cudaMallocManaged: one pointer for host and device; pages move on demand. Concurrent "
+            "host access while kernels run: {}.",
+            "cudaMallocManaged：主机和设备共用一个指针，页面按需迁移。核函数运行时主机可同时访问：{"
+            "}。",
+            yes_no(l, d.concurrent_managed_access)));
   s.row(tr(l, "Concurrent kernels", "并发核函数"), yes_no(l, d.concurrent_kernels),
-        F(l, "Kernels from different streams can run at once in different classrooms.",
-          "不同流的核函数可以同时在不同教室里运行。"));
+        say(l, "Kernels from different streams can run at once in different classrooms.",
+            "不同流的核函数可以同时在不同教室里运行。"));
   s.row(tr(l, "ECC", "ECC 校验"), yes_no(l, d.ecc_enabled),
         d.ecc_enabled
-            ? F(l, "Memory errors are detected and corrected.", "显存错误会被检测并纠正。")
-            : F(l, "Memory errors are not corrected (usual on gaming cards).",
-                "显存错误不会被纠正（游戏卡通常如此）。"));
+            ? say(l, "Memory errors are detected and corrected.", "显存错误会被检测并纠正。")
+            : say(l, "Memory errors are not corrected (usual on gaming cards).",
+                  "显存错误不会被纠正（游戏卡通常如此）。"));
   s.row(tr(l, "Cooperative launch", "协作启动"), yes_no(l, d.cooperative_launch),
-        F(l,
-          "cudaLaunchCooperativeKernel: a barrier for the whole grid, if all its classes fit in "
-          "the school at once.",
-          "cudaLaunchCooperativeKernel：整个网格的同步屏障，前提是所有班级能同时坐进学校。"));
+        say(l,
+            "cudaLaunchCooperativeKernel: a barrier for the whole grid, if all its classes fit in "
+            "the school at once.",
+            "cudaLaunchCooperativeKernel：整个网格的同步屏障，前提是所有班级能同时坐进学校。"));
   s.row(tr(l, "Thread-block clusters", "线程块簇"), yes_no(l, d.cluster_launch),
-        F(l,
-          "Classes in neighbouring classrooms can read each other's podiums (distributed shared "
-          "memory, since compute capability 9.0).",
-          "相邻教室的班级可以读彼此的讲台（分布式共享内存，计算能力 9.0 起）。"));
+        say(l,
+            "Classes in neighbouring classrooms can read each other's podiums (distributed shared "
+            "memory, since compute capability 9.0).",
+            "相邻教室的班级可以读彼此的讲台（分布式共享内存，计算能力 9.0 起）。"));
   s.row(tr(l, "Compute preemption", "计算抢占"), yes_no(l, d.compute_preemption),
-        F(l, "A running kernel can be paused for another context.",
-          "正在运行的核函数可以被暂停，让给别的上下文。"));
+        say(l, "A running kernel can be paused for another context.",
+            "正在运行的核函数可以被暂停，让给别的上下文。"));
   s.row(tr(l, "Stream priorities", "流优先级"), yes_no(l, d.stream_priorities));
   s.row(tr(l, "Compute mode", "计算模式"), compute_mode_text(l, d.compute_mode));
   s.row(tr(l, "PCI domain / bus / device", "PCI 域 / 总线 / 设备"),
@@ -611,9 +605,10 @@ std::string render_model(const calc::GpuModel& m, const OutputOptions& out) {
   const std::string cc = cc_text(m.cc_major, m.cc_minor);
   Sheet s(st);
 
-  s.text(st.heading(F(l, "{}: {}, {}, compute capability {}, {}", "{}：{}，{}，计算能力 {}，{} 年",
-                      m.name, m.chip, m.architecture, cc, m.year)) +
-         "\n");
+  s.text(
+      st.heading(say(l, "{}: {}, {}, compute capability {}, {}", "{}：{}，{}，计算能力 {}，{} 年",
+                     m.name, m.chip, m.architecture, cc, m.year)) +
+      "\n");
   s.text(wrap(tr(l,
                  "A spec sheet from gpulab's table, not a GPU on this machine (no GPU was asked). "
                  "Every figure has a source, listed at the end; a figure no source confirmed is "
@@ -624,32 +619,34 @@ std::string render_model(const calc::GpuModel& m, const OutputOptions& out) {
               96, "  "));
 
   s.section(tr(l, "The school (the whole GPU)", "学校（整块 GPU）"));
-  s.row(tr(l, "SMs (streaming multiprocessors)", "SM（流多处理器）数"), n(m.sms),
-        F(l, "{} classrooms (SMs). Each block (a class) is seated in one classroom.",
-          "{} 间教室（SM，流多处理器）。每个线程块（一个班级）被安排在一间教室里。", n(m.sms)));
+  s.row(tr(l, "SMs (streaming multiprocessors)", "SM（流多处理器）数"), format_integer(m.sms),
+        say(l, "{} classrooms (SMs). Each block (a class) is seated in one classroom.",
+            "{} 间教室（SM，流多处理器）。每个线程块（一个班级）被安排在一间教室里。",
+            format_integer(m.sms)));
   s.row(tr(l, "CUDA cores", "CUDA 核心"),
-        F(l, "{} per SM, {} in total", "每 SM {} 个，共 {} 个", m.cores_per_sm, n(m.cores)),
-        F(l, "{} classrooms x {} desks = {} desks (FP32 CUDA cores).",
-          "{} 间教室 x {} 张课桌 = {} 张课桌（FP32 CUDA 核心）。", n(m.sms), m.cores_per_sm,
-          n(static_cast<long long>(m.sms) * m.cores_per_sm)));
+        say(l, "{} per SM, {} in total", "每 SM {} 个，共 {} 个", m.cores_per_sm,
+            format_integer(m.cores)),
+        say(l, "{} classrooms x {} desks = {} desks (FP32 CUDA cores).",
+            "{} 间教室 x {} 张课桌 = {} 张课桌（FP32 CUDA 核心）。", format_integer(m.sms),
+            m.cores_per_sm, format_integer(static_cast<long long>(m.sms) * m.cores_per_sm)));
   if (m.tensor_cores > 0) {
     s.row(tr(l, "Tensor cores", "张量核心"),
-          F(l, "{} ({} gen), {} per SM", "{}（{}），每 SM {} 个", n(m.tensor_cores),
-            generation(l, m.tensor_core_generation), m.tensor_cores / m.sms),
-          F(l,
-            "Matrix units beside the desks: each multiplies small matrices in one step (deep "
-            "learning). {} x {} = {}.",
-            "课桌旁的矩阵单元：一步完成小矩阵乘法（用于深度学习）。{} x {} = {}。", n(m.sms),
-            m.tensor_cores / m.sms, n(m.tensor_cores)));
+          say(l, "{} ({} gen), {} per SM", "{}（{}），每 SM {} 个", format_integer(m.tensor_cores),
+              generation(l, m.tensor_core_generation), m.tensor_cores / m.sms),
+          say(l,
+              "Matrix units beside the desks: each multiplies small matrices in one step (deep "
+              "learning). {} x {} = {}.",
+              "课桌旁的矩阵单元：一步完成小矩阵乘法（用于深度学习）。{} x {} = {}。",
+              format_integer(m.sms), m.tensor_cores / m.sms, format_integer(m.tensor_cores)));
   } else {
     s.row(tr(l, "Tensor cores", "张量核心"), std::string(tr(l, "none", "无")));
   }
   if (m.rt_cores > 0) {
     s.row(tr(l, "RT cores", "光线追踪核心"),
-          F(l, "{} ({} gen), 1 per SM", "{}（{}），每 SM 1 个", n(m.rt_cores),
-            generation(l, m.rt_core_generation)),
-          F(l, "Ray-tracing units for graphics; CUDA kernels do not use them.",
-            "用于图形光线追踪的单元；CUDA 核函数不用它们。"));
+          say(l, "{} ({} gen), 1 per SM", "{}（{}），每 SM 1 个", format_integer(m.rt_cores),
+              generation(l, m.rt_core_generation)),
+          say(l, "Ray-tracing units for graphics; CUDA kernels do not use them.",
+              "用于图形光线追踪的单元；CUDA 核函数不用它们。"));
   } else {
     s.row(tr(l, "RT cores", "光线追踪核心"), std::string(tr(l, "none", "无")));
   }
@@ -657,151 +654,170 @@ std::string render_model(const calc::GpuModel& m, const OutputOptions& out) {
   const std::string_view clock_label =
       m.cc_major == 1 ? tr(l, "Shader clock", "着色器频率") : tr(l, "Boost clock", "加速频率");
   if (m.boost_clock_mhz > 0) {
-    s.row(clock_label, fmt::format("{} MHz", real(m.boost_clock_mhz, 0)),
-          F(l, "The school bell: {} billion ticks a second.", "学校的铃声：每秒响 {1} 亿次。",
-            real(m.boost_clock_mhz / 1000.0, 3), real(m.boost_clock_mhz / 100.0, 2)));
+    s.row(clock_label, fmt::format("{} MHz", format_number(m.boost_clock_mhz, 0)),
+          say(l, "The school bell: {} billion ticks a second.", "学校的铃声：每秒响 {1} 亿次。",
+              format_number(m.boost_clock_mhz / 1000.0, 3),
+              format_number(m.boost_clock_mhz / 100.0, 2)));
   } else {
     s.row(clock_label, unknown(l));
   }
   if (m.fp32_tflops > 0) {
     std::string explain;
     if (m.boost_clock_mhz > 0) {
-      explain =
-          F(l,
-            "Each desk finishes one multiply-add (2 FLOP) per tick: {} x 2 x {} GHz = {} "
-            "TFLOPS.",
-            "每张课桌每次铃响完成一次乘加（2 次浮点运算）：{} x 2 x {} GHz = {} TFLOPS。",
-            n(m.cores), real(m.boost_clock_mhz / 1000.0, 3),
-            real(calc::fp32_peak_tflops(m.cores, m.boost_clock_mhz), m.fp32_tflops < 1 ? 4 : 2));
+      explain = say(l,
+                    "Each desk finishes one multiply-add (2 FLOP) per tick: {} x 2 x {} GHz = {} "
+                    "TFLOPS.",
+                    "每张课桌每次铃响完成一次乘加（2 次浮点运算）：{} x 2 x {} GHz = {} TFLOPS。",
+                    format_integer(m.cores), format_number(m.boost_clock_mhz / 1000.0, 3),
+                    format_number(calc::fp32_peak_tflops(m.cores, m.boost_clock_mhz),
+                                  m.fp32_tflops < 1 ? 4 : 2));
     } else {
-      explain = F(l, "From the datasheet; = {} cores x 2 FLOP x the (unknown) clock.",
-                  "来自数据手册；= {} 个核心 x 2 次浮点运算 x（未知的）频率。", n(m.cores));
+      explain = say(l, "From the datasheet; = {} cores x 2 FLOP x the (unknown) clock.",
+                    "来自数据手册；= {} 个核心 x 2 次浮点运算 x（未知的）频率。",
+                    format_integer(m.cores));
     }
-    s.row(tr(l, "FP32 peak", "FP32 峰值"), fmt::format("{} TFLOPS", real(m.fp32_tflops, 4)),
-          explain);
+    s.row(tr(l, "FP32 peak", "FP32 峰值"),
+          fmt::format("{} TFLOPS", format_number(m.fp32_tflops, 4)), explain);
   }
   s.row(tr(l, "Global memory", "全局内存"),
         fmt::format("{} {}", format_bytes(m.memory_gib * 1024.0 * 1024.0 * 1024.0), m.memory_type),
-        F(l,
-          "The playground (global memory): every student of every class can go there, but a "
-          "trip takes hundreds of cycles.",
-          "操场（全局内存）：所有班级的所有学生都能去，但去一趟要几百个周期。"));
-  s.row(tr(l, "Memory bus width", "显存位宽"), fmt::format("{}-bit", n(m.memory_bus_bits)));
+        say(l,
+            "The playground (global memory): every student of every class can go there, but a "
+            "trip takes hundreds of cycles.",
+            "操场（全局内存）：所有班级的所有学生都能去，但去一趟要几百个周期。"));
+  s.row(tr(l, "Memory bus width", "显存位宽"),
+        fmt::format("{}-bit", format_integer(m.memory_bus_bits)));
   if (m.memory_data_rate_gbps > 0) {
     const double gbs = m.memory_data_rate_gbps * m.memory_bus_bits / 8.0;
-    s.row(
-        tr(l, "Memory bandwidth", "显存带宽"),
-        fmt::format("{} GB/s", real(m.memory_bandwidth_gbs, 1)),
-        F(l,
-          "How much the playground gate lets through: {} Gbit/s per wire (DDR: 2 transfers per "
-          "{} MHz memory clock) x {} wires / 8 = {} GB/s.",
-          "操场大门的通行能力：每根线 {} Gbit/s（DDR：{} MHz 显存时钟每周期传 2 次）x {} 根 / 8 = "
-          "{} GB/s。",
-          real(m.memory_data_rate_gbps, 3), real(m.memory_data_rate_gbps * 500.0, 1),
-          n(m.memory_bus_bits), real(gbs, 1)));
+    s.row(tr(l, "Memory bandwidth", "显存带宽"),
+          fmt::format("{} GB/s", format_number(m.memory_bandwidth_gbs, 1)),
+          say(l,
+              "How much the playground gate lets through: {} Gbit/s per wire (DDR: 2 transfers per "
+              "{} MHz memory clock) x {} wires / 8 = {} GB/s.",
+              "操场大门的通行能力：每根线 {} Gbit/s（DDR：{} MHz 显存时钟每周期传 2 次）x {} 根 / "
+              "8 = "
+              "{} GB/s。",
+              format_number(m.memory_data_rate_gbps, 3),
+              format_number(m.memory_data_rate_gbps * 500.0, 1), format_integer(m.memory_bus_bits),
+              format_number(gbs, 1)));
   } else {
     s.row(tr(l, "Memory bandwidth", "显存带宽"),
-          fmt::format("{} GB/s", real(m.memory_bandwidth_gbs, 1)),
-          F(l, "From the datasheet (the per-pin data rate is unknown here).",
-            "来自数据手册（每根线的数据率此处未知）。"));
+          fmt::format("{} GB/s", format_number(m.memory_bandwidth_gbs, 1)),
+          say(l, "From the datasheet (the per-pin data rate is unknown here).",
+              "来自数据手册（每根线的数据率此处未知）。"));
   }
   if (m.cc_major == 1) {
     s.row(tr(l, "L2 cache", "L2 缓存"),
           std::string(tr(l, "none for global memory", "全局内存没有 L2 缓存")),
-          F(l, "Compute capability 1.x did not cache the playground: every trip went to DRAM.",
-            "计算能力 1.x 不缓存操场数据：每次都要跑到显存。"));
+          say(l, "Compute capability 1.x did not cache the playground: every trip went to DRAM.",
+              "计算能力 1.x 不缓存操场数据：每次都要跑到显存。"));
   } else if (m.l2_kib > 0) {
     s.row(tr(l, "L2 cache", "L2 缓存"), kib_text(m.l2_kib),
-          F(l,
-            "A store room between all {} classrooms and the playground: recently fetched data "
-            "is kept there.",
-            "所有 {} 间教室与操场之间的储藏室：最近取过的数据放在这里。", n(m.sms)));
+          say(l,
+              "A store room between all {} classrooms and the playground: recently fetched data "
+              "is kept there.",
+              "所有 {} 间教室与操场之间的储藏室：最近取过的数据放在这里。", format_integer(m.sms)));
   } else {
     s.row(tr(l, "L2 cache", "L2 缓存"), unknown(l));
   }
   s.row(tr(l, "Board power", "整卡功耗"),
-        m.power_w > 0 ? fmt::format("{} W", real(m.power_w, 0)) : unknown(l));
+        m.power_w > 0 ? fmt::format("{} W", format_number(m.power_w, 0)) : unknown(l));
   s.row(tr(l, "Transistors", "晶体管"),
-        m.transistors_billion > 0 ? F(l, "{} billion", "{1} 亿", real(m.transistors_billion, 3),
-                                      real(m.transistors_billion * 10.0, 2))
-                                  : unknown(l));
+        m.transistors_billion > 0
+            ? say(l, "{} billion", "{1} 亿", format_number(m.transistors_billion, 3),
+                  format_number(m.transistors_billion * 10.0, 2))
+            : unknown(l));
 
-  s.section(F(l, "One classroom (per SM, compute capability {})",
-              "一间教室（每个 SM，计算能力 {}）", cc));
-  s.row(tr(l, "Max threads per SM", "每 SM 最多线程"), n(m.max_threads_per_sm),
-        F(l, "At most {} students in one classroom at once, from all the classes seated there.",
-          "一间教室同时最多 {} 个学生，来自在这里上课的所有班级。", n(m.max_threads_per_sm)));
-  s.row(tr(l, "Max warps per SM", "每 SM 最多线程束"), n(m.max_warps_per_sm),
-        arch ? F(l,
-                 arch->warp_schedulers_per_sm == 1
-                     ? "{} / 32 = {} groups of 32 (warps). {} warp scheduler picks ready groups: "
-                       "while some wait for the playground, others compute."
-                     : "{} / 32 = {} groups of 32 (warps). {} warp schedulers pick ready groups: "
-                       "while some wait for the playground, others compute.",
-                 "{} / 32 = {} 个 32 人小组（线程束）。{} 个线程束调度器挑选就绪的小组："
-                 "一些小组等操场的数据时，别的小组在计算。",
-                 n(m.max_threads_per_sm), m.max_threads_per_sm / 32, arch->warp_schedulers_per_sm)
-             : F(l, "{} / 32 = {} groups of 32 (warps).", "{} / 32 = {} 个 32 人小组（线程束）。",
-                 n(m.max_threads_per_sm), m.max_threads_per_sm / 32));
-  s.row(tr(l, "Max blocks per SM", "每 SM 最多线程块"), n(m.max_blocks_per_sm),
-        F(l, "At most {} classes (blocks) share one classroom.",
-          "一间教室最多同时容纳 {} 个班级（线程块）。", n(m.max_blocks_per_sm)));
+  s.section(say(l, "One classroom (per SM, compute capability {})",
+                "一间教室（每个 SM，计算能力 {}）", cc));
+  s.row(tr(l, "Max threads per SM", "每 SM 最多线程"), format_integer(m.max_threads_per_sm),
+        say(l, "At most {} students in one classroom at once, from all the classes seated there.",
+            "一间教室同时最多 {} 个学生，来自在这里上课的所有班级。",
+            format_integer(m.max_threads_per_sm)));
+  s.row(tr(l, "Max warps per SM", "每 SM 最多线程束"), format_integer(m.max_warps_per_sm),
+        arch && arch->warp_schedulers_per_sm == 1
+            ? say(l,
+                  "{} / 32 = {} groups of 32 (warps). {} warp scheduler picks ready groups: "
+                  "while some wait for the playground, others compute.",
+                  "{} / 32 = {} 个 32 人小组（线程束）。{} 个线程束调度器挑选就绪的小组："
+                  "一些小组等操场的数据时，别的小组在计算。",
+                  format_integer(m.max_threads_per_sm), m.max_threads_per_sm / 32,
+                  arch->warp_schedulers_per_sm)
+        : arch
+            ? say(l,
+                  "{} / 32 = {} groups of 32 (warps). {} warp schedulers pick ready groups: "
+                  "while some wait for the playground, others compute.",
+                  "{} / 32 = {} 个 32 人小组（线程束）。{} 个线程束调度器挑选就绪的小组："
+                  "一些小组等操场的数据时，别的小组在计算。",
+                  format_integer(m.max_threads_per_sm), m.max_threads_per_sm / 32,
+                  arch->warp_schedulers_per_sm)
+            : say(l, "{} / 32 = {} groups of 32 (warps).", "{} / 32 = {} 个 32 人小组（线程束）。",
+                  format_integer(m.max_threads_per_sm), m.max_threads_per_sm / 32));
+  s.row(tr(l, "Max blocks per SM", "每 SM 最多线程块"), format_integer(m.max_blocks_per_sm),
+        say(l, "At most {} classes (blocks) share one classroom.",
+            "一间教室最多同时容纳 {} 个班级（线程块）。", format_integer(m.max_blocks_per_sm)));
   if (m.register_file_per_sm_kib > 0) {
     const long long regs = static_cast<long long>(m.register_file_per_sm_kib * 1024.0 / 4.0);
-    s.row(tr(l, "Register file per SM", "每 SM 寄存器堆"),
-          F(l, "{} = {} x 32-bit registers", "{} = {} 个 32 位寄存器",
-            kib_text(m.register_file_per_sm_kib), n(regs)),
-          F(l,
+    s.row(
+        tr(l, "Register file per SM", "每 SM 寄存器堆"),
+        say(l, "{} = {} x 32-bit registers", "{} = {} 个 32 位寄存器",
+            kib_text(m.register_file_per_sm_kib), format_integer(regs)),
+        say(l,
             "Each student's own desk drawers (registers). With all {} students seated, {} / {} = "
             "{} each. The whole GPU: {} x {} = {}.",
             "每个学生自己的课桌抽屉（寄存器）。{} 个学生坐满时，{} / {} = 每人 {} 个。整块 GPU：{} "
             "x {} = {}。",
-            n(m.max_threads_per_sm), n(regs), n(m.max_threads_per_sm),
+            format_integer(m.max_threads_per_sm), format_integer(regs),
+            format_integer(m.max_threads_per_sm),
             m.max_threads_per_sm > 0
                 ? format_real(static_cast<double>(regs) / m.max_threads_per_sm, 1)
                 : std::string("?"),
-            n(m.sms), kib_text(m.register_file_per_sm_kib),
+            format_integer(m.sms), kib_text(m.register_file_per_sm_kib),
             kib_total(m.register_file_per_sm_kib * m.sms)));
   }
   if (m.l1_shared_per_sm_kib > 0) {
     std::string explain =
         m.cc_major == 1
-            ? F(l,
-                "Only shared memory (the podium, 讲台): compute capability 1.x has no L1 cache. "
-                "The whole GPU: {} x {} = {}.",
-                "只有共享内存（讲台）：计算能力 1.x 没有 L1 缓存。整块 GPU：{} x {} = {}。",
-                n(m.sms), kib_text(m.l1_shared_per_sm_kib),
-                kib_total(m.l1_shared_per_sm_kib * m.sms))
-            : F(l,
-                "One on-chip memory split between the L1 cache and the podium (shared memory). "
-                "The whole GPU: {} x {} = {}.",
-                "一块片上存储，分给 L1 缓存和讲台（共享内存）。整块 GPU：{} x {} = {}。", n(m.sms),
-                kib_text(m.l1_shared_per_sm_kib), kib_total(m.l1_shared_per_sm_kib * m.sms));
+            ? say(l,
+                  "Only shared memory (the podium, 讲台): compute capability 1.x has no L1 cache. "
+                  "The whole GPU: {} x {} = {}.",
+                  "只有共享内存（讲台）：计算能力 1.x 没有 L1 缓存。整块 GPU：{} x {} = {}。",
+                  format_integer(m.sms), kib_text(m.l1_shared_per_sm_kib),
+                  kib_total(m.l1_shared_per_sm_kib * m.sms))
+            : say(l,
+                  "One on-chip memory split between the L1 cache and the podium (shared memory). "
+                  "The whole GPU: {} x {} = {}.",
+                  "一块片上存储，分给 L1 缓存和讲台（共享内存）。整块 GPU：{} x {} = {}。",
+                  format_integer(m.sms), kib_text(m.l1_shared_per_sm_kib),
+                  kib_total(m.l1_shared_per_sm_kib * m.sms));
     if (arch && arch->max_shared_per_block_kib > 48) {
-      explain += F(l,
-                   " Shared memory: up to {} KiB per SM; per block 48 KiB by default, up to {} KiB "
-                   "if the kernel opts in.",
-                   "共享内存：每 SM 最多 {} KiB；每块默认 48 KiB，核函数申请后最多 {} KiB。",
-                   arch->max_shared_per_sm_kib, arch->max_shared_per_block_kib);
+      explain +=
+          say(l,
+              " Shared memory: up to {} KiB per SM; per block 48 KiB by default, up to {} KiB "
+              "if the kernel opts in.",
+              "共享内存：每 SM 最多 {} KiB；每块默认 48 KiB，核函数申请后最多 {} KiB。",
+              arch->max_shared_per_sm_kib, arch->max_shared_per_block_kib);
     } else if (arch && m.cc_major > 1) {
-      explain += F(l, " Shared memory: up to {} KiB per SM, {} KiB per block.",
-                   "共享内存：每 SM 最多 {} KiB，每块最多 {} KiB。", arch->max_shared_per_sm_kib,
-                   arch->max_shared_per_block_kib);
+      explain += say(l, " Shared memory: up to {} KiB per SM, {} KiB per block.",
+                     "共享内存：每 SM 最多 {} KiB，每块最多 {} KiB。", arch->max_shared_per_sm_kib,
+                     arch->max_shared_per_block_kib);
     }
     s.row(tr(l, "L1 + shared memory per SM", "每 SM 的 L1 + 共享内存"),
           kib_text(m.l1_shared_per_sm_kib), explain);
   }
   if (arch) {
     s.section(tr(l, "One class (per block)", "一个班级（每个线程块）"));
-    s.row(tr(l, "Max threads per block", "每块最多线程"), n(arch->max_threads_per_block),
-          F(l, "A class (block) has at most {} students = {} warps.",
-            "一个班级（线程块）最多 {} 个学生 = {} 个线程束。", n(arch->max_threads_per_block),
-            arch->max_threads_per_block / 32));
-    s.row(
-        tr(l, "Max registers per thread", "每线程最多寄存器"),
-        arch->max_registers_per_thread > 0 ? n(arch->max_registers_per_thread) : unknown(l),
-        F(l, "The most drawers one student may use; beyond that, variables spill to local memory.",
-          "一个学生最多能用的抽屉数；再多，变量就溢出到局部内存。"));
+    s.row(tr(l, "Max threads per block", "每块最多线程"),
+          format_integer(arch->max_threads_per_block),
+          say(l, "A class (block) has at most {} students = {} warps.",
+              "一个班级（线程块）最多 {} 个学生 = {} 个线程束。",
+              format_integer(arch->max_threads_per_block), arch->max_threads_per_block / 32));
+    s.row(tr(l, "Max registers per thread", "每线程最多寄存器"),
+          arch->max_registers_per_thread > 0 ? format_integer(arch->max_registers_per_thread)
+                                             : unknown(l),
+          say(l,
+              "The most drawers one student may use; beyond that, variables spill to local memory.",
+              "一个学生最多能用的抽屉数；再多，变量就溢出到局部内存。"));
   }
 
   if (!m.note.empty()) {
@@ -826,8 +842,8 @@ std::string render_model(const calc::GpuModel& m, const OutputOptions& out) {
   for (std::string_view src : m.sources) {
     s.text(wrap(fmt::format("[{}] {}", i++, src), 96, "    "));
   }
-  s.text(wrap(F(l, "[{}] Per-SM limits for compute capability {}:",
-                "[{}] 计算能力 {} 的每 SM 上限：", i, cc),
+  s.text(wrap(say(l, "[{}] Per-SM limits for compute capability {}:",
+                  "[{}] 计算能力 {} 的每 SM 上限：", i, cc),
               96, "    "));
   for (std::string_view src : calc::arch_sources())
     s.text(wrap("- " + std::string(src), 92, "      "));
@@ -885,20 +901,21 @@ std::string render_device_info(const DeviceInfoResult& r, const OutputOptions& o
   std::string s;
   if (!r.gpu_usable) {
     s += st.heading(std::string(tr(l, "No usable CUDA GPU", "没有可用的 CUDA GPU"))) + "\n";
-    s += wrap(F(l, "Why: {}.", "原因：{}。", r.reason.in(l)), 96, "  ");
-    s += wrap(F(l,
-                "gpulab can still show a GPU's spec sheet from its table, explained the same way "
-                "(classrooms, desks, podiums): gpulab device-info --model h100. Known models: {}.",
-                "gpulab 仍可以展示它表中某块 GPU 的规格，并用同样的方式解释（教室、课桌、讲台）："
-                "gpulab device-info --model h100。已知型号：{}。",
-                known_models()),
-              96, "  ");
+    s += wrap(say(l, "Why: {}.", "原因：{}。", r.reason.in(l)), 96, "  ");
+    s +=
+        wrap(say(l,
+                 "gpulab can still show a GPU's spec sheet from its table, explained the same way "
+                 "(classrooms, desks, podiums): gpulab device-info --model h100. Known models: {}.",
+                 "gpulab 仍可以展示它表中某块 GPU 的规格，并用同样的方式解释（教室、课桌、讲台）："
+                 "gpulab device-info --model h100。已知型号：{}。",
+                 known_models()),
+             96, "  ");
     return s;
   }
-  s += st.heading(F(l, "{} CUDA device{} (CUDA driver {}, runtime {})",
-                    "{0} 个 CUDA 设备（CUDA 驱动 {2}，运行时 {3}）", r.device_count,
-                    r.device_count == 1 ? "" : "s", cuda_version(r.versions.driver),
-                    cuda_version(r.versions.runtime))) +
+  s += st.heading(say(l, "{} CUDA device{} (CUDA driver {}, runtime {})",
+                      "{0} 个 CUDA 设备（CUDA 驱动 {2}，运行时 {3}）", r.device_count,
+                      r.device_count == 1 ? "" : "s", cuda_version(r.versions.driver),
+                      cuda_version(r.versions.runtime))) +
        "\n";
   s +=
       wrap(tr(l,
@@ -913,8 +930,8 @@ std::string render_device_info(const DeviceInfoResult& r, const OutputOptions& o
   if (!r.peer_access.empty()) {
     s += "\n  " + st.heading(tr(l, "Peer access", "设备间直接访问")) + "\n";
     for (const auto& p : r.peer_access) {
-      s += F(l, "    GPU{} -> GPU{}: {}\n", "    GPU{} -> GPU{}：{}\n", p.from, p.to,
-             yes_no(l, p.can_access));
+      s += say(l, "    GPU{} -> GPU{}: {}\n", "    GPU{} -> GPU{}：{}\n", p.from, p.to,
+               yes_no(l, p.can_access));
     }
   }
   return s;

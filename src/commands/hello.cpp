@@ -11,6 +11,7 @@
 #include "calc/launch_limits.hpp"
 #include "core/capture.hpp"
 #include "core/error.hpp"
+#include "core/i18n_format.hpp"
 #include "core/parse.hpp"
 #include "core/text.hpp"
 
@@ -71,12 +72,11 @@ std::string render_hello(const HelloResult& r, const OutputOptions& out) {
   std::string s;
   // Say what really ran: on the emulator the kernel's threads were CPU fibers, not a GPU's.
   const bool gpu = r.backend == "cuda";
-  s += st.heading(fmt::format(
-           fmt::runtime(
-               std::string(gpu ? tr(l, "Hello from the GPU: {} ({})", "来自 GPU 的问候：{}（{}）")
-                               : tr(l, "Hello from the emulator: {} ({}; no GPU ran this kernel)",
-                                    "来自模拟器的问候：{}（{}；这个核函数没有在 GPU 上运行）"))),
-           r.device, r.backend)) +
+  s += st.heading(gpu ? say(l, "Hello from the GPU: {} ({})", "来自 GPU 的问候：{}（{}）", r.device,
+                            r.backend)
+                      : say(l, "Hello from the emulator: {} ({}; no GPU ran this kernel)",
+                            "来自模拟器的问候：{}（{}；这个核函数没有在 GPU 上运行）", r.device,
+                            r.backend)) +
        "\n";
   for (const auto& line : r.lines) s += "  " + st.code(line) + "\n";
   s += "\n";
@@ -86,14 +86,12 @@ std::string render_hello(const HelloResult& r, const OutputOptions& out) {
                       "  __global__ void hello_kernel()    核函数：由 CPU 启动、在 GPU "
                       "上执行，每个线程执行一次。\n"));
   // The launch's text grows with its numbers: pad it to the column of the other lines.
-  s +=
-      "  " + pad_right(fmt::format("hello_kernel<<<{}, {}>>>()", r.blocks, r.threads), 34) +
-      fmt::format(
-          fmt::runtime(std::string(tr(l, "{} x {} = {}, so {}.\n", "{} x {} = {}，所以有 {}。\n"))),
-          count_noun(l, static_cast<unsigned long long>(r.blocks), "block", "blocks", "个线程块"),
-          count_noun(l, static_cast<unsigned long long>(r.threads), "thread", "threads", "个线程"),
-          count_noun(l, r.launch.threads, "thread", "threads", "个线程"),
-          count_noun(l, r.launch.threads, "line", "lines", "行"));
+  s += "  " + pad_right(fmt::format("hello_kernel<<<{}, {}>>>()", r.blocks, r.threads), 34) +
+       say(l, "{} x {} = {}, so {}.\n", "{} x {} = {}，所以有 {}。\n",
+           count_noun(l, static_cast<unsigned long long>(r.blocks), "block", "blocks", "个线程块"),
+           count_noun(l, static_cast<unsigned long long>(r.threads), "thread", "threads", "个线程"),
+           count_noun(l, r.launch.threads, "thread", "threads", "个线程"),
+           count_noun(l, r.launch.threads, "line", "lines", "行"));
   s += std::string(tr(l,
                       "  cudaDeviceSynchronize()           the launch returns at once, before the "
                       "GPU has run anything;\n"
@@ -108,13 +106,12 @@ std::string render_hello(const HelloResult& r, const OutputOptions& out) {
                       "时才打印。不等待的话 main() 可能先结束，\n"
                       "                                    什么也打印不出来。\n"));
   if (r.launch.warps > 1 || r.blocks > 1) {
-    s += fmt::format(
-        fmt::runtime(
-            std::string(tr(l,
-                           "  Order: {} in {}. Lines of different warps and blocks may come in any "
-                           "order;\n  this run they came {}. Never rely on the order.\n",
-                           "  顺序：{}，{}。不同线程束、不同线程块的输出顺序不确定；\n"
-                           "  这次运行{}。不要依赖这个顺序。\n"))),
+    s += say(
+        l,
+        "  Order: {} in {}. Lines of different warps and blocks may come in any "
+        "order;\n  this run they came {}. Never rely on the order.\n",
+        "  顺序：{}，{}。不同线程束、不同线程块的输出顺序不确定；\n"
+        "  这次运行{}。不要依赖这个顺序。\n",
         count_noun(l, r.launch.warps, "warp", "warps", "个线程束"),
         count_noun(l, static_cast<unsigned long long>(r.blocks), "block", "blocks", "个线程块"),
         r.in_order ? tr(l, "in order", "恰好按顺序输出") : tr(l, "out of order", "没有按顺序输出"));
@@ -190,9 +187,7 @@ void setup_hello(CLI::App& app, GlobalOptions& g) {
       ->type_name("B");
   sub->add_option("--blocks", raw->blocks)->group("");
   sub->add_option("--threads", raw->threads)->group("");
-  sub->add_flag("--source", raw->source,
-                help_tr(g, "Print the CUDA source of the kernel instead of running it",
-                        "打印内核的 CUDA 源码，而不运行它"));
+  add_source_flag(sub, raw->source, g);
 }
 
 }  // namespace gpulab

@@ -16,6 +16,7 @@
 
 #include "commands/complete.hpp"
 #include "core/error.hpp"
+#include "core/i18n_format.hpp"
 #include "core/parse.hpp"
 #include "core/suggest.hpp"
 #include "core/text.hpp"
@@ -221,16 +222,11 @@ void setup_help(CLI::App& app, GlobalOptions& g) {
             std::vector<std::string> names;
             for (const CLI::App* c : visible_commands(app)) names.push_back(c->get_name());
             const auto guess = closest_name(*topic, names);
-            bad_value(
-                "help", *topic,
-                chosen(guess ? fmt::format(fmt::runtime(std::string(
-                                               tr(g.out.lang, "no such command; did you mean {}?",
-                                                  "没有这个命令；你是想输入 {} 吗？"))),
-                                           *guess)
-                             : fmt::format(fmt::runtime(std::string(tr(
-                                               g.out.lang, "no such command; the commands are: {}",
-                                               "没有这个命令；现有命令：{}"))),
-                                           fmt::join(names, ", "))));
+            bad_value("help", *topic,
+                      chosen(guess ? say(g.out.lang, "no such command; did you mean {}?",
+                                         "没有这个命令；你是想输入 {} 吗？", *guess)
+                                   : say(g.out.lang, "no such command; the commands are: {}",
+                                         "没有这个命令；现有命令：{}", fmt::join(names, ", "))));
           }
           text = command->get_formatter()->make_help(command, "gpulab " + command->get_name(),
                                                      CLI::AppFormatMode::Normal);

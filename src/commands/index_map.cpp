@@ -12,6 +12,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "core/i18n_format.hpp"
 #include "core/layout.hpp"
 #include "core/parse.hpp"
 #include "core/text.hpp"
@@ -150,20 +151,15 @@ std::string draw_summary(const IndexMapResult& r, const Style& st, Lang l) {
   }
   std::string out = st.bold(label) + "\n" + top + "\n" + middle + "\n" + top + "\n";
   const std::string block_is = count_noun(l, per_block, "thread", "threads", "个线程");
-  out +=
-      fmt::format(fmt::runtime(std::string(tr(
-                      l,
-                      "  Each box is a block of {}, with the global indices of its first and "
-                      "last thread.\n",
-                      "  每个方框是一个线程块（{}），框里是它第一个和最后一个线程的全局索引。\n"))),
-                  block_is);
+  out += say(l,
+             "  Each box is a block of {}, with the global indices of its first and "
+             "last thread.\n",
+             "  每个方框是一个线程块（{}），框里是它第一个和最后一个线程的全局索引。\n", block_is);
   if (shown.size() < blocks) {
     const std::uint64_t from = shown.size() == 3 ? 2 : 1, to = blocks - 2;
-    out += fmt::format(
-        fmt::runtime(std::string(tr(l, "  ... stands for blocks {} to {} ({}), not drawn.\n",
-                                    "  ... 代表线程块 {} 到 {}（{}），没有画出。\n"))),
-        group_thousands(from), group_thousands(to),
-        count_noun(l, to - from + 1, "block", "blocks", "个线程块"));
+    out += say(l, "  ... stands for blocks {} to {} ({}), not drawn.\n",
+               "  ... 代表线程块 {} 到 {}（{}），没有画出。\n", group_thousands(from),
+               group_thousands(to), count_noun(l, to - from + 1, "block", "blocks", "个线程块"));
   }
   if (r.rank >= 2) {
     out +=
@@ -247,9 +243,8 @@ std::string formulas(const IndexMapResult& r, const Style& st, Lang l) {
   const auto& g = r.grid;
   const auto& b = r.block;
   std::string s;
-  s += st.bold(fmt::format(fmt::runtime(std::string(tr(l, "  Worked for block {}, thread {}:",
-                                                       "  以线程块 {}、线程 {} 为例："))),
-                           coord(p.block, 3), coord(p.thread, 3))) +
+  s += st.bold(say(l, "  Worked for block {}, thread {}:", "  以线程块 {}、线程 {} 为例：",
+                   coord(p.block, 3), coord(p.thread, 3))) +
        "\n";
   // The formulas' own names follow the language, as the table's columns do (CUDA's stay).
   const std::string global(tr(l, "global", "全局")), block(tr(l, "block", "线程块号")),
@@ -278,21 +273,20 @@ std::string formulas(const IndexMapResult& r, const Style& st, Lang l) {
         st.accent(std::to_string(p.global)));
     if (r.rank == 2) {
       const auto pos = calc::grid_position(b, p.block, p.thread);
-      s += fmt::format(fmt::runtime(std::string(
-                           tr(l,
-                              "    In the {} x {} plane of all threads it sits at column x = "
-                              "blockIdx.x * blockDim.x + threadIdx.x\n"
-                              "    = {} * {} + {} = {} and row y = blockIdx.y * blockDim.y + "
-                              "threadIdx.y = {} * {} + {} = {}.\n"
-                              "    (Image kernels number threads row by row over that plane "
-                              "instead: y * {} + x = {}.)\n",
-                              "    在所有线程组成的 {} x {} 平面中，它位于列 x = blockIdx.x * "
-                              "blockDim.x + threadIdx.x\n"
-                              "    = {} * {} + {} = {}，行 y = blockIdx.y * blockDim.y + "
-                              "threadIdx.y = {} * {} + {} = {}。\n"
-                              "    （图像类核函数常按整个平面逐行编号：y * {} + x = {}。）\n"))),
-                       g.x * b.x, g.y * b.y, p.block.x, b.x, p.thread.x, pos.x, p.block.y, b.y,
-                       p.thread.y, pos.y, g.x * b.x, pos.y * g.x * b.x + pos.x);
+      s += say(l,
+               "    In the {} x {} plane of all threads it sits at column x = "
+               "blockIdx.x * blockDim.x + threadIdx.x\n"
+               "    = {} * {} + {} = {} and row y = blockIdx.y * blockDim.y + "
+               "threadIdx.y = {} * {} + {} = {}.\n"
+               "    (Image kernels number threads row by row over that plane "
+               "instead: y * {} + x = {}.)\n",
+               "    在所有线程组成的 {} x {} 平面中，它位于列 x = blockIdx.x * "
+               "blockDim.x + threadIdx.x\n"
+               "    = {} * {} + {} = {}，行 y = blockIdx.y * blockDim.y + "
+               "threadIdx.y = {} * {} + {} = {}。\n"
+               "    （图像类核函数常按整个平面逐行编号：y * {} + x = {}。）\n",
+               g.x * b.x, g.y * b.y, p.block.x, b.x, p.thread.x, pos.x, p.block.y, b.y, p.thread.y,
+               pos.y, g.x * b.x, pos.y * g.x * b.x + pos.x);
     }
   }
   s += fmt::format("    {} = {} / 32 = {} / 32 = {}{}{} = {} % 32 = {}\n", name(warp), thread,
@@ -364,36 +358,30 @@ void render_index_map_to(const IndexMapResult& r, const OutputOptions& out,
   const Style st = style_for(out);
   const Lang l = out.lang;
   std::string s;
-  s += st.heading(fmt::format(fmt::runtime(std::string(tr(l, "Thread indices of <<<{}, {}>>>",
-                                                          "<<<{}, {}>>> 的线程索引"))),
-                              shape_text(r.grid, r.rank), shape_text(r.block, r.rank))) +
+  s += st.heading(say(l, "Thread indices of <<<{}, {}>>>", "<<<{}, {}>>> 的线程索引",
+                      shape_text(r.grid, r.rank), shape_text(r.block, r.rank))) +
        "\n";
-  const std::string total =
-      r.total_overflows
-          ? fmt::format(
-                fmt::runtime(std::string(tr(l, "about {:.3e} threads", "约 {:.3e} 个线程"))),
-                r.total_approx)
-          : count_noun(l, r.total_threads, "thread", "threads", "个线程");
-  s += fmt::format(fmt::runtime(std::string(tr(l,
-                                               "  gridDim = ({}, {}, {}), blockDim = ({}, {}, {}): "
-                                               "{} x {} = {}\n",
-                                               "  gridDim = ({}, {}, {})，blockDim = ({}, {}, "
-                                               "{})：{} x {} = {}\n"))),
-                   r.grid.x, r.grid.y, r.grid.z, r.block.x, r.block.y, r.block.z,
-                   count_noun(l, r.launch.blocks, "block", "blocks", "个线程块"),
-                   count_noun(l, r.launch.threads_per_block, "thread", "threads", "个线程"), total);
+  const std::string total = r.total_overflows
+                                ? say(l, "about {:.3e} threads", "约 {:.3e} 个线程", r.total_approx)
+                                : count_noun(l, r.total_threads, "thread", "threads", "个线程");
+  s += say(l,
+           "  gridDim = ({}, {}, {}), blockDim = ({}, {}, {}): "
+           "{} x {} = {}\n",
+           "  gridDim = ({}, {}, {})，blockDim = ({}, {}, "
+           "{})：{} x {} = {}\n",
+           r.grid.x, r.grid.y, r.grid.z, r.block.x, r.block.y, r.block.z,
+           count_noun(l, r.launch.blocks, "block", "blocks", "个线程块"),
+           count_noun(l, r.launch.threads_per_block, "thread", "threads", "个线程"), total);
   const bool one_warp = r.launch.warps_per_block == 1;
-  s += fmt::format(
-      fmt::runtime(std::string(tr(l, "  Each block is {} of 32 consecutive threads{}.\n\n",
-                                  "  每个线程块是 {}（每个由 32 个连续线程组成）{}。\n\n"))),
-      count_noun(l, r.launch.warps_per_block, "warp", "warps", "个线程束"),
-      r.launch.idle_lanes_per_block > 0
-          ? fmt::format(
-                fmt::runtime(std::string(one_warp ? tr(l, "; it has {}", "；它有 {}")
-                                                  : tr(l, "; the last has {}", "；最后一个有 {}"))),
-                count_noun(l, r.launch.idle_lanes_per_block, "idle lane", "idle lanes",
-                           "个空闲通道"))
-          : std::string());
+  const std::string idle =
+      count_noun(l, r.launch.idle_lanes_per_block, "idle lane", "idle lanes", "个空闲通道");
+  s += say(l, "  Each block is {} of 32 consecutive threads{}.\n\n",
+           "  每个线程块是 {}（每个由 32 个连续线程组成）{}。\n\n",
+           count_noun(l, r.launch.warps_per_block, "warp", "warps", "个线程束"),
+           r.launch.idle_lanes_per_block > 0
+               ? (one_warp ? say(l, "; it has {}", "；它有 {}", idle)
+                           : say(l, "; the last has {}", "；最后一个有 {}", idle))
+               : std::string());
   if (!r.table.empty() && !r.elided && r.table.size() > kFullTableUpTo) {
     write(s);
     s.clear();
@@ -424,15 +412,13 @@ void render_index_map_to(const IndexMapResult& r, const OutputOptions& out,
   if (r.found) {
     const auto& f = *r.found;
     s += "\n" +
-         st.bold(fmt::format(
-             fmt::runtime(std::string(tr(l, "  Element {} is handled by block {}, thread {}:",
-                                         "  元素 {} 由线程块 {}、线程 {} 处理："))),
-             f.global, coord(f.block, r.rank), coord(f.thread, r.rank))) +
+         st.bold(say(l, "  Element {} is handled by block {}, thread {}:",
+                     "  元素 {} 由线程块 {}、线程 {} 处理：", f.global, coord(f.block, r.rank),
+                     coord(f.thread, r.rank))) +
          "\n";
-    s += fmt::format(fmt::runtime(std::string(
-                         tr(l, "    {} / {} threads per block = block {}, remainder thread {}\n",
-                            "    {} / 每块 {} 个线程 = 线程块 {}，余数为线程 {}\n"))),
-                     f.global, r.launch.threads_per_block, f.block_linear, f.thread_linear);
+    s += say(l, "    {} / {} threads per block = block {}, remainder thread {}\n",
+             "    {} / 每块 {} 个线程 = 线程块 {}，余数为线程 {}\n", f.global,
+             r.launch.threads_per_block, f.block_linear, f.thread_linear);
     if (r.rank >= 2) {
       s += fmt::format(
           "    {} {} -> blockIdx = ({} % {}, {} / {} % {}, {} / ({} * {})) = ({}, {}, {})\n",
@@ -450,18 +436,15 @@ void render_index_map_to(const IndexMapResult& r, const OutputOptions& out,
     s += "\n";
     if (run.mismatches == 0) {
       s += "  " +
-           st.good(
-               fmt::format(fmt::runtime(std::string(tr(
-                               l, "--run on {}: all {} threads computed exactly the indices above.",
-                               "--run 于 {}：全部 {} 个线程算出的索引与上表完全一致。"))),
-                           run.backend, group_thousands(run.checked))) +
+           st.good(say(l, "--run on {}: all {} threads computed exactly the indices above.",
+                       "--run 于 {}：全部 {} 个线程算出的索引与上表完全一致。", run.backend,
+                       group_thousands(run.checked))) +
            "\n";
     } else {
       s += "  " +
-           st.bad(fmt::format(fmt::runtime(std::string(
-                                  tr(l, "--run on {0}: {1} of {2} threads differ; first: {3}",
-                                     "--run 于 {0}：{2} 个线程中有 {1} 个不一致；第一个：{3}"))),
-                              run.backend, run.mismatches, run.checked, run.first_mismatch)) +
+           st.bad(say(l, "--run on {0}: {1} of {2} threads differ; first: {3}",
+                      "--run 于 {0}：{2} 个线程中有 {1} 个不一致；第一个：{3}", run.backend,
+                      run.mismatches, run.checked, run.first_mismatch)) +
            "\n";
     }
     s += emulator_notes(run.run, st, l);

@@ -13,6 +13,7 @@
 #include "commands/occupancy.hpp"
 #include "core/error.hpp"
 #include "core/file_check.hpp"
+#include "core/i18n_format.hpp"
 #include "core/layout.hpp"
 #include "core/parse.hpp"
 #include "core/text.hpp"
@@ -21,11 +22,6 @@ namespace gpulab {
 namespace {
 
 namespace fs = std::filesystem;
-
-template <class... Args>
-std::string F(Lang l, std::string_view en, std::string_view zh, Args&&... args) {
-  return fmt::format(fmt::runtime(tr(l, en, zh)), std::forward<Args>(args)...);
-}
 
 std::string bytes(std::int64_t b) {
   return fmt::format("{} B", group_thousands(static_cast<unsigned long long>(b)));
@@ -68,12 +64,12 @@ std::string render_inspect(const InspectResult& r, const OutputOptions& out) {
   s += st.dim("$ " + fmt::format("{}", fmt::join(r.nvcc_command, " "))) + "\n";
   if (!r.sass_missing.empty()) s += st.warn(r.sass_missing) + "\n";
   if (r.kernels.empty()) {
-    s += F(l, "{} defines no __global__ kernel.\n", "{} 没有定义 __global__ 核函数。\n", r.file);
+    s += say(l, "{} defines no __global__ kernel.\n", "{} 没有定义 __global__ 核函数。\n", r.file);
     return s;
   }
   for (const InspectedKernel& k : r.kernels) {
     const KernelResources& x = k.res;
-    s += "\n" + st.heading(F(l, "Kernel {} ({})", "核函数 {}（{}）", x.name, r.arch)) + "\n";
+    s += "\n" + st.heading(say(l, "Kernel {} ({})", "核函数 {}（{}）", x.name, r.arch)) + "\n";
     Table t({std::string(tr(l, "resource", "资源")), std::string(tr(l, "per", "单位")),
              std::string(tr(l, "amount", "数量")), std::string(tr(l, "what it is", "含义"))});
     t.add_row({std::string(tr(l, "registers", "寄存器")), std::string(tr(l, "thread", "线程")),
@@ -104,13 +100,13 @@ std::string render_inspect(const InspectResult& r, const OutputOptions& out) {
          std::string(tr(l, "named barriers __syncthreads() uses", "__syncthreads() 使用的屏障"))});
     s += t.render(st);
     if (x.cubin_shared && *x.cubin_shared != x.static_shared) {
-      s += F(l,
-             "  (The cubin's shared-memory section holds {}: on sm_90 and later it includes the "
-             "1 KiB the driver\n  reserves per block, which the occupancy below counts "
-             "separately.)\n",
-             "  （cubin 的共享内存段为 {}：sm_90 起它包含驱动为每个线程块保留的 1 KiB，"
-             "下面的占用率单独计算这部分。）\n",
-             bytes(*x.cubin_shared));
+      s += say(l,
+               "  (The cubin's shared-memory section holds {}: on sm_90 and later it includes the "
+               "1 KiB the driver\n  reserves per block, which the occupancy below counts "
+               "separately.)\n",
+               "  （cubin 的共享内存段为 {}：sm_90 起它包含驱动为每个线程块保留的 1 KiB，"
+               "下面的占用率单独计算这部分。）\n",
+               bytes(*x.cubin_shared));
     }
     if (x.spill_stores > 0) {
       s += "  " +
@@ -122,15 +118,15 @@ std::string render_inspect(const InspectResult& r, const OutputOptions& out) {
            "\n";
     }
     if (k.occ.max_warps > 0) {
-      s += "\n" + F(l, "  Occupancy with blocks of {} threads on compute capability {}.{}:\n",
-                    "  每块 {} 个线程、计算能力 {}.{} 时的占用率：\n", k.occ.in.threads,
-                    k.occ.arch.major, k.occ.arch.minor);
+      s += "\n" + say(l, "  Occupancy with blocks of {} threads on compute capability {}.{}:\n",
+                      "  每块 {} 个线程、计算能力 {}.{} 时的占用率：\n", k.occ.in.threads,
+                      k.occ.arch.major, k.occ.arch.minor);
       s += render_occupancy_steps(k.occ, st, l);
     }
     if (!k.ptx.empty()) {
       s += "\n" +
-           st.heading(F(l, "PTX of {} (source lines interleaved)", "{} 的 PTX（穿插源代码行）",
-                        x.short_name)) +
+           st.heading(say(l, "PTX of {} (source lines interleaved)", "{} 的 PTX（穿插源代码行）",
+                          x.short_name)) +
            "\n";
       s += render_listing(k.ptx, r.file, st);
       if (!k.ptx_notes.empty()) {
@@ -140,8 +136,8 @@ std::string render_inspect(const InspectResult& r, const OutputOptions& out) {
     }
     if (!k.sass.empty()) {
       s += "\n" +
-           st.heading(F(l, "SASS of {} ({}, the machine code the SM runs)",
-                        "{} 的 SASS（{}，SM 实际执行的机器码）", x.short_name, r.sass_tool)) +
+           st.heading(say(l, "SASS of {} ({}, the machine code the SM runs)",
+                          "{} 的 SASS（{}，SM 实际执行的机器码）", x.short_name, r.sass_tool)) +
            "\n";
       s += render_listing(k.sass, r.file, st);
       if (!k.sass_notes.empty()) {

@@ -230,13 +230,11 @@ std::size_t question_count(const Lesson& lesson) {
 std::string status_of(const std::optional<LessonProgress>& p, const Lesson& l, Lang lang) {
   if (!p) return std::string(tr(lang, "new", "未开始"));
   if (p->done && p->right && question_count(l) > 0) {
-    return fmt::format(
-        fmt::runtime(std::string(tr(lang, "done, {}/{} first try", "已完成，首次答对 {}/{}"))),
-        p->right->size(), question_count(l));
+    return say(lang, "done, {}/{} first try", "已完成，首次答对 {}/{}", p->right->size(),
+               question_count(l));
   }
   if (p->done) return std::string(tr(lang, "done", "已完成"));
-  return fmt::format(fmt::runtime(std::string(tr(lang, "in progress ({}/{})", "学习中（{}/{}）"))),
-                     p->step + 1, l.steps.size());
+  return say(lang, "in progress ({}/{})", "学习中（{}/{}）", p->step + 1, l.steps.size());
 }
 
 void list_lessons(const GlobalOptions& g, const std::vector<Lesson>& lessons) {
@@ -275,21 +273,18 @@ void list_lessons(const GlobalOptions& g, const std::vector<Lesson>& lessons) {
   std::vector<std::string> ids;
   if (!found.candidates.empty()) {
     for (const Lesson* c : found.candidates) ids.push_back(c->id);
-    throw UsageError(chosen(fmt::format(
-        fmt::runtime(
-            std::string(tr(l, "learn {}: more than one lesson matches: {}; type more of the name",
-                           "learn {}：匹配到不止一课：{}；请把名称写得更完整"))),
-        printable(key), fmt::join(ids, ", "))));
+    throw UsageError(chosen(say(
+        l, "learn {}: more than one lesson matches: {}; type more of the name",
+        "learn {}：匹配到不止一课：{}；请把名称写得更完整", printable(key), fmt::join(ids, ", "))));
   }
   for (const auto& lesson : lessons) ids.push_back(lesson.id);
   std::vector<std::string> cmds;
   for (const auto& t : taught_commands())
     cmds.push_back(fmt::format("{} ({})", t.command, t.lesson));
-  throw UsageError(chosen(fmt::format(
-      fmt::runtime(std::string(
-          tr(l, "learn {}: no lesson has that number, name or command; lessons: {}; commands: {}",
-             "learn {}：没有这个编号、名称或命令的课程；课程：{}；命令：{}"))),
-      key.empty() ? "''" : printable(key), fmt::join(ids, ", "), fmt::join(cmds, ", "))));
+  throw UsageError(chosen(
+      say(l, "learn {}: no lesson has that number, name or command; lessons: {}; commands: {}",
+          "learn {}：没有这个编号、名称或命令的课程；课程：{}；命令：{}",
+          key.empty() ? "''" : printable(key), fmt::join(ids, ", "), fmt::join(cmds, ", "))));
 }
 
 void save_step(const Lesson& lesson, const LessonProgress& progress, Lang lang) {
@@ -368,14 +363,12 @@ void print_demo(const LessonStep& step, const GlobalOptions& g, const Style& st,
   }
   if (shown < lines.size()) {
     const std::size_t more = lines.size() - shown;
-    const std::string note = fmt::format(
-        fmt::runtime(std::string(tr(g.out.lang, "... {} more {}: run `{}` to see it all",
-                                    "……还有 {} {}：运行 `{}` 查看全部"))),
-        more,
-        g.out.lang == Lang::zh ? "行"
-        : more == 1            ? "line"
-                               : "lines",
-        cmd);
+    const std::string note = say(g.out.lang, "... {} more {}: run `{}` to see it all",
+                                 "……还有 {} {}：运行 `{}` 查看全部", more,
+                                 g.out.lang == Lang::zh ? "行"
+                                 : more == 1            ? "line"
+                                                        : "lines",
+                                 cmd);
     text += "    " + st.dim(wrap_text(note, st.width(), 8, 4)) + "\n";
   }
   fmt::print("{}", text);
@@ -438,16 +431,13 @@ enum class Asked { right, right_later, shown, quit };
 // quits. A malformed answer costs no try. The answer is said once, and never after q.
 Asked ask_question(const LessonQuestion& lq, Lang l, const Style& st) {
   // Feedback is laid out as the lesson is: wrapped at words, Chinese between characters.
-  auto say_laid_out = [l](std::string_view format, auto&&... args) {
-    print_laid_out(fmt::format(fmt::runtime(format), args...), l);
+  auto say_laid_out = [l]<class... Args>(fmt::format_string<Args...> format, Args&&... args) {
+    print_laid_out(fmt::format(format, std::forward<Args>(args)...), l);
   };
-  print_laid_out(
-      fmt::format("\n  {} {}\n  {}\n", st.bold("?"), lq.text,
-                  st.dim(fmt::format(
-                      fmt::runtime(std::string(tr(l, "({} tries; Enter shows the answer; q quits)",
-                                                  "（可以试 {} 次；回车显示答案；q 退出）"))),
-                      kTries))),
-      l);
+  print_laid_out(fmt::format("\n  {} {}\n  {}\n", st.bold("?"), lq.text,
+                             st.dim(say(l, "({} tries; Enter shows the answer; q quits)",
+                                        "（可以试 {} 次；回车显示答案；q 退出）", kTries))),
+                 l);
   const calc::Question q = as_quiz_question(lq);
   const std::string explain = lq.explain.empty() ? ""
                               : l == Lang::zh    ? "（" + lq.explain + "）"
@@ -475,9 +465,7 @@ Asked ask_question(const LessonQuestion& lq, Lang l, const Style& st) {
     if (gr.malformed) {
       say_laid_out("  {}{}{}\n",
                    st.bad(std::string(tr(l, "Could not read that:", "无法读取这个答案："))), sep,
-                   fmt::format(fmt::runtime(std::string(tr(l, "{}; try again (no try used)",
-                                                           "{}；请重新输入（不计次数）"))),
-                               gr.note));
+                   say(l, "{}; try again (no try used)", "{}；请重新输入（不计次数）", gr.note));
       continue;
     }
     if (gr.correct) {
@@ -486,13 +474,10 @@ Asked ask_question(const LessonQuestion& lq, Lang l, const Style& st) {
     }
     if (++tries < kTries) {
       const int left = kTries - tries;
-      say_laid_out(
-          "  {}{}{}\n", st.bad(std::string(tr(l, "Not quite.", "不对。"))), sep,
-          fmt::format(
-              fmt::runtime(std::string(
-                  tr(l, left == 1 ? "Try once more ({} try left)." : "Try again ({} tries left).",
-                     "再试一次（还剩 {} 次）。"))),
-              left));
+      say_laid_out("  {}{}{}\n", st.bad(std::string(tr(l, "Not quite.", "不对。"))), sep,
+                   left == 1
+                       ? say(l, "Try once more ({} try left).", "再试一次（还剩 {} 次）。", left)
+                       : say(l, "Try again ({} tries left).", "再试一次（还剩 {} 次）。", left));
       continue;
     }
     say_laid_out("  {} {}{}\n",
@@ -513,11 +498,8 @@ void walk_lesson(const Lesson& lesson, const std::vector<Lesson>& lessons, const
     i = p->step;
     right = p->right.value_or(std::vector<std::size_t>{});
     if (i > 0) {
-      fmt::print("{}\n",
-                 st.dim(fmt::format(
-                     fmt::runtime(std::string(tr(l, "(resuming at step {}; --restart starts over)",
-                                                 "（从第 {} 步继续；--restart 从头开始）"))),
-                     i + 1)));
+      fmt::print("{}\n", st.dim(say(l, "(resuming at step {}; --restart starts over)",
+                                    "（从第 {} 步继续；--restart 从头开始）", i + 1)));
     }
   }
   // The demo is capped so that the question under it stays on the screen.
@@ -558,24 +540,21 @@ void walk_lesson(const Lesson& lesson, const std::vector<Lesson>& lessons, const
   save_step(lesson, {lesson.steps.size() - 1, true, right}, l);
   const std::size_t questions = question_count(lesson);
   std::string done =
-      fmt::format(fmt::runtime(std::string(tr(l, "Lesson {} done.", "第 {} 课完成。"))),
-                  lesson.id.substr(0, lesson.id.find('-')));
+      say(l, "Lesson {} done.", "第 {} 课完成。", lesson.id.substr(0, lesson.id.find('-')));
   if (questions > 0) {
     // Only first tries count: a second try after "Not quite." is no longer the student's own.
     done +=
-        " " + fmt::format(fmt::runtime(std::string(tr(l, "Score: {} of {} right at the first try.",
-                                                      "得分：{} 题中第一次就答对 {} 题。"))),
-                          l == Lang::zh ? std::to_string(questions) : std::to_string(right.size()),
-                          l == Lang::zh ? std::to_string(right.size())
-                                        : count_noun(questions, "question", "questions"));
+        " " + say(l, "Score: {} of {} right at the first try.", "得分：{} 题中第一次就答对 {} 题。",
+                  l == Lang::zh ? std::to_string(questions) : std::to_string(right.size()),
+                  l == Lang::zh ? std::to_string(right.size())
+                                : count_noun(questions, "question", "questions"));
   }
   fmt::print("\n{}\n", st.good(done));
   const auto it = std::find_if(lessons.begin(), lessons.end(),
                                [&](const Lesson& x) { return x.id > lesson.id; });
   if (it != lessons.end()) {
-    fmt::print("{}\n", fmt::format(fmt::runtime(std::string(tr(l, "Next: gpulab learn {} ({})",
-                                                               "下一课：gpulab learn {}（{}）"))),
-                                   it->id.substr(0, it->id.find('-')), it->title));
+    fmt::print("{}\n", say(l, "Next: gpulab learn {} ({})", "下一课：gpulab learn {}（{}）",
+                           it->id.substr(0, it->id.find('-')), it->title));
   } else {
     fmt::print("{}\n", std::string(tr(l,
                                       "That was the last lesson. gpulab quiz asks questions on all "
@@ -593,10 +572,8 @@ void write_lesson_files(const Lesson& lesson, const std::string& dir, const Glob
   nlohmann::json written = nlohmann::json::array(), kept = nlohmann::json::array();
   std::string text;
   if (files.empty()) {
-    throw UsageError(chosen(fmt::format(
-        fmt::runtime(std::string(tr(l, "learn {} --files: lesson {} has no files to run",
-                                    "learn {} --files：第 {} 课没有要运行的文件"))),
-        number, number)));
+    throw UsageError(chosen(say(l, "learn {} --files: lesson {} has no files to run",
+                                "learn {} --files：第 {} 课没有要运行的文件", number, number)));
   }
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -607,9 +584,7 @@ void write_lesson_files(const Lesson& lesson, const std::string& dir, const Glob
     const std::filesystem::path path = std::filesystem::path(dir) / std::string(f.name);
     if (std::filesystem::exists(path)) {
       kept.push_back(path.string());
-      text += fmt::format(fmt::runtime(std::string(tr(l, "  kept {} (it is there already)\n",
-                                                      "  保留 {}（已经存在）\n"))),
-                          path.string());
+      text += say(l, "  kept {} (it is there already)\n", "  保留 {}（已经存在）\n", path.string());
       continue;
     }
     std::ofstream out(path, std::ios::binary);
@@ -619,13 +594,10 @@ void write_lesson_files(const Lesson& lesson, const std::string& dir, const Glob
       throw RuntimeFailure(both("cannot write {}", "无法写入 {}", path.string()));
     }
     written.push_back(path.string());
-    text += fmt::format(fmt::runtime(std::string(tr(l, "  wrote {}\n", "  已写入 {}\n"))),
-                        path.string());
+    text += say(l, "  wrote {}\n", "  已写入 {}\n", path.string());
   }
-  text += fmt::format(
-      fmt::runtime(std::string(tr(l, "Lesson {} says how to run them: gpulab learn {}\n",
-                                  "第 {} 课讲了怎样运行它们：gpulab learn {}\n"))),
-      number, number);
+  text += say(l, "Lesson {} says how to run them: gpulab learn {}\n",
+              "第 {} 课讲了怎样运行它们：gpulab learn {}\n", number, number);
   emit(g, {{"command", "learn"}, {"id", lesson.id}, {"written", written}, {"kept", kept}}, text);
 }
 

@@ -12,6 +12,7 @@
 
 #include "backend/backend.hpp"  // probe_gpu
 #include "core/error.hpp"
+#include "core/i18n_format.hpp"
 #include "core/parse.hpp"
 #include "core/plot.hpp"
 #include "core/text.hpp"
@@ -19,16 +20,6 @@
 
 namespace gpulab {
 namespace {
-
-template <class... Args>
-std::string F(Lang l, std::string_view en, std::string_view zh, Args&&... args) {
-  return fmt::format(fmt::runtime(tr(l, en, zh)), std::forward<Args>(args)...);
-}
-
-std::string n(long long v) {
-  return v < 0 ? "-" + group_thousands(static_cast<unsigned long long>(-v))
-               : group_thousands(static_cast<unsigned long long>(v));
-}
 
 std::string known_ccs() {
   std::vector<std::string> v;
@@ -232,26 +223,31 @@ std::string render_occupancy_steps(const calc::Occupancy& o, const Style& st, La
   s += "  " + st.bold(std::string(tr(l, "Warps", "线程束"))) + "\n";
   if (o.problem == calc::LaunchProblem::threads_per_block) {
     s += "    " +
-         st.bad(F(l, "{} threads > {}, the most a block may have on {}.{}: no launch.",
-                  "{} 个线程 > {}，{}.{} 上一个线程块最多这么多：无法启动。", in.threads,
-                  a.max_threads_per_block, a.major, a.minor)) +
+         st.bad(say(l, "{} threads > {}, the most a block may have on {}.{}: no launch.",
+                    "{} 个线程 > {}，{}.{} 上一个线程块最多这么多：无法启动。", in.threads,
+                    a.max_threads_per_block, a.major, a.minor)) +
          "\n";
   } else {
-    s += F(
-        l,
+    s +=
         o.warps_per_block == 1
-            ? "    ceil({} threads / 32) = {} warp per block; an SM holds {} warps: {} / {} = {} "
-              "blocks\n"
-            : "    ceil({} threads / 32) = {} warps per block; an SM holds {} warps: {} / {} = {} "
-              "blocks\n",
-        "    ceil({} 个线程 / 32) = 每块 {} 个线程束；一个 SM 容纳 {} 个线程束：{} / {} = {} "
-        "个线程块\n",
-        in.threads, o.warps_per_block, a.max_warps_per_sm, a.max_warps_per_sm, o.warps_per_block,
-        o.limit_warps);
+            ? say(l,
+                  "    ceil({} threads / 32) = {} warp per block; an SM holds {} warps: {} / {} = "
+                  "{} blocks\n",
+                  "    ceil({} 个线程 / 32) = 每块 {} 个线程束；一个 SM 容纳 {} 个线程束：{} / {} "
+                  "= {} 个线程块\n",
+                  in.threads, o.warps_per_block, a.max_warps_per_sm, a.max_warps_per_sm,
+                  o.warps_per_block, o.limit_warps)
+            : say(l,
+                  "    ceil({} threads / 32) = {} warps per block; an SM holds {} warps: {} / {} = "
+                  "{} blocks\n",
+                  "    ceil({} 个线程 / 32) = 每块 {} 个线程束；一个 SM 容纳 {} 个线程束：{} / {} "
+                  "= {} 个线程块\n",
+                  in.threads, o.warps_per_block, a.max_warps_per_sm, a.max_warps_per_sm,
+                  o.warps_per_block, o.limit_warps);
   }
   s += "  " + st.bold(std::string(tr(l, "Blocks", "线程块数"))) + "\n";
-  s += F(l, "    an SM of compute capability {}.{} holds at most {} blocks\n",
-         "    计算能力 {}.{} 的 SM 最多容纳 {} 个线程块\n", a.major, a.minor, o.limit_blocks);
+  s += say(l, "    an SM of compute capability {}.{} holds at most {} blocks\n",
+           "    计算能力 {}.{} 的 SM 最多容纳 {} 个线程块\n", a.major, a.minor, o.limit_blocks);
 
   // Registers.
   s += "  " + st.bold(std::string(tr(l, "Registers", "寄存器"))) + "\n";
@@ -263,113 +259,121 @@ std::string render_occupancy_steps(const calc::Occupancy& o, const Style& st, La
                         "会告诉你核函数用了多少）\n"));
   } else if (o.problem == calc::LaunchProblem::registers_per_thread) {
     s += "    " +
-         st.bad(F(l, "{} registers > {}, the most a thread may have: no launch.",
-                  "{} 个寄存器 > {}，一个线程最多这么多：无法启动。", in.registers,
-                  a.max_registers_per_thread)) +
+         st.bad(say(l, "{} registers > {}, the most a thread may have: no launch.",
+                    "{} 个寄存器 > {}，一个线程最多这么多：无法启动。", in.registers,
+                    a.max_registers_per_thread)) +
          "\n";
   } else if (a.registers_per_block) {
     const int warps_rounded = (o.warps_per_block + a.warp_alloc_granularity - 1) /
                               a.warp_alloc_granularity * a.warp_alloc_granularity;
-    s += F(l,
-           "    per block: {} warps round up to {} (granularity {}); {} x 32 x {} = {} registers, "
-           "in units of {}: {}\n",
-           "    按线程块分配：{} 个线程束向上取整为 {}（粒度 {}）；{} x 32 x {} = {} 个寄存器，"
-           "以 {} 为单位：{}\n",
-           o.warps_per_block, warps_rounded, a.warp_alloc_granularity, warps_rounded, in.registers,
-           n(warps_rounded * 32 * in.registers), a.register_alloc_unit,
-           n(o.registers_per_block_allocated));
+    s +=
+        say(l,
+            "    per block: {} warps round up to {} (granularity {}); {} x 32 x {} = {} registers, "
+            "in units of {}: {}\n",
+            "    按线程块分配：{} 个线程束向上取整为 {}（粒度 {}）；{} x 32 x {} = {} 个寄存器，"
+            "以 {} 为单位：{}\n",
+            o.warps_per_block, warps_rounded, a.warp_alloc_granularity, warps_rounded, in.registers,
+            format_integer(warps_rounded * 32 * in.registers), a.register_alloc_unit,
+            format_integer(o.registers_per_block_allocated));
     if (o.problem == calc::LaunchProblem::registers_per_block) {
       s += "    " +
-           st.bad(F(l, "> {} registers a block may hold: no launch.",
-                    "> 一个线程块最多 {} 个寄存器：无法启动。", n(a.max_registers_per_block))) +
+           st.bad(say(l, "> {} registers a block may hold: no launch.",
+                      "> 一个线程块最多 {} 个寄存器：无法启动。",
+                      format_integer(a.max_registers_per_block))) +
            "\n";
     } else {
-      s += F(l, "    {} registers per SM / {} = {} blocks\n",
-             "    每个 SM {} 个寄存器 / {} = {} 个线程块\n", n(a.registers_per_sm),
-             n(o.registers_per_block_allocated), o.limit_registers);
+      s += say(l, "    {} registers per SM / {} = {} blocks\n",
+               "    每个 SM {} 个寄存器 / {} = {} 个线程块\n", format_integer(a.registers_per_sm),
+               format_integer(o.registers_per_block_allocated), o.limit_registers);
     }
   } else {
-    s += F(l, "    {} registers x 32 threads = {} per warp, in units of {}: {}\n",
-           "    {} 个寄存器 x 32 个线程 = 每个线程束 {} 个，以 {} 为单位：{}\n", in.registers,
-           n(o.registers_per_warp), a.register_alloc_unit, n(o.registers_per_warp_allocated));
+    s += say(l, "    {} registers x 32 threads = {} per warp, in units of {}: {}\n",
+             "    {} 个寄存器 x 32 个线程 = 每个线程束 {} 个，以 {} 为单位：{}\n", in.registers,
+             format_integer(o.registers_per_warp), a.register_alloc_unit,
+             format_integer(o.registers_per_warp_allocated));
     if (o.problem == calc::LaunchProblem::registers_per_block) {
       const int rounded = (o.warps_per_block + a.warp_alloc_granularity - 1) /
                           a.warp_alloc_granularity * a.warp_alloc_granularity;
       s += "    " +
-           st.bad(F(l,
-                    "{} x {} warps (rounded up to a multiple of {}) = {} > {} registers a block "
-                    "may hold: no launch (cudaErrorLaunchOutOfResources).",
-                    "{} x {} 个线程束（向上取整为 {} 的倍数）= {} > 一个线程块最多 {} 个寄存器："
-                    "无法启动（cudaErrorLaunchOutOfResources）。",
-                    n(o.registers_per_warp_allocated), rounded, a.warp_alloc_granularity,
-                    n(static_cast<long long>(o.registers_per_warp_allocated) * rounded),
-                    n(a.max_registers_per_block))) +
+           st.bad(say(
+               l,
+               "{} x {} warps (rounded up to a multiple of {}) = {} > {} registers a block "
+               "may hold: no launch (cudaErrorLaunchOutOfResources).",
+               "{} x {} 个线程束（向上取整为 {} 的倍数）= {} > 一个线程块最多 {} 个寄存器："
+               "无法启动（cudaErrorLaunchOutOfResources）。",
+               format_integer(o.registers_per_warp_allocated), rounded, a.warp_alloc_granularity,
+               format_integer(static_cast<long long>(o.registers_per_warp_allocated) * rounded),
+               format_integer(a.max_registers_per_block))) +
            "\n";
     } else {
-      s += F(l,
-             "    the register file ({}) is split into {} sub-partitions of {}, one per warp "
-             "scheduler:\n    {} / {} = {} warps each, x {} = {} warps; {} / {} = {} blocks\n",
-             "    寄存器堆（{}）分成 {} 个子分区，每个 {}，每个线程束调度器一个：\n"
-             "    {} / {} = 每个 {} 个线程束，x {} = {} 个线程束；{} / {} = {} 个线程块\n",
-             n(a.registers_per_sm), a.warp_alloc_granularity, n(o.registers_per_partition),
-             n(o.registers_per_partition), n(o.registers_per_warp_allocated), o.warps_per_partition,
-             a.warp_alloc_granularity, o.warps_by_registers, o.warps_by_registers,
-             o.warps_per_block, o.limit_registers);
+      s += say(l,
+               "    the register file ({}) is split into {} sub-partitions of {}, one per warp "
+               "scheduler:\n    {} / {} = {} warps each, x {} = {} warps; {} / {} = {} blocks\n",
+               "    寄存器堆（{}）分成 {} 个子分区，每个 {}，每个线程束调度器一个：\n"
+               "    {} / {} = 每个 {} 个线程束，x {} = {} 个线程束；{} / {} = {} 个线程块\n",
+               format_integer(a.registers_per_sm), a.warp_alloc_granularity,
+               format_integer(o.registers_per_partition), format_integer(o.registers_per_partition),
+               format_integer(o.registers_per_warp_allocated), o.warps_per_partition,
+               a.warp_alloc_granularity, o.warps_by_registers, o.warps_by_registers,
+               o.warps_per_block, o.limit_registers);
     }
   }
 
   // Shared memory.
   s += "  " + st.bold(std::string(tr(l, "Shared memory", "共享内存"))) + "\n";
-  std::string sum = F(l, "{} B static + {} B dynamic", "静态 {} B + 动态 {} B", n(in.static_shared),
-                      n(in.dynamic_shared));
+  std::string sum = say(l, "{} B static + {} B dynamic", "静态 {} B + 动态 {} B",
+                        format_integer(in.static_shared), format_integer(in.dynamic_shared));
   if (a.reserved_shared_per_block > 0) {
-    sum += F(l, " + {} B the driver reserves per block (since 8.0)",
-             " + 驱动为每个线程块保留的 {} B（8.0 起）", n(a.reserved_shared_per_block));
+    sum += say(l, " + {} B the driver reserves per block (since 8.0)",
+               " + 驱动为每个线程块保留的 {} B（8.0 起）",
+               format_integer(a.reserved_shared_per_block));
   }
-  s +=
-      F(l, "    {}\n    = {} B, in units of {}: {} B\n", "    {}\n    = {} B，以 {} 为单位：{} B\n",
-        sum, n(o.shared_per_block), a.shared_alloc_unit, n(o.shared_per_block_allocated));
+  s += say(l, "    {}\n    = {} B, in units of {}: {} B\n",
+           "    {}\n    = {} B，以 {} 为单位：{} B\n", sum, format_integer(o.shared_per_block),
+           a.shared_alloc_unit, format_integer(o.shared_per_block_allocated));
   if (o.needs_opt_in) {
-    s += F(l,
-           "    more than {} KiB per block needs cudaFuncSetAttribute(kernel, "
-           "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) first\n",
-           "    每块超过 {} KiB 需要先调用 cudaFuncSetAttribute(kernel, "
-           "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes)\n",
-           a.max_shared_per_block_default_kib);
+    s += say(l,
+             "    more than {} KiB per block needs cudaFuncSetAttribute(kernel, "
+             "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) first\n",
+             "    每块超过 {} KiB 需要先调用 cudaFuncSetAttribute(kernel, "
+             "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes)\n",
+             a.max_shared_per_block_default_kib);
   }
   if (o.problem == calc::LaunchProblem::shared_per_block) {
-    s += "    " +
-         st.bad(F(l, "> {} B a block may use: no launch.", "> 一个线程块最多可用 {} B：无法启动。",
-                  n(o.shared_block_limit))) +
-         "\n";
+    s +=
+        "    " +
+        st.bad(say(l, "> {} B a block may use: no launch.", "> 一个线程块最多可用 {} B：无法启动。",
+                   format_integer(o.shared_block_limit))) +
+        "\n";
   } else {
     std::string carve;
     if (!a.shared_carveouts_kib.empty()) {
       if (in.carveout_percent) {
-        carve =
-            F(l, "--carveout {}% of {} KiB asks for {} KiB", "--carveout {}% x {} KiB 要求 {} KiB",
-              *in.carveout_percent, a.max_shared_per_sm_kib, o.shared_preferred / 1024);
+        carve = say(l, "--carveout {}% of {} KiB asks for {} KiB",
+                    "--carveout {}% x {} KiB 要求 {} KiB", *in.carveout_percent,
+                    a.max_shared_per_sm_kib, o.shared_preferred / 1024);
       } else {
         carve =
-            F(l, "the default carve-out, {} KiB", "默认划分，{} KiB", o.shared_preferred / 1024);
+            say(l, "the default carve-out, {} KiB", "默认划分，{} KiB", o.shared_preferred / 1024);
       }
       if (o.shared_per_sm != o.shared_preferred) {
-        carve += F(l, ", too small for one block: the driver takes {} KiB",
-                   "，放不下一个线程块：驱动改用 {} KiB", o.shared_per_sm / 1024);
+        carve += say(l, ", too small for one block: the driver takes {} KiB",
+                     "，放不下一个线程块：驱动改用 {} KiB", o.shared_per_sm / 1024);
       }
-      carve += F(l, "\n      (the sizes this SM can give shared memory: {} KiB)",
-                 "\n      （该 SM 可给共享内存的大小：{} KiB）",
-                 fmt::join(a.shared_carveouts_kib, ", "));
+      carve += say(l, "\n      (the sizes this SM can give shared memory: {} KiB)",
+                   "\n      （该 SM 可给共享内存的大小：{} KiB）",
+                   fmt::join(a.shared_carveouts_kib, ", "));
     } else {
-      carve = F(l, "{} KiB", "{} KiB", a.max_shared_per_sm_kib);
+      carve = say(l, "{} KiB", "{} KiB", a.max_shared_per_sm_kib);
     }
-    s += F(l, "    shared memory per SM: {}\n", "    每个 SM 的共享内存：{}\n", carve);
+    s += say(l, "    shared memory per SM: {}\n", "    每个 SM 的共享内存：{}\n", carve);
     if (o.limit_shared == INT_MAX) {
       s += std::string(
           tr(l, "    no shared memory per block: no limit\n", "    每块不用共享内存：没有限制\n"));
     } else {
-      s += F(l, "    {} / {} = {} blocks\n", "    {} / {} = {} 个线程块\n", n(o.shared_per_sm),
-             n(o.shared_per_block_allocated), o.limit_shared);
+      s += say(l, "    {} / {} = {} blocks\n", "    {} / {} = {} 个线程块\n",
+               format_integer(o.shared_per_sm), format_integer(o.shared_per_block_allocated),
+               o.limit_shared);
     }
   }
 
@@ -379,13 +383,13 @@ std::string render_occupancy_steps(const calc::Occupancy& o, const Style& st, La
   const std::string joined =
       fmt::format("{}", fmt::join(names, std::string(tr(l, " and ", " 和 "))));
   s += "\n";
-  s += F(l, "  Blocks per SM = min({}, {}, {}, {}) = {}, limited by {}\n",
-         "  每个 SM 的线程块数 = min({}, {}, {}, {}) = {}，受限于{}\n", limit_text(o.limit_warps),
-         limit_text(o.limit_blocks), limit_text(o.limit_registers), limit_text(o.limit_shared),
-         st.accent(std::to_string(o.blocks)), st.accent(joined));
-  s += F(l, "  Active warps = {} x {} = {} of {}: occupancy {}\n",
-         "  活跃线程束 = {} x {} = {} / {}：占用率 {}\n", o.blocks, o.warps_per_block,
-         o.active_warps, o.max_warps, st.accent(pct(o.occupancy)));
+  s += say(l, "  Blocks per SM = min({}, {}, {}, {}) = {}, limited by {}\n",
+           "  每个 SM 的线程块数 = min({}, {}, {}, {}) = {}，受限于{}\n", limit_text(o.limit_warps),
+           limit_text(o.limit_blocks), limit_text(o.limit_registers), limit_text(o.limit_shared),
+           st.accent(std::to_string(o.blocks)), st.accent(joined));
+  s += say(l, "  Active warps = {} x {} = {} of {}: occupancy {}\n",
+           "  活跃线程束 = {} x {} = {} / {}：占用率 {}\n", o.blocks, o.warps_per_block,
+           o.active_warps, o.max_warps, st.accent(pct(o.occupancy)));
   return s;
 }
 
@@ -396,16 +400,17 @@ std::string render_occupancy(const OccupancyResult& r, const OutputOptions& out)
   const calc::ArchInfo& a = o.arch;
   std::string s;
   const std::string gpu = r.target.name.empty()
-                              ? F(l, "compute capability {}.{} ({})", "计算能力 {}.{}（{}）",
-                                  a.major, a.minor, a.architecture)
-                              : F(l, "{}: compute capability {}.{}, {}", "{}：计算能力 {}.{}，{}",
-                                  r.target.name, a.major, a.minor, a.architecture);
-  s += st.heading(F(l, "Occupancy on {}", "占用率：{}", gpu)) + "\n";
-  s += F(l,
-         "  A block of {} threads, {} registers per thread, {} B static and {} B dynamic shared "
-         "memory.\n\n",
-         "  线程块 {} 个线程，每线程 {} 个寄存器，静态共享内存 {} B，动态共享内存 {} B。\n\n",
-         o.in.threads, o.in.registers, n(o.in.static_shared), n(o.in.dynamic_shared));
+                              ? say(l, "compute capability {}.{} ({})", "计算能力 {}.{}（{}）",
+                                    a.major, a.minor, a.architecture)
+                              : say(l, "{}: compute capability {}.{}, {}", "{}：计算能力 {}.{}，{}",
+                                    r.target.name, a.major, a.minor, a.architecture);
+  s += st.heading(say(l, "Occupancy on {}", "占用率：{}", gpu)) + "\n";
+  s += say(l,
+           "  A block of {} threads, {} registers per thread, {} B static and {} B dynamic shared "
+           "memory.\n\n",
+           "  线程块 {} 个线程，每线程 {} 个寄存器，静态共享内存 {} B，动态共享内存 {} B。\n\n",
+           o.in.threads, o.in.registers, format_integer(o.in.static_shared),
+           format_integer(o.in.dynamic_shared));
   s += render_occupancy_steps(o, st, l);
   if (o.problem != calc::LaunchProblem::none) {
     s += "  " +

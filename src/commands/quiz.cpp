@@ -27,9 +27,8 @@
 namespace gpulab {
 
 std::string too_long_note(Lang lang) {
-  return fmt::format(fmt::runtime(std::string(tr(lang, "Longer than {} bytes, so not read",
-                                                 "超过 {} 字节的答案不予读取"))),
-                     kMaxAnswerBytes);
+  return say(lang, "Longer than {} bytes, so not read", "超过 {} 字节的答案不予读取",
+             kMaxAnswerBytes);
 }
 
 std::string questions_noun(Lang lang, std::size_t n) {
@@ -47,7 +46,7 @@ QuizResult run_quiz(const QuizOptions& o, Lang lang, std::istream& in, std::FILE
   r.seed = o.seed;
   r.questions = calc::make_quiz(o.topic, o.count, o.seed, lang);
   const auto start = std::chrono::steady_clock::now();
-  auto say = [&](const std::string& s) {
+  auto show = [&](const std::string& s) {
     if (echo != nullptr) {
       const std::string laid_out = lay_out(s, output_width(fileno(echo)), lang);
       std::fwrite(laid_out.data(), 1, laid_out.size(), echo);
@@ -56,16 +55,16 @@ QuizResult run_quiz(const QuizOptions& o, Lang lang, std::istream& in, std::FILE
   };
   for (std::size_t i = 0; i < r.questions.size() && !r.input_ended; ++i) {
     const auto& q = r.questions[i];
-    say(fmt::format("\n{} {}\n", st.bold(fmt::format("{}/{}", i + 1, r.questions.size())),
-                    q.prompt));
+    show(fmt::format("\n{} {}\n", st.bold(fmt::format("{}/{}", i + 1, r.questions.size())),
+                     q.prompt));
     QuizAnswer a;
     while (true) {
-      say(st.dim(">") + " ");
+      show(st.dim(">") + " ");
       std::string line;
       const LineRead read = read_line_capped(in, line);
       if (read == LineRead::ended) {
         r.input_ended = true;
-        say("\n");
+        show("\n");
         break;
       }
       calc::Grade gr;
@@ -78,10 +77,7 @@ QuizResult run_quiz(const QuizOptions& o, Lang lang, std::istream& in, std::FILE
       if (gr.malformed) {
         // Not graded: asked again, the reason said once.
         ++a.malformed;
-        say(fmt::format(
-                fmt::runtime(std::string(tr(lang, "{}; please answer again", "{}；请重新作答"))),
-                gr.note) +
-            "\n");
+        show(say(lang, "{}; please answer again", "{}；请重新作答", gr.note) + "\n");
         continue;
       }
       a.given = line;
@@ -92,12 +88,11 @@ QuizResult run_quiz(const QuizOptions& o, Lang lang, std::istream& in, std::FILE
     if (!a.answered) break;
     if (a.grade.correct) {
       ++r.score;
-      say(st.good(std::string(tr(lang, "Right.", "正确。"))) + "\n");
+      show(st.good(std::string(tr(lang, "Right.", "正确。"))) + "\n");
     } else {
-      say(st.bad(std::string(tr(lang, "Wrong.", "错误。"))) + (lang == Lang::zh ? "" : " ") +
-          fmt::format(fmt::runtime(std::string(tr(lang, "The answer is {}.", "答案是 {}。"))),
-                      q.answer) +
-          "\n" + solution_line(q, lang, st) + "\n");
+      show(st.bad(std::string(tr(lang, "Wrong.", "错误。"))) + (lang == Lang::zh ? "" : " ") +
+           say(lang, "The answer is {}.", "答案是 {}。", q.answer) + "\n" +
+           solution_line(q, lang, st) + "\n");
     }
     r.answers.push_back(std::move(a));
   }
@@ -244,9 +239,7 @@ void merge_results(const std::vector<std::string>& files, const std::string& ros
     if (!finished) unfinished.push_back(who);
     const std::string status =
         finished ? std::string(tr(l, "finished", "已完成"))
-                 : fmt::format(fmt::runtime(std::string(tr(l, "stopped after {} of {}",
-                                                           "答到第 {} 题（共 {} 题）停止"))),
-                               given, total);
+                 : say(l, "stopped after {} of {}", "答到第 {} 题（共 {} 题）停止", given, total);
     t.add_row({who, fmt::format("{}/{}", correct, total), fmt::format("{}/{}", given, total),
                status, m.record.value("time", "")});
     students.push_back({{"student", who},
@@ -260,18 +253,19 @@ void merge_results(const std::vector<std::string>& files, const std::string& ros
   for (const std::string& id : roster_ids)
     if (!by_student.contains(id)) missing.push_back(id);
   std::string text =
-      st.heading(fmt::format(
-          fmt::runtime(std::string(tr(l, "Quiz results: {} from {}", "测验结果：{}，来自 {}"))),
-          count_noun(l, by_student.size(), "student", "students", "名学生"),
-          count_noun(l, files.size(), "file", "files", "个文件"))) +
+      st.heading(say(l, "Quiz results: {} from {}", "测验结果：{}，来自 {}",
+                     count_noun(l, by_student.size(), "student", "students", "名学生"),
+                     count_noun(l, files.size(), "file", "files", "个文件"))) +
       "\n" + t.render(st) + "\n";
-  auto list = [&](const std::vector<std::string>& ids, std::string_view en, std::string_view zh) {
-    text += fmt::format(
-        fmt::runtime(std::string(tr(l, en, zh))), ids.size(),
-        ids.empty() ? std::string(tr(l, "none", "无")) : fmt::format("{}", fmt::join(ids, ", ")));
+  auto listed = [&](const std::vector<std::string>& ids) {
+    return ids.empty() ? std::string(tr(l, "none", "无")) : fmt::format("{}", fmt::join(ids, ", "));
   };
-  list(unfinished, "  Not finished ({}): {}\n", "  未完成（{}）：{}\n");
-  if (!roster.empty()) list(missing, "  No result ({}): {}\n", "  没有结果（{}）：{}\n");
+  text += say(l, "  Not finished ({}): {}\n", "  未完成（{}）：{}\n", unfinished.size(),
+              listed(unfinished));
+  if (!roster.empty()) {
+    text +=
+        say(l, "  No result ({}): {}\n", "  没有结果（{}）：{}\n", missing.size(), listed(missing));
+  }
   nlohmann::json j = {{"command", "quiz"},
                       {"merged_files", files},
                       {"students", students},
@@ -353,11 +347,9 @@ void setup_quiz(CLI::App& app, GlobalOptions& g) {
                          "不能与 --answers 同用：答案表不提问"});
         if (o.answers) {
           auto qs = calc::make_quiz(o.topic, o.count, o.seed, lang);
-          std::string text =
-              st.heading(fmt::format(fmt::runtime(std::string(tr(lang, "Answer key (seed {}, {})",
-                                                                 "答案（种子 {}，{}）"))),
-                                     o.seed_text, questions_noun(lang, qs.size()))) +
-              "\n";
+          std::string text = st.heading(say(lang, "Answer key (seed {}, {})", "答案（种子 {}，{}）",
+                                            o.seed_text, questions_noun(lang, qs.size()))) +
+                             "\n";
           for (const auto& q : qs) {
             text += fmt::format("\n{} [{}] {}\n   {}{}{}\n{}\n", st.bold(q.id), q.topic, q.prompt,
                                 st.bold(std::string(tr(lang, "Answer:", "答案："))),
@@ -370,10 +362,9 @@ void setup_quiz(CLI::App& app, GlobalOptions& g) {
           // time: the same seed prints the same bytes.
           auto qs = calc::make_quiz(o.topic, o.count, o.seed, lang);
           std::string text =
-              st.heading(
-                  fmt::format(fmt::runtime(std::string(tr(lang, "gpulab quiz sheet (seed {}, {})",
-                                                          "gpulab 测验题单（种子 {}，{}）"))),
-                              o.seed_text, questions_noun(lang, qs.size()))) +
+              st.heading(say(lang, "gpulab quiz sheet (seed {}, {})",
+                             "gpulab 测验题单（种子 {}，{}）", o.seed_text,
+                             questions_noun(lang, qs.size()))) +
               "\n" +
               std::string(tr(lang, "Name: ____________________", "姓名：____________________")) +
               "\n";
@@ -394,14 +385,15 @@ void setup_quiz(CLI::App& app, GlobalOptions& g) {
         // Under --json, stdout is for the JSON: on a terminal the dialogue goes to stderr.
         std::FILE* echo = !g.out.json ? stdout : isatty(STDIN_FILENO) == 1 ? stderr : nullptr;
         if (echo != nullptr) {
-          const std::string head = st.heading(fmt::format(
-              fmt::runtime(std::string(
-                  tr(lang,
-                     o.count == 1
-                         ? "gpulab quiz: {} question (seed {}; the same seed gives the same quiz)"
-                         : "gpulab quiz: {} questions (seed {}; the same seed gives the same quiz)",
-                     "gpulab 测验：{} 题（种子 {}；同一种子得到同一套题）"))),
-              o.count, o.seed_text));
+          const std::string head = st.heading(
+              o.count == 1
+                  ? say(lang,
+                        "gpulab quiz: {} question (seed {}; the same seed gives the same quiz)",
+                        "gpulab 测验：{} 题（种子 {}；同一种子得到同一套题）", o.count, o.seed_text)
+                  : say(lang,
+                        "gpulab quiz: {} questions (seed {}; the same seed gives the same quiz)",
+                        "gpulab 测验：{} 题（种子 {}；同一种子得到同一套题）", o.count,
+                        o.seed_text));
           const std::string laid_out = lay_out(head + "\n", output_width(fileno(echo)), lang);
           std::fwrite(laid_out.data(), 1, laid_out.size(), echo);
         }
@@ -423,21 +415,13 @@ void setup_quiz(CLI::App& app, GlobalOptions& g) {
         }
         std::string end;
         if (r.input_ended) {
-          end +=
-              fmt::format(fmt::runtime(std::string(tr(lang, "Input ended after {} of {} questions.",
-                                                      "输入在第 {} / {} 题后结束。"))),
-                          r.answers.size(), total) +
-              "\n";
-        }
-        end += "\n" +
-               fmt::format(fmt::runtime(std::string(tr(lang, "Score: {}/{}", "得分：{}/{}"))),
-                           r.score, total) +
-               "\n";
-        if (!o.results.empty()) {
-          end += fmt::format(
-                     fmt::runtime(std::string(tr(lang, "Result added to {}", "结果已追加到 {}"))),
-                     o.results) +
+          end += say(lang, "Input ended after {} of {} questions.", "输入在第 {} / {} 题后结束。",
+                     r.answers.size(), total) +
                  "\n";
+        }
+        end += "\n" + say(lang, "Score: {}/{}", "得分：{}/{}", r.score, total) + "\n";
+        if (!o.results.empty()) {
+          end += say(lang, "Result added to {}", "结果已追加到 {}", o.results) + "\n";
         }
         print_laid_out(end, lang);
         flush_stdout();

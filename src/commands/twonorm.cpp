@@ -11,6 +11,7 @@
 #include "calc/launch_facts.hpp"
 #include "commands/twonorm_ladder.hpp"
 #include "core/error.hpp"
+#include "core/i18n_format.hpp"
 #include "core/parse.hpp"
 #include "core/text.hpp"
 
@@ -130,18 +131,15 @@ std::string render_twonorm(const TwoNormResult& r, const OutputOptions& out) {
   const Style st = style_for(out);
   const Lang l = out.lang;
   std::string s;
-  s += st.heading(fmt::format(fmt::runtime(std::string(tr(l, "Two-norm distance on {} ({})",
-                                                          "二范数距离，运行于 {}（{}）"))),
-                              r.backend, r.device)) +
+  s += st.heading(say(l, "Two-norm distance on {} ({})", "二范数距离，运行于 {}（{}）", r.backend,
+                      r.device)) +
        "\n";
-  s += fmt::format(
-      fmt::runtime(
-          std::string(tr(l,
-                         "  ||a - b|| = sqrt(sum over i, j of (a[i][j] - b[i][j])^2), a and b {} x "
-                         "{} = {} random floats in [-1, 1) (seed {})\n\n",
-                         "  ||a - b|| = sqrt(对所有 i, j 求和 (a[i][j] - b[i][j])^2)，a 和 b 为 {} "
-                         "x {} = {} 个 [-1, 1) 内的随机浮点数（种子 {}）\n\n"))),
-      r.rows, r.cols, group_thousands(static_cast<unsigned long long>(r.count)), r.seed);
+  s += say(l,
+           "  ||a - b|| = sqrt(sum over i, j of (a[i][j] - b[i][j])^2), a and b {} x "
+           "{} = {} random floats in [-1, 1) (seed {})\n\n",
+           "  ||a - b|| = sqrt(对所有 i, j 求和 (a[i][j] - b[i][j])^2)，a 和 b 为 {} "
+           "x {} = {} 个 [-1, 1) 内的随机浮点数（种子 {}）\n\n",
+           r.rows, r.cols, group_thousands(static_cast<unsigned long long>(r.count)), r.seed);
   if (r.kernel == TwoNormKernel::course) {
     const std::int64_t busy = std::min<std::int64_t>(r.rows, kCourseKernelThreads);
     s += st.bold(std::string(tr(
@@ -152,22 +150,21 @@ std::string render_twonorm(const TwoNormResult& r, const OutputOptions& out) {
     // One line per row: the layout wraps each value under itself (at any width, in both
     // languages), so nothing here is broken by hand.
     const auto idle = static_cast<unsigned long long>(kCourseKernelThreads - busy);
-    s += fmt::format(
-        fmt::runtime(std::string(tr(
-            l,
-            "  Phase 1  thread t squares the differences of rows t, t+512, ...: {} {} busy, {} "
-            "of 512 threads {} no row. Each square goes to a_minus_b[row * {} + col].\n"
-            "  __syncthreads()  no thread may sum a row until every square is written.\n"
-            "  Phase 2  the same threads add each of their rows into its first column: {} per "
-            "row.\n"
-            "  __syncthreads()  thread 0 must not read the row sums before they are all written.\n"
-            "  Phase 3  thread 0 alone adds the {} and takes sqrtf: {}.\n",
-            "  阶段 1  线程 t 计算第 t, t+512, ... 行的差的平方：{} 行让 {} 个线程工作，512 "
-            "个线程中有 {} 个没有行可做{}。每个平方写入 a_minus_b[row * {} + col]。\n"
-            "  __syncthreads()  所有平方写完之前，任何线程都不能开始按行求和。\n"
-            "  阶段 2  同一批线程把各自行的元素加到该行第一列：每行 {} 次加法。\n"
-            "  __syncthreads()  线程 0 必须等所有行和写完才能读取。\n"
-            "  阶段 3  只有线程 0 把 {} 个行和相加再取 sqrtf：{} 次串行加法。\n"))),
+    s += say(
+        l,
+        "  Phase 1  thread t squares the differences of rows t, t+512, ...: {} {} busy, {} "
+        "of 512 threads {} no row. Each square goes to a_minus_b[row * {} + col].\n"
+        "  __syncthreads()  no thread may sum a row until every square is written.\n"
+        "  Phase 2  the same threads add each of their rows into its first column: {} per "
+        "row.\n"
+        "  __syncthreads()  thread 0 must not read the row sums before they are all written.\n"
+        "  Phase 3  thread 0 alone adds the {} and takes sqrtf: {}.\n",
+        "  阶段 1  线程 t 计算第 t, t+512, ... 行的差的平方：{} 行让 {} 个线程工作，512 "
+        "个线程中有 {} 个没有行可做{}。每个平方写入 a_minus_b[row * {} + col]。\n"
+        "  __syncthreads()  所有平方写完之前，任何线程都不能开始按行求和。\n"
+        "  阶段 2  同一批线程把各自行的元素加到该行第一列：每行 {} 次加法。\n"
+        "  __syncthreads()  线程 0 必须等所有行和写完才能读取。\n"
+        "  阶段 3  只有线程 0 把 {} 个行和相加再取 sqrtf：{} 次串行加法。\n",
         l == Lang::zh
             ? group_thousands(static_cast<unsigned long long>(r.rows))
             : count_noun(static_cast<unsigned long long>(r.rows), "row keeps", "rows keep"),
@@ -192,21 +189,20 @@ std::string render_twonorm(const TwoNormResult& r, const OutputOptions& out) {
     s += st.bold(std::string(tr(l, "  The reduce kernel: many blocks, then one",
                                 "  归约核函数：先用很多线程块，再用一个"))) +
          "\n";
-    s += fmt::format(
-        fmt::runtime(std::string(tr(
-            l,
-            "  Launch 1  two_norm_partials<<<{}, {}>>>: {} threads; a grid-stride loop gives each "
-            "about {} / {} = {} elements. Each warp adds its 32 sums with 5 shuffles "
-            "(__shfl_down_sync by 16, 8, 4, 2, 1), the block's {} warp sums meet in shared memory "
-            "after one __syncthreads(), and each block writes one partial sum.\n"
-            "  Launch 2  two_norm_finish<<<1, {}>>>: adds the {} in double precision, takes "
-            "sqrt.\n",
-            "  启动 1  two_norm_partials<<<{}, {}>>>：{} 个线程；网格跨步循环让每个线程处理约 {} / "
-            "{} "
-            "= {} 个元素。每个线程束用 5 次洗牌（__shfl_down_sync 16, 8, 4, 2, 1）把 32 "
-            "个和相加，线程块的 {} 个线程束和经一次 __syncthreads() "
-            "在共享内存中汇合，每个线程块写出一个部分和。\n"
-            "  启动 2  two_norm_finish<<<1, {}>>>：用双精度把 {} 个部分和相加，再开平方。\n"))),
+    s += say(
+        l,
+        "  Launch 1  two_norm_partials<<<{}, {}>>>: {} threads; a grid-stride loop gives each "
+        "about {} / {} = {} elements. Each warp adds its 32 sums with 5 shuffles "
+        "(__shfl_down_sync by 16, 8, 4, 2, 1), the block's {} warp sums meet in shared memory "
+        "after one __syncthreads(), and each block writes one partial sum.\n"
+        "  Launch 2  two_norm_finish<<<1, {}>>>: adds the {} in double precision, takes "
+        "sqrt.\n",
+        "  启动 1  two_norm_partials<<<{}, {}>>>：{} 个线程；网格跨步循环让每个线程处理约 {} / "
+        "{} "
+        "= {} 个元素。每个线程束用 5 次洗牌（__shfl_down_sync 16, 8, 4, 2, 1）把 32 "
+        "个和相加，线程块的 {} 个线程束和经一次 __syncthreads() "
+        "在共享内存中汇合，每个线程块写出一个部分和。\n"
+        "  启动 2  two_norm_finish<<<1, {}>>>：用双精度把 {} 个部分和相加，再开平方。\n",
         first.grid.x, first.block.x, group_thousands(first.grid.x * first.block.x),
         group_thousands(static_cast<unsigned long long>(r.count)),
         group_thousands(first.grid.x * first.block.x),
@@ -218,38 +214,39 @@ std::string render_twonorm(const TwoNormResult& r, const OutputOptions& out) {
   }
   s += "\n";
   const bool gpu = r.backend == "cuda";
-  s += fmt::format(
-      fmt::runtime(std::string(
-          gpu ? tr(l,
-                   "  GPU result   {}\n  Host float64 {}\n  Relative error |result - "
-                   "reference| / reference = {:.3e} (tolerance {:.0e})\n",
-                   "  GPU 结果      {}\n  主机 float64  {}\n  相对误差 |结果 - "
-                   "参考| / 参考 = {:.3e}（容差 {:.0e}）\n")
-              : tr(l,
-                   "  Emulator result {}\n  Host float64    {}\n  Relative error |result - "
-                   "reference| / reference = {:.3e} (tolerance {:.0e})\n",
-                   "  模拟器结果    {}\n  主机 float64  {}\n  相对误差 |结果 - "
-                   "参考| / 参考 = {:.3e}（容差 {:.0e}）\n"))),
-      format_real(r.result, 7), format_real(r.reference, 7), r.relative_error, r.tolerance);
+  const std::string result = format_real(r.result, 7);
+  const std::string reference = format_real(r.reference, 7);
+  s += gpu ? say(l,
+                 "  GPU result   {}\n  Host float64 {}\n  Relative error |result - "
+                 "reference| / reference = {:.3e} (tolerance {:.0e})\n",
+                 "  GPU 结果      {}\n  主机 float64  {}\n  相对误差 |结果 - "
+                 "参考| / 参考 = {:.3e}（容差 {:.0e}）\n",
+                 result, reference, r.relative_error, r.tolerance)
+           : say(l,
+                 "  Emulator result {}\n  Host float64    {}\n  Relative error |result - "
+                 "reference| / reference = {:.3e} (tolerance {:.0e})\n",
+                 "  模拟器结果    {}\n  主机 float64  {}\n  相对误差 |结果 - "
+                 "参考| / 参考 = {:.3e}（容差 {:.0e}）\n",
+                 result, reference, r.relative_error, r.tolerance);
   s += "  " +
        (r.verified ? st.good(std::string(
                          tr(l, "Verified against the host reference.", "已与主机参考结果核对。")))
                    : st.bad(std::string(tr(l, "WRONG: the error is above the tolerance.",
                                            "错误：误差超过容差。")))) +
        "\n";
-  s += fmt::format(
-      fmt::runtime(std::string(
-          gpu ? tr(l, "  Kernel time {} ms ({}); inputs copied to the device in {} ms\n",
-                   "  核函数时间 {} ms（{}）；输入拷贝到设备用时 {} ms\n")
-              : tr(l,
-                   "  Kernel time {} ms of CPU time ({}); inputs copied into the emulator's "
-                   "device memory (host memory) in {} ms\n",
-                   "  核函数用了 {} ms CPU 时间（{}）；输入拷贝到模拟器的设备内存（即主机内存）"
-                   "用时 {} ms\n"))),
-      measured(format_real(r.kernel_ms, 3)),
-      l == Lang::zh ? fmt::format("{} 次启动", r.launches.size())
-                    : count_noun(r.launches.size(), "launch", "launches"),
-      measured(format_real(r.h2d_ms, 3)));
+  const std::string kernel_ms = measured(format_real(r.kernel_ms, 3));
+  const std::string launches = l == Lang::zh ? fmt::format("{} 次启动", r.launches.size())
+                                             : count_noun(r.launches.size(), "launch", "launches");
+  const std::string h2d_ms = measured(format_real(r.h2d_ms, 3));
+  s +=
+      gpu ? say(l, "  Kernel time {} ms ({}); inputs copied to the device in {} ms\n",
+                "  核函数时间 {} ms（{}）；输入拷贝到设备用时 {} ms\n", kernel_ms, launches, h2d_ms)
+          : say(l,
+                "  Kernel time {} ms of CPU time ({}); inputs copied into the emulator's "
+                "device memory (host memory) in {} ms\n",
+                "  核函数用了 {} ms CPU 时间（{}）；输入拷贝到模拟器的设备内存（即主机内存）"
+                "用时 {} ms\n",
+                kernel_ms, launches, h2d_ms);
   s += hidden_times_note(l);
   if (r.backend == "cuda" && !r.bench) s += std::string(cold_launch_note(l));
   if (r.bench) s += render_bench(*r.bench, st, l);
@@ -375,14 +372,9 @@ void setup_twonorm(CLI::App& app, GlobalOptions& g) {
                           "course（讲义中只用一个线程块的内核，最多 4096 个元素）、reduce（任意"
                           "大小；默认）或 all（归约阶梯：先 course，再五个经典步骤）"))
       ->type_name("course|reduce|all");
-  sub->add_option("--seed", raw->seed,
-                  help_tr(g, "Seed of the random inputs (default: a fresh one, printed)",
-                          "随机输入的种子（默认：新取一个，并打印出来）"))
-      ->type_name("S");
+  add_seed_option(sub, raw->seed, g);
   add_bench_options(sub, raw->bench, g.out.lang);
-  sub->add_flag("--source", raw->source,
-                help_tr(g, "Print the CUDA source of the kernel instead of running it",
-                        "打印内核的 CUDA 源码，而不运行它"));
+  add_source_flag(sub, raw->source, g);
 }
 
 }  // namespace gpulab

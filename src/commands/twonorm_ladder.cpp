@@ -195,22 +195,18 @@ std::string explain_step(const LadderResult& r, const LadderStepResult& s, Lang 
   const auto blocks = s.launches.empty() ? 0 : s.launches[0].shape.grid.x;
   switch (s.rung) {
     case Rung::course:
-      return fmt::format(
-          fmt::runtime(std::string(
-              tr(l,
+      return say(l,
                  "one block of 512 threads, so one SM works and the rest idle; thread 0 alone adds "
                  "the {} row sums",
-                 "只有一个 512 线程的线程块，只有一个 SM 在工作；线程 0 独自把 {} 个行和相加"))),
-          r.rows);
+                 "只有一个 512 线程的线程块，只有一个 SM 在工作；线程 0 独自把 {} 个行和相加",
+                 r.rows);
     case Rung::interleaved:
-      return fmt::format(
-          fmt::runtime(std::string(
-              tr(l,
+      return say(l,
                  "{} blocks, 1 element per thread, a tree in shared memory; t % (2s) == 0 spreads "
                  "the adding threads over all 8 warps, which diverge and issue for a few lanes",
                  "{} 个线程块，每线程 1 个元素，在共享内存中按树归约；t % (2s) == 0 "
-                 "让做加法的线程分散在全部 8 个线程束中，线程束分化，只为少数通道发射指令"))),
-          group_thousands(blocks));
+                 "让做加法的线程分散在全部 8 个线程束中，线程束分化，只为少数通道发射指令",
+                 group_thousands(blocks));
     case Rung::sequential:
       return std::string(
           tr(l,
@@ -218,13 +214,11 @@ std::string explain_step(const LadderResult& r, const LadderStepResult& s, Lang 
              "diverges until s < 32",
              "t < s 让做加法的线程连续：整个线程束一起空闲，直到 s < 32 都没有分化"));
     case Rung::first_add:
-      return fmt::format(
-          fmt::runtime(std::string(
-              tr(l,
+      return say(l,
                  "each thread adds 2 elements as it loads them: half the blocks ({}), and no "
                  "thread idles in the first round",
-                 "每个线程在加载时就把 2 个元素相加：线程块减半（{} 个），第一轮没有线程空闲"))),
-          group_thousands(blocks));
+                 "每个线程在加载时就把 2 个元素相加：线程块减半（{} 个），第一轮没有线程空闲",
+                 group_thousands(blocks));
     case Rung::warp_shuffle:
       return std::string(
           tr(l,
@@ -235,13 +229,12 @@ std::string explain_step(const LadderResult& r, const LadderStepResult& s, Lang 
     case Rung::grid_stride:
       break;
   }
-  return fmt::format(
-      fmt::runtime(std::string(tr(
-          l,
-          "only {} blocks; each thread adds ~{} elements in a register with 16-byte float4 loads "
-          "before one block reduction, and {} partials are left to finish",
-          "只用 {} 个线程块；每个线程用 16 字节的 float4 加载，在寄存器中累加约 {} 个元素，"
-          "之后只做一次块内归约，只剩 {} 个部分和"))),
+  return say(
+      l,
+      "only {} blocks; each thread adds ~{} elements in a register with 16-byte float4 loads "
+      "before one block reduction, and {} partials are left to finish",
+      "只用 {} 个线程块；每个线程用 16 字节的 float4 加载，在寄存器中累加约 {} 个元素，"
+      "之后只做一次块内归约，只剩 {} 个部分和",
       group_thousands(blocks), format_real(s.elements_per_thread, 1), group_thousands(blocks));
 }
 
@@ -256,40 +249,36 @@ std::string render_twonorm_ladder(const LadderResult& r, const OutputOptions& ou
   const Style st = style_for(out);
   const Lang l = out.lang;
   std::string s;
-  s += st.heading(fmt::format(fmt::runtime(std::string(tr(l, "The reduction ladder on {} ({})",
-                                                          "归约的阶梯，运行于 {}（{}）"))),
-                              r.backend, r.device)) +
+  s += st.heading(say(l, "The reduction ladder on {} ({})", "归约的阶梯，运行于 {}（{}）",
+                      r.backend, r.device)) +
        "\n";
-  s += fmt::format(
-      fmt::runtime(std::string(
-          tr(l,
-             "  ||a - b|| of {} x {} = {} random floats (seed {}), by six kernels in turn; each "
-             "but the\n  course kernel writes one partial per block, and two_norm_finish<<<1, "
-             "256>>> adds them.\n\n",
-             "  {} x {} = {} 个随机浮点数（种子 {}）的 ||a - "
-             "b||，依次用六个核函数计算；除课程核函数外，"
-             "\n  每个线程块写一个部分和，再由 two_norm_finish<<<1, 256>>> 相加。\n\n"))),
-      r.rows, r.cols, group_thousands(static_cast<unsigned long long>(r.count)), r.seed);
+  s += say(l,
+           "  ||a - b|| of {} x {} = {} random floats (seed {}), by six kernels in turn; each "
+           "but the\n  course kernel writes one partial per block, and two_norm_finish<<<1, "
+           "256>>> adds them.\n\n",
+           "  {} x {} = {} 个随机浮点数（种子 {}）的 ||a - "
+           "b||，依次用六个核函数计算；除课程核函数外，"
+           "\n  每个线程块写一个部分和，再由 two_norm_finish<<<1, 256>>> 相加。\n\n",
+           r.rows, r.cols, group_thousands(static_cast<unsigned long long>(r.count)), r.seed);
 
   const bool bench = r.copy.has_value();
-  auto words = [l](std::string_view en, std::string_view zh) { return std::string(tr(l, en, zh)); };
   std::vector<std::string> header = {
-      words("step", "步骤"), words("kernel", "核函数"), words("launch", "启动配置"),
-      bench ? words("median ms", "中位数 ms") : words("cold ms", "冷启动 ms")};
+      say(l, "step", "步骤"), say(l, "kernel", "核函数"), say(l, "launch", "启动配置"),
+      bench ? say(l, "median ms", "中位数 ms") : say(l, "cold ms", "冷启动 ms")};
   if (bench) {
     header.push_back("GB/s");
-    header.push_back(words("% of copy", "占拷贝 %"));
-    header.push_back(words("speed-up", "加速比"));
+    header.push_back(say(l, "% of copy", "占拷贝 %"));
+    header.push_back(say(l, "speed-up", "加速比"));
   }
-  header.push_back(words("result", "结果"));
-  header.push_back(words("rel. error", "相对误差"));
+  header.push_back(say(l, "result", "结果"));
+  header.push_back(say(l, "rel. error", "相对误差"));
   Table t(header);
   const LadderStepResult* previous = nullptr;
   for (std::size_t i = 0; i < r.steps.size(); ++i) {
     const auto& x = r.steps[i];
     std::vector<std::string> row = {std::to_string(i), x.name, launch_text(x)};
     if (!x.skipped_why.empty()) {
-      row.push_back(words("skipped", "跳过"));
+      row.push_back(say(l, "skipped", "跳过"));
       while (row.size() < header.size()) row.push_back("-");
       t.add_row(row);
       continue;
@@ -319,21 +308,18 @@ std::string render_twonorm_ladder(const LadderResult& r, const OutputOptions& ou
   for (std::size_t i = 0; i < r.steps.size(); ++i) {
     const auto& x = r.steps[i];
     // "  0 course        " then the explanation: the layout wraps it under itself.
-    const std::string text =
-        x.skipped_why.empty()
-            ? explain_step(r, x, l)
-            : fmt::format(fmt::runtime(words("skipped: {}", "跳过：{}")), x.skipped_why.in(l));
+    const std::string text = x.skipped_why.empty()
+                                 ? explain_step(r, x, l)
+                                 : say(l, "skipped: {}", "跳过：{}", x.skipped_why.in(l));
     s += fmt::format("  {} {:<14}{}\n", i, x.name, text);
   }
   s += "\n";
-  s += fmt::format(
-      fmt::runtime(std::string(
-          tr(l,
-             "  Host float64 {}; every step that ran agrees within {:.0e}\n  ({:.0e} "
-             "for the course kernel's serial float sums).\n",
-             "  主机 float64 结果 {}；每个运行了的步骤误差都在 {:.0e} 以内\n  （课程核函数的"
-             "串行 float 求和为 {:.0e}）。\n"))),
-      format_real(r.reference, 7), kReduceTolerance, kCourseTolerance);
+  s += say(l,
+           "  Host float64 {}; every step that ran agrees within {:.0e}\n  ({:.0e} "
+           "for the course kernel's serial float sums).\n",
+           "  主机 float64 结果 {}；每个运行了的步骤误差都在 {:.0e} 以内\n  （课程核函数的"
+           "串行 float 求和为 {:.0e}）。\n",
+           format_real(r.reference, 7), kReduceTolerance, kCourseTolerance);
   s += "  " +
        (r.verified() ? st.good(std::string(
                            tr(l, "Verified against the host reference.", "已与主机参考结果核对。")))
@@ -344,29 +330,26 @@ std::string render_twonorm_ladder(const LadderResult& r, const OutputOptions& ou
     const auto& c = *r.copy;
     const LadderStepResult& first = r.steps[1];
     const LadderStepResult& last = r.steps.back();
-    s += fmt::format(
-        fmt::runtime(std::string(
-            tr(l,
-               "  Median of {} launches after a warm-up, both launches of a step together (CUDA "
-               "events on a GPU).\n"
-               "  Bandwidth = the {} bytes of a and b / time; the copy: {} {},\n"
-               "  read + write, {} GB/s.\n",
-               "  预热后 {0} 次启动的中位数，每步的两次启动合计（GPU 上用 CUDA 事件计时）。\n"
-               "  带宽 = a 和 b 的 {1} 字节 / 时间；拷贝：{3} {2}，读 + 写，{4} GB/s。\n"))),
-        last.bench ? last.bench->reps : 0,
-        group_thousands(
-            static_cast<unsigned long long>(2 * r.count * static_cast<std::int64_t>(4))),
-        format_bytes(static_cast<double>(c.bytes)),
-        r.backend == "cuda" ? tr(l, "device to device", "设备内")
-                            : tr(l, "within the emulator's device memory (host memory)",
-                                 "在模拟器的设备内存（即主机内存）中"),
-        c.ms > 0 ? gbs_text(c.gbs) : std::string("-"));
+    s += say(l,
+             "  Median of {} launches after a warm-up, both launches of a step together (CUDA "
+             "events on a GPU).\n"
+             "  Bandwidth = the {} bytes of a and b / time; the copy: {} {},\n"
+             "  read + write, {} GB/s.\n",
+             "  预热后 {0} 次启动的中位数，每步的两次启动合计（GPU 上用 CUDA 事件计时）。\n"
+             "  带宽 = a 和 b 的 {1} 字节 / 时间；拷贝：{3} {2}，读 + 写，{4} GB/s。\n",
+             last.bench ? last.bench->reps : 0,
+             group_thousands(
+                 static_cast<unsigned long long>(2 * r.count * static_cast<std::int64_t>(4))),
+             format_bytes(static_cast<double>(c.bytes)),
+             r.backend == "cuda" ? tr(l, "device to device", "设备内")
+                                 : tr(l, "within the emulator's device memory (host memory)",
+                                      "在模拟器的设备内存（即主机内存）中"),
+             c.ms > 0 ? gbs_text(c.gbs) : std::string("-"));
     if (first.bench && last.bench && last.bench->median_ms > 0) {
-      s += fmt::format(
-          fmt::runtime(std::string(tr(l, "  From step 1 to step 5: {} ms -> {} ms, {}x faster.\n",
-                                      "  从第 1 步到第 5 步：{} ms -> {} ms，快了 {} 倍。\n"))),
-          format_real(first.bench->median_ms, 4), format_real(last.bench->median_ms, 4),
-          st.accent(format_real(first.bench->median_ms / last.bench->median_ms, 1)));
+      s += say(l, "  From step 1 to step 5: {} ms -> {} ms, {}x faster.\n",
+               "  从第 1 步到第 5 步：{} ms -> {} ms，快了 {} 倍。\n",
+               format_real(first.bench->median_ms, 4), format_real(last.bench->median_ms, 4),
+               st.accent(format_real(first.bench->median_ms / last.bench->median_ms, 1)));
     }
     if (last.bench && last.bench->cpu_time) {
       s += std::string(

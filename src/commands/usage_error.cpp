@@ -11,17 +11,12 @@
 #include <vector>
 
 #include "commands/cli_walk.hpp"
+#include "core/i18n_format.hpp"
 #include "core/suggest.hpp"
 
 namespace gpulab {
 
 namespace {
-
-// fmt with a format string chosen at run time (the English or the Chinese one).
-template <class... Args>
-std::string say(Lang lang, std::string_view en, std::string_view zh, Args&&... args) {
-  return fmt::format(fmt::runtime(tr(lang, en, zh)), std::forward<Args>(args)...);
-}
 
 // "exercise start": a command's name under gpulab, its parents' names first.
 std::string full_name(const CLI::App* command) {

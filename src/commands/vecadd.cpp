@@ -9,6 +9,7 @@
 
 #include "calc/launch_limits.hpp"
 #include "core/error.hpp"
+#include "core/i18n_format.hpp"
 #include "core/parse.hpp"
 #include "core/text.hpp"
 
@@ -130,17 +131,15 @@ std::string render_vecadd(const VecaddResult& r, const OutputOptions& out) {
   const Style st = style_for(out);
   const Lang l = out.lang;
   std::string s;
-  s += st.heading(fmt::format(
-           fmt::runtime(std::string(tr(l, "Vector add on {} ({})", "向量加法，运行于 {}（{}）"))),
-           r.backend, r.device)) +
+  s += st.heading(
+           say(l, "Vector add on {} ({})", "向量加法，运行于 {}（{}）", r.backend, r.device)) +
        "\n";
-  s +=
-      fmt::format(fmt::runtime(std::string(tr(l,
-                                              "  c[i] = a[i] + b[i] for N = {} random integers "
-                                              "(0-99, seed {}), B = {} threads per block\n\n",
-                                              "  c[i] = a[i] + b[i]，N = {} 个随机整数（0-99，种子 "
-                                              "{}），每个线程块 B = {} 个线程\n\n"))),
-                  group_thousands(static_cast<unsigned long long>(r.n)), r.seed, r.block);
+  s += say(l,
+           "  c[i] = a[i] + b[i] for N = {} random integers "
+           "(0-99, seed {}), B = {} threads per block\n\n",
+           "  c[i] = a[i] + b[i]，N = {} 个随机整数（0-99，种子 "
+           "{}），每个线程块 B = {} 个线程\n\n",
+           group_thousands(static_cast<unsigned long long>(r.n)), r.seed, r.block);
   auto blocks = [l](std::int64_t n) {
     return count_noun(l, static_cast<unsigned long long>(n), "block", "blocks", "个线程块");
   };
@@ -150,63 +149,53 @@ std::string render_vecadd(const VecaddResult& r, const OutputOptions& out) {
   auto elements = [l](std::int64_t n) {
     return count_noun(l, static_cast<unsigned long long>(n), "element", "elements", "个元素");
   };
-  s += fmt::format(
-      fmt::runtime(std::string(
-          tr(l, "  Grid: ceil(N / B) = (N + B - 1) / B = ({} + {} - 1) / {} = {} / {} = {} {}\n",
-             "  网格：ceil(N / B) = (N + B - 1) / B = ({} + {} - 1) / {} = {} / {} = {} {}\n"))),
-      group_thousands(static_cast<unsigned long long>(r.n)), r.block, r.block,
-      group_thousands(static_cast<unsigned long long>(r.n + r.block - 1)), r.block,
-      st.accent(group_thousands(static_cast<unsigned long long>(r.grid))),
-      l == Lang::zh ? "个线程块"
-                    : plural(static_cast<unsigned long long>(r.grid), "block", "blocks"));
+  s += say(l, "  Grid: ceil(N / B) = (N + B - 1) / B = ({} + {} - 1) / {} = {} / {} = {} {}\n",
+           "  网格：ceil(N / B) = (N + B - 1) / B = ({} + {} - 1) / {} = {} / {} = {} {}\n",
+           group_thousands(static_cast<unsigned long long>(r.n)), r.block, r.block,
+           group_thousands(static_cast<unsigned long long>(r.n + r.block - 1)), r.block,
+           st.accent(group_thousands(static_cast<unsigned long long>(r.grid))),
+           l == Lang::zh ? "个线程块"
+                         : plural(static_cast<unsigned long long>(r.grid), "block", "blocks"));
   s += std::string(
       tr(l, "        (integer division drops the remainder; adding B - 1 first rounds up)\n",
          "        （整数除法舍去余数；先加 B - 1 就变成向上取整）\n"));
   if (r.idle_threads == 0) {
-    s +=
-        fmt::format(fmt::runtime(std::string(tr(l, "  {} x {} = {} for {}: every thread has one.\n",
-                                                "  {} x {} = {}，处理 {}：每个线程正好一个。\n"))),
-                    blocks(r.grid), threads(r.block), threads(r.launch.threads), elements(r.n));
+    s += say(l, "  {} x {} = {} for {}: every thread has one.\n",
+             "  {} x {} = {}，处理 {}：每个线程正好一个。\n", blocks(r.grid), threads(r.block),
+             threads(r.launch.threads), elements(r.n));
   } else {
-    s += fmt::format(
-        fmt::runtime(std::string(
-            tr(l,
-               "  {} x {} = {} for {}: the last block's threads {}-{} ({})\n  compute tid >= N; "
-               "`if (tid < n)` keeps them from writing past the end of c.\n",
-               "  {} x {} = {}，处理 {}：最后一个线程块的线程 {}-{}"
-               "（{}）\n  算出的 tid >= N；`if (tid < n)` 防止它们越界写 c。\n"))),
-        blocks(r.grid), threads(r.block), threads(r.launch.threads), elements(r.n),
-        r.block - r.idle_threads, r.block - 1,
-        count_noun(l, static_cast<unsigned long long>(r.idle_threads), "idle thread",
-                   "idle threads", "个空闲线程"));
+    s += say(l,
+             "  {} x {} = {} for {}: the last block's threads {}-{} ({})\n  compute tid >= N; "
+             "`if (tid < n)` keeps them from writing past the end of c.\n",
+             "  {} x {} = {}，处理 {}：最后一个线程块的线程 {}-{}"
+             "（{}）\n  算出的 tid >= N；`if (tid < n)` 防止它们越界写 c。\n",
+             blocks(r.grid), threads(r.block), threads(r.launch.threads), elements(r.n),
+             r.block - r.idle_threads, r.block - 1,
+             count_noun(l, static_cast<unsigned long long>(r.idle_threads), "idle thread",
+                        "idle threads", "个空闲线程"));
   }
   if (r.launch.idle_lanes_per_block > 0) {
-    s += fmt::format(
-        fmt::runtime(std::string(
-            tr(l,
-               "  Warps: a block of {} fills {} of 32 lanes; {} of each block's last warp have no "
-               "thread.\n  Blocks of a multiple of 32 threads waste no lanes.\n",
-               "  线程束：{}的线程块占 {}个 32 通道的线程束；每个线程块最后一个线程束有 {} "
-               "没有线程。\n  线程数取 32 的倍数就不会浪费通道。\n"))),
-        threads(r.block), count_noun(l, r.launch.warps_per_block, "warp", "warps", ""),
-        count_noun(l, r.launch.idle_lanes_per_block, "lane", "lanes", "个通道"));
+    s += say(l,
+             "  Warps: a block of {} fills {} of 32 lanes; {} of each block's last warp have no "
+             "thread.\n  Blocks of a multiple of 32 threads waste no lanes.\n",
+             "  线程束：{}的线程块占 {}个 32 通道的线程束；每个线程块最后一个线程束有 {} "
+             "没有线程。\n  线程数取 32 的倍数就不会浪费通道。\n",
+             threads(r.block), count_noun(l, r.launch.warps_per_block, "warp", "warps", ""),
+             count_noun(l, r.launch.idle_lanes_per_block, "lane", "lanes", "个通道"));
   } else if (r.idle_threads > 0) {
     // Every lane holds a thread, but the idle threads above are in those lanes: say both.
-    s += fmt::format(
-        fmt::runtime(std::string(
-            tr(l,
-               "  Warps: {} per block, {} in all; every lane holds a thread, but the {} above "
-               "hold lanes too and do no work.\n",
-               "  线程束：每个线程块 {} 个，共 {} 个；每个通道都有线程，但上面那 {} 也占着通道，"
-               "却不做事。\n"))),
-        r.launch.warps_per_block, group_thousands(r.launch.warps),
-        count_noun(l, static_cast<unsigned long long>(r.idle_threads), "idle thread",
-                   "idle threads", "个空闲线程"));
+    s += say(l,
+             "  Warps: {} per block, {} in all; every lane holds a thread, but the {} above "
+             "hold lanes too and do no work.\n",
+             "  线程束：每个线程块 {} 个，共 {} 个；每个通道都有线程，但上面那 {} 也占着通道，"
+             "却不做事。\n",
+             r.launch.warps_per_block, group_thousands(r.launch.warps),
+             count_noun(l, static_cast<unsigned long long>(r.idle_threads), "idle thread",
+                        "idle threads", "个空闲线程"));
   } else {
-    s += fmt::format(
-        fmt::runtime(std::string(tr(l, "  Warps: {} per block, {} in all, no idle lanes.\n",
-                                    "  线程束：每个线程块 {} 个，共 {} 个，没有空闲通道。\n"))),
-        r.launch.warps_per_block, group_thousands(r.launch.warps));
+    s += say(l, "  Warps: {} per block, {} in all, no idle lanes.\n",
+             "  线程束：每个线程块 {} 个，共 {} 个，没有空闲通道。\n", r.launch.warps_per_block,
+             group_thousands(r.launch.warps));
   }
   s += "\n";
 
@@ -231,54 +220,45 @@ std::string render_vecadd(const VecaddResult& r, const OutputOptions& out) {
   if (r.find) {
     const std::int64_t f = *r.find;
     const std::int64_t blk = f / r.block, thr = f % r.block;
-    s += fmt::format(
-        fmt::runtime(std::string(
-            tr(l, "  Element {}: tid = blockIdx.x * blockDim.x + threadIdx.x = {} * {} + {} = {}\n",
-               "  元素 {}：tid = blockIdx.x * blockDim.x + threadIdx.x = {} * {} + {} = {}\n"))),
-        f, blk, r.block, thr, st.accent(std::to_string(f)));
-    s += fmt::format(
-        fmt::runtime(std::string(
-            tr(l,
-               "    block {} and thread {} counting from 0 (the {} block's {} thread counting from "
-               "1):\n"
-               "    {} blocks of {} threads come before it.\n",
-               "    从 0 数是线程块 {}、线程 {}（从 1 数是第 {} 个线程块的第 {} 个线程）：\n"
-               "    它前面有 {} 个 {} 线程的线程块。\n"))),
-        blk, thr, ordinal(blk + 1, l), ordinal(thr + 1, l), blk, r.block);
+    s += say(l, "  Element {}: tid = blockIdx.x * blockDim.x + threadIdx.x = {} * {} + {} = {}\n",
+             "  元素 {}：tid = blockIdx.x * blockDim.x + threadIdx.x = {} * {} + {} = {}\n", f, blk,
+             r.block, thr, st.accent(std::to_string(f)));
+    s += say(l,
+             "    block {} and thread {} counting from 0 (the {} block's {} thread counting from "
+             "1):\n"
+             "    {} blocks of {} threads come before it.\n",
+             "    从 0 数是线程块 {}、线程 {}（从 1 数是第 {} 个线程块的第 {} 个线程）：\n"
+             "    它前面有 {} 个 {} 线程的线程块。\n",
+             blk, thr, ordinal(blk + 1, l), ordinal(thr + 1, l), blk, r.block);
   }
   if (r.verified) {
     s += "  " +
-         st.good(
-             fmt::format(fmt::runtime(std::string(tr(
-                             l,
-                             r.n == 1 ? "Verified: the {} element equals the host's a[i] + b[i]."
-                                      : "Verified: all {} elements equal the host's a[i] + b[i].",
-                             "已验证：全部 {} 个元素都等于主机算出的 a[i] + b[i]。"))),
-                         group_thousands(static_cast<unsigned long long>(r.n)))) +
+         st.good(r.n == 1 ? say(l, "Verified: the {} element equals the host's a[i] + b[i].",
+                                "已验证：全部 {} 个元素都等于主机算出的 a[i] + b[i]。", r.n)
+                          : say(l, "Verified: all {} elements equal the host's a[i] + b[i].",
+                                "已验证：全部 {} 个元素都等于主机算出的 a[i] + b[i]。",
+                                group_thousands(static_cast<unsigned long long>(r.n)))) +
          "\n";
   } else {
     const auto& m = *r.first_mismatch;
     s += "  " +
-         st.bad(fmt::format(
-             fmt::runtime(std::string(
-                 tr(l, "WRONG: {} of {} elements differ; first: c[{}] = {}, expected {} + {} = {}",
-                    "错误：{} 个元素中有 {} 个不对；第一个：c[{}] = {}，应为 {} + {} = {}"))),
-             l == Lang::zh ? r.n : r.mismatches, l == Lang::zh ? r.mismatches : r.n, m.index, m.c,
-             m.a, m.b, m.a + m.b)) +
+         st.bad(say(l, "WRONG: {} of {} elements differ; first: c[{}] = {}, expected {} + {} = {}",
+                    "错误：{} 个元素中有 {} 个不对；第一个：c[{}] = {}，应为 {} + {} = {}",
+                    l == Lang::zh ? r.n : r.mismatches, l == Lang::zh ? r.mismatches : r.n, m.index,
+                    m.c, m.a, m.b, m.a + m.b)) +
          "\n";
   }
   if (r.elided || r.n > kFullTableUpTo) {
     const double bytes = 3.0 * static_cast<double>(r.n) * sizeof(int);
-    s += fmt::format(fmt::runtime(std::string(
-                         tr(l,
-                            "  Times: host->device {} ms, kernel {} ms, device->host {} ms\n"
-                            "  Kernel bandwidth: 3 arrays x {} x 4 bytes = {} in {} ms = {} GB/s\n",
-                            "  时间：主机->设备 {} ms，核函数 {} ms，设备->主机 {} ms\n"
-                            "  核函数带宽：3 个数组 x {} x 4 字节 = {}，用时 {} ms = {} GB/s\n"))),
-                     measured(format_real(r.h2d_ms, 3)), measured(format_real(r.kernel_ms, 3)),
-                     measured(format_real(r.d2h_ms, 3)),
-                     group_thousands(static_cast<unsigned long long>(r.n)), format_bytes(bytes),
-                     measured(format_real(r.kernel_ms, 3)), measured(gbs_text(r.kernel_gbs)));
+    s += say(l,
+             "  Times: host->device {} ms, kernel {} ms, device->host {} ms\n"
+             "  Kernel bandwidth: 3 arrays x {} x 4 bytes = {} in {} ms = {} GB/s\n",
+             "  时间：主机->设备 {} ms，核函数 {} ms，设备->主机 {} ms\n"
+             "  核函数带宽：3 个数组 x {} x 4 字节 = {}，用时 {} ms = {} GB/s\n",
+             measured(format_real(r.h2d_ms, 3)), measured(format_real(r.kernel_ms, 3)),
+             measured(format_real(r.d2h_ms, 3)),
+             group_thousands(static_cast<unsigned long long>(r.n)), format_bytes(bytes),
+             measured(format_real(r.kernel_ms, 3)), measured(gbs_text(r.kernel_gbs)));
     s += hidden_times_note(l);
     if (r.backend == "cpu-emulator") {
       s += std::string(tr(l, "  (emulator times are CPU times; they say nothing about a GPU)\n",
@@ -378,10 +358,7 @@ void setup_vecadd(CLI::App& app, GlobalOptions& g) {
                   help_tr(g, "Threads per block, 1 to 1024 (default 256)",
                           "每个线程块的线程数，1 到 1024（默认 256）"))
       ->type_name("B");
-  sub->add_option("--seed", raw->seed,
-                  help_tr(g, "Seed of the random inputs (default: a fresh one, printed)",
-                          "随机输入的种子（默认：新取一个，并打印出来）"))
-      ->type_name("S");
+  add_seed_option(sub, raw->seed, g);
   sub->add_option("--find", raw->find,
                   help_tr(g, "Element to explain (default 21, the notes' example)",
                           "要解释的元素（默认 21，即讲义中的例子）"))
@@ -391,9 +368,7 @@ void setup_vecadd(CLI::App& app, GlobalOptions& g) {
                           "表格行数：auto（不超过 64 行时全部显示）、all、none"))
       ->type_name("auto|all|none");
   add_bench_options(sub, raw->bench, g.out.lang);
-  sub->add_flag("--source", raw->source,
-                help_tr(g, "Print the CUDA source of the kernel instead of running it",
-                        "打印内核的 CUDA 源码，而不运行它"));
+  add_source_flag(sub, raw->source, g);
 }
 
 }  // namespace gpulab

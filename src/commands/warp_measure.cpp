@@ -12,6 +12,7 @@
 #include "calc/launch_facts.hpp"
 #include "commands/bench.hpp"
 #include "commands/common.hpp"
+#include "core/i18n_format.hpp"
 #include "core/layout.hpp"
 #include "core/plot.hpp"
 #include "core/progress.hpp"
@@ -212,61 +213,57 @@ MeasureResult run_warp_measure(const MeasureOptions& o, Backend& backend) {
 std::string render_warp_measure(const MeasureResult& r, const OutputOptions& out) {
   const Style st = style_for(out);
   const Lang l = out.lang;
-  auto say = [l](std::string_view en, std::string_view zh) { return std::string(tr(l, en, zh)); };
   const double limit = static_cast<double>(r.schedulers) / r.cycles_per_fma;
   std::string s;
-  s +=
-      st.heading(fmt::format(
-          fmt::runtime(say("Latency hiding, measured on {} ({})", "实测延迟隐藏，运行于 {}（{}）")),
-          r.backend, r.device)) +
-      "\n";
-  const std::string intro = fmt::format(
-      fmt::runtime(say(
-          "The kernel (latency_probe): each warp follows a random chain through a {} table, one "
-          "entry per 64 bytes{}, so each load waits for memory; after each load K = {} FMA "
-          "instructions need the loaded value. {} steps per warp; W warps on each of {}, "
-          "W = 1 to {} (an SM holds at most {}).{}",
-          "核函数（latency_probe）：每个线程束沿一条随机链穿过 {} 的表，每 64 字节一个表项{}，"
-          "所以每次加载都要等内存；每次加载后有 K = {} 条 FMA 指令要用到加载的值。每个线程束 "
-          "{} 步；{} 个 SM 上每个放 W 个线程束，W = 1 到 {}（一个 SM 最多 {} 个）。{}")),
+  s += st.heading(say(l, "Latency hiding, measured on {} ({})", "实测延迟隐藏，运行于 {}（{}）",
+                      r.backend, r.device)) +
+       "\n";
+  const std::string intro = say(
+      l,
+      "The kernel (latency_probe): each warp follows a random chain through a {} table, one "
+      "entry per 64 bytes{}, so each load waits for memory; after each load K = {} FMA "
+      "instructions need the loaded value. {} steps per warp; W warps on each of {}, "
+      "W = 1 to {} (an SM holds at most {}).{}",
+      "核函数（latency_probe）：每个线程束沿一条随机链穿过 {} 的表，每 64 字节一个表项{}，"
+      "所以每次加载都要等内存；每次加载后有 K = {} 条 FMA 指令要用到加载的值。每个线程束 "
+      "{} 步；{} 个 SM 上每个放 W 个线程束，W = 1 到 {}（一个 SM 最多 {} 个）。{}",
       format_bytes(static_cast<double>(r.table_bytes)),
-      r.l2_bytes > 0 ? fmt::format(fmt::runtime(say(" (the L2 cache is {})", "（L2 缓存为 {}）")),
-                                   format_bytes(r.l2_bytes))
+      r.l2_bytes > 0 ? say(l, " (the L2 cache is {})", "（L2 缓存为 {}）", format_bytes(r.l2_bytes))
                      : std::string(),
       r.ops, r.steps,
       l == Lang::zh ? std::to_string(r.sms)
                     : count_noun(static_cast<unsigned long long>(r.sms), "SM", "SMs"),
       r.max_warps_per_sm, r.max_warps_per_sm,
-      r.l2_bytes > 0 ? say(" Before each launch a copy of twice the L2's size evicts the last "
+      r.l2_bytes > 0 ? say(l,
+                           " Before each launch a copy of twice the L2's size evicts the last "
                            "launch's entries.",
                            "每次启动前先拷贝两倍 L2 大小的数据，把上次启动留下的表项挤出 L2。")
                      : std::string());
   s += "  " + wrap_text(intro, std::min(st.width(), kProseWidth), 2, 2) + "\n\n";
 
   const bool gpu = r.backend == "cuda";
-  s += fmt::format(
-      fmt::runtime(say("  Memory latency, measured: 1 warp per SM and no work: L = {} "
-                       "{} per load",
-                       "  实测访存延迟：每个 SM 1 个线程束、没有计算：\n  每次加载 L = {} "
-                       "{}")),
-      st.accent(format_real(r.latency_cycles, 0)),
-      gpu ? say("cycles", "个周期") : say("ns of CPU time", "纳秒 CPU 时间"));
+  s += say(l,
+           "  Memory latency, measured: 1 warp per SM and no work: L = {} "
+           "{} per load",
+           "  实测访存延迟：每个 SM 1 个线程束、没有计算：\n  每次加载 L = {} "
+           "{}",
+           st.accent(format_real(r.latency_cycles, 0)),
+           gpu ? say(l, "cycles", "个周期") : say(l, "ns of CPU time", "纳秒 CPU 时间"));
   if (r.clock_khz > 0) {
-    s += fmt::format(fmt::runtime(say("\n  (~{} ns at the {} MHz peak clock)",
-                                      "（按 {1} MHz 峰值时钟约 {0} ns）")),
-                     format_real(r.latency_cycles / (r.clock_khz / 1e6), 0),
-                     format_real(r.clock_khz / 1e3, 0));
+    s += say(l, "\n  (~{} ns at the {} MHz peak clock)", "（按 {1} MHz 峰值时钟约 {0} ns）",
+             format_real(r.latency_cycles / (r.clock_khz / 1e6), 0),
+             format_real(r.clock_khz / 1e3, 0));
   }
-  s += say(".\n\n", "。\n\n");
+  s += say(l, ".\n\n", "。\n\n");
 
   // The emulator's clock counts nanoseconds of CPU time: its rates are FMA per ns of a CPU, with
   // no issue limit to hold them against, and are never called cycles.
   std::vector<std::string> header = {
-      say("warps/SM", "线程束/SM"), say("blocks x threads", "线程块 x 线程"),
-      gpu ? say("cycles/step", "周期/步") : say("CPU ns/step", "CPU 纳秒/步"),
-      gpu ? say("FMA/cycle/SM", "FMA/周期/SM") : say("FMA/CPU ns", "FMA/CPU 纳秒")};
-  if (gpu) header.push_back(say("% of limit", "占上限 %"));
-  header.push_back(say("warps/SM seen", "实见线程束/SM"));
+      say(l, "warps/SM", "线程束/SM"), say(l, "blocks x threads", "线程块 x 线程"),
+      gpu ? say(l, "cycles/step", "周期/步") : say(l, "CPU ns/step", "CPU 纳秒/步"),
+      gpu ? say(l, "FMA/cycle/SM", "FMA/周期/SM") : say(l, "FMA/CPU ns", "FMA/CPU 纳秒")};
+  if (gpu) header.push_back(say(l, "% of limit", "占上限 %"));
+  header.push_back(say(l, "warps/SM seen", "实见线程束/SM"));
   Table t(header);
   long highlight = -1;
   for (std::size_t i = 0; i < r.points.size(); ++i) {
@@ -284,19 +281,18 @@ std::string render_warp_measure(const MeasureResult& r, const OutputOptions& out
   }
   s += t.render(st, 2, highlight);
   if (gpu) {
-    s +=
-        fmt::format(fmt::runtime(say(
-                        "  FMA/cycle/SM = W x K / (cycles per step); the limit is {} schedulers / "
-                        "C = {} / {} = {}\n  warp instructions per cycle.\n\n",
-                        "  FMA/周期/SM = W x K / 每步周期数；上限为 {} 个调度器 / C = {} / {} = {} "
-                        "条线程束指令每周期。\n\n")),
-                    r.schedulers, r.schedulers, r.cycles_per_fma, format_real(limit, 2));
+    s += say(l,
+             "  FMA/cycle/SM = W x K / (cycles per step); the limit is {} schedulers / "
+             "C = {} / {} = {}\n  warp instructions per cycle.\n\n",
+             "  FMA/周期/SM = W x K / 每步周期数；上限为 {} 个调度器 / C = {} / {} = {} "
+             "条线程束指令每周期。\n\n",
+             r.schedulers, r.schedulers, r.cycles_per_fma, format_real(limit, 2));
   } else {
-    s +=
-        say("  FMA/CPU ns = W x K / (CPU nanoseconds per step): a rate of this CPU, not of any "
-            "GPU;\n  there are no cycles and no issue limit to compare it with.\n\n",
-            "  FMA/CPU 纳秒 = W x K / 每步的 CPU 纳秒数：这是这台 CPU 的速率，不是任何 GPU 的；\n"
-            "  这里没有周期，也没有可以比较的发射上限。\n\n");
+    s += say(l,
+             "  FMA/CPU ns = W x K / (CPU nanoseconds per step): a rate of this CPU, not of any "
+             "GPU;\n  there are no cycles and no issue limit to compare it with.\n\n",
+             "  FMA/CPU 纳秒 = W x K / 每步的 CPU 纳秒数：这是这台 CPU 的速率，不是任何 GPU 的；\n"
+             "  这里没有周期，也没有可以比较的发射上限。\n\n");
   }
 
   PlotSpec plot;
@@ -318,16 +314,18 @@ std::string render_warp_measure(const MeasureResult& r, const OutputOptions& out
     plot.vlines = {double(r.predicted_warps_per_sm)};
   plot.log_x = true;
   plot.y_label =
-      gpu ? say("FMA per cycle per SM (*: saturation, - - -: the issue limit, |: the calculator)",
+      gpu ? say(l,
+                "FMA per cycle per SM (*: saturation, - - -: the issue limit, |: the calculator)",
                 "每 SM 每周期 FMA（*：饱和点，- - -：发射上限，|：计算器的预测）")
-          : say("FMA per ns of CPU time on the emulator (*: within 90% of its best)",
+          : say(l, "FMA per ns of CPU time on the emulator (*: within 90% of its best)",
                 "模拟器上每 CPU 纳秒的 FMA（*：达到其最佳值 90% 的点）");
-  plot.x_label = say("warps per SM (log scale)", "每 SM 线程束数（对数坐标）");
+  plot.x_label = say(l, "warps per SM (log scale)", "每 SM 线程束数（对数坐标）");
   s += render_plot(plot, st) + "\n";
 
   const auto& x = r.prediction;
   if (r.backend != "cuda") {
     s += say(
+        l,
         "  On the emulator the clock counts nanoseconds of CPU time, and it runs a block's warps "
         "one\n  after another: nothing waits for memory, so nothing is hidden and the curve "
         "says nothing\n  about a GPU. The kernel and the check of every chain are the same as "
@@ -336,46 +334,44 @@ std::string render_warp_measure(const MeasureResult& r, const OutputOptions& out
         "  没有什么在等内存，也就没有什么被隐藏，这条曲线与 GPU 无关。核函数和对每条链的检查\n"
         "  与 GPU 上完全相同；真正的实验请在 GPU 上运行。\n");
   } else {
-    s += fmt::format(
-        fmt::runtime(
-            say("  Saturates at W = {} warps per SM: the first within 90% of the best rate, "
-                "{} FMA/cycle.\n",
-                "  在 W = {} 个线程束/SM 处饱和：第一个达到最佳速率 {} FMA/周期 的 90% "
-                "的点。\n")),
-        st.accent(std::to_string(r.saturation_warps_per_sm)), format_real(r.best_fma_per_cycle, 2));
-    s += fmt::format(
-        fmt::runtime(say(
-            "  The calculator: ceil(L / (K x C)) = ceil({} / ({} x {})) = {} warps per scheduler; "
-            "{} schedulers\n  per SM -> {} x {} = {} warps per SM.{}\n",
-            "  计算器：ceil(L / (K x C)) = ceil({} / ({} x {})) = 每个调度器 {} 个线程束；每个 SM "
-            "{} 个调度器\n  -> {} x {} = 每个 SM {} 个线程束。{}\n")),
-        x.latency_cycles, x.ops, x.cycles_per_op, x.warps_needed, r.schedulers, r.schedulers,
-        x.warps_needed, st.accent(std::to_string(r.predicted_warps_per_sm)),
-        r.predicted_warps_per_sm > r.max_warps_per_sm
-            ? fmt::format(fmt::runtime(say(" More than the {} an SM holds: raise --ops.",
-                                           " 超过了一个 SM 能容纳的 {} 个：请增大 --ops。")),
-                          r.max_warps_per_sm)
-            : std::string());
+    s += say(l,
+             "  Saturates at W = {} warps per SM: the first within 90% of the best rate, "
+             "{} FMA/cycle.\n",
+             "  在 W = {} 个线程束/SM 处饱和：第一个达到最佳速率 {} FMA/周期 的 90% "
+             "的点。\n",
+             st.accent(std::to_string(r.saturation_warps_per_sm)),
+             format_real(r.best_fma_per_cycle, 2));
+    s += say(l,
+             "  The calculator: ceil(L / (K x C)) = ceil({} / ({} x {})) = {} warps per scheduler; "
+             "{} schedulers\n  per SM -> {} x {} = {} warps per SM.{}\n",
+             "  计算器：ceil(L / (K x C)) = ceil({} / ({} x {})) = 每个调度器 {} 个线程束；每个 SM "
+             "{} 个调度器\n  -> {} x {} = 每个 SM {} 个线程束。{}\n",
+             x.latency_cycles, x.ops, x.cycles_per_op, x.warps_needed, r.schedulers, r.schedulers,
+             x.warps_needed, st.accent(std::to_string(r.predicted_warps_per_sm)),
+             r.predicted_warps_per_sm > r.max_warps_per_sm
+                 ? say(l, " More than the {} an SM holds: raise --ops.",
+                       " 超过了一个 SM 能容纳的 {} 个：请增大 --ops。", r.max_warps_per_sm)
+                 : std::string());
     const double own = static_cast<double>(r.ops) * r.cycles_per_fma;
     const double rest = r.one_warp_cycles - r.latency_cycles - own;
     const MeasurePoint& full = r.points.back();
-    const std::string why = fmt::format(
-        fmt::runtime(say(
-            "Why they differ: one warp alone takes {} cycles per step, not L = {}: after the load "
-            "it spends K x C = {} cycles issuing its FMAs and {} more on the instructions around "
-            "them (converting the value, the sum that feeds the next address, the loop). The "
-            "calculator counts only the other warps' work against one wait; here every warp's "
-            "whole step has to be covered, so a scheduler needs about {} / {} = {} warps, {} per "
-            "SM. And the plateau lies below the limit: at W = {} a step takes {} cycles, {} x {} "
-            "/ {} = {} issue cycles per warp for {} cycles of FMAs, so the rate tops out at {} "
-            "FMA/cycle ({}% of the limit): the other instructions of each step need issue slots "
-            "too.",
-            "为何不同：单个线程束每步用 {} 个周期而不是 L = {}：加载返回后它要用 K x C = {} "
-            "个周期发射自己的 FMA，另有 {} 个周期花在前后的指令上（转换数值、为下一个地址求和、"
-            "循环）。计算器只把其他线程束的工作与一次等待相抵；这里每个线程束的整步都要被覆盖，"
-            "所以每个调度器约需 {} / {} = {} 个线程束，每个 SM {} 个。而且平台低于上限：W = {} "
-            "时每步 {} 个周期，{} x {} / {} = 每个线程束 {} 个发射周期，其中 FMA 只占 {} 个，"
-            "所以速率最高 {} FMA/周期（上限的 {}%）：每步的其他指令也要占发射槽。")),
+    const std::string why = say(
+        l,
+        "Why they differ: one warp alone takes {} cycles per step, not L = {}: after the load "
+        "it spends K x C = {} cycles issuing its FMAs and {} more on the instructions around "
+        "them (converting the value, the sum that feeds the next address, the loop). The "
+        "calculator counts only the other warps' work against one wait; here every warp's "
+        "whole step has to be covered, so a scheduler needs about {} / {} = {} warps, {} per "
+        "SM. And the plateau lies below the limit: at W = {} a step takes {} cycles, {} x {} "
+        "/ {} = {} issue cycles per warp for {} cycles of FMAs, so the rate tops out at {} "
+        "FMA/cycle ({}% of the limit): the other instructions of each step need issue slots "
+        "too.",
+        "为何不同：单个线程束每步用 {} 个周期而不是 L = {}：加载返回后它要用 K x C = {} "
+        "个周期发射自己的 FMA，另有 {} 个周期花在前后的指令上（转换数值、为下一个地址求和、"
+        "循环）。计算器只把其他线程束的工作与一次等待相抵；这里每个线程束的整步都要被覆盖，"
+        "所以每个调度器约需 {} / {} = {} 个线程束，每个 SM {} 个。而且平台低于上限：W = {} "
+        "时每步 {} 个周期，{} x {} / {} = 每个线程束 {} 个发射周期，其中 FMA 只占 {} 个，"
+        "所以速率最高 {} FMA/周期（上限的 {}%）：每步的其他指令也要占发射槽。",
         format_real(r.one_warp_cycles, 0), format_real(r.latency_cycles, 0), format_real(own, 0),
         format_real(std::max(0.0, rest), 0), format_real(r.one_warp_cycles, 0), format_real(own, 0),
         format_real(r.one_warp_cycles / own, 1),
@@ -386,14 +382,14 @@ std::string render_warp_measure(const MeasureResult& r, const OutputOptions& out
         format_real(100 * r.best_fma_per_cycle / limit, 0));
     s += "  " + wrap_text(why, std::min(st.width(), kProseWidth), 2, 2) + "\n";
     if (!r.arch_known) {
-      s += say("  (An unknown compute capability: 4 schedulers per SM and C = 1 are assumed.)\n",
+      s += say(l, "  (An unknown compute capability: 4 schedulers per SM and C = 1 are assumed.)\n",
                "  （未知的计算能力：假定每个 SM 4 个调度器、C = 1。）\n");
     }
   }
   s += "  " +
-       (r.verified ? st.good(say("Every warp's chain ended where the host says it must.",
+       (r.verified ? st.good(say(l, "Every warp's chain ended where the host says it must.",
                                  "每个线程束的链都停在主机算出的位置。"))
-                   : st.bad(say("WRONG: a warp's chain ended somewhere else.",
+                   : st.bad(say(l, "WRONG: a warp's chain ended somewhere else.",
                                 "错误：有线程束的链停在了别处。"))) +
        "\n";
   return s;

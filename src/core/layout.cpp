@@ -9,6 +9,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/i18n_format.hpp"
 #include "core/lines.hpp"
 #include "core/text.hpp"
 
@@ -184,10 +185,8 @@ std::optional<std::string> wrap_value(std::string_view line, std::size_t width) 
 }
 
 std::string cut_note(std::size_t width, Lang lang) {
-  return "  " + wrap_text(fmt::format(fmt::runtime(std::string(
-                                          tr(lang, "(lines ending in … were cut to fit {} columns)",
-                                             "（以 … 结尾的行被截断，以适应 {} 列宽）"))),
-                                      width),
+  return "  " + wrap_text(say(lang, "(lines ending in … were cut to fit {} columns)",
+                              "（以 … 结尾的行被截断，以适应 {} 列宽）", width),
                           width, 2, 2);
 }
 

@@ -264,12 +264,10 @@ SignalGuard::~SignalGuard() {
 }
 
 std::string interrupted_message(int signal, Lang lang) {
-  return fmt::format(
-      fmt::runtime(std::string(tr(lang,
-                                  "stopped by {}: what it had started was ended, its temporary "
-                                  "files removed",
-                                  "被 {} 终止：它启动的进程已结束，临时文件已删除"))),
-      signal_name(signal));
+  return say(lang,
+             "stopped by {}: what it had started was ended, its temporary "
+             "files removed",
+             "被 {} 终止：它启动的进程已结束，临时文件已删除", signal_name(signal));
 }
 
 void throw_if_interrupted() {

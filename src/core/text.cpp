@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "core/i18n_format.hpp"
+
 namespace gpulab {
 
 char32_t next_code_point(std::string_view s, std::size_t& i) {
@@ -217,10 +219,8 @@ std::string Table::render(const Style& style, std::size_t indent, long highlight
       if (c > shown) names += tr(style.lang(), ", ", "、");
       names += header_[c];
     }
-    const std::string note =
-        fmt::format(fmt::runtime(std::string(tr(style.lang(), "(left out to fit {} columns: {})",
-                                                "（为适应 {} 列宽而省略：{}）"))),
-                    style.width(), names);
+    const std::string note = say(style.lang(), "(left out to fit {} columns: {})",
+                                 "（为适应 {} 列宽而省略：{}）", style.width(), names);
     out +=
         std::string(indent, ' ') + style.dim(wrap_text(note, style.width(), indent, indent)) + "\n";
   }
@@ -247,6 +247,11 @@ std::string group_thousands(unsigned long long v) {
     ++n;
   }
   return out;
+}
+
+std::string format_integer(long long v) {
+  const auto magnitude = static_cast<unsigned long long>(v);
+  return v < 0 ? "-" + group_thousands(0 - magnitude) : group_thousands(magnitude);
 }
 
 std::string format_bytes(double bytes) {

@@ -58,6 +58,9 @@ std::string format_real(double v, int decimals);
 // Groups thousands: 4194304 -> "4,194,304".
 std::string group_thousands(unsigned long long v);
 
+// A whole number with its thousands grouped, sign included: -1234567 -> "-1,234,567".
+std::string format_integer(long long v);
+
 // Human-readable bytes: 1536 -> "1.5 KiB".
 std::string format_bytes(double bytes);
 

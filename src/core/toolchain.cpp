@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "core/i18n_format.hpp"
 #include "core/process.hpp"
 
 namespace gpulab::toolchain {
@@ -112,15 +113,14 @@ std::optional<Tool> find_cuda_tool(std::string_view name) {
 
 std::string missing_message(std::string_view tool, Lang lang) {
   if (tool == "nvcc" || is_cuda_tool(tool)) {
-    return fmt::format(
-        fmt::runtime(std::string(tr(
-            lang,
-            "{} is not installed (or not on PATH): install the CUDA toolkit (NVIDIA's cuda-toolkit "
-            "package, or Debian's nvidia-cuda-toolkit from non-free) and put its bin/ folder on "
-            "PATH",
-            "未安装 {}（或不在 PATH 中）：请安装 CUDA 工具包（NVIDIA 的 cuda-toolkit，或 Debian "
-            "non-free "
-            "中的 nvidia-cuda-toolkit），并把它的 bin/ 目录加入 PATH"))),
+    return say(
+        lang,
+        "{} is not installed (or not on PATH): install the CUDA toolkit (NVIDIA's cuda-toolkit "
+        "package, or Debian's nvidia-cuda-toolkit from non-free) and put its bin/ folder on "
+        "PATH",
+        "未安装 {}（或不在 PATH 中）：请安装 CUDA 工具包（NVIDIA 的 cuda-toolkit，或 Debian "
+        "non-free "
+        "中的 nvidia-cuda-toolkit），并把它的 bin/ 目录加入 PATH",
         tool);
   }
   if (tool == "addr2line") {
@@ -128,11 +128,8 @@ std::string missing_message(std::string_view tool, Lang lang) {
                           "addr2line is not installed: install it with 'sudo apt install binutils'",
                           "未安装 addr2line：请用 'sudo apt install binutils' 安装"));
   }
-  return fmt::format(
-      fmt::runtime(std::string(
-          tr(lang, "{} (a C++ compiler) is not installed: install it with 'sudo apt install g++'",
-             "未安装 {}（C++ 编译器）：请用 'sudo apt install g++' 安装"))),
-      tool);
+  return say(lang, "{} (a C++ compiler) is not installed: install it with 'sudo apt install g++'",
+             "未安装 {}（C++ 编译器）：请用 'sudo apt install g++' 安装", tool);
 }
 
 }  // namespace gpulab::toolchain

@@ -268,15 +268,14 @@ CheckResult check_file(const CheckOptions& o) {
   const Exercise* marked = find(id);
   c.exercise = o.exercise != nullptr ? o.exercise : marked;
   if (c.exercise == nullptr) {
-    throw UsageError(chosen(fmt::format(
-        fmt::runtime(std::string(tr(
-            l,
+    throw UsageError(chosen(
+        say(l,
             "{}: not a gpulab exercise file: its first lines need '// gpulab exercise: ID' (gpulab "
             "exercise start ID writes one; gpulab exercise lists the IDs)",
             "{}：不是 gpulab 练习文件：开头几行需要 '// gpulab exercise: ID'（gpulab exercise "
             "start "
-            "ID 会生成一个；gpulab exercise 列出所有 ID）"))),
-        o.file)));
+            "ID 会生成一个；gpulab exercise 列出所有 ID）",
+            o.file)));
   }
   c.seed = o.seed.value_or(std::random_device{}() * 4294967296ull + std::random_device{}());
   // The file's name (or the exercise asked for), where it names one, must be its marker's.

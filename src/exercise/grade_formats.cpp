@@ -167,13 +167,13 @@ Text verdict_words(const std::string& verdict) {
 std::string row_feedback(const GradeRow& row, Lang l) {
   std::string s = verdict_words(row.verdict).in(l) + "\n";
   for (const GradeTest& t : row.tests) {
-    s += fmt::format("  {}  {}{}\n", t.pass ? tr(l, "pass", "通过") : tr(l, "FAIL", "失败"),
-                     fmt::format(fmt::runtime(std::string(tr(l, "test {}", "测试 {}"))),
-                                 l == Lang::zh && !t.name.zh.empty() ? t.name.zh : t.name.en),
-                     t.pass || t.reason.en.empty()
-                         ? std::string()
-                         : std::string(tr(l, ": ", "：")) +
-                               (l == Lang::zh && !t.reason.zh.empty() ? t.reason.zh : t.reason.en));
+    s += fmt::format(
+        "  {}  {}{}\n", t.pass ? tr(l, "pass", "通过") : tr(l, "FAIL", "失败"),
+        say(l, "test {}", "测试 {}", l == Lang::zh && !t.name.zh.empty() ? t.name.zh : t.name.en),
+        t.pass || t.reason.en.empty()
+            ? std::string()
+            : std::string(tr(l, ": ", "：")) +
+                  (l == Lang::zh && !t.reason.zh.empty() ? t.reason.zh : t.reason.en));
   }
   for (const auto& d : row.diagnoses) {
     s += "- " + (l == Lang::zh && !d.text.zh.empty() ? d.text.zh : d.text.en) + "\n";
@@ -228,36 +228,33 @@ json gradescope_json(const GradeResult& r, Lang l) {
     if (!row.source_sha256.empty()) {
       output += std::string(tr(l, "source sha256 ", "源文件 sha256 ")) + row.source_sha256 + "\n";
     }
-    json t = {
-        {"name", valid_utf8(row.exercise.empty()
-                                ? fs::path(row.file).filename().string()
-                                : fmt::format(fmt::runtime(std::string(tr(l, "Exercise {}: {} ({})",
-                                                                          "练习 {}：{}（{}）"))),
-                                              row.number, row.exercise, row_name(row)))},
-        {"score", got},
-        {"max_score", max},
-        {"status", got == max && max > 0 ? "passed" : "failed"},
-        {"output", valid_utf8(output)},
-        {"output_format", "text"},
-        {"visibility", "visible"},
-        {"extra_data",
-         {{"verdict", row.verdict},
-          {"student", valid_utf8(row.student)},
-          {"source_sha256", row.source_sha256}}}};
+    json t = {{"name",
+               valid_utf8(row.exercise.empty() ? fs::path(row.file).filename().string()
+                                               : say(l, "Exercise {}: {} ({})", "练习 {}：{}（{}）",
+                                                     row.number, row.exercise, row_name(row)))},
+              {"score", got},
+              {"max_score", max},
+              {"status", got == max && max > 0 ? "passed" : "failed"},
+              {"output", valid_utf8(output)},
+              {"output_format", "text"},
+              {"visibility", "visible"},
+              {"extra_data",
+               {{"verdict", row.verdict},
+                {"student", valid_utf8(row.student)},
+                {"source_sha256", row.source_sha256}}}};
     if (row.number > 0) t["number"] = std::to_string(row.number);
     if (row.verdict == "passed" && max == 0) t["status"] = "passed";
     tests.push_back(std::move(t));
   }
-  const std::string summary = fmt::format(
-      fmt::runtime(std::string(tr(l,
+  const std::string summary = say(l,
                                   "gpulab {} exercise grade, seed {}, on the {}, contained: {}. "
                                   "{} of {} passed.",
                                   "gpulab {} exercise grade，随机种子 {}，在{}上，隔离方式：{}。"
-                                  "通过 {} / {} 个。"))),
-      r.version, r.seed,
-      r.backend == "cuda" ? std::string(tr(l, "GPU", "GPU"))
-                          : std::string(tr(l, "emulator", "模拟器")),
-      r.containment.mode, r.passed(), r.rows.size());
+                                  "通过 {} / {} 个。",
+                                  r.version, r.seed,
+                                  r.backend == "cuda" ? std::string(tr(l, "GPU", "GPU"))
+                                                      : std::string(tr(l, "emulator", "模拟器")),
+                                  r.containment.mode, r.passed(), r.rows.size());
   return {{"score", score},
           {"execution_time", static_cast<long long>(r.seconds + 0.5)},
           {"output", summary},
@@ -285,11 +282,8 @@ std::string junit_xml(const GradeResult& r, Lang l) {
         xml_text(row.student + "." + (row.exercise.empty() ? "file" : row.exercise));
     for (const GradeTest& t : row.tests) {
       ++n;
-      cases +=
-          fmt::format("    <testcase name=\"{}\" classname=\"{}\"",
-                      xml_text(fmt::format(fmt::runtime(std::string(tr(l, "test {}", "测试 {}"))),
-                                           t.name.in(l))),
-                      classname);
+      cases += fmt::format("    <testcase name=\"{}\" classname=\"{}\"",
+                           xml_text(say(l, "test {}", "测试 {}", t.name.in(l))), classname);
       if (t.pass) {
         cases += "/>\n";
       } else {

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <array>
 
+#include "core/i18n_format.hpp"
+
 namespace gpulab::run {
 
 namespace {
@@ -58,14 +60,13 @@ std::optional<std::string> missing_cuda_api(std::string_view diagnostics, Lang l
       const std::size_t colon = rest.find(": No such file or directory");
       if (colon != std::string_view::npos && toolkit_header(rest.substr(0, colon))) {
         const std::string_view place = file_line(line.substr(0, fatal));
-        return fmt::format(
-            fmt::runtime(std::string(tr(
-                lang,
-                "{}: <{}> is a CUDA toolkit header that gpulab's emulator does not provide "
-                "(docs/run.md lists what it runs); run the program on an NVIDIA GPU (--backend "
-                "gpu)",
-                "{}：<{}> 是 gpulab 模拟器没有提供的 CUDA 工具包头文件（docs/run.md 列出了它能运行"
-                "的内容）；请在 NVIDIA GPU 上运行这个程序（--backend gpu）"))),
+        return say(
+            lang,
+            "{}: <{}> is a CUDA toolkit header that gpulab's emulator does not provide "
+            "(docs/run.md lists what it runs); run the program on an NVIDIA GPU (--backend "
+            "gpu)",
+            "{}：<{}> 是 gpulab 模拟器没有提供的 CUDA 工具包头文件（docs/run.md 列出了它能运行"
+            "的内容）；请在 NVIDIA GPU 上运行这个程序（--backend gpu）",
             place, rest.substr(0, colon));
       }
       continue;
@@ -92,14 +93,12 @@ std::optional<std::string> missing_cuda_api(std::string_view diagnostics, Lang l
     const std::string_view name = after.substr(0, name_end);
     if (!is_cuda_api_name(name)) continue;
     const std::string_view place = file_line(line.substr(0, error));
-    return fmt::format(
-        fmt::runtime(std::string(
-            tr(lang,
+    return say(lang,
                "{}: '{}' is CUDA runtime API that gpulab's emulator does not provide (docs/run.md "
                "lists what it runs); run the program on an NVIDIA GPU (--backend gpu)",
                "{}：'{}' 是 gpulab 模拟器尚未提供的 CUDA 运行时 API（docs/run.md 列出了它能运行的 "
-               "API）；请在 NVIDIA GPU 上运行这个程序（--backend gpu）"))),
-        place, name);
+               "API）；请在 NVIDIA GPU 上运行这个程序（--backend gpu）",
+               place, name);
   }
   return std::nullopt;
 }

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 
+#include "core/i18n_format.hpp"
 #include "core/input.hpp"
 #include "run/report.hpp"
 
@@ -18,8 +19,8 @@ namespace kinds = run::report::kind;
 namespace {
 
 std::string who(const json& f, const char* block_key, const char* thread_key, Lang l) {
-  return fmt::format(fmt::runtime(std::string(tr(l, "block {} thread {}", "线程块 {} 线程 {}"))),
-                     dims_text(f.value(block_key, json())), dims_text(f.value(thread_key, json())));
+  return say(l, "block {} thread {}", "线程块 {} 线程 {}", dims_text(f.value(block_key, json())),
+             dims_text(f.value(thread_key, json())));
 }
 
 std::string region_text(const json& f, Lang l) {
@@ -27,13 +28,16 @@ std::string region_text(const json& f, Lang l) {
   const auto bytes = f.value("region_bytes", std::uint64_t{0});
   if (region == "allocation") {
     const std::string site = f.value("region_site", "");
-    return fmt::format(fmt::runtime(std::string(tr(l, "the {}-byte allocation made at {}",
-                                                   "在 {1} 分配的 {0} 字节显存"))),
-                       bytes, site.empty() ? "?" : site);
+    return say(l, "the {}-byte allocation made at {}", "在 {1} 分配的 {0} 字节显存", bytes,
+               site.empty() ? "?" : site);
   }
-  return fmt::format(fmt::runtime(std::string(tr(l, "__device__ variable {} ({} bytes)",
-                                                 "__device__ 变量 {}（{} 字节）"))),
-                     region, bytes);
+  return say(l, "__device__ variable {} ({} bytes)", "__device__ 变量 {}（{} 字节）", region,
+             bytes);
+}
+
+// "wrote" or "read": the access a finding's facts describe.
+std::string access_verb(const json& x, Lang l) {
+  return std::string(x.value("write", false) ? tr(l, "wrote", "写入") : tr(l, "read", "读取"));
 }
 
 // A finding compute-sanitizer made on the GPU: the facts it printed, in the emulator's words.
@@ -41,85 +45,67 @@ std::string describe_sanitizer_finding(const RunFinding& f, Lang l) {
   const json& x = f.facts;
   const std::string tool = x.value("tool", "");
   const std::string kernel = x.value("kernel", "?");
-  const bool write = x.value("write", false);
-  const std::string did =
-      write ? std::string(tr(l, "wrote", "写入")) : std::string(tr(l, "read", "读取"));
+  const std::string did = access_verb(x, l);
   const auto hits = x.value("hits", std::uint64_t{1});
   const std::string times =
-      hits > 1
-          ? fmt::format(
-                fmt::runtime(std::string(tr(l, " ({} reports like it)", "（同类报告 {} 次）"))),
-                hits)
-          : std::string();
-  const std::string by = fmt::format(
-      fmt::runtime(std::string(tr(l, "compute-sanitizer {}", "compute-sanitizer {}"))), tool);
+      hits > 1 ? say(l, " ({} reports like it)", "（同类报告 {} 次）", hits) : std::string();
+  const std::string by = say(l, "compute-sanitizer {}", "compute-sanitizer {}", tool);
   const std::string space = x.value("space", "");
   if (f.kind == "out_of_bounds" || f.kind == "misaligned_access" ||
       f.kind == "uninitialized_read") {
     std::string how;
     if (x.contains("offset")) {
       const auto offset = x.value("offset", std::int64_t{0});
-      how = offset < 0
-                ? fmt::format(
-                      fmt::runtime(std::string(tr(l, ", {} bytes before an allocation of {} bytes",
-                                                  "，在一块 {1} 字节的显存之前 {0} 字节"))),
-                      -offset, x.value("region_bytes", std::uint64_t{0}))
-                : fmt::format(fmt::runtime(std::string(
-                                  tr(l, " at byte {} of an allocation of {} bytes, past its end",
-                                     "，位于一块 {1} 字节的显存的第 {0} 字节，已越过末尾"))),
-                              offset, x.value("region_bytes", std::uint64_t{0}));
+      how = offset < 0 ? say(l, ", {} bytes before an allocation of {} bytes",
+                             "，在一块 {1} 字节的显存之前 {0} 字节", -offset,
+                             x.value("region_bytes", std::uint64_t{0}))
+                       : say(l, " at byte {} of an allocation of {} bytes, past its end",
+                             "，位于一块 {1} 字节的显存的第 {0} 字节，已越过末尾", offset,
+                             x.value("region_bytes", std::uint64_t{0}));
     } else if (x.contains("address_is")) {
       how = ": " + x.value("address_is", "");
     }
-    return fmt::format(
-        fmt::runtime(std::string(tr(l, "{}: kernel {}, {} {} {} bytes of {} memory{}{} ({}).",
-                                    "{}：核函数 {}，{} {} {} 字节的{}内存{}{}（{}）。"))),
-        finding_title(f.kind, l), kernel, who(x, "block", "thread", l), did,
-        x.value("bytes", std::uint64_t{0}), space.empty() ? "?" : space, how, times, by);
+    return say(l, "{}: kernel {}, {} {} {} bytes of {} memory{}{} ({}).",
+               "{}：核函数 {}，{} {} {} 字节的{}内存{}{}（{}）。", finding_title(f.kind, l), kernel,
+               who(x, "block", "thread", l), did, x.value("bytes", std::uint64_t{0}),
+               space.empty() ? "?" : space, how, times, by);
   }
   if (f.kind == "shared_race") {
-    return fmt::format(
-        fmt::runtime(std::string(
-            tr(l,
+    return say(l,
                "race on shared memory in kernel {}: a {} at {} and a {} at {} with no "
                "__syncthreads() between them{} ({}). The usual fix: a __syncthreads() between "
                "the write and the read.",
-               "核函数 {} 中共享内存上的竞争：{2} 处的{1}与 {4} 处的{3}之间没有 "
-               "__syncthreads(){5}（{6}）。常见的修正：在写和读之间加 __syncthreads()。"))),
-        kernel, write ? tr(l, "write", "写") : tr(l, "read", "读"), f.where.empty() ? "?" : f.where,
-        x.value("other_write", false) ? tr(l, "write", "写") : tr(l, "read", "读"),
-        f.other_where.empty() ? "?" : f.other_where, times, by);
+               "核函数 {0} 中共享内存上的竞争：{2} 处的{1}与 {4} 处的{3}之间没有 "
+               "__syncthreads(){5}（{6}）。常见的修正：在写和读之间加 __syncthreads()。",
+               kernel, x.value("write", false) ? tr(l, "write", "写") : tr(l, "read", "读"),
+               f.where.empty() ? "?" : f.where,
+               x.value("other_write", false) ? tr(l, "write", "写") : tr(l, "read", "读"),
+               f.other_where.empty() ? "?" : f.other_where, times, by);
   }
   if (f.kind == "leak") {
-    return fmt::format(fmt::runtime(std::string(
-                           tr(l, "{} bytes of device memory were never freed (cudaFree) ({}).",
-                              "{} 字节的显存没有释放（cudaFree）（{}）。"))),
-                       x.value("bytes", std::uint64_t{0}), by);
+    return say(l, "{} bytes of device memory were never freed (cudaFree) ({}).",
+               "{} 字节的显存没有释放（cudaFree）（{}）。", x.value("bytes", std::uint64_t{0}), by);
   }
   if (f.kind == "uninitialized_copy") {
-    return fmt::format(
-        fmt::runtime(
-            std::string(tr(l,
-                           "{} copied back {} bytes of device memory that no one wrote "
-                           "(elements no thread was given?) ({}{}).",
-                           "{} 拷回的 {} 字节显存从未被写入（有元素没有线程负责？）（{}{}）。"))),
-        x.value("api", "cudaMemcpy"), x.value("copied", std::uint64_t{0}), by, times);
+    return say(l,
+               "{} copied back {} bytes of device memory that no one wrote "
+               "(elements no thread was given?) ({}{}).",
+               "{} 拷回的 {} 字节显存从未被写入（有元素没有线程负责？）（{}{}）。",
+               x.value("api", "cudaMemcpy"), x.value("copied", std::uint64_t{0}), by, times);
   }
   if (f.kind == "host_memory") {
-    return fmt::format(
-        fmt::runtime(std::string(
-            tr(l,
+    return say(l,
                "host memory used in a kernel: kernel {}, {} {} {} bytes at an address far from "
                "every device allocation{} ({}): copy the data with cudaMemcpy and pass the device "
                "pointer.",
                "核函数使用了主机内存：核函数 {}，{} {} {} 字节，地址远离所有设备分配{}（{}）：请用 "
-               "cudaMemcpy 复制数据，并传设备指针。"))),
-        kernel, who(x, "block", "thread", l), did, x.value("bytes", std::uint64_t{0}), times, by);
+               "cudaMemcpy 复制数据，并传设备指针。",
+               kernel, who(x, "block", "thread", l), did, x.value("bytes", std::uint64_t{0}), times,
+               by);
   }
   if (f.kind == "launch_error") {
-    return fmt::format(
-        fmt::runtime(std::string(tr(l, "{} failed: {} ({}).", "{} 失败：{}（{}）。"))),
-        x.value("api", ""), x.value("error", ""), by);
+    return say(l, "{} failed: {} ({}).", "{} 失败：{}（{}）。", x.value("api", ""),
+               x.value("error", ""), by);
   }
   return fmt::format("{}: {} ({}){}", finding_title(f.kind, l),
                      escape_controls(x.value("message", "")), by, times);
@@ -132,82 +118,63 @@ std::string describe_finding(const RunFinding& f, Lang l) {
   const json& x = f.facts;
   const std::string k = f.kind;
   const std::string kernel = x.value("kernel", "");
-  const bool write = x.value("write", false);
-  const std::string did =
-      write ? std::string(tr(l, "wrote", "写入")) : std::string(tr(l, "read", "读取"));
+  const std::string did = access_verb(x, l);
   const auto hits = x.value("hits", std::uint64_t{1});
   const std::string times =
-      hits > 1
-          ? fmt::format(
-                fmt::runtime(std::string(tr(l, " ({} accesses like it)", "（同类访问 {} 次）"))),
-                hits)
-          : std::string();
+      hits > 1 ? say(l, " ({} accesses like it)", "（同类访问 {} 次）", hits) : std::string();
   if (k == kinds::out_of_bounds) {
     const auto offset = x.value("offset", std::int64_t{0});
     const auto size = static_cast<std::int64_t>(x.value("region_bytes", std::uint64_t{0}));
     const std::string how =
-        offset < 0
-            ? fmt::format(fmt::runtime(std::string(
-                              tr(l, ", {} bytes before its start", "，在起点之前 {} 字节"))),
-                          -offset)
-            : fmt::format(
-                  fmt::runtime(std::string(tr(l, " at byte {}, past its end (it has {} bytes)",
-                                              "的第 {} 字节，已越过末尾（共 {} 字节）"))),
-                  offset, size);
-    return fmt::format(fmt::runtime(std::string(
-                           tr(l,
-                              "out of bounds: kernel {}, {} {} {} bytes of {}{}{}. The usual fix: "
-                              "guard the index (if (i < n)).",
-                              "越界访问：核函数 {}，{} {} {} "
-                              "字节，位置是{}{}{}。常见的修正：检查下标（if (i < n)）。"))),
-                       kernel, who(x, "block", "thread", l), did, x.value("bytes", 0u),
-                       region_text(x, l), how, times);
+        offset < 0 ? say(l, ", {} bytes before its start", "，在起点之前 {} 字节", -offset)
+                   : say(l, " at byte {}, past its end (it has {} bytes)",
+                         "的第 {} 字节，已越过末尾（共 {} 字节）", offset, size);
+    return say(l,
+               "out of bounds: kernel {}, {} {} {} bytes of {}{}{}. The usual fix: "
+               "guard the index (if (i < n)).",
+               "越界访问：核函数 {}，{} {} {} "
+               "字节，位置是{}{}{}。常见的修正：检查下标（if (i < n)）。",
+               kernel, who(x, "block", "thread", l), did, x.value("bytes", 0u), region_text(x, l),
+               how, times);
   }
   if (k == kinds::host_memory) {
-    return fmt::format(
-        fmt::runtime(std::string(
-            tr(l,
+    return say(l,
                "host memory used in a kernel: kernel {}, {} {} {} bytes at an address no "
                "cudaMalloc returned (a malloc/new/stack pointer passed to the kernel){}. On a "
                "GPU this faults (cudaErrorIllegalAddress) on most systems: copy the data with "
                "cudaMemcpy and pass the device pointer.",
                "核函数使用了主机内存：核函数 {}，{} {} {} 字节，地址不是 cudaMalloc 返回的"
                "（传给核函数的是 malloc/new/栈上的指针）{}。在大多数系统的 GPU 上这会出错"
-               "（cudaErrorIllegalAddress）：请用 cudaMemcpy 复制数据，并传设备指针。"))),
-        kernel, who(x, "block", "thread", l), did, x.value("bytes", 0u), times);
+               "（cudaErrorIllegalAddress）：请用 cudaMemcpy 复制数据，并传设备指针。",
+               kernel, who(x, "block", "thread", l), did, x.value("bytes", 0u), times);
   }
   if (k == kinds::uninitialized_read) {
-    return fmt::format(
-        fmt::runtime(std::string(
-            tr(l,
+    return say(l,
                "read of memory never written: kernel {}, {} read {} bytes at byte {} of {}{}; "
                "no cudaMemcpy, cudaMemset or kernel had put data there.",
                "读取了从未写入的显存：核函数 {0}，{1} 读取 {2} 字节，位于{4}的第 {3} 字节{5}；"
-               "此前没有 cudaMemcpy、cudaMemset 或核函数写过这里。"))),
-        kernel, who(x, "block", "thread", l), x.value("bytes", 0u),
-        x.value("offset", std::int64_t{0}), region_text(x, l), times);
+               "此前没有 cudaMemcpy、cudaMemset 或核函数写过这里。",
+               kernel, who(x, "block", "thread", l), x.value("bytes", 0u),
+               x.value("offset", std::int64_t{0}), region_text(x, l), times);
   }
   if (k == kinds::uninitialized_copy) {
-    return fmt::format(
-        fmt::runtime(std::string(
-            tr(l,
+    return say(l,
                "cudaMemcpy copied {} bytes back from the {}-byte allocation made at {}, and {} "
                "of them were never written (the first at byte {}): elements no thread wrote?",
                "cudaMemcpy 从 {1} 字节的显存（在 {2} 分配）拷回 {0} 字节，其中 {3} 字节从未写入"
-               "（第一个在第 {4} 字节）：有元素没有线程负责？"))),
-        x.value("copied", std::uint64_t{0}), x.value("allocation_bytes", std::uint64_t{0}),
-        x.value("allocation_site", ""), x.value("bytes", std::uint64_t{0}),
-        x.value("first_offset", std::uint64_t{0}));
+               "（第一个在第 {4} 字节）：有元素没有线程负责？",
+               x.value("copied", std::uint64_t{0}), x.value("allocation_bytes", std::uint64_t{0}),
+               x.value("allocation_site", ""), x.value("bytes", std::uint64_t{0}),
+               x.value("first_offset", std::uint64_t{0}));
   }
   if (k == kinds::global_race) {
     const bool other_write = x.value("other_write", false);
-    return fmt::format(
-        fmt::runtime(std::string(tr(
-            l,
-            "race on global memory ({} at byte {}): {} {} at {}, then {} {} with nothing "
-            "ordering the two{}. {}",
-            "全局内存上的竞争（{0}，第 {1} 字节）：{2} 在 {4} {3}，随后 {5} {6}，两者之间没有任何"
-            "同步{7}。{8}"))),
+    return say(
+        l,
+        "race on global memory ({} at byte {}): {} {} at {}, then {} {} with nothing "
+        "ordering the two{}. {}",
+        "全局内存上的竞争（{0}，第 {1} 字节）：{2} 在 {4} {3}，随后 {5} {6}，两者之间没有任何"
+        "同步{7}。{8}",
         region_text(x, l), x.value("offset", std::int64_t{0}),
         who(x, "other_block", "other_thread", l),
         other_write ? tr(l, "wrote", "写入") : tr(l, "read", "读取"),
@@ -240,35 +207,29 @@ std::string describe_finding(const RunFinding& f, Lang l) {
     return std::string(tr(l, "kernel fault: ", "核函数错误：")) + message;
   }
   if (k == kinds::leak) {
-    return fmt::format(
-        fmt::runtime(
-            std::string(tr(l, "{} bytes allocated with {} at {} were never freed (cudaFree){}",
-                           "在 {2} 用 {1} 分配的 {0} 字节{3}没有释放（cudaFree）"))),
-        x.value("bytes", std::uint64_t{0}), x.value("allocator", ""), x.value("site", ""),
-        x.value("when", "") == "exit"
-            ? std::string()
-            : std::string(tr(l, " before cudaDeviceReset()", "在 cudaDeviceReset() 之前")));
+    return say(l, "{} bytes allocated with {} at {} were never freed (cudaFree){}",
+               "在 {2} 用 {1} 分配的 {0} 字节{3}没有释放（cudaFree）",
+               x.value("bytes", std::uint64_t{0}), x.value("allocator", ""), x.value("site", ""),
+               x.value("when", "") == "exit"
+                   ? std::string()
+                   : std::string(tr(l, " before cudaDeviceReset()", "在 cudaDeviceReset() 之前")));
   }
   if (k == kinds::unsynchronized_exit) {
-    return fmt::format(
-        fmt::runtime(std::string(
-            tr(l,
+    return say(l,
                "the program ended without waiting for its last kernel ({}, launched at {}): "
                "launches return at once, so call cudaDeviceSynchronize() (or copy the result "
                "back) before main() ends; {} bytes of kernel printf were never printed.",
                "程序结束前没有等待最后一个核函数（{}，启动于 {}）：启动会立即返回，所以在 main() "
                "结束前要调用 cudaDeviceSynchronize()（或把结果拷回）；有 {} 字节的核函数 printf "
-               "输出从未打印。"))),
-        kernel, x.value("site", ""), x.value("lost_printf_bytes", std::uint64_t{0}));
+               "输出从未打印。",
+               kernel, x.value("site", ""), x.value("lost_printf_bytes", std::uint64_t{0}));
   }
   if (k == kinds::unchecked_launch_error) {
-    return fmt::format(
-        fmt::runtime(std::string(tr(
-            l,
-            "the launch of {} at {} failed ({}) and the program never asked: check "
-            "cudaGetLastError() right after a launch.",
-            "{} 在 {} 的启动失败了（{}），而程序从未检查：启动后应立即检查 cudaGetLastError()。"))),
-        kernel, x.value("site", ""), x.value("error", ""));
+    return say(l,
+               "the launch of {} at {} failed ({}) and the program never asked: check "
+               "cudaGetLastError() right after a launch.",
+               "{} 在 {} 的启动失败了（{}），而程序从未检查：启动后应立即检查 cudaGetLastError()。",
+               kernel, x.value("site", ""), x.value("error", ""));
   }
   return x.dump();
 }

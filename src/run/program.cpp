@@ -253,13 +253,11 @@ Kit load_kit(Lang lang) {
 std::string unsupported_message(const std::vector<Unsupported>& found, const fs::path& source,
                                 Lang lang) {
   const Unsupported& u = found.front();
-  return fmt::format(
-      fmt::runtime(std::string(tr(
-          lang,
-          "{}:{}: '{}' needs {}, which gpulab's emulator does not run; run the program on an "
-          "NVIDIA GPU (--backend gpu)",
-          "{}:{}：'{}' 需要{}，gpulab 的模拟器不支持；请在 NVIDIA GPU 上运行（--backend gpu）"))),
-      source.string(), u.line, u.token, u.feature);
+  return say(lang,
+             "{}:{}: '{}' needs {}, which gpulab's emulator does not run; run the program on an "
+             "NVIDIA GPU (--backend gpu)",
+             "{}:{}：'{}' 需要{}，gpulab 的模拟器不支持；请在 NVIDIA GPU 上运行（--backend gpu）",
+             source.string(), u.line, u.token, u.feature);
 }
 
 // Of the features the emulator does not run, those that g++'s preprocessor keeps: a feature in a
@@ -347,15 +345,13 @@ int write_whole(const fs::path& p, const std::string& text) {
 }
 
 std::string cache_problem_message(int error, Lang lang) {
-  return fmt::format(
-      fmt::runtime(
-          std::string(tr(lang,
-                         "cannot write the compile cache at {}: {}; building without "
-                         "it (nothing is kept for the next run)",
-                         "无法写入编译缓存 {}：{}；本次不使用缓存编译（不会为下次保留）"))),
-      cache_dir().string(),
-      error == ENOSPC ? std::string(tr(lang, "no space left on device", "设备上没有剩余空间"))
-                      : std::string(std::strerror(error)));
+  return say(lang,
+             "cannot write the compile cache at {}: {}; building without "
+             "it (nothing is kept for the next run)",
+             "无法写入编译缓存 {}：{}；本次不使用缓存编译（不会为下次保留）", cache_dir().string(),
+             error == ENOSPC
+                 ? std::string(tr(lang, "no space left on device", "设备上没有剩余空间"))
+                 : std::string(std::strerror(error)));
 }
 
 // A fresh folder in the cache for one build ("build-XXXXXX"); 0 or the errno of the failure.

@@ -6,6 +6,8 @@
 #include <cctype>
 #include <map>
 
+#include "core/i18n_format.hpp"
+
 namespace gpulab::run {
 
 namespace {
@@ -109,16 +111,13 @@ std::vector<RemovedUse> removed_uses_in(std::string_view diagnostics) {
 }
 
 std::string removed_sentence(const RemovedApi& api, std::string_view where, Lang lang) {
-  std::string s = fmt::format(
-      fmt::runtime(std::string(tr(lang, "CUDA 13 removed {} (used at {}); nvcc 13 refuses it",
-                                  "CUDA 13 移除了 {}（用于 {}）；nvcc 13 不再接受它"))),
-      api.what, where);
+  std::string s = say(lang, "CUDA 13 removed {} (used at {}); nvcc 13 refuses it",
+                      "CUDA 13 移除了 {}（用于 {}）；nvcc 13 不再接受它", api.what, where);
   if (!api.replacement.empty()) {
-    s += fmt::format(fmt::runtime(std::string(tr(lang, ": use {}", "：请改用 {}"))),
-                     api.replacement);
+    s += say(lang, ": use {}", "：请改用 {}", api.replacement);
   }
   const std::string_view note = lang == Lang::zh ? api.note_zh : api.note_en;
-  if (!note.empty()) s += fmt::format(fmt::runtime(std::string(tr(lang, " ({})", "（{}）"))), note);
+  if (!note.empty()) s += say(lang, " ({})", "（{}）", note);
   s += tr(lang, ".", "。");
   return s;
 }
@@ -126,11 +125,10 @@ std::string removed_sentence(const RemovedApi& api, std::string_view where, Lang
 std::string removed_item(const RemovedApi& api, std::string_view where, Lang lang) {
   std::string s = fmt::format("{} ({})", api.what, where);
   if (!api.replacement.empty()) {
-    s += fmt::format(fmt::runtime(std::string(tr(lang, ": use {}", "：请改用 {}"))),
-                     api.replacement);
+    s += say(lang, ": use {}", "：请改用 {}", api.replacement);
   }
   const std::string_view note = lang == Lang::zh ? api.note_zh : api.note_en;
-  if (!note.empty()) s += fmt::format(fmt::runtime(std::string(tr(lang, " ({})", "（{}）"))), note);
+  if (!note.empty()) s += say(lang, " ({})", "（{}）", note);
   return s;
 }
 
