@@ -72,37 +72,32 @@ std::string render_exercise_grade(const exercise::GradeResult& r, const OutputOp
   std::set<std::string> students;
   for (const auto& row : r.rows) students.insert(row.student);
   std::string s =
-      st.heading(fmt::format(
-          fmt::runtime(std::string(tr(l, "gpulab exercise grade: {} of {}, seed {}, on the {}",
-                                      "gpulab exercise grade：{}，{}，随机种子 {}，在{}上"))),
-          count_noun(l, r.rows.size(), "row", "rows", "行"),
-          count_noun(l, students.size(), "student", "students", "名学生"), r.seed,
-          r.backend == "cuda" ? std::string(tr(l, "GPU", "GPU"))
-                              : std::string(tr(l, "emulator", "模拟器")))) +
+      st.heading(say(l, "gpulab exercise grade: {} of {}, seed {}, on the {}",
+                     "gpulab exercise grade：{}，{}，随机种子 {}，在{}上",
+                     count_noun(l, r.rows.size(), "row", "rows", "行"),
+                     count_noun(l, students.size(), "student", "students", "名学生"), r.seed,
+                     r.backend == "cuda" ? std::string(tr(l, "GPU", "GPU"))
+                                         : std::string(tr(l, "emulator", "模拟器")))) +
       "\n";
   const auto& lim = r.limits;
-  const std::string limits = fmt::format(
-      fmt::runtime(std::string(tr(l, "{} s per run, {} s of CPU, {} of memory, {} processes",
-                                  "每次运行 {} 秒，CPU {} 秒，内存 {}，{} 个进程"))),
-      r.timeout.count() / 1000, lim.cpu.count(),
+  const std::string limits = say(
+      l, "{} s per run, {} s of CPU, {} of memory, {} processes",
+      "每次运行 {} 秒，CPU {} 秒，内存 {}，{} 个进程", r.timeout.count() / 1000, lim.cpu.count(),
       lim.memory_bytes > 0 ? format_bytes(static_cast<double>(lim.memory_bytes))
                            : std::string(tr(l, "any amount", "不限")),
       lim.processes);
   if (r.containment.mode == "bubblewrap") {
-    s += fmt::format(
-        fmt::runtime(std::string(
-            tr(l,
-               "  Each program contained: bubblewrap (no network, the system read-only, "
-               "its own processes and folder); {}.\n",
-               "  每个程序都被隔离：bubblewrap（无网络，系统只读，独立的进程和文件夹）；{}。\n"))),
-        limits);
+    s += say(l,
+             "  Each program contained: bubblewrap (no network, the system read-only, "
+             "its own processes and folder); {}.\n",
+             "  每个程序都被隔离：bubblewrap（无网络，系统只读，独立的进程和文件夹）；{}。\n",
+             limits);
   } else {
-    s += fmt::format(fmt::runtime(std::string(
-                         tr(l,
-                            "  Each program contained by limits alone ({}; {}): it can "
-                            "read your files and reach the network.\n",
-                            "  每个程序只受资源限制（{}；{}）：它能读取你的文件并访问网络。\n"))),
-                     limits, r.containment.why_not.in(l));
+    s += say(l,
+             "  Each program contained by limits alone ({}; {}): it can "
+             "read your files and reach the network.\n",
+             "  每个程序只受资源限制（{}；{}）：它能读取你的文件并访问网络。\n", limits,
+             r.containment.why_not.in(l));
   }
   Table t({std::string(tr(l, "student", "学生")), "#", std::string(tr(l, "exercise", "练习")),
            std::string(tr(l, "verdict", "结果")), std::string(tr(l, "tests", "测试")),
@@ -143,11 +138,10 @@ std::string render_exercise_grade(const exercise::GradeResult& r, const OutputOp
     others += fmt::format("{}{} {}", others.empty() ? "" : tr(l, ", ", "，"), counts[v],
                           exercise::verdict_words(v).in(l));
   }
-  s += fmt::format(fmt::runtime(std::string(
-                       tr(l, "  {} of {} passed{}{} in {:.1f} s with {} at once (gpulab {}).\n",
-                          "  通过 {} / {}{}{}，用时 {:.1f} 秒，同时运行 {} 个（gpulab {}）。\n"))),
-                   r.passed(), r.rows.size(), others.empty() ? "" : std::string(tr(l, "; ", "；")),
-                   others, r.seconds, r.jobs, r.version);
+  s += say(l, "  {} of {} passed{}{} in {:.1f} s with {} at once (gpulab {}).\n",
+           "  通过 {} / {}{}{}，用时 {:.1f} 秒，同时运行 {} 个（gpulab {}）。\n", r.passed(),
+           r.rows.size(), others.empty() ? "" : std::string(tr(l, "; ", "；")), others, r.seconds,
+           r.jobs, r.version);
   s += std::string(
       tr(l,
          "  Every test and explanation: --json; for Gradescope: --gradescope FILE; "

@@ -64,8 +64,6 @@ KNOWN_ENGLISH = [
 RUNTIME_FORMAT_ALLOWED = {
     "src/core/i18n_format.hpp": "say() and both() themselves: the format strings are checked "
                                 "where they are called",
-    # Restructured on another branch; its messages move to say() after that merge.
-    "src/commands/exercise_grade.cpp": "to convert after the restructuring of exercise",
 }
 RUNTIME_FORMAT = re.compile(r"\bfmt::(runtime|vformat)\s*\(")
 
