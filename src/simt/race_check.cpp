@@ -90,7 +90,8 @@ void RaceChecker::record_shared(std::uintptr_t address, std::size_t size, bool w
 }
 
 RaceChecker::~RaceChecker() {
-  // Unwinding: the worker's block faulted.
+  // The worker's last block ended. A worker whose block faulted has said so already, in
+  // launch.cpp's handler (this destructor runs after it); unwinding here means the same.
   if (check_global_) checked_worker_done(std::uncaught_exceptions() > 0);
 }
 
