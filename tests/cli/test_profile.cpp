@@ -133,7 +133,8 @@ TEST_CASE("profile: the corpus counts what ncu measured on the H100, but the kno
           "[run]") {
   const auto gpu = h100();
   const auto known = known_differences();
-  REQUIRE(gpu.size() == 16);
+  // 16 programs measured 2026-11-25, 19 more 2026-11-27 (ncu failed on scan_hillis_steele).
+  REQUIRE(gpu.size() == 35);
   int equal = 0, differ = 0;
   for (const auto& [program, metrics] : gpu) {
     const json j = profile_json(kProfile / "corpus" / (program + ".cu"));
@@ -154,15 +155,15 @@ TEST_CASE("profile: the corpus counts what ncu measured on the H100, but the kno
       }
     }
   }
-  CHECK(equal == 152);
-  CHECK(differ == 8);
+  CHECK(equal == 316);
+  CHECK(differ == 34);
 }
 
-TEST_CASE("profile: the textbook kernels not yet measured give their counts worked out by hand",
+TEST_CASE("profile: the textbook kernels give their counts worked out by hand from the source",
           "[run]") {
-  // Every corpus program is either measured on the H100 (above) or worked out from its source by
-  // tests/profile/hand_counts.py (here): global requests and sectors, shared requests, wavefronts
-  // and bank conflicts, loads and stores apart.
+  // Every corpus program is measured on the H100 (above), worked out from its source by
+  // tests/profile/hand_counts.py (here: global requests and sectors, shared requests, wavefronts
+  // and bank conflicts, loads and stores apart), or both.
   const auto gpu = h100();
   const auto hand = hand_counts();
   REQUIRE(hand.size() == 20);
@@ -170,7 +171,7 @@ TEST_CASE("profile: the textbook kernels not yet measured give their counts work
   for (const auto& entry : fs::directory_iterator(kProfile / "corpus")) {
     const std::string program = entry.path().stem().string();
     CAPTURE(program);
-    REQUIRE(gpu.count(program) + hand.count(program) == 1);
+    REQUIRE(gpu.count(program) + hand.count(program) >= 1);
     if (hand.count(program) == 0) continue;
     ++programs;
     const json j = profile_json(entry.path());
