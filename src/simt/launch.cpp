@@ -407,9 +407,7 @@ LaunchStats launch_erased(const ErasedKernel& kernel, dim3 grid, dim3 block,
     } catch (...) {
       out.error = std::current_exception();
       if (checker) {
-        // The block faulted: no block after it is checked (the checker's destructor runs after
-        // this handler, when no exception is in flight any more).
-        checked_worker_done(true);
+        checker->worker_faulted();
         out.races = checker->take_races();
         out.races_found = checker->races_found();
       }

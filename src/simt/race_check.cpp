@@ -2,7 +2,6 @@
 #include "simt/race_check.hpp"
 
 #include <algorithm>
-#include <exception>
 
 #include "simt/access_record.hpp"
 #include "simt/device_api.hpp"
@@ -90,9 +89,12 @@ void RaceChecker::record_shared(std::uintptr_t address, std::size_t size, bool w
 }
 
 RaceChecker::~RaceChecker() {
-  // The worker's last block ended. A worker whose block faulted has said so already, in
-  // launch.cpp's handler (this destructor runs after it); unwinding here means the same.
-  if (check_global_) checked_worker_done(std::uncaught_exceptions() > 0);
+  // The worker's last block ended (one that faulted was ended by worker_faulted() first).
+  if (check_global_) checked_worker_done(false);
+}
+
+void RaceChecker::worker_faulted() {
+  if (check_global_) checked_worker_done(true);
 }
 
 void RaceChecker::begin_block(std::uint64_t linear_block, uint3 block_index) {

@@ -36,6 +36,8 @@ class RaceChecker {
   void on_warp_sync(std::uint32_t warp, std::uint32_t mask);
   void set_thread(std::uint32_t t) { thread_ = t; }
   void set_runner(BlockRunner* runner) { runner_ = runner; }
+  // The worker's block faulted: no block after it is checked (global-memory checks).
+  void worker_faulted();
 
   // Called from the hooks for every access of instrumented code while a CUDA thread runs; `pc` is
   // the code address of the access.
