@@ -8,6 +8,11 @@
 # workers asked for and once with one worker, and shows that the findings are there and the same
 # all three times.
 set -euo pipefail
+# On the GPU machine: everything printed is kept in $OUT/run_check_overhead.txt as well.
+if [ -n "${OUT:-}" ]; then
+  mkdir -p "$OUT"
+  exec > >(tee "$OUT/run_check_overhead.txt") 2>&1
+fi
 BUILD=${1:-build/default}
 THREADS=${2:-0}
 G=$BUILD/bin/gpulab
