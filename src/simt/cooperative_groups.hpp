@@ -344,38 +344,22 @@ class thread_block_tile<N, void> : public thread_group {
   template <class T>
   T shfl(const T& value, int src_rank,
          std::source_location where = std::source_location::current()) const {
-    static_assert(
-        kOneWarp,
-        "gpulab: tiles of more than 32 threads have ranks, sizes, sync and cg::reduce only");
-    return gpulab_detail::shuffle(gpulab_detail::WarpOp::shfl_idx, build_mask(), value, src_rank,
-                                  static_cast<int>(N), where);
+    return tile_shuffle(gpulab_detail::WarpOp::shfl_idx, value, src_rank, where);
   }
   template <class T>
   T shfl_down(const T& value, unsigned delta,
               std::source_location where = std::source_location::current()) const {
-    static_assert(
-        kOneWarp,
-        "gpulab: tiles of more than 32 threads have ranks, sizes, sync and cg::reduce only");
-    return gpulab_detail::shuffle(gpulab_detail::WarpOp::shfl_down, build_mask(), value,
-                                  static_cast<int>(delta), static_cast<int>(N), where);
+    return tile_shuffle(gpulab_detail::WarpOp::shfl_down, value, static_cast<int>(delta), where);
   }
   template <class T>
   T shfl_up(const T& value, unsigned delta,
             std::source_location where = std::source_location::current()) const {
-    static_assert(
-        kOneWarp,
-        "gpulab: tiles of more than 32 threads have ranks, sizes, sync and cg::reduce only");
-    return gpulab_detail::shuffle(gpulab_detail::WarpOp::shfl_up, build_mask(), value,
-                                  static_cast<int>(delta), static_cast<int>(N), where);
+    return tile_shuffle(gpulab_detail::WarpOp::shfl_up, value, static_cast<int>(delta), where);
   }
   template <class T>
   T shfl_xor(const T& value, unsigned lane_mask,
              std::source_location where = std::source_location::current()) const {
-    static_assert(
-        kOneWarp,
-        "gpulab: tiles of more than 32 threads have ranks, sizes, sync and cg::reduce only");
-    return gpulab_detail::shuffle(gpulab_detail::WarpOp::shfl_xor, build_mask(), value,
-                                  static_cast<int>(lane_mask), static_cast<int>(N), where);
+    return tile_shuffle(gpulab_detail::WarpOp::shfl_xor, value, static_cast<int>(lane_mask), where);
   }
   // As CUDA computes them: from a ballot over the tile's full mask, in which absent lanes (past a
   // partial block's last thread) do not vote; so all() is false in a partial tile.
@@ -429,6 +413,15 @@ class thread_block_tile<N, void> : public thread_group {
     } else {
       return 0xffffffffu;
     }
+  }
+  // One shuffle over the tile's lanes, for shfl, shfl_down, shfl_up and shfl_xor.
+  template <class T>
+  T tile_shuffle(gpulab_detail::WarpOp op, const T& value, int arg,
+                 const std::source_location& where) const {
+    static_assert(
+        kOneWarp,
+        "gpulab: tiles of more than 32 threads have ranks, sizes, sync and cg::reduce only");
+    return gpulab_detail::shuffle(op, build_mask(), value, arg, static_cast<int>(N), where);
   }
 
   template <unsigned, class>

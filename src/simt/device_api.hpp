@@ -304,34 +304,26 @@ inline long long clock64() {
       .count();
 }
 
-template <class T>
-inline T __ldg(const T* p) {
-  return *p;
-}
-template <class T>
-inline T __ldcg(const T* p) {
-  return *p;
-}
-template <class T>
-inline T __ldca(const T* p) {
-  return *p;
-}
-template <class T>
-inline T __ldcs(const T* p) {
-  return *p;
-}
-template <class T>
-inline void __stcg(T* p, T v) {
-  *p = v;
-}
-template <class T>
-inline void __stcs(T* p, T v) {
-  *p = v;
-}
-template <class T>
-inline void __stwt(T* p, T v) {
-  *p = v;
-}
+// The cache-hinted loads and stores: plain ones here (the hints name GPU caches).
+#define GPULAB_SIMT_LOAD(name) \
+  template <class T>           \
+  inline T name(const T* p) {  \
+    return *p;                 \
+  }
+#define GPULAB_SIMT_STORE(name) \
+  template <class T>            \
+  inline void name(T* p, T v) { \
+    *p = v;                     \
+  }
+GPULAB_SIMT_LOAD(__ldg)
+GPULAB_SIMT_LOAD(__ldcg)
+GPULAB_SIMT_LOAD(__ldca)
+GPULAB_SIMT_LOAD(__ldcs)
+GPULAB_SIMT_STORE(__stcg)
+GPULAB_SIMT_STORE(__stcs)
+GPULAB_SIMT_STORE(__stwt)
+#undef GPULAB_SIMT_LOAD
+#undef GPULAB_SIMT_STORE
 
 // ---- Atomics
 // ---------------------------------------------------------------------------------------
@@ -413,34 +405,19 @@ inline unsigned int atomicDec(unsigned int* address, unsigned int val) {
 
 // Block- and system-scoped variants: one address space on a CPU, so they are the device-scoped
 // ones.
-template <class T, class... U>
-inline auto atomicAdd_block(T* a, U... v) {
-  return atomicAdd(a, v...);
-}
-template <class T, class... U>
-inline auto atomicAdd_system(T* a, U... v) {
-  return atomicAdd(a, v...);
-}
-template <class T, class... U>
-inline auto atomicCAS_block(T* a, U... v) {
-  return atomicCAS(a, v...);
-}
-template <class T, class... U>
-inline auto atomicCAS_system(T* a, U... v) {
-  return atomicCAS(a, v...);
-}
-template <class T, class... U>
-inline auto atomicExch_block(T* a, U... v) {
-  return atomicExch(a, v...);
-}
-template <class T, class... U>
-inline auto atomicMax_block(T* a, U... v) {
-  return atomicMax(a, v...);
-}
-template <class T, class... U>
-inline auto atomicMin_block(T* a, U... v) {
-  return atomicMin(a, v...);
-}
+#define GPULAB_SIMT_ATOMIC_SCOPED(name, scope) \
+  template <class T, class... U>               \
+  inline auto name##scope(T* a, U... v) {      \
+    return name(a, v...);                      \
+  }
+GPULAB_SIMT_ATOMIC_SCOPED(atomicAdd, _block)
+GPULAB_SIMT_ATOMIC_SCOPED(atomicAdd, _system)
+GPULAB_SIMT_ATOMIC_SCOPED(atomicCAS, _block)
+GPULAB_SIMT_ATOMIC_SCOPED(atomicCAS, _system)
+GPULAB_SIMT_ATOMIC_SCOPED(atomicExch, _block)
+GPULAB_SIMT_ATOMIC_SCOPED(atomicMax, _block)
+GPULAB_SIMT_ATOMIC_SCOPED(atomicMin, _block)
+#undef GPULAB_SIMT_ATOMIC_SCOPED
 
 // ---- Integer intrinsics
 // ----------------------------------------------------------------------------
@@ -572,84 +549,52 @@ inline unsigned long long ullmax(unsigned long long a, unsigned long long b) {
   return a < b ? b : a;
 }
 
+// Most of what follows is one expression each: GPULAB_SIMT_FN(result, name, (parameters),
+// (expression)) defines `inline result name(parameters) { return (expression); }`, and
+// GPULAB_SIMT_LIBC_FN the same as a template (for names a C library may declare: see Float math).
+#define GPULAB_SIMT_FN(R, name, params, expr) \
+  inline R name params {                      \
+    return expr;                              \
+  }
+#define GPULAB_SIMT_LIBC_FN(R, name, params, expr) \
+  template <class = void>                          \
+  GPULAB_SIMT_FN(R, name, params, expr)
+
 // ---- Reinterpretations and conversions
 // -------------------------------------------------------------
 
-inline int __float_as_int(float x) {
-  return std::bit_cast<int>(x);
-}
-inline unsigned int __float_as_uint(float x) {
-  return std::bit_cast<unsigned int>(x);
-}
-inline float __int_as_float(int x) {
-  return std::bit_cast<float>(x);
-}
-inline float __uint_as_float(unsigned int x) {
-  return std::bit_cast<float>(x);
-}
-inline long long __double_as_longlong(double x) {
-  return std::bit_cast<long long>(x);
-}
-inline double __longlong_as_double(long long x) {
-  return std::bit_cast<double>(x);
-}
-inline int __double2hiint(double x) {
-  return static_cast<int>(static_cast<unsigned long long>(__double_as_longlong(x)) >> 32);
-}
-inline int __double2loint(double x) {
-  return static_cast<int>(static_cast<unsigned int>(__double_as_longlong(x)));
-}
+GPULAB_SIMT_FN(int, __float_as_int, (float x), (std::bit_cast<int>(x)))
+GPULAB_SIMT_FN(unsigned int, __float_as_uint, (float x), (std::bit_cast<unsigned int>(x)))
+GPULAB_SIMT_FN(float, __int_as_float, (int x), (std::bit_cast<float>(x)))
+GPULAB_SIMT_FN(float, __uint_as_float, (unsigned int x), (std::bit_cast<float>(x)))
+GPULAB_SIMT_FN(long long, __double_as_longlong, (double x), (std::bit_cast<long long>(x)))
+GPULAB_SIMT_FN(double, __longlong_as_double, (long long x), (std::bit_cast<double>(x)))
+GPULAB_SIMT_FN(int, __double2hiint, (double x),
+               (static_cast<int>(static_cast<unsigned long long>(__double_as_longlong(x)) >> 32)))
+GPULAB_SIMT_FN(int, __double2loint, (double x),
+               (static_cast<int>(static_cast<unsigned int>(__double_as_longlong(x)))))
 inline double __hiloint2double(int hi, int lo) {
   return __longlong_as_double(static_cast<long long>(
       (static_cast<unsigned long long>(static_cast<unsigned int>(hi)) << 32) |
       static_cast<unsigned int>(lo)));
 }
 
-inline int __float2int_rn(float x) {
-  return static_cast<int>(std::nearbyint(x));
-}
-inline int __float2int_rz(float x) {
-  return static_cast<int>(x);
-}
-inline int __float2int_ru(float x) {
-  return static_cast<int>(std::ceil(x));
-}
-inline int __float2int_rd(float x) {
-  return static_cast<int>(std::floor(x));
-}
-inline unsigned int __float2uint_rn(float x) {
-  return static_cast<unsigned int>(std::nearbyint(x));
-}
-inline unsigned int __float2uint_rz(float x) {
-  return static_cast<unsigned int>(x);
-}
-inline long long __float2ll_rn(float x) {
-  return static_cast<long long>(std::nearbyint(x));
-}
-inline long long __float2ll_rz(float x) {
-  return static_cast<long long>(x);
-}
-inline int __double2int_rn(double x) {
-  return static_cast<int>(std::nearbyint(x));
-}
-inline int __double2int_rz(double x) {
-  return static_cast<int>(x);
-}
-inline float __double2float_rn(double x) {
-  return static_cast<float>(x);
-}
-inline float __int2float_rn(int x) {
-  return static_cast<float>(x);
-}
-inline float __uint2float_rn(unsigned int x) {
-  return static_cast<float>(x);
-}
-inline float __ll2float_rn(long long x) {
-  return static_cast<float>(x);
-}
-inline double __int2double_rn(int x) {
-  return x;
-}
+GPULAB_SIMT_FN(int, __float2int_rn, (float x), (static_cast<int>(std::nearbyint(x))))
+GPULAB_SIMT_FN(int, __float2int_rz, (float x), (static_cast<int>(x)))
+GPULAB_SIMT_FN(int, __float2int_ru, (float x), (static_cast<int>(std::ceil(x))))
+GPULAB_SIMT_FN(int, __float2int_rd, (float x), (static_cast<int>(std::floor(x))))
+GPULAB_SIMT_FN(unsigned int, __float2uint_rn, (float x),
+               (static_cast<unsigned int>(std::nearbyint(x))))
+GPULAB_SIMT_FN(unsigned int, __float2uint_rz, (float x), (static_cast<unsigned int>(x)))
+GPULAB_SIMT_FN(long long, __float2ll_rn, (float x), (static_cast<long long>(std::nearbyint(x))))
+GPULAB_SIMT_FN(long long, __float2ll_rz, (float x), (static_cast<long long>(x)))
+GPULAB_SIMT_FN(int, __double2int_rn, (double x), (static_cast<int>(std::nearbyint(x))))
+GPULAB_SIMT_FN(int, __double2int_rz, (double x), (static_cast<int>(x)))
+GPULAB_SIMT_FN(float, __double2float_rn, (double x), (static_cast<float>(x)))
+GPULAB_SIMT_FN(float, __int2float_rn, (int x), (static_cast<float>(x)))
+GPULAB_SIMT_FN(float, __uint2float_rn, (unsigned int x), (static_cast<float>(x)))
+GPULAB_SIMT_FN(float, __ll2float_rn, (long long x), (static_cast<float>(x)))
+GPULAB_SIMT_FN(double, __int2double_rn, (int x), (x))
 
 // ---- Float math
 // ------------------------------------------------------------------------------------ The fast
@@ -661,154 +606,62 @@ inline double __int2double_rn(int x) {
 // Names that a C library may one day declare itself (C23 has rsqrt, sinpi, ...) are templates
 // with a defaulted parameter: a libc declaration, if present, is preferred by overload resolution
 // instead of clashing with this one.
-template <class = void>
-inline float rsqrtf(float x) {
-  return 1.0f / std::sqrt(x);
-}
-template <class = void>
-inline double rsqrt(double x) {
-  return 1.0 / std::sqrt(x);
-}
-template <class = void>
-inline float rcbrtf(float x) {
-  return 1.0f / std::cbrt(x);
-}
-template <class = void>
-inline double rcbrt(double x) {
-  return 1.0 / std::cbrt(x);
-}
-template <class = void>
-inline float fdividef(float a, float b) {
-  return a / b;
-}
-inline float __fdividef(float a, float b) {
-  return a / b;
-}
-inline float __expf(float x) {
-  return std::exp(x);
-}
-inline float __exp10f(float x) {
-  return std::pow(10.0f, x);
-}
-inline float __logf(float x) {
-  return std::log(x);
-}
-inline float __log2f(float x) {
-  return std::log2(x);
-}
-inline float __log10f(float x) {
-  return std::log10(x);
-}
-inline float __sinf(float x) {
-  return std::sin(x);
-}
-inline float __cosf(float x) {
-  return std::cos(x);
-}
-inline float __tanf(float x) {
-  return std::tan(x);
-}
+GPULAB_SIMT_LIBC_FN(float, rsqrtf, (float x), (1.0f / std::sqrt(x)))
+GPULAB_SIMT_LIBC_FN(double, rsqrt, (double x), (1.0 / std::sqrt(x)))
+GPULAB_SIMT_LIBC_FN(float, rcbrtf, (float x), (1.0f / std::cbrt(x)))
+GPULAB_SIMT_LIBC_FN(double, rcbrt, (double x), (1.0 / std::cbrt(x)))
+GPULAB_SIMT_LIBC_FN(float, fdividef, (float a, float b), (a / b))
+GPULAB_SIMT_FN(float, __fdividef, (float a, float b), (a / b))
+GPULAB_SIMT_FN(float, __expf, (float x), (std::exp(x)))
+GPULAB_SIMT_FN(float, __exp10f, (float x), (std::pow(10.0f, x)))
+GPULAB_SIMT_FN(float, __logf, (float x), (std::log(x)))
+GPULAB_SIMT_FN(float, __log2f, (float x), (std::log2(x)))
+GPULAB_SIMT_FN(float, __log10f, (float x), (std::log10(x)))
+GPULAB_SIMT_FN(float, __sinf, (float x), (std::sin(x)))
+GPULAB_SIMT_FN(float, __cosf, (float x), (std::cos(x)))
+GPULAB_SIMT_FN(float, __tanf, (float x), (std::tan(x)))
 inline void __sincosf(float x, float* s, float* c) {
   *s = std::sin(x);
   *c = std::cos(x);
 }
-inline float __powf(float x, float y) {
-  return std::pow(x, y);
-}
-inline float __saturatef(float x) {
-  return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : (x == x ? x : 0.0f));
-}
-inline float __fsqrt_rn(float x) {
-  return std::sqrt(x);
-}
-inline float __frsqrt_rn(float x) {
-  return 1.0f / std::sqrt(x);
-}
-inline float __frcp_rn(float x) {
-  return 1.0f / x;
-}
-inline float __fadd_rn(float a, float b) {
-  return a + b;
-}
-inline float __fadd_rz(float a, float b) {
-  return a + b;
-}
-inline float __fsub_rn(float a, float b) {
-  return a - b;
-}
-inline float __fmul_rn(float a, float b) {
-  return a * b;
-}
-inline float __fmul_rz(float a, float b) {
-  return a * b;
-}
-inline float __fdiv_rn(float a, float b) {
-  return a / b;
-}
-inline float __fmaf_rn(float a, float b, float c) {
-  return std::fma(a, b, c);
-}
-inline double __dadd_rn(double a, double b) {
-  return a + b;
-}
-inline double __dmul_rn(double a, double b) {
-  return a * b;
-}
-inline double __fma_rn(double a, double b, double c) {
-  return std::fma(a, b, c);
-}
-inline double __drcp_rn(double x) {
-  return 1.0 / x;
-}
-inline double __dsqrt_rn(double x) {
-  return std::sqrt(x);
-}
-template <class = void>
-inline float sinpif(float x) {
-  return std::sin(3.14159265358979323846f * x);
-}
-template <class = void>
-inline float cospif(float x) {
-  return std::cos(3.14159265358979323846f * x);
-}
-template <class = void>
-inline double sinpi(double x) {
-  return std::sin(3.14159265358979323846 * x);
-}
-template <class = void>
-inline double cospi(double x) {
-  return std::cos(3.14159265358979323846 * x);
-}
+GPULAB_SIMT_FN(float, __powf, (float x, float y), (std::pow(x, y)))
+GPULAB_SIMT_FN(float, __saturatef, (float x),
+               (x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : (x == x ? x : 0.0f))))
+GPULAB_SIMT_FN(float, __fsqrt_rn, (float x), (std::sqrt(x)))
+GPULAB_SIMT_FN(float, __frsqrt_rn, (float x), (1.0f / std::sqrt(x)))
+GPULAB_SIMT_FN(float, __frcp_rn, (float x), (1.0f / x))
+GPULAB_SIMT_FN(float, __fadd_rn, (float a, float b), (a + b))
+GPULAB_SIMT_FN(float, __fadd_rz, (float a, float b), (a + b))
+GPULAB_SIMT_FN(float, __fsub_rn, (float a, float b), (a - b))
+GPULAB_SIMT_FN(float, __fmul_rn, (float a, float b), (a * b))
+GPULAB_SIMT_FN(float, __fmul_rz, (float a, float b), (a * b))
+GPULAB_SIMT_FN(float, __fdiv_rn, (float a, float b), (a / b))
+GPULAB_SIMT_FN(float, __fmaf_rn, (float a, float b, float c), (std::fma(a, b, c)))
+GPULAB_SIMT_FN(double, __dadd_rn, (double a, double b), (a + b))
+GPULAB_SIMT_FN(double, __dmul_rn, (double a, double b), (a * b))
+GPULAB_SIMT_FN(double, __fma_rn, (double a, double b, double c), (std::fma(a, b, c)))
+GPULAB_SIMT_FN(double, __drcp_rn, (double x), (1.0 / x))
+GPULAB_SIMT_FN(double, __dsqrt_rn, (double x), (std::sqrt(x)))
+GPULAB_SIMT_LIBC_FN(float, sinpif, (float x), (std::sin(3.14159265358979323846f * x)))
+GPULAB_SIMT_LIBC_FN(float, cospif, (float x), (std::cos(3.14159265358979323846f * x)))
+GPULAB_SIMT_LIBC_FN(double, sinpi, (double x), (std::sin(3.14159265358979323846 * x)))
+GPULAB_SIMT_LIBC_FN(double, cospi, (double x), (std::cos(3.14159265358979323846 * x)))
 template <class = void>
 inline void sincospif(float x, float* s, float* c) {
   *s = std::sin(3.14159265358979323846f * x);
   *c = std::cos(3.14159265358979323846f * x);
 }
-template <class = void>
-inline float norm3df(float a, float b, float c) {
-  return std::sqrt(a * a + b * b + c * c);
-}
-template <class = void>
-inline float rnorm3df(float a, float b, float c) {
-  return 1.0f / std::sqrt(a * a + b * b + c * c);
-}
-template <class = void>
-inline float norm4df(float a, float b, float c, float d) {
-  return std::sqrt(a * a + b * b + c * c + d * d);
-}
-template <class = void>
-inline float rhypotf(float a, float b) {
-  return 1.0f / std::hypot(a, b);
-}
-template <class = void>
-inline double norm3d(double a, double b, double c) {
-  return std::sqrt(a * a + b * b + c * c);
-}
-template <class = void>
-inline double rnorm3d(double a, double b, double c) {
-  return 1.0 / std::sqrt(a * a + b * b + c * c);
-}
-template <class = void>
-inline double rhypot(double a, double b) {
-  return 1.0 / std::hypot(a, b);
-}
+GPULAB_SIMT_LIBC_FN(float, norm3df, (float a, float b, float c), (std::sqrt(a * a + b * b + c * c)))
+GPULAB_SIMT_LIBC_FN(float, rnorm3df, (float a, float b, float c),
+                    (1.0f / std::sqrt(a * a + b * b + c * c)))
+GPULAB_SIMT_LIBC_FN(float, norm4df, (float a, float b, float c, float d),
+                    (std::sqrt(a * a + b * b + c * c + d * d)))
+GPULAB_SIMT_LIBC_FN(float, rhypotf, (float a, float b), (1.0f / std::hypot(a, b)))
+GPULAB_SIMT_LIBC_FN(double, norm3d, (double a, double b, double c),
+                    (std::sqrt(a * a + b * b + c * c)))
+GPULAB_SIMT_LIBC_FN(double, rnorm3d, (double a, double b, double c),
+                    (1.0 / std::sqrt(a * a + b * b + c * c)))
+GPULAB_SIMT_LIBC_FN(double, rhypot, (double a, double b), (1.0 / std::hypot(a, b)))
+
+#undef GPULAB_SIMT_FN
+#undef GPULAB_SIMT_LIBC_FN

@@ -282,88 +282,72 @@ constexpr __half __hmin(__half a, __half b) {
   if (__hisnan(b)) return a;
   return static_cast<float>(b) < static_cast<float>(a) ? b : a;
 }
-inline __half hsqrt(__half a) {
-  return __half(std::sqrt(static_cast<float>(a)));
-}
-inline __half hrsqrt(__half a) {
-  return __half(1.0f / std::sqrt(static_cast<float>(a)));
-}
-inline __half hrcp(__half a) {
-  return __half(1.0f / static_cast<float>(a));
-}
-inline __half hfloor(__half a) {
-  return __half(std::floor(static_cast<float>(a)));
-}
-inline __half hceil(__half a) {
-  return __half(std::ceil(static_cast<float>(a)));
-}
-inline __half htrunc(__half a) {
-  return __half(std::trunc(static_cast<float>(a)));
-}
-inline __half hrint(__half a) {
-  return __half(std::nearbyint(static_cast<float>(a)));
-}
-inline __half hexp(__half a) {
-  return __half(std::exp(static_cast<float>(a)));
-}
-inline __half hlog(__half a) {
-  return __half(std::log(static_cast<float>(a)));
-}
-inline __half hsin(__half a) {
-  return __half(std::sin(static_cast<float>(a)));
-}
-inline __half hcos(__half a) {
-  return __half(std::cos(static_cast<float>(a)));
-}
+// The maths functions: computed in float from x, the argument, and rounded back to half.
+#define GPULAB_SIMT_HALF_MATH(name, expr)  \
+  inline __half name(__half a) {           \
+    const float x = static_cast<float>(a); \
+    return __half(expr);                   \
+  }
+GPULAB_SIMT_HALF_MATH(hsqrt, std::sqrt(x))
+GPULAB_SIMT_HALF_MATH(hrsqrt, 1.0f / std::sqrt(x))
+GPULAB_SIMT_HALF_MATH(hrcp, 1.0f / x)
+GPULAB_SIMT_HALF_MATH(hfloor, std::floor(x))
+GPULAB_SIMT_HALF_MATH(hceil, std::ceil(x))
+GPULAB_SIMT_HALF_MATH(htrunc, std::trunc(x))
+GPULAB_SIMT_HALF_MATH(hrint, std::nearbyint(x))
+GPULAB_SIMT_HALF_MATH(hexp, std::exp(x))
+GPULAB_SIMT_HALF_MATH(hlog, std::log(x))
+GPULAB_SIMT_HALF_MATH(hsin, std::sin(x))
+GPULAB_SIMT_HALF_MATH(hcos, std::cos(x))
+#undef GPULAB_SIMT_HALF_MATH
 
-constexpr bool __heq(__half a, __half b) {
-  return static_cast<float>(a) == static_cast<float>(b);
-}
+// The ordered comparisons, as float compares them (false with a NaN).
+#define GPULAB_SIMT_HALF_COMPARE(name, op)                 \
+  constexpr bool name(__half a, __half b) {                \
+    return static_cast<float>(a) op static_cast<float>(b); \
+  }
+GPULAB_SIMT_HALF_COMPARE(__heq, ==)
+GPULAB_SIMT_HALF_COMPARE(__hlt, <)
+GPULAB_SIMT_HALF_COMPARE(__hle, <=)
+GPULAB_SIMT_HALF_COMPARE(__hgt, >)
+GPULAB_SIMT_HALF_COMPARE(__hge, >=)
+#undef GPULAB_SIMT_HALF_COMPARE
 constexpr bool __hne(__half a, __half b) {
   return !__hisnan(a) && !__hisnan(b) && static_cast<float>(a) != static_cast<float>(b);
 }
-constexpr bool __hlt(__half a, __half b) {
-  return static_cast<float>(a) < static_cast<float>(b);
-}
-constexpr bool __hle(__half a, __half b) {
-  return static_cast<float>(a) <= static_cast<float>(b);
-}
-constexpr bool __hgt(__half a, __half b) {
-  return static_cast<float>(a) > static_cast<float>(b);
-}
-constexpr bool __hge(__half a, __half b) {
-  return static_cast<float>(a) >= static_cast<float>(b);
-}
 
-constexpr __half operator+(__half a, __half b) {
-  return __hadd(a, b);
-}
-constexpr __half operator-(__half a, __half b) {
-  return __hsub(a, b);
-}
-constexpr __half operator*(__half a, __half b) {
-  return __hmul(a, b);
-}
-constexpr __half operator/(__half a, __half b) {
-  return __hdiv(a, b);
-}
-constexpr __half operator-(__half a) {
-  return __hneg(a);
-}
+// The arithmetic operators of H (__half, or __half2 lane by lane) through its functions.
+#define GPULAB_SIMT_HALF_OPERATORS(H, add, sub, mul, div, neg) \
+  constexpr H operator+(H a, H b) {                            \
+    return add(a, b);                                          \
+  }                                                            \
+  constexpr H operator-(H a, H b) {                            \
+    return sub(a, b);                                          \
+  }                                                            \
+  constexpr H operator*(H a, H b) {                            \
+    return mul(a, b);                                          \
+  }                                                            \
+  constexpr H operator/(H a, H b) {                            \
+    return div(a, b);                                          \
+  }                                                            \
+  constexpr H operator-(H a) {                                 \
+    return neg(a);                                             \
+  }                                                            \
+  constexpr H& operator+=(H& a, H b) {                         \
+    return a = add(a, b);                                      \
+  }                                                            \
+  constexpr H& operator-=(H& a, H b) {                         \
+    return a = sub(a, b);                                      \
+  }                                                            \
+  constexpr H& operator*=(H& a, H b) {                         \
+    return a = mul(a, b);                                      \
+  }                                                            \
+  constexpr H& operator/=(H& a, H b) {                         \
+    return a = div(a, b);                                      \
+  }
+GPULAB_SIMT_HALF_OPERATORS(__half, __hadd, __hsub, __hmul, __hdiv, __hneg)
 constexpr __half operator+(__half a) {
   return a;
-}
-constexpr __half& operator+=(__half& a, __half b) {
-  return a = __hadd(a, b);
-}
-constexpr __half& operator-=(__half& a, __half b) {
-  return a = __hsub(a, b);
-}
-constexpr __half& operator*=(__half& a, __half b) {
-  return a = __hmul(a, b);
-}
-constexpr __half& operator/=(__half& a, __half b) {
-  return a = __hdiv(a, b);
 }
 constexpr __half& operator++(__half& a) {
   return a = __hadd(a, __half(1.0f));
@@ -434,33 +418,8 @@ constexpr __half2 __hmin2(__half2 a, __half2 b) {
 inline __half2 h2sqrt(__half2 a) {
   return __half2(hsqrt(a.x), hsqrt(a.y));
 }
-constexpr __half2 operator+(__half2 a, __half2 b) {
-  return __hadd2(a, b);
-}
-constexpr __half2 operator-(__half2 a, __half2 b) {
-  return __hsub2(a, b);
-}
-constexpr __half2 operator*(__half2 a, __half2 b) {
-  return __hmul2(a, b);
-}
-constexpr __half2 operator/(__half2 a, __half2 b) {
-  return __h2div(a, b);
-}
-constexpr __half2 operator-(__half2 a) {
-  return __hneg2(a);
-}
-constexpr __half2& operator+=(__half2& a, __half2 b) {
-  return a = __hadd2(a, b);
-}
-constexpr __half2& operator-=(__half2& a, __half2 b) {
-  return a = __hsub2(a, b);
-}
-constexpr __half2& operator*=(__half2& a, __half2 b) {
-  return a = __hmul2(a, b);
-}
-constexpr __half2& operator/=(__half2& a, __half2 b) {
-  return a = __h2div(a, b);
-}
+GPULAB_SIMT_HALF_OPERATORS(__half2, __hadd2, __hsub2, __hmul2, __h2div, __hneg2)
+#undef GPULAB_SIMT_HALF_OPERATORS
 constexpr bool operator==(__half2 a, __half2 b) {
   return a.x == b.x && a.y == b.y;
 }

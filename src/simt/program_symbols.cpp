@@ -237,20 +237,23 @@ ProgramSymbols::ObjectSymbol ProgramSymbols::object(const Object& o) const {
           short_symbol_name(demangle(strtab_.c_str() + o.name))};
 }
 
-std::optional<ProgramSymbols::ObjectSymbol> ProgramSymbols::object_at_or_below(
+std::vector<ProgramSymbols::Object>::const_iterator ProgramSymbols::first_object_above(
     std::uintptr_t address) const {
   const std::uint64_t value = address - load_bias_;
-  auto it = std::upper_bound(objects_.begin(), objects_.end(), value,
-                             [](std::uint64_t v, const Object& o) { return v < o.value; });
+  return std::upper_bound(objects_.begin(), objects_.end(), value,
+                          [](std::uint64_t v, const Object& o) { return v < o.value; });
+}
+
+std::optional<ProgramSymbols::ObjectSymbol> ProgramSymbols::object_at_or_below(
+    std::uintptr_t address) const {
+  auto it = first_object_above(address);
   if (it == objects_.begin()) return std::nullopt;
   return object(*--it);
 }
 
 std::optional<ProgramSymbols::ObjectSymbol> ProgramSymbols::object_above(
     std::uintptr_t address) const {
-  const std::uint64_t value = address - load_bias_;
-  auto it = std::upper_bound(objects_.begin(), objects_.end(), value,
-                             [](std::uint64_t v, const Object& o) { return v < o.value; });
+  auto it = first_object_above(address);
   if (it == objects_.end()) return std::nullopt;
   return object(*it);
 }

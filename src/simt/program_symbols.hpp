@@ -63,6 +63,8 @@ class ProgramSymbols {
   };
   std::vector<Object> objects_;  // sorted by value
   ObjectSymbol object(const Object& o) const;
+  // The first object that starts past `address` (objects_.end() when none does).
+  std::vector<Object>::const_iterator first_object_above(std::uintptr_t address) const;
   std::string strtab_;
   mutable std::mutex cache_mutex_;
   mutable std::unordered_map<const void*, std::size_t> shared_cache_;
