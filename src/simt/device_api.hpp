@@ -419,27 +419,28 @@ GPULAB_SIMT_ATOMIC_SCOPED(atomicMax, _block)
 GPULAB_SIMT_ATOMIC_SCOPED(atomicMin, _block)
 #undef GPULAB_SIMT_ATOMIC_SCOPED
 
+// Most of what follows is one expression each: GPULAB_SIMT_FN(result, name, (parameters),
+// (expression)) defines `inline result name(parameters) { return (expression); }`, and
+// GPULAB_SIMT_LIBC_FN the same as a template (for names a C library may declare: see Float math).
+#define GPULAB_SIMT_FN(R, name, params, expr) \
+  inline R name params {                      \
+    return expr;                              \
+  }
+#define GPULAB_SIMT_LIBC_FN(R, name, params, expr) \
+  template <class = void>                          \
+  GPULAB_SIMT_FN(R, name, params, expr)
+
 // ---- Integer intrinsics
 // ----------------------------------------------------------------------------
 
-inline int __popc(unsigned int x) {
-  return std::popcount(x);
-}
-inline int __popcll(unsigned long long x) {
-  return std::popcount(x);
-}
-inline int __clz(int x) {
-  return std::countl_zero(static_cast<unsigned int>(x));
-}
-inline int __clzll(long long x) {
-  return std::countl_zero(static_cast<unsigned long long>(x));
-}
-inline int __ffs(int x) {
-  return x == 0 ? 0 : std::countr_zero(static_cast<unsigned int>(x)) + 1;
-}
-inline int __ffsll(long long x) {
-  return x == 0 ? 0 : std::countr_zero(static_cast<unsigned long long>(x)) + 1;
-}
+GPULAB_SIMT_FN(int, __popc, (unsigned int x), (std::popcount(x)))
+GPULAB_SIMT_FN(int, __popcll, (unsigned long long x), (std::popcount(x)))
+GPULAB_SIMT_FN(int, __clz, (int x), (std::countl_zero(static_cast<unsigned int>(x))))
+GPULAB_SIMT_FN(int, __clzll, (long long x), (std::countl_zero(static_cast<unsigned long long>(x))))
+GPULAB_SIMT_FN(int, __ffs, (int x),
+               (x == 0 ? 0 : std::countr_zero(static_cast<unsigned int>(x)) + 1))
+GPULAB_SIMT_FN(int, __ffsll, (long long x),
+               (x == 0 ? 0 : std::countr_zero(static_cast<unsigned long long>(x)) + 1))
 inline unsigned int __brev(unsigned int x) {
   x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
   x = ((x >> 2) & 0x33333333u) | ((x & 0x33333333u) << 2);
@@ -456,40 +457,31 @@ inline int __mul24(int x, int y) {
   const auto s = [](int v) { return static_cast<int>(static_cast<unsigned int>(v) << 8) >> 8; };
   return static_cast<int>(static_cast<long long>(s(x)) * s(y));
 }
-inline unsigned int __umul24(unsigned int x, unsigned int y) {
-  return (x & 0xffffffu) * (y & 0xffffffu);
-}
-inline int __mulhi(int x, int y) {
-  return static_cast<int>((static_cast<long long>(x) * y) >> 32);
-}
-inline unsigned int __umulhi(unsigned int x, unsigned int y) {
-  return static_cast<unsigned int>((static_cast<unsigned long long>(x) * y) >> 32);
-}
-inline long long __mul64hi(long long x, long long y) {
-  return static_cast<long long>((static_cast<gpulab::simt::detail::int128>(x) * y) >> 64);
-}
-inline unsigned long long __umul64hi(unsigned long long x, unsigned long long y) {
-  return static_cast<unsigned long long>((static_cast<gpulab::simt::detail::uint128>(x) * y) >> 64);
-}
-inline int __hadd(int x, int y) {
-  return static_cast<int>((static_cast<long long>(x) + y) >> 1);
-}
-inline int __rhadd(int x, int y) {
-  return static_cast<int>((static_cast<long long>(x) + y + 1) >> 1);
-}
-inline unsigned int __uhadd(unsigned int x, unsigned int y) {
-  return static_cast<unsigned int>((static_cast<unsigned long long>(x) + y) >> 1);
-}
-inline unsigned int __urhadd(unsigned int x, unsigned int y) {
-  return static_cast<unsigned int>((static_cast<unsigned long long>(x) + y + 1) >> 1);
-}
+GPULAB_SIMT_FN(unsigned int, __umul24, (unsigned int x, unsigned int y),
+               ((x & 0xffffffu) * (y & 0xffffffu)))
+GPULAB_SIMT_FN(int, __mulhi, (int x, int y),
+               (static_cast<int>((static_cast<long long>(x) * y) >> 32)))
+GPULAB_SIMT_FN(unsigned int, __umulhi, (unsigned int x, unsigned int y),
+               (static_cast<unsigned int>((static_cast<unsigned long long>(x) * y) >> 32)))
+GPULAB_SIMT_FN(long long, __mul64hi, (long long x, long long y),
+               (static_cast<long long>((static_cast<gpulab::simt::detail::int128>(x) * y) >> 64)))
+GPULAB_SIMT_FN(
+    unsigned long long, __umul64hi, (unsigned long long x, unsigned long long y),
+    (static_cast<unsigned long long>((static_cast<gpulab::simt::detail::uint128>(x) * y) >> 64)))
+GPULAB_SIMT_FN(int, __hadd, (int x, int y),
+               (static_cast<int>((static_cast<long long>(x) + y) >> 1)))
+GPULAB_SIMT_FN(int, __rhadd, (int x, int y),
+               (static_cast<int>((static_cast<long long>(x) + y + 1) >> 1)))
+GPULAB_SIMT_FN(unsigned int, __uhadd, (unsigned int x, unsigned int y),
+               (static_cast<unsigned int>((static_cast<unsigned long long>(x) + y) >> 1)))
+GPULAB_SIMT_FN(unsigned int, __urhadd, (unsigned int x, unsigned int y),
+               (static_cast<unsigned int>((static_cast<unsigned long long>(x) + y + 1) >> 1)))
 inline unsigned int __sad(int x, int y, unsigned int z) {
   return z + static_cast<unsigned int>(x > y ? static_cast<long long>(x) - y
                                              : static_cast<long long>(y) - x);
 }
-inline unsigned int __usad(unsigned int x, unsigned int y, unsigned int z) {
-  return z + (x > y ? x - y : y - x);
-}
+GPULAB_SIMT_FN(unsigned int, __usad, (unsigned int x, unsigned int y, unsigned int z),
+               (z + (x > y ? x - y : y - x)))
 inline unsigned int __byte_perm(unsigned int x, unsigned int y, unsigned int s) {
   const unsigned long long v = (static_cast<unsigned long long>(y) << 32) | x;
   unsigned int r = 0;
@@ -530,35 +522,14 @@ constexpr std::common_type_t<A, B> max(A a, B b) {
     return static_cast<C>(a) < static_cast<C>(b) ? static_cast<C>(b) : static_cast<C>(a);
   }
 }
-inline unsigned int umin(unsigned int a, unsigned int b) {
-  return a < b ? a : b;
-}
-inline unsigned int umax(unsigned int a, unsigned int b) {
-  return a < b ? b : a;
-}
-inline long long llmin(long long a, long long b) {
-  return a < b ? a : b;
-}
-inline long long llmax(long long a, long long b) {
-  return a < b ? b : a;
-}
-inline unsigned long long ullmin(unsigned long long a, unsigned long long b) {
-  return a < b ? a : b;
-}
-inline unsigned long long ullmax(unsigned long long a, unsigned long long b) {
-  return a < b ? b : a;
-}
-
-// Most of what follows is one expression each: GPULAB_SIMT_FN(result, name, (parameters),
-// (expression)) defines `inline result name(parameters) { return (expression); }`, and
-// GPULAB_SIMT_LIBC_FN the same as a template (for names a C library may declare: see Float math).
-#define GPULAB_SIMT_FN(R, name, params, expr) \
-  inline R name params {                      \
-    return expr;                              \
-  }
-#define GPULAB_SIMT_LIBC_FN(R, name, params, expr) \
-  template <class = void>                          \
-  GPULAB_SIMT_FN(R, name, params, expr)
+GPULAB_SIMT_FN(unsigned int, umin, (unsigned int a, unsigned int b), (a < b ? a : b))
+GPULAB_SIMT_FN(unsigned int, umax, (unsigned int a, unsigned int b), (a < b ? b : a))
+GPULAB_SIMT_FN(long long, llmin, (long long a, long long b), (a < b ? a : b))
+GPULAB_SIMT_FN(long long, llmax, (long long a, long long b), (a < b ? b : a))
+GPULAB_SIMT_FN(unsigned long long, ullmin, (unsigned long long a, unsigned long long b),
+               (a < b ? a : b))
+GPULAB_SIMT_FN(unsigned long long, ullmax, (unsigned long long a, unsigned long long b),
+               (a < b ? b : a))
 
 // ---- Reinterpretations and conversions
 // -------------------------------------------------------------
