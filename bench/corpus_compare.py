@@ -243,6 +243,9 @@ def main():
         elif rrc == "build":
             verdict = "no reference"
             detail = "nvcc refuses it: " + first_error(rerr) + f" | run exit {erc}"
+        elif rrc == "timeout":
+            verdict = "no reference"
+            detail = "the GPU's own run passed the reference's time limit | run exit " + str(erc)
         elif not report and erc != "0":
             verdict = "fail"
             detail = f"not run (reference exit {rrc}): " + first_error(eerr_all)
@@ -286,7 +289,8 @@ def main():
     print()
     print(", ".join(f"{k}: {v}" for k, v in sorted(counts.items())))
     print(f"{passed} of {compared} give the H100's exit code and every stable line"
-          f" ({counts['no reference']} without a reference, nvcc refuses them;"
+          f" ({counts['no reference']} without a reference: nvcc refuses them or the GPU's run"
+          f" passed the time limit;"
           f" {counts['refused cleanly']} refused by design, counted apart)")
     if races:
         print(f"{races} of the failures are races in the program that the H100 survived by the"

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/i18n.hpp"
+#include "core/noncopyable.hpp"
 #include "core/output.hpp"
 
 namespace gpulab {
@@ -81,12 +82,10 @@ ProcessResult run_process(const ProcessSpec& spec);
 // While one lives, SIGINT, SIGTERM and SIGHUP do not end gpulab at once: they are recorded, the
 // running program (if any) is ended, and Interrupted is thrown at the next check, so that the
 // destructors remove temporary files. Nests; run_process holds one of its own.
-class SignalGuard {
+class SignalGuard : NonCopyable {
  public:
   SignalGuard();
   ~SignalGuard();
-  SignalGuard(const SignalGuard&) = delete;
-  SignalGuard& operator=(const SignalGuard&) = delete;
 };
 
 // "stopped by SIGINT: ...", the line main() prints for Interrupted.

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/i18n.hpp"
+#include "core/noncopyable.hpp"
 
 namespace gpulab::cuda {
 
@@ -27,12 +28,10 @@ enum class CopyKind { to_device, to_host, device_to_device };
 double timed_copy(void* dst, const void* src, std::size_t bytes, CopyKind kind);
 
 // A pair of CUDA events around a region of GPU work.
-class EventTimer {
+class EventTimer : NonCopyable {
  public:
   EventTimer();
   ~EventTimer();
-  EventTimer(const EventTimer&) = delete;
-  EventTimer& operator=(const EventTimer&) = delete;
   void start();
   // Records the stop event, waits for the GPU, and returns the time between the two events.
   double stop_ms();

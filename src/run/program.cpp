@@ -31,6 +31,7 @@
 #include "run/headers.hpp"
 #include "run/report.hpp"
 #include "run/rewrite.hpp"
+#include "run/sanitizer.hpp"
 #include "run/split.hpp"
 
 namespace gpulab::run {
@@ -1137,34 +1138,6 @@ std::vector<std::string> source_lines(const fs::path& program, const fs::path& s
   }
   return out;
 }
-
-namespace {
-
-// "fill<3>" from "fill<3>", "fill<3>(int*)" or "void fill<3>(int*)": the name without its
-// parameters and return type.
-std::string bare_function_name(std::string name) {
-  int depth = 0;
-  for (std::size_t i = 0; i < name.size(); ++i) {
-    if (name[i] == '<') ++depth;
-    if (name[i] == '>') --depth;
-    if (name[i] == '(' && depth == 0 && i > 0) {
-      name.resize(i);
-      break;
-    }
-  }
-  depth = 0;
-  for (std::size_t i = name.size(); i-- > 0;) {
-    if (name[i] == '>') ++depth;
-    if (name[i] == '<') --depth;
-    if (name[i] == ' ' && depth == 0) {
-      name.erase(0, i + 1);
-      break;
-    }
-  }
-  return name;
-}
-
-}  // namespace
 
 std::vector<GpuLaunchSite> gpu_launch_sites(const fs::path& program,
                                             const std::vector<std::vector<std::uint64_t>>& frames) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <regex>
 #include <sstream>
+#include <utility>
 
 namespace gpulab::run {
 
@@ -23,25 +24,7 @@ std::uint64_t number(const std::string& text) {
 // "sumKernel(int *, int *)+0x110", "void fill<3>(int*)" -> "sumKernel", "fill<3>".
 std::string kernel_name(std::string f) {
   if (const auto plus = f.rfind("+0x"); plus != std::string::npos) f.resize(plus);
-  int depth = 0;
-  for (std::size_t i = 0; i < f.size(); ++i) {
-    if (f[i] == '<') ++depth;
-    if (f[i] == '>') --depth;
-    if (f[i] == '(' && depth == 0 && i > 0) {
-      f.resize(i);
-      break;
-    }
-  }
-  depth = 0;
-  for (std::size_t i = f.size(); i-- > 0;) {
-    if (f[i] == '>') ++depth;
-    if (f[i] == '<') --depth;
-    if (f[i] == ' ' && depth == 0) {
-      f.erase(0, i + 1);
-      break;
-    }
-  }
-  return f;
+  return bare_function_name(std::move(f));
 }
 
 json dims3(const std::smatch& m, std::size_t first) {
@@ -70,6 +53,28 @@ bool parse_location(const std::string& text, std::string& where, std::string& ke
 }
 
 }  // namespace
+
+std::string bare_function_name(std::string name) {
+  int depth = 0;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    if (name[i] == '<') ++depth;
+    if (name[i] == '>') --depth;
+    if (name[i] == '(' && depth == 0 && i > 0) {
+      name.resize(i);
+      break;
+    }
+  }
+  depth = 0;
+  for (std::size_t i = name.size(); i-- > 0;) {
+    if (name[i] == '>') ++depth;
+    if (name[i] == '<') --depth;
+    if (name[i] == ' ' && depth == 0) {
+      name.erase(0, i + 1);
+      break;
+    }
+  }
+  return name;
+}
 
 SanitizerReport parse_sanitizer_output(const std::string& tool, const std::string& text) {
   SanitizerReport report;
@@ -244,15 +249,17 @@ SanitizerReport parse_sanitizer_output(const std::string& tool, const std::strin
   }
   // After a kernel's fault the program's cudaFree calls fail, so its allocations "leak": the
   // fault's consequence, not a bug of its own (the emulator reports no leaks after a fault either).
-  const bool faulted = std::any_of(report.findings.begin(), report.findings.end(), [](const json& f) {
-    const std::string k = f.value("kind", "");
-    return k == "out_of_bounds" || k == "misaligned_access" || k == "host_memory" ||
-           k == "kernel_fault";
-  });
+  const bool faulted =
+      std::any_of(report.findings.begin(), report.findings.end(), [](const json& f) {
+        const std::string k = f.value("kind", "");
+        return k == "out_of_bounds" || k == "misaligned_access" || k == "host_memory" ||
+               k == "kernel_fault";
+      });
   if (faulted) {
-    report.findings.erase(std::remove_if(report.findings.begin(), report.findings.end(),
-                                         [](const json& f) { return f.value("kind", "") == "leak"; }),
-                          report.findings.end());
+    report.findings.erase(
+        std::remove_if(report.findings.begin(), report.findings.end(),
+                       [](const json& f) { return f.value("kind", "") == "leak"; }),
+        report.findings.end());
   }
   return report;
 }

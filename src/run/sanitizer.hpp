@@ -25,4 +25,8 @@ struct SanitizerReport {
 // that start with the tool's prefix "========= "; anything else (the program's output) is skipped.
 SanitizerReport parse_sanitizer_output(const std::string& tool, const std::string& text);
 
+// "fill<3>" from "fill<3>", "fill<3>(int*)" or "void fill<3>(int*)": a function's name as the
+// tools and the demangler print it, without its parameters and return type.
+std::string bare_function_name(std::string name);
+
 }  // namespace gpulab::run

@@ -189,12 +189,22 @@ class WorkerPool {
       claimed_ = 0;
       done_ = 0;
       open_ = true;
-      ++generation_;
+      published_.store(++generation_, std::memory_order_release);
+      // Threads that still spin (they finished the last launch a moment ago) see the new
+      // generation without a system call.
+      if (helpers > 0 && sleeping_ > 0) wake_.notify_all();
     }
-    if (helpers > 0) wake_.notify_all();
     work(0);
     std::unique_lock lock(m_);
     open_ = false;  // threads that wake from now on find no job
+    if (done_ != claimed_) {
+      // The helpers end their last blocks about when the caller does: wait for them spinning a
+      // moment before sleeping, as they wait for a launch.
+      const unsigned claimed = claimed_;
+      lock.unlock();
+      spin_while([&] { return done_.load(std::memory_order_acquire) != claimed; });
+      lock.lock();
+    }
     finished_.wait(lock, [&] { return done_ == claimed_; });
     return helpers;
   }
@@ -221,7 +231,17 @@ class WorkerPool {
     std::uint64_t seen = 0;
     std::unique_lock lock(m_);
     for (;;) {
+      if (generation_ == seen) {
+        // A program launches again and again: waking a sleeping thread takes tens of
+        // microseconds, longer than a small launch's share of work on many cores. So a thread
+        // spins a short while for the next launch before it sleeps (as OpenMP runtimes do).
+        lock.unlock();
+        spin_while([&] { return published_.load(std::memory_order_acquire) == seen; });
+        lock.lock();
+      }
+      ++sleeping_;
       wake_.wait(lock, [&] { return generation_ != seen; });
+      --sleeping_;
       seen = generation_;
       if (!open_ || claimed_ >= job_helpers_) continue;
       const unsigned index = ++claimed_;
@@ -234,16 +254,33 @@ class WorkerPool {
     }
   }
 
+  // Spins while busy() holds, for at most about 200 microseconds.
+  template <class Busy>
+  static void spin_while(const Busy& busy) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(200);
+    for (unsigned i = 1; busy(); ++i) {
+      if (i % 64 == 0 && std::chrono::steady_clock::now() > until) return;
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#else
+      std::this_thread::yield();
+#endif
+    }
+  }
+
   const pid_t pid_;
   std::mutex use_;
   std::mutex m_;
   std::condition_variable wake_, finished_;
   unsigned threads_ = 0;  // pool threads started (only the launch that holds use_ adds some)
   std::uint64_t generation_ = 0;
+  std::atomic<std::uint64_t> published_{0};  // generation_, for the threads that spin
+  unsigned sleeping_ = 0;                    // threads in wake_.wait
   void (*job_)(const void*, unsigned) = nullptr;
   const void* job_arg_ = nullptr;
   unsigned job_helpers_ = 0;
-  unsigned claimed_ = 0, done_ = 0;
+  unsigned claimed_ = 0;
+  std::atomic<unsigned> done_{0};  // written under m_; read without it by the caller's spin
   bool open_ = false;
 };
 
@@ -331,6 +368,14 @@ LaunchStats launch_erased(const ErasedKernel& kernel, dim3 grid, dim3 block,
 
   const BlockOrder order(stats.blocks, options.shuffle_seed);
   std::atomic<std::uint64_t> next_block{0};
+  // Workers claim blocks a few at a time: on 16 cores one shared counter taken per block costs
+  // more than a vector add's block (its cache line moves between the cores at every claim). A
+  // chunk is at most a 16th of a worker's share, so the last chunks still even out the load.
+  // One at a time where blocks must be taken in order (check mode's logs, a cooperative grid).
+  const std::uint64_t chunk =
+      options.check || grid_barrier || workers == 1
+          ? 1
+          : std::clamp<std::uint64_t>(stats.blocks / (std::uint64_t{workers} * 16), 1, 64);
   std::atomic<bool> stop{false};
   std::vector<WorkerResult> results(workers);
 
@@ -363,11 +408,19 @@ LaunchStats launch_erased(const ErasedKernel& kernel, dim3 grid, dim3 block,
       } scope(&runner, checker.has_value());
 
       const std::uint64_t gx = grid.x, gy = grid.y;
+      std::uint64_t claimed = 0, claimed_end = 0;  // the chunk this worker holds
       // The next block of this worker, as the runner's fiber takes it too (BlockSource).
       const auto take = [&](std::uint64_t* b_out, uint3* index_out) {
         if (stop.load(std::memory_order_relaxed)) return false;
-        const std::uint64_t i = next_block.fetch_add(1, std::memory_order_relaxed);
-        if (i >= stats.blocks) return false;
+        if (claimed == claimed_end) {
+          claimed = next_block.fetch_add(chunk, std::memory_order_relaxed);
+          claimed_end = std::min(claimed + chunk, stats.blocks);
+          if (claimed >= claimed_end) {
+            claimed = claimed_end;  // nothing left: so says every later call
+            return false;
+          }
+        }
+        const std::uint64_t i = claimed++;
         const std::uint64_t b = order(i);
         *b_out = b;
         // A one-dimensional grid needs no divisions (three 64-bit ones cost more than starting

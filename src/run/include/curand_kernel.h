@@ -60,22 +60,22 @@ inline uint4 philox4x32_10(uint4 c, uint2 k) {
   }
   return c;
 }
-inline void philox_increment(curandStatePhilox4_32_10_t* s, unsigned long long n) {
+// Adds n to two words of the counter (lo, hi) as cuRAND does; true when hi carried out.
+inline bool philox_add(unsigned& lo, unsigned& hi, unsigned long long n) {
   const unsigned nlo = static_cast<unsigned>(n);
   unsigned nhi = static_cast<unsigned>(n >> 32);
-  s->ctr.x += nlo;
-  if (s->ctr.x < nlo) ++nhi;
-  s->ctr.y += nhi;
-  if (nhi <= s->ctr.y) return;
+  lo += nlo;
+  if (lo < nlo) ++nhi;
+  hi += nhi;
+  return nhi > hi;
+}
+inline void philox_increment(curandStatePhilox4_32_10_t* s, unsigned long long n) {
+  if (!philox_add(s->ctr.x, s->ctr.y, n)) return;
   if (++s->ctr.z) return;
   ++s->ctr.w;
 }
 inline void philox_increment_high(curandStatePhilox4_32_10_t* s, unsigned long long n) {
-  const unsigned nlo = static_cast<unsigned>(n);
-  unsigned nhi = static_cast<unsigned>(n >> 32);
-  s->ctr.z += nlo;
-  if (s->ctr.z < nlo) ++nhi;
-  s->ctr.w += nhi;
+  philox_add(s->ctr.z, s->ctr.w, n);
 }
 
 // As the GPU computes them: one fused multiply-add from the 32-bit integer.
@@ -112,6 +112,27 @@ inline double2 box_muller_double(unsigned x0, unsigned x1, unsigned y0, unsigned
   const double s = std::sqrt(-2.0 * std::log(u));
   return double2{std::sin(v * 3.1415926535897932) * s, std::cos(v * 3.1415926535897932) * s};
 }
+// One of a pair of normals (Box-Muller gives two): made by make_pair() and the other kept in
+// `extra` for the next call, or the one kept.
+template <class T, class MakePair>
+inline T one_of_pair(int& flag, T& extra, MakePair make_pair) {
+  if (flag != 1) {
+    const auto v = make_pair();
+    extra = v.y;
+    flag = 1;
+    return v.x;
+  }
+  flag = 0;
+  return extra;
+}
+// Part of curand_init for both generators: no Box-Muller value is kept for the next call.
+template <class State>
+inline void forget_box_muller(State* state) {
+  state->boxmuller_flag = 0;
+  state->boxmuller_flag_double = 0;
+  state->boxmuller_extra = 0.f;
+  state->boxmuller_extra_double = 0.;
+}
 }  // namespace gpulab::rt
 
 // ---- XORWOW
@@ -137,10 +158,7 @@ inline void curand_init(unsigned long long seed, unsigned long long subsequence,
   state->v[4] = 5783321u + t0;
   skipahead_sequence(subsequence, state);
   skipahead(offset, state);
-  state->boxmuller_flag = 0;
-  state->boxmuller_flag_double = 0;
-  state->boxmuller_extra = 0.f;
-  state->boxmuller_extra_double = 0.;
+  gpulab::rt::forget_box_muller(state);
 }
 inline unsigned int curand(curandStateXORWOW_t* state) {
   const unsigned t = state->v[0] ^ (state->v[0] >> 2);
@@ -175,10 +193,7 @@ inline void curand_init(unsigned long long seed, unsigned long long subsequence,
   state->key.x = static_cast<unsigned>(seed);
   state->key.y = static_cast<unsigned>(seed >> 32);
   state->STATE = 0;
-  state->boxmuller_flag = 0;
-  state->boxmuller_flag_double = 0;
-  state->boxmuller_extra = 0.f;
-  state->boxmuller_extra_double = 0.;
+  gpulab::rt::forget_box_muller(state);
   skipahead_sequence(subsequence, state);
   skipahead(offset, state);
 }
@@ -251,52 +266,21 @@ inline double2 curand_uniform2_double(curandStatePhilox4_32_10_t* state) {
                  gpulab::rt::uniform_double_from(x.z, x.w)};
 }
 template <gpulab_curand_state State>
-inline float curand_normal(State* state) {
-  if (state->boxmuller_flag != 1) {
-    const unsigned x = curand(state);
-    const unsigned y = curand(state);
-    const float2 v = gpulab::rt::box_muller(x, y);
-    state->boxmuller_extra = v.y;
-    state->boxmuller_flag = 1;
-    return v.x;
-  }
-  state->boxmuller_flag = 0;
-  return state->boxmuller_extra;
-}
-template <gpulab_curand_state State>
 inline float2 curand_normal2(State* state) {
   const unsigned x = curand(state);
   const unsigned y = curand(state);
   return gpulab::rt::box_muller(x, y);
+}
+template <gpulab_curand_state State>
+inline float curand_normal(State* state) {
+  return gpulab::rt::one_of_pair(state->boxmuller_flag, state->boxmuller_extra,
+                                 [state] { return curand_normal2(state); });
 }
 inline float4 curand_normal4(curandStatePhilox4_32_10_t* state) {
   const uint4 x = curand4(state);
   const float2 a = gpulab::rt::box_muller(x.x, x.y);
   const float2 b = gpulab::rt::box_muller(x.z, x.w);
   return float4{a.x, a.y, b.x, b.y};
-}
-inline double curand_normal_double(curandStateXORWOW_t* state) {
-  if (state->boxmuller_flag_double != 1) {
-    const unsigned x0 = curand(state), x1 = curand(state);
-    const unsigned y0 = curand(state), y1 = curand(state);
-    const double2 v = gpulab::rt::box_muller_double(x0, x1, y0, y1);
-    state->boxmuller_extra_double = v.y;
-    state->boxmuller_flag_double = 1;
-    return v.x;
-  }
-  state->boxmuller_flag_double = 0;
-  return state->boxmuller_extra_double;
-}
-inline double curand_normal_double(curandStatePhilox4_32_10_t* state) {
-  if (state->boxmuller_flag_double != 1) {
-    const uint4 x = curand4(state);
-    const double2 v = gpulab::rt::box_muller_double(x.x, x.y, x.z, x.w);
-    state->boxmuller_extra_double = v.y;
-    state->boxmuller_flag_double = 1;
-    return v.x;
-  }
-  state->boxmuller_flag_double = 0;
-  return state->boxmuller_extra_double;
 }
 inline double2 curand_normal2_double(curandStateXORWOW_t* state) {
   const unsigned x0 = curand(state), x1 = curand(state);
@@ -306,6 +290,11 @@ inline double2 curand_normal2_double(curandStateXORWOW_t* state) {
 inline double2 curand_normal2_double(curandStatePhilox4_32_10_t* state) {
   const uint4 x = curand4(state);
   return gpulab::rt::box_muller_double(x.x, x.y, x.z, x.w);
+}
+template <gpulab_curand_state State>
+inline double curand_normal_double(State* state) {
+  return gpulab::rt::one_of_pair(state->boxmuller_flag_double, state->boxmuller_extra_double,
+                                 [state] { return curand_normal2_double(state); });
 }
 template <gpulab_curand_state State>
 inline float curand_log_normal(State* state, float mean, float stddev) {

@@ -8,6 +8,7 @@
 #include <new>
 
 #include "cublas_api.h"
+#include "run/runtime/code_text.hpp"
 #include "simt/memory_check.hpp"
 
 struct cublasContext {
@@ -56,66 +57,40 @@ void written(const void* p, std::size_t bytes) {
   if (p != nullptr && bytes != 0) gpulab::simt::mark_initialized(p, bytes);
 }
 
-// CBLAS's routines for one real type.
+// CBLAS's routines for one real type: Blas<float> calls cblas_s*, Blas<double> cblas_d*.
 template <class T>
 struct Blas;
-template <>
-struct Blas<float> {
-  static void axpy(int n, float a, const float* x, int ix, float* y, int iy) {
-    cblas_saxpy(n, a, x, ix, y, iy);
-  }
-  static float dot(int n, const float* x, int ix, const float* y, int iy) {
-    return cblas_sdot(n, x, ix, y, iy);
-  }
-  static float nrm2(int n, const float* x, int ix) { return cblas_snrm2(n, x, ix); }
-  static float asum(int n, const float* x, int ix) { return cblas_sasum(n, x, ix); }
-  static void scal(int n, float a, float* x, int ix) { cblas_sscal(n, a, x, ix); }
-  static void copy(int n, const float* x, int ix, float* y, int iy) {
-    cblas_scopy(n, x, ix, y, iy);
-  }
-  static void swap(int n, float* x, int ix, float* y, int iy) { cblas_sswap(n, x, ix, y, iy); }
-  static void gemv(CBLAS_TRANSPOSE t, int m, int n, float a, const float* A, int lda,
-                   const float* x, int ix, float b, float* y, int iy) {
-    cblas_sgemv(CblasColMajor, t, m, n, a, A, lda, x, ix, b, y, iy);
-  }
-  static void ger(int m, int n, float a, const float* x, int ix, const float* y, int iy, float* A,
-                  int lda) {
-    cblas_sger(CblasColMajor, m, n, a, x, ix, y, iy, A, lda);
-  }
-  static void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, float a,
-                   const float* A, int lda, const float* B, int ldb, float b, float* C, int ldc) {
-    cblas_sgemm(CblasColMajor, ta, tb, m, n, k, a, A, lda, B, ldb, b, C, ldc);
-  }
-};
-template <>
-struct Blas<double> {
-  static void axpy(int n, double a, const double* x, int ix, double* y, int iy) {
-    cblas_daxpy(n, a, x, ix, y, iy);
-  }
-  static double dot(int n, const double* x, int ix, const double* y, int iy) {
-    return cblas_ddot(n, x, ix, y, iy);
-  }
-  static double nrm2(int n, const double* x, int ix) { return cblas_dnrm2(n, x, ix); }
-  static double asum(int n, const double* x, int ix) { return cblas_dasum(n, x, ix); }
-  static void scal(int n, double a, double* x, int ix) { cblas_dscal(n, a, x, ix); }
-  static void copy(int n, const double* x, int ix, double* y, int iy) {
-    cblas_dcopy(n, x, ix, y, iy);
-  }
-  static void swap(int n, double* x, int ix, double* y, int iy) { cblas_dswap(n, x, ix, y, iy); }
-  static void gemv(CBLAS_TRANSPOSE t, int m, int n, double a, const double* A, int lda,
-                   const double* x, int ix, double b, double* y, int iy) {
-    cblas_dgemv(CblasColMajor, t, m, n, a, A, lda, x, ix, b, y, iy);
-  }
-  static void ger(int m, int n, double a, const double* x, int ix, const double* y, int iy,
-                  double* A, int lda) {
-    cblas_dger(CblasColMajor, m, n, a, x, ix, y, iy, A, lda);
-  }
-  static void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, double a,
-                   const double* A, int lda, const double* B, int ldb, double b, double* C,
-                   int ldc) {
-    cblas_dgemm(CblasColMajor, ta, tb, m, n, k, a, A, lda, B, ldb, b, C, ldc);
-  }
-};
+#define GPULAB_BLAS_FOR(T, p)                                                                      \
+  template <>                                                                                      \
+  struct Blas<T> {                                                                                 \
+    static void axpy(int n, T a, const T* x, int ix, T* y, int iy) {                               \
+      cblas_##p##axpy(n, a, x, ix, y, iy);                                                         \
+    }                                                                                              \
+    static T dot(int n, const T* x, int ix, const T* y, int iy) {                                  \
+      return cblas_##p##dot(n, x, ix, y, iy);                                                      \
+    }                                                                                              \
+    static T nrm2(int n, const T* x, int ix) { return cblas_##p##nrm2(n, x, ix); }                 \
+    static T asum(int n, const T* x, int ix) { return cblas_##p##asum(n, x, ix); }                 \
+    static void scal(int n, T a, T* x, int ix) { cblas_##p##scal(n, a, x, ix); }                   \
+    static void copy(int n, const T* x, int ix, T* y, int iy) {                                    \
+      cblas_##p##copy(n, x, ix, y, iy);                                                            \
+    }                                                                                              \
+    static void swap(int n, T* x, int ix, T* y, int iy) { cblas_##p##swap(n, x, ix, y, iy); }      \
+    static void gemv(CBLAS_TRANSPOSE t, int m, int n, T a, const T* A, int lda, const T* x,        \
+                     int ix, T b, T* y, int iy) {                                                  \
+      cblas_##p##gemv(CblasColMajor, t, m, n, a, A, lda, x, ix, b, y, iy);                         \
+    }                                                                                              \
+    static void ger(int m, int n, T a, const T* x, int ix, const T* y, int iy, T* A, int lda) {    \
+      cblas_##p##ger(CblasColMajor, m, n, a, x, ix, y, iy, A, lda);                                \
+    }                                                                                              \
+    static void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, T a, const T* A, \
+                     int lda, const T* B, int ldb, T b, T* C, int ldc) {                           \
+      cblas_##p##gemm(CblasColMajor, ta, tb, m, n, k, a, A, lda, B, ldb, b, C, ldc);               \
+    }                                                                                              \
+  };
+GPULAB_BLAS_FOR(float, s)
+GPULAB_BLAS_FOR(double, d)
+#undef GPULAB_BLAS_FOR
 
 template <class T>
 cublasStatus_t axpy(cublasHandle_t h, int n, const T* alpha, const T* x, int incx, T* y, int incy) {
@@ -325,6 +300,44 @@ cublasStatus_t copy_matrix(int rows, int cols, int elem, const void* a, int lda,
   return CUBLAS_STATUS_SUCCESS;
 }
 
+// cuBLAS's status codes: the name and the words cublasGetStatusName/String give.
+constexpr gpulab::rt::CodeText<cublasStatus_t> kStatuses[] = {
+    {CUBLAS_STATUS_SUCCESS, "CUBLAS_STATUS_SUCCESS", "success"},
+    {CUBLAS_STATUS_NOT_INITIALIZED, "CUBLAS_STATUS_NOT_INITIALIZED",
+     "the library was not initialized"},
+    {CUBLAS_STATUS_ALLOC_FAILED, "CUBLAS_STATUS_ALLOC_FAILED", "the resource allocation failed"},
+    {CUBLAS_STATUS_INVALID_VALUE, "CUBLAS_STATUS_INVALID_VALUE",
+     "an invalid numeric value was used as an argument"},
+    {CUBLAS_STATUS_ARCH_MISMATCH, "CUBLAS_STATUS_ARCH_MISMATCH",
+     "an absent device architectural feature is required"},
+    {CUBLAS_STATUS_MAPPING_ERROR, "CUBLAS_STATUS_MAPPING_ERROR",
+     "an access to GPU memory space failed"},
+    {CUBLAS_STATUS_EXECUTION_FAILED, "CUBLAS_STATUS_EXECUTION_FAILED",
+     "the GPU program failed to execute"},
+    {CUBLAS_STATUS_INTERNAL_ERROR, "CUBLAS_STATUS_INTERNAL_ERROR", "an internal operation failed"},
+    {CUBLAS_STATUS_NOT_SUPPORTED, "CUBLAS_STATUS_NOT_SUPPORTED",
+     "the functionality requested is not supported"},
+    {CUBLAS_STATUS_LICENSE_ERROR, "CUBLAS_STATUS_LICENSE_ERROR",
+     "error detected trying to check the license"},
+};
+
+// A handle's setting read back (cublasGet*): NOT_INITIALIZED without a handle, INVALID_VALUE
+// without a place to put it.
+template <class T>
+cublasStatus_t read_setting(cublasHandle_t handle, T cublasContext::*setting, T* out) {
+  if (handle == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (out == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  *out = handle->*setting;
+  return CUBLAS_STATUS_SUCCESS;
+}
+// A handle's setting changed (cublasSet*): NOT_INITIALIZED without a handle.
+template <class T>
+cublasStatus_t write_setting(cublasHandle_t handle, T cublasContext::*setting, T value) {
+  if (handle == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
+  handle->*setting = value;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
 }  // namespace
 
 cublasStatus_t cublasCreate(cublasHandle_t* handle) {
@@ -344,92 +357,34 @@ cublasStatus_t cublasGetVersion(cublasHandle_t handle, int* version) {
   return CUBLAS_STATUS_SUCCESS;
 }
 cublasStatus_t cublasSetStream(cublasHandle_t handle, cudaStream_t stream) {
-  if (handle == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
-  handle->stream = stream;
-  return CUBLAS_STATUS_SUCCESS;
+  return write_setting(handle, &cublasContext::stream, stream);
 }
 cublasStatus_t cublasGetStream(cublasHandle_t handle, cudaStream_t* stream) {
-  if (handle == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
-  if (stream == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
-  *stream = handle->stream;
-  return CUBLAS_STATUS_SUCCESS;
+  return read_setting(handle, &cublasContext::stream, stream);
 }
 cublasStatus_t cublasSetPointerMode(cublasHandle_t handle, cublasPointerMode_t mode) {
-  if (handle == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
-  if (mode != CUBLAS_POINTER_MODE_HOST && mode != CUBLAS_POINTER_MODE_DEVICE)
+  if (handle != nullptr && mode != CUBLAS_POINTER_MODE_HOST && mode != CUBLAS_POINTER_MODE_DEVICE)
     return CUBLAS_STATUS_INVALID_VALUE;
-  handle->pointer_mode = mode;
-  return CUBLAS_STATUS_SUCCESS;
+  return write_setting(handle, &cublasContext::pointer_mode, mode);
 }
 cublasStatus_t cublasGetPointerMode(cublasHandle_t handle, cublasPointerMode_t* mode) {
-  if (handle == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
-  if (mode == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
-  *mode = handle->pointer_mode;
-  return CUBLAS_STATUS_SUCCESS;
+  return read_setting(handle, &cublasContext::pointer_mode, mode);
 }
 cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode) {
-  if (handle == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
-  handle->math_mode = mode;  // the emulator computes in the type's own precision in every mode
-  return CUBLAS_STATUS_SUCCESS;
+  // The emulator computes in the type's own precision in every mode.
+  return write_setting(handle, &cublasContext::math_mode, mode);
 }
 cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t* mode) {
-  if (handle == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
-  if (mode == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
-  *mode = handle->math_mode;
-  return CUBLAS_STATUS_SUCCESS;
+  return read_setting(handle, &cublasContext::math_mode, mode);
 }
 cublasStatus_t cublasSetAtomicsMode(cublasHandle_t handle, cublasAtomicsMode_t) {
   return handle == nullptr ? CUBLAS_STATUS_NOT_INITIALIZED : CUBLAS_STATUS_SUCCESS;
 }
 const char* cublasGetStatusName(cublasStatus_t status) {
-  switch (status) {
-    case CUBLAS_STATUS_SUCCESS:
-      return "CUBLAS_STATUS_SUCCESS";
-    case CUBLAS_STATUS_NOT_INITIALIZED:
-      return "CUBLAS_STATUS_NOT_INITIALIZED";
-    case CUBLAS_STATUS_ALLOC_FAILED:
-      return "CUBLAS_STATUS_ALLOC_FAILED";
-    case CUBLAS_STATUS_INVALID_VALUE:
-      return "CUBLAS_STATUS_INVALID_VALUE";
-    case CUBLAS_STATUS_ARCH_MISMATCH:
-      return "CUBLAS_STATUS_ARCH_MISMATCH";
-    case CUBLAS_STATUS_MAPPING_ERROR:
-      return "CUBLAS_STATUS_MAPPING_ERROR";
-    case CUBLAS_STATUS_EXECUTION_FAILED:
-      return "CUBLAS_STATUS_EXECUTION_FAILED";
-    case CUBLAS_STATUS_INTERNAL_ERROR:
-      return "CUBLAS_STATUS_INTERNAL_ERROR";
-    case CUBLAS_STATUS_NOT_SUPPORTED:
-      return "CUBLAS_STATUS_NOT_SUPPORTED";
-    case CUBLAS_STATUS_LICENSE_ERROR:
-      return "CUBLAS_STATUS_LICENSE_ERROR";
-  }
-  return "CUBLAS_STATUS_UNKNOWN";
+  return gpulab::rt::code_name(kStatuses, status, "CUBLAS_STATUS_UNKNOWN");
 }
 const char* cublasGetStatusString(cublasStatus_t status) {
-  switch (status) {
-    case CUBLAS_STATUS_SUCCESS:
-      return "success";
-    case CUBLAS_STATUS_NOT_INITIALIZED:
-      return "the library was not initialized";
-    case CUBLAS_STATUS_ALLOC_FAILED:
-      return "the resource allocation failed";
-    case CUBLAS_STATUS_INVALID_VALUE:
-      return "an invalid numeric value was used as an argument";
-    case CUBLAS_STATUS_ARCH_MISMATCH:
-      return "an absent device architectural feature is required";
-    case CUBLAS_STATUS_MAPPING_ERROR:
-      return "an access to GPU memory space failed";
-    case CUBLAS_STATUS_EXECUTION_FAILED:
-      return "the GPU program failed to execute";
-    case CUBLAS_STATUS_INTERNAL_ERROR:
-      return "an internal operation failed";
-    case CUBLAS_STATUS_NOT_SUPPORTED:
-      return "the functionality requested is not supported";
-    case CUBLAS_STATUS_LICENSE_ERROR:
-      return "error detected trying to check the license";
-  }
-  return "unknown error";
+  return gpulab::rt::code_words(kStatuses, status, "unknown error");
 }
 
 cublasStatus_t cublasSetVector(int n, int e, const void* x, int ix, void* y, int iy) {

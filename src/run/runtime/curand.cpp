@@ -6,6 +6,7 @@
 #include <cstring>
 #include <mutex>
 #include <new>
+#include <type_traits>
 #include <vector>
 
 #include "curand_kernel.h"
@@ -180,6 +181,72 @@ curandStatus_t fill(curandGenerator_t g, T* out, std::size_t n, std::size_t per_
   return CURAND_STATUS_SUCCESS;
 }
 
+// One result from each 32-bit value of the generator (curand, curand_uniform).
+template <class T, class FromValue>
+curandStatus_t fill_from_values(curandGenerator_t g, T* out, std::size_t n, FromValue from) {
+  return fill(
+      g, out, n, 1, [=](curandStateXORWOW_t& s, T* o) { *o = from(curand(&s)); },
+      [=](curandGenerator_st& gen, T* o, std::size_t count) {
+        for (std::size_t k = 0; k < count; ++k) o[k] = from(philox_value(gen, gen.position + k));
+        gen.position += count;
+      });
+}
+
+// Doubles take two values each, so a double's quad is two quads of one Philox state
+// (curand_uniform4_double, curand_normal4_double): double v comes from state (v / 4) % 65536.
+uint4 philox_double_quad(const curandGenerator_st& gen, unsigned long long v) {
+  const unsigned long long unit = v / 4;
+  const unsigned long long t = unit % kPhiloxStates, round = unit / kPhiloxStates;
+  return philox_quad(gen, (2 * round + (v % 4) / 2) * kPhiloxStates + t);
+}
+
+// curandGenerateNormal and its double form: pairs from a XORWOW state (curand_normal2), four
+// normals from each Philox quad (curand_normal4) or double's quad (curand_normal4_double).
+template <class T>
+curandStatus_t generate_normal(curandGenerator_t g, T* out, std::size_t n, T mean, T stddev) {
+  constexpr bool is_float = std::is_same_v<T, float>;
+  return fill(
+      g, out, n, 2,
+      [=](curandStateXORWOW_t& s, T* o) {
+        const auto v = [&] {
+          if constexpr (is_float) {
+            return curand_normal2(&s);
+          } else {
+            return curand_normal2_double(&s);
+          }
+        }();
+        o[0] = mean + stddev * v.x;
+        o[1] = mean + stddev * v.y;
+      },
+      [=](curandGenerator_st& gen, T* o, std::size_t count) {
+        for (std::size_t k = 0; k < count; ++k) {
+          const unsigned long long r = gen.position + k;
+          const auto v = [&] {
+            if constexpr (is_float) {
+              const uint4 q = philox_quad(gen, r / 4);
+              return r % 4 < 2 ? gpulab::rt::box_muller(q.x, q.y)
+                               : gpulab::rt::box_muller(q.z, q.w);
+            } else {
+              const uint4 q = philox_double_quad(gen, r);
+              return gpulab::rt::box_muller_double(q.x, q.y, q.z, q.w);
+            }
+          }();
+          o[k] = mean + stddev * (r % 2 == 0 ? v.x : v.y);
+        }
+        gen.position += count;
+      });
+}
+
+// curandGenerateLogNormal and its double form: the normals' exponentials, once `normals` (the
+// status of generating them) succeeded.
+template <class T>
+curandStatus_t exponentials(curandStatus_t normals, T* out, std::size_t n) {
+  if (normals == CURAND_STATUS_SUCCESS) {
+    for (std::size_t k = 0; k < n; ++k) out[k] = std::exp(out[k]);
+  }
+  return normals;
+}
+
 }  // namespace
 
 curandStatus_t curandCreateGenerator(curandGenerator_t* generator, curandRngType_t rng_type) {
@@ -237,33 +304,19 @@ curandStatus_t curandGenerateSeeds(curandGenerator_t generator) {
 }
 
 curandStatus_t curandGenerate(curandGenerator_t g, unsigned int* out, size_t n) {
-  return fill(
-      g, out, n, 1, [](curandStateXORWOW_t& s, unsigned* o) { *o = curand(&s); },
-      [](curandGenerator_st& gen, unsigned* o, std::size_t count) {
-        for (std::size_t k = 0; k < count; ++k) o[k] = philox_value(gen, gen.position + k);
-        gen.position += count;
-      });
+  return fill_from_values(g, out, n, [](unsigned x) { return x; });
 }
 curandStatus_t curandGenerateUniform(curandGenerator_t g, float* out, size_t n) {
-  return fill(
-      g, out, n, 1, [](curandStateXORWOW_t& s, float* o) { *o = curand_uniform(&s); },
-      [](curandGenerator_st& gen, float* o, std::size_t count) {
-        for (std::size_t k = 0; k < count; ++k) {
-          o[k] = gpulab::rt::uniform_from(philox_value(gen, gen.position + k));
-        }
-        gen.position += count;
-      });
+  // curand_uniform's float from each value
+  return fill_from_values(g, out, n, [](unsigned x) { return gpulab::rt::uniform_from(x); });
 }
 curandStatus_t curandGenerateUniformDouble(curandGenerator_t g, double* out, size_t n) {
   return fill(
       g, out, n, 1, [](curandStateXORWOW_t& s, double* o) { *o = curand_uniform_double(&s); },
       [](curandGenerator_st& gen, double* o, std::size_t count) {
-        // Four doubles from two quads of one state (curand_uniform4_double): double v comes from
-        // state (v / 4) % 65536.
         for (std::size_t k = 0; k < count; ++k) {
-          const unsigned long long v = gen.position + k, unit = v / 4;
-          const unsigned long long t = unit % kPhiloxStates, round = unit / kPhiloxStates;
-          const uint4 q = philox_quad(gen, (2 * round + (v % 4) / 2) * kPhiloxStates + t);
+          const unsigned long long v = gen.position + k;
+          const uint4 q = philox_double_quad(gen, v);
           o[k] = v % 2 == 0 ? gpulab::rt::uniform_double_from(q.x, q.y)
                             : gpulab::rt::uniform_double_from(q.z, q.w);
         }
@@ -272,59 +325,17 @@ curandStatus_t curandGenerateUniformDouble(curandGenerator_t g, double* out, siz
 }
 curandStatus_t curandGenerateNormal(curandGenerator_t g, float* out, size_t n, float mean,
                                     float stddev) {
-  return fill(
-      g, out, n, 2,
-      [=](curandStateXORWOW_t& s, float* o) {
-        const float2 v = curand_normal2(&s);
-        o[0] = mean + stddev * v.x;
-        o[1] = mean + stddev * v.y;
-      },
-      [=](curandGenerator_st& gen, float* o, std::size_t count) {
-        // Four normals from each quad (curand_normal4).
-        for (std::size_t k = 0; k < count; ++k) {
-          const unsigned long long r = gen.position + k;
-          const uint4 q = philox_quad(gen, r / 4);
-          const float2 v =
-              r % 4 < 2 ? gpulab::rt::box_muller(q.x, q.y) : gpulab::rt::box_muller(q.z, q.w);
-          o[k] = mean + stddev * (r % 2 == 0 ? v.x : v.y);
-        }
-        gen.position += count;
-      });
+  return generate_normal(g, out, n, mean, stddev);
 }
 curandStatus_t curandGenerateNormalDouble(curandGenerator_t g, double* out, size_t n, double mean,
                                           double stddev) {
-  return fill(
-      g, out, n, 2,
-      [=](curandStateXORWOW_t& s, double* o) {
-        const double2 v = curand_normal2_double(&s);
-        o[0] = mean + stddev * v.x;
-        o[1] = mean + stddev * v.y;
-      },
-      [=](curandGenerator_st& gen, double* o, std::size_t count) {
-        // Four normals from two quads of one state (curand_normal4_double), as for uniforms.
-        for (std::size_t k = 0; k < count; ++k) {
-          const unsigned long long v = gen.position + k, unit = v / 4;
-          const unsigned long long t = unit % kPhiloxStates, round = unit / kPhiloxStates;
-          const uint4 q = philox_quad(gen, (2 * round + (v % 4) / 2) * kPhiloxStates + t);
-          const double2 d = gpulab::rt::box_muller_double(q.x, q.y, q.z, q.w);
-          o[k] = mean + stddev * (v % 2 == 0 ? d.x : d.y);
-        }
-        gen.position += count;
-      });
+  return generate_normal(g, out, n, mean, stddev);
 }
 curandStatus_t curandGenerateLogNormal(curandGenerator_t g, float* out, size_t n, float mean,
                                        float stddev) {
-  const curandStatus_t s = curandGenerateNormal(g, out, n, mean, stddev);
-  if (s == CURAND_STATUS_SUCCESS) {
-    for (std::size_t k = 0; k < n; ++k) out[k] = std::exp(out[k]);
-  }
-  return s;
+  return exponentials(generate_normal(g, out, n, mean, stddev), out, n);
 }
 curandStatus_t curandGenerateLogNormalDouble(curandGenerator_t g, double* out, size_t n,
                                              double mean, double stddev) {
-  const curandStatus_t s = curandGenerateNormalDouble(g, out, n, mean, stddev);
-  if (s == CURAND_STATUS_SUCCESS) {
-    for (std::size_t k = 0; k < n; ++k) out[k] = std::exp(out[k]);
-  }
-  return s;
+  return exponentials(generate_normal(g, out, n, mean, stddev), out, n);
 }

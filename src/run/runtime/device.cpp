@@ -73,6 +73,13 @@ void synchronized(bool flush_output) {
   surface_locked(s);
 }
 
+cudaError_t wait_for_device(bool flush_output) {
+  synchronized(flush_output);
+  cudaError_t e;
+  if (broken(&e)) return e;
+  return cudaSuccess;
+}
+
 std::size_t host_memory_bytes() {
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
   return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page)
@@ -96,14 +103,10 @@ using gpulab::rt::set_error;
 using gpulab::rt::state;
 
 cudaError_t cudaGetDeviceCount(int* count) {
-  if (count == nullptr) return set_error(cudaErrorInvalidValue);
-  *count = 1;
-  return cudaSuccess;
+  return gpulab::rt::answer(count, 1);
 }
 cudaError_t cudaGetDevice(int* device) {
-  if (device == nullptr) return set_error(cudaErrorInvalidValue);
-  *device = 0;
-  return cudaSuccess;
+  return gpulab::rt::answer(device, 0);
 }
 cudaError_t cudaSetDevice(int device) {
   return device == 0 ? cudaSuccess : set_error(cudaErrorInvalidDevice);
@@ -427,10 +430,7 @@ cudaError_t cudaDeviceSynchronize(void) {
         "cudaDeviceSynchronize (nvcc does not compile it); a child grid ends before its parent "
         "grid, and cudaStreamTailLaunch runs a grid after its parent");
   }
-  cudaError_t e;
-  gpulab::rt::synchronized(true);
-  if (broken(&e)) return e;
-  return cudaSuccess;
+  return gpulab::rt::wait_for_device(true);
 }
 
 cudaError_t cudaDeviceReset(void) {
@@ -520,14 +520,10 @@ cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig) {
   return cudaSuccess;
 }
 cudaError_t cudaDriverGetVersion(int* version) {
-  if (version == nullptr) return set_error(cudaErrorInvalidValue);
-  *version = CUDART_VERSION;
-  return cudaSuccess;
+  return gpulab::rt::answer(version, CUDART_VERSION);
 }
 cudaError_t cudaRuntimeGetVersion(int* version) {
-  if (version == nullptr) return set_error(cudaErrorInvalidValue);
-  *version = CUDART_VERSION;
-  return cudaSuccess;
+  return gpulab::rt::answer(version, CUDART_VERSION);
 }
 cudaError_t cudaMemGetInfo(size_t* free, size_t* total) {
   if (free == nullptr || total == nullptr) return set_error(cudaErrorInvalidValue);
@@ -573,15 +569,11 @@ cudaError_t cudaChooseDevice(int* device, const cudaDeviceProp* prop) {
 }
 
 cudaError_t cudaDeviceGetCacheConfig(cudaFuncCache* config) {
-  if (config == nullptr) return set_error(cudaErrorInvalidValue);
-  *config = cudaFuncCachePreferNone;
-  return cudaSuccess;
+  return gpulab::rt::answer(config, cudaFuncCachePreferNone);
 }
 
 cudaError_t cudaDeviceGetSharedMemConfig(cudaSharedMemConfig* config) {
-  if (config == nullptr) return set_error(cudaErrorInvalidValue);
-  *config = cudaSharedMemBankSizeFourByte;
-  return cudaSuccess;
+  return gpulab::rt::answer(config, cudaSharedMemBankSizeFourByte);
 }
 
 cudaError_t cudaDeviceGetPCIBusId(char* bus_id, int length, int device) {

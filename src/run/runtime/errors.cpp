@@ -3,6 +3,7 @@
 #include <map>
 #include <string>
 
+#include "run/runtime/code_text.hpp"
 #include "run/runtime/state.hpp"
 
 namespace gpulab::rt {
@@ -61,13 +62,8 @@ cudaError_t cudaPeekAtLastError(void) {
 }
 
 namespace {
-struct ErrorText {
-  cudaError_t code;
-  const char* name;
-  const char* text;
-};
 // CUDA's own names and messages.
-constexpr ErrorText kErrors[] = {
+constexpr gpulab::rt::CodeText<cudaError_t> kErrors[] = {
     {cudaSuccess, "cudaSuccess", "no error"},
     {cudaErrorInvalidValue, "cudaErrorInvalidValue", "invalid argument"},
     {cudaErrorMemoryAllocation, "cudaErrorMemoryAllocation", "out of memory"},
@@ -123,18 +119,11 @@ constexpr ErrorText kErrors[] = {
      "constraints specific to instantiated graph update"},
     {cudaErrorUnknown, "cudaErrorUnknown", "unknown error"},
 };
-const ErrorText* find_error(cudaError_t e) {
-  for (const ErrorText& t : kErrors)
-    if (t.code == e) return &t;
-  return nullptr;
-}
 }  // namespace
 
 const char* cudaGetErrorString(cudaError_t error) {
-  const ErrorText* t = find_error(error);
-  return t != nullptr ? t->text : "unrecognized error code";
+  return gpulab::rt::code_words(kErrors, error, "unrecognized error code");
 }
 const char* cudaGetErrorName(cudaError_t error) {
-  const ErrorText* t = find_error(error);
-  return t != nullptr ? t->name : "cudaErrorUnknown";
+  return gpulab::rt::code_name(kErrors, error, "cudaErrorUnknown");
 }

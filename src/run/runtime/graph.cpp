@@ -7,6 +7,7 @@
 // ready nodes, the earliest made first); a launch runs them in that order, each as the same call
 // on the default stream would: kernels through the ordinary launch (report, faults, printf).
 #include "run/runtime/graph.hpp"
+#include "run/runtime/handles.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -117,6 +118,17 @@ cudaError_t add_node(cudaGraphNode_t* out, cudaGraph_t graph, const cudaGraphNod
   *out = n.get();
   graph->nodes.push_back(std::move(n));
   return cudaSuccess;
+}
+
+// A new node of `type`, its parameters set by fill(node), added as add_node does.
+template <class Fill>
+cudaError_t add_new_node(cudaGraphNode_t* out, cudaGraph_t graph,
+                         const cudaGraphNode_t* dependencies, size_t count, cudaGraphNodeType type,
+                         Fill fill) {
+  auto n = std::make_unique<CUgraphNode_st>();
+  n->type = type;
+  fill(*n);
+  return add_node(out, graph, dependencies, count, std::move(n));
 }
 
 cudaError_t run_memset(const cudaMemsetParams& p) {
@@ -344,19 +356,14 @@ cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* userD
 
 cudaError_t cudaGraphCreate(cudaGraph_t* graph, unsigned int flags) {
   if (graph == nullptr || flags != 0) return cudaErrorInvalidValue;
-  auto& g = graphs();
-  std::lock_guard lock(g.mutex);
   *graph = new CUgraph_st;
-  g.graphs.insert(*graph);
+  gpulab::rt::keep_handle(graphs().mutex, graphs().graphs, *graph);
   return cudaSuccess;
 }
 
 cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
-  auto& g = graphs();
-  std::lock_guard lock(g.mutex);
-  if (g.graphs.erase(graph) == 0) return cudaErrorInvalidValue;
-  delete graph;
-  return cudaSuccess;
+  const bool live = gpulab::rt::destroy_handle(graphs().mutex, graphs().graphs, graph);
+  return live ? cudaSuccess : cudaErrorInvalidValue;
 }
 
 cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t* node, cudaGraph_t graph,
@@ -389,13 +396,13 @@ cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t* node, cudaGraph_t graph,
 cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t* node, cudaGraph_t graph,
                                      const cudaGraphNode_t* dependencies, size_t count, void* dst,
                                      const void* src, size_t bytes, cudaMemcpyKind kind) {
-  auto n = std::make_unique<CUgraphNode_st>();
-  n->type = cudaGraphNodeTypeMemcpy;
-  n->dst = dst;
-  n->src = src;
-  n->count = bytes;
-  n->kind = kind;
-  return gpulab::rt::add_node(node, graph, dependencies, count, std::move(n));
+  return gpulab::rt::add_new_node(node, graph, dependencies, count, cudaGraphNodeTypeMemcpy,
+                                  [&](CUgraphNode_st& n) {
+                                    n.dst = dst;
+                                    n.src = src;
+                                    n.count = bytes;
+                                    n.kind = kind;
+                                  });
 }
 
 cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t* node, cudaGraph_t graph,
@@ -409,31 +416,27 @@ cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t* node, cudaGraph_t graph,
       params->extent.width > params->srcPtr.pitch || params->extent.width > params->dstPtr.pitch) {
     return cudaErrorInvalidValue;
   }
-  auto n = std::make_unique<CUgraphNode_st>();
-  n->type = cudaGraphNodeTypeMemcpy;
-  n->pitched = true;
-  n->copy3d = *params;
-  return gpulab::rt::add_node(node, graph, dependencies, count, std::move(n));
+  return gpulab::rt::add_new_node(node, graph, dependencies, count, cudaGraphNodeTypeMemcpy,
+                                  [&](CUgraphNode_st& n) {
+                                    n.pitched = true;
+                                    n.copy3d = *params;
+                                  });
 }
 
 cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t* node, cudaGraph_t graph,
                                    const cudaGraphNode_t* dependencies, size_t count,
                                    const cudaMemsetParams* params) {
   if (params == nullptr) return cudaErrorInvalidValue;
-  auto n = std::make_unique<CUgraphNode_st>();
-  n->type = cudaGraphNodeTypeMemset;
-  n->memset = *params;
-  return gpulab::rt::add_node(node, graph, dependencies, count, std::move(n));
+  return gpulab::rt::add_new_node(node, graph, dependencies, count, cudaGraphNodeTypeMemset,
+                                  [&](CUgraphNode_st& n) { n.memset = *params; });
 }
 
 cudaError_t cudaGraphAddHostNode(cudaGraphNode_t* node, cudaGraph_t graph,
                                  const cudaGraphNode_t* dependencies, size_t count,
                                  const cudaHostNodeParams* params) {
   if (params == nullptr || params->fn == nullptr) return cudaErrorInvalidValue;
-  auto n = std::make_unique<CUgraphNode_st>();
-  n->type = cudaGraphNodeTypeHost;
-  n->host = *params;
-  return gpulab::rt::add_node(node, graph, dependencies, count, std::move(n));
+  return gpulab::rt::add_new_node(node, graph, dependencies, count, cudaGraphNodeTypeHost,
+                                  [&](CUgraphNode_st& n) { n.host = *params; });
 }
 
 cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t* node, cudaGraph_t graph,
@@ -624,9 +627,6 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
 }
 
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec) {
-  auto& g = graphs();
-  std::lock_guard lock(g.mutex);
-  if (g.execs.erase(exec) == 0) return cudaErrorInvalidValue;
-  delete exec;
-  return cudaSuccess;
+  const bool live = gpulab::rt::destroy_handle(graphs().mutex, graphs().execs, exec);
+  return live ? cudaSuccess : cudaErrorInvalidValue;
 }

@@ -109,6 +109,14 @@ cudaError_t set_error(cudaError_t e);
 // Calls after a kernel fault fail as on a GPU, whose context is then unusable.
 bool broken(cudaError_t* out);
 cudaError_t error_from_name(const std::string& name);
+// A query's answer: `value` stored in *out, or cudaErrorInvalidValue (the last error too) when
+// out is null.
+template <class T, class V>
+cudaError_t answer(T* out, V value) {
+  if (out == nullptr) return set_error(cudaErrorInvalidValue);
+  *out = value;
+  return cudaSuccess;
+}
 
 // memory.cpp
 cudaError_t check_device_range(const void* p, size_t count, bool* is_device);
@@ -123,6 +131,9 @@ cudaError_t copy(void* dst, const void* src, size_t count, cudaMemcpyKind kind, 
 // device.cpp
 // The host waited for the device: kernel output is printed, nothing is pending.
 void synchronized(bool flush_output);
+// synchronized(flush_output), then the status a waiting call returns: a kernel fault's error, or
+// cudaSuccess.
+cudaError_t wait_for_device(bool flush_output);
 std::size_t host_memory_bytes();
 std::size_t host_available_bytes();
 unsigned worker_count();

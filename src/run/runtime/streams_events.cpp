@@ -9,11 +9,16 @@
 #include <mutex>
 
 #include "run/runtime/graph.hpp"
+#include "run/runtime/handles.hpp"
 #include "run/runtime/state.hpp"
 
 using gpulab::rt::broken;
+using gpulab::rt::destroy_handle;
+using gpulab::rt::is_live;
+using gpulab::rt::keep_handle;
 using gpulab::rt::set_error;
 using gpulab::rt::state;
+using gpulab::rt::wait_for_device;
 
 struct CUstream_st {
   int id;
@@ -31,9 +36,11 @@ bool special_stream(cudaStream_t s) {
 }
 // A stream the program made and has not destroyed.
 bool made_stream(cudaStream_t s) {
-  auto& st = state();
-  std::lock_guard lock(st.mutex);
-  return st.streams.count(s) != 0;
+  return is_live(state().mutex, state().streams, s);
+}
+// An event the program made and has not destroyed.
+bool made_event(cudaEvent_t e) {
+  return is_live(state().mutex, state().events, e);
 }
 // A stream a call may name: a default one or one the program made.
 bool usable(cudaStream_t s) {
@@ -55,30 +62,19 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags) 
     return set_error(cudaErrorInvalidValue);
   }
   *stream = new CUstream_st{0, flags, 0};
-  auto& s = state();
-  std::lock_guard lock(s.mutex);
-  s.streams.insert(*stream);
+  keep_handle(state().mutex, state().streams, *stream);
   return cudaSuccess;
 }
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {
-  auto& s = state();
-  std::lock_guard lock(s.mutex);
-  if (s.streams.erase(stream) == 0) return set_error(cudaErrorInvalidResourceHandle);
-  delete stream;
-  return cudaSuccess;
+  const bool live = destroy_handle(state().mutex, state().streams, stream);
+  return live ? cudaSuccess : set_error(cudaErrorInvalidResourceHandle);
 }
 cudaError_t cudaStreamSynchronize(cudaStream_t) {
-  gpulab::rt::synchronized(true);
-  cudaError_t e;
-  if (broken(&e)) return e;
-  return cudaSuccess;
+  return wait_for_device(true);
 }
 cudaError_t cudaStreamQuery(cudaStream_t) {
   // Every launch has ended when the host asks: a fault of one surfaces here.
-  gpulab::rt::synchronized(false);
-  cudaError_t e;
-  if (broken(&e)) return e;
-  return cudaSuccess;
+  return wait_for_device(false);
 }
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int) {
   gpulab::rt::graph_wait_event(stream, event);  // joins a capture when the event was captured
@@ -97,24 +93,15 @@ cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
   }
   *event = new CUevent_st{};
   (*event)->timing = (flags & cudaEventDisableTiming) == 0;
-  auto& s = state();
-  std::lock_guard lock(s.mutex);
-  s.events.insert(*event);
+  keep_handle(state().mutex, state().events, *event);
   return cudaSuccess;
 }
 cudaError_t cudaEventDestroy(cudaEvent_t event) {
-  auto& s = state();
-  std::lock_guard lock(s.mutex);
-  if (s.events.erase(event) == 0) return set_error(cudaErrorInvalidResourceHandle);
-  delete event;
-  return cudaSuccess;
+  const bool live = destroy_handle(state().mutex, state().events, event);
+  return live ? cudaSuccess : set_error(cudaErrorInvalidResourceHandle);
 }
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
-  {
-    auto& s = state();
-    std::lock_guard lock(s.mutex);
-    if (s.events.count(event) == 0) return set_error(cudaErrorInvalidResourceHandle);
-  }
+  if (!made_event(event)) return set_error(cudaErrorInvalidResourceHandle);
   if (gpulab::rt::graph_record_event(event, stream)) return cudaSuccess;
   // Launches have finished when they return: the time is the CPU's, after the emulated work.
   event->when = std::chrono::steady_clock::now();
@@ -122,26 +109,12 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
   return cudaSuccess;
 }
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
-  {
-    auto& s = state();
-    std::lock_guard lock(s.mutex);
-    if (s.events.count(event) == 0) return set_error(cudaErrorInvalidResourceHandle);
-  }
-  gpulab::rt::synchronized(true);
-  cudaError_t e;
-  if (broken(&e)) return e;
-  return cudaSuccess;
+  if (!made_event(event)) return set_error(cudaErrorInvalidResourceHandle);
+  return wait_for_device(true);
 }
 cudaError_t cudaEventQuery(cudaEvent_t event) {
-  {
-    auto& s = state();
-    std::lock_guard lock(s.mutex);
-    if (s.events.count(event) == 0) return set_error(cudaErrorInvalidResourceHandle);
-  }
-  gpulab::rt::synchronized(false);
-  cudaError_t e;
-  if (broken(&e)) return e;
-  return cudaSuccess;
+  if (!made_event(event)) return set_error(cudaErrorInvalidResourceHandle);
+  return wait_for_device(false);
 }
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
   if (ms == nullptr) return set_error(cudaErrorInvalidValue);

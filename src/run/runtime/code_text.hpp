@@ -1,0 +1,37 @@
+// A library's status codes as a table: each code's name and the words its Get*Name/Get*String
+// call gives (CUDA's cudaError_t in errors.cpp, cuBLAS's cublasStatus_t in cublas.cpp).
+#pragma once
+
+#include <cstddef>
+
+namespace gpulab::rt {
+
+template <class Code>
+struct CodeText {
+  Code code;
+  const char* name;
+  const char* text;
+};
+
+// The row of `code`, or nullptr when the table lacks it.
+template <class Code, std::size_t N>
+const CodeText<Code>* find_code(const CodeText<Code> (&table)[N], Code code) {
+  for (const CodeText<Code>& t : table)
+    if (t.code == code) return &t;
+  return nullptr;
+}
+
+// The name of `code`, or `unknown` when the table lacks it.
+template <class Code, std::size_t N>
+const char* code_name(const CodeText<Code> (&table)[N], Code code, const char* unknown) {
+  const CodeText<Code>* t = find_code(table, code);
+  return t != nullptr ? t->name : unknown;
+}
+// The words for `code`, or `unknown` when the table lacks it.
+template <class Code, std::size_t N>
+const char* code_words(const CodeText<Code> (&table)[N], Code code, const char* unknown) {
+  const CodeText<Code>* t = find_code(table, code);
+  return t != nullptr ? t->text : unknown;
+}
+
+}  // namespace gpulab::rt
