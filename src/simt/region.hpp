@@ -73,13 +73,16 @@ void run(ThreadLoop& loop, const Body& body) {
   } done{loop, loop.threads};
   int pc = 0;
   bool first_region = true;
+  // A one-dimensional block: threadIdx.x is the thread (y and z stay 0).
+  const bool linear = loop.linear;
+  if (linear) threadIdx = uint3{0, 0, 0};
   for (;;) {
     int at = -1;
     bool ended = false;
     for (std::uint32_t t = 0; t < loop.threads; ++t) {
       loop.current = t;
-      if (loop.linear) {
-        threadIdx = uint3{t, 0, 0};
+      if (linear) {
+        threadIdx.x = t;
       } else {
         threadIdx = loop.coords[t];
       }
