@@ -4,9 +4,15 @@
 # Runs bench/run/check_overhead.cu (a 2^24 vector add and a 512x512 tiled matmul, CUDA events,
 # median of 3) without and with --check, alternating, twice, with the load average before each;
 # prints each time and the ratio --check / plain, then runs the planted bugs (a read past the
-# vector add's input, a missing __syncthreads in the matmul) under --check twice each and shows
-# that the findings are there and the same both times.
+# vector add's input, a missing __syncthreads in the matmul) under --check twice each with the
+# workers asked for and once with one worker, and shows that the findings are there and the same
+# all three times.
 set -euo pipefail
+# On the GPU machine: everything printed is kept in $OUT/run_check_overhead.txt as well.
+if [ -n "${OUT:-}" ]; then
+  mkdir -p "$OUT"
+  exec > >(tee "$OUT/run_check_overhead.txt") 2>&1
+fi
 BUILD=${1:-build/default}
 THREADS=${2:-0}
 G=$BUILD/bin/gpulab
@@ -36,9 +42,36 @@ for r, v in sorted(rounds.items()):
               f"matmul {v['check'][1] / v['plain'][1]:.1f}x (target <= 5x)")
 PY
 rm -f /tmp/check_overhead.$$
+# The findings (JSON; addresses masked, they move from run to run) of each planted bug: twice with
+# the workers asked for, once with one worker; all three must be the same.
+findings() {
+  python3 -c '
+import json, re, sys
+t = sys.stdin.read()
+m = re.search(r"^\{", t, re.M)
+if m is None:
+    print("no JSON report"); sys.exit()
+d = json.loads(t[m.start():])
+s = json.dumps(d["findings"], sort_keys=True)
+s = re.sub(r"0x[0-9a-f]{6,}", "0xADDR", s)
+s = re.sub(r"\"address\": [0-9]+", "\"address\": 0", s)
+print(s)'
+}
 for bug in oob nosync; do
-  for i in 1 2; do
-    $G run --backend cpu --check "${threads[@]}" --json $P -- $bug 2>/dev/null |
-      python3 -c "import json,sys; d=json.load(sys.stdin); print('$bug run $i:', sorted((f.get('kind'), f.get('where'), f.get('message','')[:90]) for f in d['findings']))"
+  runs=()
+  for t in "${threads[@]:+${threads[1]}}" "${threads[@]:+${threads[1]}}" 1; do
+    w=(); [ -n "$t" ] && w=(--emu-threads "$t")
+    # (gpulab run exits 1 when it finds something)
+    runs+=("$( ($G run --backend cpu --check "${w[@]}" --json --timeout 600 $P -- $bug 2>&1 || true) | findings)")
   done
+  printf '%s\n' "${runs[0]}" | python3 -c '
+import json, sys
+for f in json.loads(sys.stdin.read()):
+    print("'$bug':", f.get("kind"), "at", f.get("where", ""), "-", f.get("message", "")[:110])'
+
+  if [ "${runs[0]}" = "${runs[1]}" ] && [ "${runs[0]}" = "${runs[2]}" ]; then
+    echo "$bug: the same findings in both runs and with one worker"
+  else
+    echo "$bug: FINDINGS DIFFER"; printf '%s\n' "${runs[@]}"
+  fi
 done

@@ -31,20 +31,21 @@ std::optional<Text> check_launch_text(const Shape& grid, const Shape& block) {
   if (block.volume() > kMaxThreadsPerBlock) {
     return both("{0}x{1}x{2} = {3} threads per block exceeds the limit {4} ({5})",
                 "{0}x{1}x{2} = {3} 个线程每块，超过了上限 {4}（{6}）", block.x, block.y, block.z,
-                block.volume(), kMaxThreadsPerBlock, kWhyThreadsPerBlock, kWhyThreadsPerBlockZh);
+                block.volume(), kMaxThreadsPerBlock, kWhyThreadsPerBlock.en,
+                kWhyThreadsPerBlock.zh);
   }
   for (int i = 0; i < 3; ++i) {
     if (block_dims[i] > block_max[i]) {
       return both("block {0} = {1} exceeds the limit {2} ({3})",
                   "线程块的 {0} 维 = {1}，超过了上限 {2}（{4}）", axis[i], block_dims[i],
-                  block_max[i], kWhyBlockDims, kWhyBlockDimsZh);
+                  block_max[i], kWhyBlockDims.en, kWhyBlockDims.zh);
     }
   }
   for (int i = 0; i < 3; ++i) {
     if (grid_dims[i] > grid_max[i]) {
       return both("grid {0} = {1} exceeds the limit {2} ({3})",
                   "网格的 {0} 维 = {1}，超过了上限 {2}（{4}）", axis[i], grid_dims[i], grid_max[i],
-                  kWhyGridDims, kWhyGridDimsZh);
+                  kWhyGridDims.en, kWhyGridDims.zh);
     }
   }
   return std::nullopt;

@@ -15,22 +15,22 @@ inline constexpr std::uint64_t kMaxBlockX = 1024, kMaxBlockY = 1024, kMaxBlockZ 
 inline constexpr std::uint64_t kMaxGridX = 2147483647ULL, kMaxGridY = 65535, kMaxGridZ = 65535;
 inline constexpr std::uint64_t kDefaultSharedPerBlock = 48 * 1024;
 
-// Why each limit exists, in one clause, for error messages.
-inline constexpr const char* kWhyThreadsPerBlock =
-    "all threads of a block live on one SM at once, and CUDA caps a block at 1024 of them";
-inline constexpr const char* kWhyBlockDims =
-    "CUDA limits a block to (1024, 1024, 64) threads along x, y, z";
-inline constexpr const char* kWhyGridDims =
-    "CUDA limits a grid to (2^31-1, 65535, 65535) blocks along x, y, z";
-inline constexpr const char* kWhyThreadsPerBlockZh =
-    "一个线程块的所有线程同时驻留在一个 SM 上，CUDA 规定一个线程块最多 1024 个线程";
-inline constexpr const char* kWhyBlockDimsZh =
-    "CUDA 规定线程块沿 x、y、z 最多 (1024, 1024, 64) 个线程";
-inline constexpr const char* kWhyGridDimsZh =
-    "CUDA 规定网格沿 x、y、z 最多 (2^31-1, 65535, 65535) 个线程块";
+// Why each limit exists, in one clause and both languages, for error messages.
+struct Why {
+  const char* en;
+  const char* zh;
+};
+inline constexpr Why kWhyThreadsPerBlock{
+    "all threads of a block live on one SM at once, and CUDA caps a block at 1024 of them",
+    "一个线程块的所有线程同时驻留在一个 SM 上，CUDA 规定一个线程块最多 1024 个线程"};
+inline constexpr Why kWhyBlockDims{"CUDA limits a block to (1024, 1024, 64) threads along x, y, z",
+                                   "CUDA 规定线程块沿 x、y、z 最多 (1024, 1024, 64) 个线程"};
+inline constexpr Why kWhyGridDims{
+    "CUDA limits a grid to (2^31-1, 65535, 65535) blocks along x, y, z",
+    "CUDA 规定网格沿 x、y、z 最多 (2^31-1, 65535, 65535) 个线程块"};
 // The reason for the threads-per-block limit, in both languages, for parse_int.
 inline Text why_threads_per_block() {
-  return {kWhyThreadsPerBlock, kWhyThreadsPerBlockZh};
+  return {kWhyThreadsPerBlock.en, kWhyThreadsPerBlock.zh};
 }
 
 struct Shape {

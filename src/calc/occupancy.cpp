@@ -6,6 +6,8 @@
 #include <climits>
 #include <stdexcept>
 
+#include "core/enum_names.hpp"
+
 namespace gpulab::calc {
 namespace {
 
@@ -113,17 +115,9 @@ int shared_limit(Occupancy& o) {
 }  // namespace
 
 std::string_view limiter_name(Limiter l) {
-  switch (l) {
-    case Limiter::warps:
-      return "warps";
-    case Limiter::blocks:
-      return "blocks";
-    case Limiter::registers:
-      return "registers";
-    case Limiter::shared:
-      return "shared";
-  }
-  return "?";
+  static constexpr std::array<std::string_view, 4> kNames{"warps", "blocks", "registers", "shared"};
+  static_assert(kNames.size() == static_cast<std::size_t>(Limiter::shared) + 1);
+  return enum_name(l, kNames);
 }
 
 std::int64_t shared_for_carveout(const ArchInfo& a, std::optional<int> percent) {

@@ -33,6 +33,17 @@ T choose(Gen& g, const std::vector<T>& v) {
   return v[static_cast<std::size_t>(pick(g, 0, static_cast<std::int64_t>(v.size()) - 1))];
 }
 
+// A launch dimension drawn from lo..hi, or one of `sizes`; a block or thread coordinate below n.
+std::uint64_t dim(Gen& g, std::int64_t lo, std::int64_t hi) {
+  return static_cast<std::uint64_t>(pick(g, lo, hi));
+}
+std::uint64_t dim_of(Gen& g, const std::vector<std::int64_t>& sizes) {
+  return static_cast<std::uint64_t>(choose(g, sizes));
+}
+std::uint64_t below(Gen& g, std::uint64_t n) {
+  return static_cast<std::uint64_t>(pick(g, 0, static_cast<std::int64_t>(n) - 1));
+}
+
 std::string fmt_real(double v) {
   std::string s = fmt::format("{:.2f}", v);
   return s;
@@ -114,10 +125,8 @@ Question find_1d_q(Gen& g, Lang l) {
 }
 
 Question find_2d_q(Gen& g, Lang l) {
-  const Shape grid{static_cast<std::uint64_t>(pick(g, 2, 4)),
-                   static_cast<std::uint64_t>(pick(g, 2, 4)), 1};
-  const Shape block{static_cast<std::uint64_t>(choose<std::int64_t>(g, {2, 3, 4, 8})),
-                    static_cast<std::uint64_t>(choose<std::int64_t>(g, {2, 3, 4})), 1};
+  const Shape grid{dim(g, 2, 4), dim(g, 2, 4), 1};
+  const Shape block{dim_of(g, {2, 3, 4, 8}), dim_of(g, {2, 3, 4}), 1};
   const std::uint64_t i = static_cast<std::uint64_t>(
       pick(g, 0, static_cast<std::int64_t>(grid.volume() * block.volume()) - 1));
   const ThreadPlace p = place_of_index(grid, block, i);
@@ -147,14 +156,10 @@ Question find_2d_q(Gen& g, Lang l) {
 }
 
 Question global_index_q(Gen& g, Lang l) {
-  const Shape grid{static_cast<std::uint64_t>(pick(g, 2, 6)),
-                   static_cast<std::uint64_t>(pick(g, 2, 6)), 1};
-  const Shape block{static_cast<std::uint64_t>(choose<std::int64_t>(g, {4, 8, 16, 32})),
-                    static_cast<std::uint64_t>(choose<std::int64_t>(g, {2, 4, 8})), 1};
-  const Coord b{static_cast<std::uint64_t>(pick(g, 0, static_cast<std::int64_t>(grid.x) - 1)),
-                static_cast<std::uint64_t>(pick(g, 0, static_cast<std::int64_t>(grid.y) - 1)), 0};
-  const Coord th{static_cast<std::uint64_t>(pick(g, 0, static_cast<std::int64_t>(block.x) - 1)),
-                 static_cast<std::uint64_t>(pick(g, 0, static_cast<std::int64_t>(block.y) - 1)), 0};
+  const Shape grid{dim(g, 2, 6), dim(g, 2, 6), 1};
+  const Shape block{dim_of(g, {4, 8, 16, 32}), dim_of(g, {2, 4, 8}), 1};
+  const Coord b{below(g, grid.x), below(g, grid.y), 0};
+  const Coord th{below(g, block.x), below(g, block.y), 0};
   const ThreadPlace p = place_of(grid, block, b, th);
   return integer_q(
       say(l,
@@ -229,26 +234,24 @@ Question launch_legal_q(Gen& g, Lang l) {
   Shape block, grid{1, 1, 1};
   switch (pick(g, 0, 5)) {
     case 0:
-      block = {static_cast<std::uint64_t>(choose<std::int64_t>(g, {512, 1024, 1025, 2048})), 1, 1};
+      block = {dim_of(g, {512, 1024, 1025, 2048}), 1, 1};
       break;
     case 1:
-      block = {32, static_cast<std::uint64_t>(choose<std::int64_t>(g, {16, 32, 33})), 1};
+      block = {32, dim_of(g, {16, 32, 33}), 1};
       break;
     case 2:
-      block = {1, 1, static_cast<std::uint64_t>(choose<std::int64_t>(g, {32, 64, 65, 128}))};
+      block = {1, 1, dim_of(g, {32, 64, 65, 128})};
       break;
     case 3:
       block = {256, 1, 1};
-      grid = {1, static_cast<std::uint64_t>(choose<std::int64_t>(g, {65535, 65536, 100000})), 1};
+      grid = {1, dim_of(g, {65535, 65536, 100000}), 1};
       break;
     case 4:
       block = {128, 1, 1};
-      grid = {
-          static_cast<std::uint64_t>(choose<std::int64_t>(g, {65536, 2147483647LL, 2147483648LL})),
-          1, 1};
+      grid = {dim_of(g, {65536, 2147483647LL, 2147483648LL}), 1, 1};
       break;
     default:
-      block = {16, 16, static_cast<std::uint64_t>(choose<std::int64_t>(g, {2, 4, 5}))};
+      block = {16, 16, dim_of(g, {2, 4, 5})};
       break;
   }
   auto problem = limits::check_launch(grid, block);
@@ -352,17 +355,10 @@ Question occupancy_shared_q(Gen& g, Lang l) {
 }
 
 Question global_index_3d_q(Gen& g, Lang l) {
-  auto dim = [&](std::int64_t lo, std::int64_t hi) {
-    return static_cast<std::uint64_t>(pick(g, lo, hi));
-  };
-  const Shape grid{dim(2, 4), dim(2, 3), dim(2, 3)};
-  const Shape block{static_cast<std::uint64_t>(choose<std::int64_t>(g, {2, 4, 8})), dim(2, 4),
-                    dim(2, 4)};
-  auto below = [&](std::uint64_t n) {
-    return static_cast<std::uint64_t>(pick(g, 0, static_cast<std::int64_t>(n) - 1));
-  };
-  const Coord b{below(grid.x), below(grid.y), below(grid.z)};
-  const Coord th{below(block.x), below(block.y), below(block.z)};
+  const Shape grid{dim(g, 2, 4), dim(g, 2, 3), dim(g, 2, 3)};
+  const Shape block{dim_of(g, {2, 4, 8}), dim(g, 2, 4), dim(g, 2, 4)};
+  const Coord b{below(g, grid.x), below(g, grid.y), below(g, grid.z)};
+  const Coord th{below(g, block.x), below(g, block.y), below(g, block.z)};
   const ThreadPlace p = place_of(grid, block, b, th);
   return integer_q(
       say(l,

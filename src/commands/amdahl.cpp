@@ -165,17 +165,16 @@ void setup_amdahl(CLI::App& app, GlobalOptions& g) {
   struct Raw {
     std::string p, n = "10,100,1000,10000,100000";
   };
-  auto raw = std::make_shared<Raw>();
-  CLI::App* sub = add_command(
+  const auto [sub, raw] = add_command<Raw>(
       app, g, "amdahl",
-      help_tr(g, "Amdahl's law: speedup against processors, its limit, Gustafson",
-              "阿姆达尔定律：加速比与处理器数的关系、它的上限、古斯塔夫森定律"),
-      [raw, &g] {
+      {"Amdahl's law: speedup against processors, its limit, Gustafson",
+       "阿姆达尔定律：加速比与处理器数的关系、它的上限、古斯塔夫森定律"},
+      [&g](Raw& args) {
         AmdahlOptions o;
         o.p = parse_real(
-            "--p", raw->p, 0.0, 1.0,
+            "--p", args.p, 0.0, 1.0,
             {"P is the parallel fraction of the run time", "P 是运行时间中可并行的比例"});
-        o.n = parse_int_list("--n", raw->n, 1, 1'000'000'000'000,
+        o.n = parse_int_list("--n", args.n, 1, 1'000'000'000'000,
                              {"N counts processors", "N 是处理器的个数"});
         AmdahlResult r = run_amdahl(o);
         emit(g, amdahl_json(r), render_amdahl(r, g.out));

@@ -194,6 +194,12 @@ CLI::Option* add_seed_option(CLI::App* sub, std::string& seed, const GlobalOptio
       ->type_name("S");
 }
 
+void emit_verified(const GlobalOptions& g, const nlohmann::json& json, const std::string& text,
+                   bool verified, const Text& wrong) {
+  emit(g, json, text);
+  if (!verified) throw RuntimeFailure(wrong);
+}
+
 void emit_sources(const GlobalOptions& g, std::string_view command,
                   std::initializer_list<std::string_view> files) {
   nlohmann::json sources = nlohmann::json::array();

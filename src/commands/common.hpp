@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "backend/backend.hpp"
@@ -71,6 +72,11 @@ std::unique_ptr<Backend> open_backend(const GlobalOptions& g);
 // (core/layout.hpp) unless `fit` is false (a file as it is, such as --source).
 void emit(const GlobalOptions& g, const nlohmann::json& json, const std::string& text,
           bool fit = true);
+// A kernel command's result, printed as emit() does; then, when the answer did not check out
+// against the host's reference, the run fails with `wrong` (a RuntimeFailure): the numbers are
+// shown either way.
+void emit_verified(const GlobalOptions& g, const nlohmann::json& json, const std::string& text,
+                   bool verified, const Text& wrong);
 
 // A kernel command's --source flag ("print the CUDA source of the kernel instead of running it")
 // and --seed option (of its random inputs), worded alike in every command.
@@ -99,6 +105,18 @@ CLI::App* add_command(CLI::App& app, GlobalOptions& g, const std::string& name,
     body();
   });
   return sub;
+}
+// The same for a command whose options are read, as typed, into a `Raw`: the subcommand,
+// described in both languages, and the Raw its options bind to; `body` gets the Raw when the
+// command runs.
+template <class Raw, class Body>
+std::pair<CLI::App*, std::shared_ptr<Raw>> add_command(CLI::App& app, GlobalOptions& g,
+                                                       const std::string& name,
+                                                       const Text& description, Body body) {
+  auto raw = std::make_shared<Raw>();
+  CLI::App* sub = add_command(app, g, name, help_tr(g, description.en, description.zh),
+                              [raw, body] { body(*raw); });
+  return {sub, raw};
 }
 
 }  // namespace gpulab

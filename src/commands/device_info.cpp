@@ -9,6 +9,7 @@
 #include <memory>
 #include <utility>
 
+#include "core/enum_names.hpp"
 #include "core/error.hpp"
 #include "core/i18n_format.hpp"
 #include "core/layout.hpp"
@@ -74,19 +75,10 @@ std::string unknown(Lang l) {
 }
 
 std::string compute_mode_key(cuda::ComputeMode m) {
-  switch (m) {
-    case cuda::ComputeMode::default_mode:
-      return "default";
-    case cuda::ComputeMode::exclusive_thread:
-      return "exclusive_thread";
-    case cuda::ComputeMode::prohibited:
-      return "prohibited";
-    case cuda::ComputeMode::exclusive_process:
-      return "exclusive_process";
-    case cuda::ComputeMode::unknown:
-      break;
-  }
-  return "unknown";
+  static constexpr std::array<std::string_view, 5> kKeys{
+      "default", "exclusive_thread", "prohibited", "exclusive_process", "unknown"};
+  static_assert(kKeys.size() == static_cast<std::size_t>(cuda::ComputeMode::unknown) + 1);
+  return std::string(enum_name(m, kKeys, "unknown"));
 }
 
 std::string compute_mode_text(Lang l, cuda::ComputeMode m) {
@@ -133,6 +125,13 @@ std::string generation(Lang l, std::string_view g) {
 
 std::string cc_text(int major, int minor) {
   return fmt::format("{}.{}", major, minor);
+}
+
+// The compute capability in a device's or a spec sheet's JSON: "8.6" and its two numbers.
+void put_compute_capability(nlohmann::json& j, int major, int minor) {
+  j["compute_capability"] = cc_text(major, minor);
+  j["cc_major"] = major;
+  j["cc_minor"] = minor;
 }
 
 }  // namespace
@@ -430,9 +429,7 @@ nlohmann::json device_json(const cuda::DeviceProperties& d) {
   j["index"] = d.index;
   j["name"] = d.name;
   j["uuid"] = d.uuid;
-  j["compute_capability"] = cc_text(d.cc_major, d.cc_minor);
-  j["cc_major"] = d.cc_major;
-  j["cc_minor"] = d.cc_minor;
+  put_compute_capability(j, d.cc_major, d.cc_minor);
   j["architecture"] = arch ? json(arch->architecture) : json(nullptr);
   j["total_global_memory_bytes"] = d.total_global_mem;
   j["sms"] = d.multiprocessors;
@@ -544,9 +541,7 @@ nlohmann::json model_json(const calc::GpuModel& m) {
   j["aliases"] = m.aliases;
   j["chip"] = m.chip;
   j["architecture"] = m.architecture;
-  j["compute_capability"] = cc_text(m.cc_major, m.cc_minor);
-  j["cc_major"] = m.cc_major;
-  j["cc_minor"] = m.cc_minor;
+  put_compute_capability(j, m.cc_major, m.cc_minor);
   j["year"] = m.year;
   j["sms"] = m.sms;
   j["cores_per_sm"] = m.cores_per_sm;
@@ -963,28 +958,26 @@ void setup_device_info(CLI::App& app, GlobalOptions& g) {
   struct Raw {
     std::string device, model;
   };
-  auto raw = std::make_shared<Raw>();
-  CLI::App* sub = add_command(
+  const auto [sub, raw] = add_command<Raw>(
       app, g, "device-info",
-      help_tr(g,
-              "Everything deviceQuery reports about each CUDA device, or a GPU's spec sheet "
-              "(--model), explained",
-              "deviceQuery 报告的每个 CUDA 设备的全部信息，或某款 GPU 的规格表（--model），"
-              "逐项解释"),
-      [raw, &g] {
+      {"Everything deviceQuery reports about each CUDA device, or a GPU's spec sheet "
+       "(--model), explained",
+       "deviceQuery 报告的每个 CUDA 设备的全部信息，或某款 GPU 的规格表（--model），"
+       "逐项解释"},
+      [&g](Raw& args) {
         DeviceInfoOptions o;
-        if (!raw->device.empty() && !raw->model.empty()) {
+        if (!args.device.empty() && !args.model.empty()) {
           throw UsageError(
               "--device and --model: give one or the other (--device K asks this machine's GPU "
               "K; --model NAME shows a spec sheet from gpulab's table)",
               "--device 和 --model：只能给出其中一个（--device K 询问这台机器的第 K 号 GPU；"
               "--model NAME 显示 gpulab 表中的一份规格）");
         }
-        if (!raw->device.empty()) {
-          o.device = parse_int("--device", raw->device, 0, INT64_MAX,
+        if (!args.device.empty()) {
+          o.device = parse_int("--device", args.device, 0, INT64_MAX,
                                {"CUDA numbers devices from 0", "CUDA 从 0 开始给设备编号"});
         }
-        o.model = raw->model;
+        o.model = args.model;
         o.gpu_asked = g.backend == BackendChoice::gpu;
         DeviceInfoResult r = run_device_info(o);
         emit(g, device_info_json(r), render_device_info(r, g.out));

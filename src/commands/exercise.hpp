@@ -10,6 +10,7 @@
 #include "commands/common.hpp"
 #include "core/state.hpp"
 #include "exercise/check.hpp"
+#include "exercise/feedback.hpp"
 #include "exercise/grade.hpp"
 
 namespace gpulab {
@@ -17,9 +18,6 @@ namespace gpulab {
 // The list: every exercise with its saved status.
 std::string render_exercise_list(const SavedProgress& p, const OutputOptions& out);
 nlohmann::json exercise_list_json(const SavedProgress& p);
-
-std::string render_exercise_check(const exercise::CheckResult& c, const OutputOptions& out);
-nlohmann::json exercise_check_json(const exercise::CheckResult& c);
 
 void setup_exercise(CLI::App& app, GlobalOptions& g);
 

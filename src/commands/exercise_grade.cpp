@@ -156,54 +156,52 @@ void setup_exercise_grade(CLI::App& exercise_app, GlobalOptions& g) {
     std::string seed, student, require, jobs, timeout = "60", memory = "4096", sandbox = "auto";
     std::string gradescope, junit;
   };
-  auto raw = std::make_shared<GradeRaw>();
-  CLI::App* c = add_command(
+  const auto [c, raw] = add_command<GradeRaw>(
       exercise_app, g, "grade",
-      help_tr(g,
-              "Re-check a class's exercise files from source, each contained (for teachers; "
-              "table, --json, --gradescope, --junit)",
-              "从源代码重新检查全班的练习文件，每个都隔离运行（供教师使用；表格、--json、"
-              "--gradescope、--junit）"),
-      [raw, &g] {
+      {"Re-check a class's exercise files from source, each contained (for teachers; "
+       "table, --json, --gradescope, --junit)",
+       "从源代码重新检查全班的练习文件，每个都隔离运行（供教师使用；表格、--json、"
+       "--gradescope、--junit）"},
+      [&g](GradeRaw& args) {
         const Lang l = g.out.lang;
         exercise::GradeOptions o;
-        o.seed = pick_seed(raw->seed);
+        o.seed = pick_seed(args.seed);
         o.lang = l;
         const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-        o.jobs = raw->jobs.empty() ? cores
-                                   : static_cast<unsigned>(parse_int("--jobs", raw->jobs, 1, 1024));
+        o.jobs = args.jobs.empty() ? cores
+                                   : static_cast<unsigned>(parse_int("--jobs", args.jobs, 1, 1024));
         o.timeout = std::chrono::milliseconds(
-            parse_int("--timeout", raw->timeout, 1, 3600, Text{"seconds", "秒"}) * 1000);
+            parse_int("--timeout", args.timeout, 1, 3600, Text{"seconds", "秒"}) * 1000);
         const std::int64_t memory =
-            parse_int("--memory", raw->memory, 64, 1 << 20, Text{"MiB", "MiB"});
+            parse_int("--memory", args.memory, 64, 1 << 20, Text{"MiB", "MiB"});
         const std::string sandbox =
-            parse_choice("--sandbox", raw->sandbox, {"auto", "bubblewrap", "limits"});
+            parse_choice("--sandbox", args.sandbox, {"auto", "bubblewrap", "limits"});
         if (g.backend_text == "gpu") {
           std::string notice;
           o.gpu = gpu_chosen(g.backend, &notice, l);
         }
         std::vector<const exercise::Exercise*> required;
-        if (!raw->require.empty()) {
+        if (!args.require.empty()) {
           std::size_t at = 0;
-          while (at <= raw->require.size()) {
-            auto comma = raw->require.find(',', at);
-            if (comma == std::string::npos) comma = raw->require.size();
-            const std::string id = raw->require.substr(at, comma - at);
+          while (at <= args.require.size()) {
+            auto comma = args.require.find(',', at);
+            if (comma == std::string::npos) comma = args.require.size();
+            const std::string id = args.require.substr(at, comma - at);
             at = comma + 1;
             const exercise::Exercise* e = exercise::find(id);
             if (e == nullptr) {
               throw UsageError(both("--require {}: no exercise {} (gpulab exercise lists them)",
                                     "--require {}：没有练习 {}（gpulab exercise 会列出全部）",
-                                    raw->require, id.empty() ? "''" : id));
+                                    args.require, id.empty() ? "''" : id));
             }
             if (std::find(required.begin(), required.end(), e) == required.end())
               required.push_back(e);
           }
         }
-        require_output_path("--gradescope", raw->gradescope);
-        require_output_path("--junit", raw->junit);
-        o.submissions = exercise::find_submissions(raw->paths, raw->student, required);
-        if (!raw->gradescope.empty()) {
+        require_output_path("--gradescope", args.gradescope);
+        require_output_path("--junit", args.junit);
+        o.submissions = exercise::find_submissions(args.paths, args.student, required);
+        if (!args.gradescope.empty()) {
           std::set<std::string> students;
           for (const auto& s : o.submissions) students.insert(s.student);
           if (students.size() > 1) {
@@ -215,7 +213,7 @@ void setup_exercise_grade(CLI::App& exercise_app, GlobalOptions& g) {
                 students.size(), *students.begin()));
           }
         }
-        o.hidden = raw->paths;
+        o.hidden = args.paths;
         run::ContainLimits& lim = o.limits;
         lim.sandbox = sandbox == "bubblewrap" ? run::ContainLimits::Sandbox::bubblewrap
                       : sandbox == "limits"   ? run::ContainLimits::Sandbox::limits
@@ -230,11 +228,11 @@ void setup_exercise_grade(CLI::App& exercise_app, GlobalOptions& g) {
         lim.processes = 32;
 
         const exercise::GradeResult r = exercise::grade(o);
-        if (!raw->gradescope.empty()) {
-          write_whole("--gradescope", raw->gradescope,
+        if (!args.gradescope.empty()) {
+          write_whole("--gradescope", args.gradescope,
                       exercise::gradescope_json(r, l).dump(2) + "\n");
         }
-        if (!raw->junit.empty()) write_whole("--junit", raw->junit, exercise::junit_xml(r, l));
+        if (!args.junit.empty()) write_whole("--junit", args.junit, exercise::junit_xml(r, l));
         emit(g, exercise::grade_json(r), render_exercise_grade(r, g.out));
         if (r.rows.empty() || r.passed() != r.rows.size()) throw ExitCode(kExitFailure);
       });

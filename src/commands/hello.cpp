@@ -140,41 +140,39 @@ void setup_hello(CLI::App& app, GlobalOptions& g) {
     std::string grid, block, blocks, threads;  // --blocks, --threads: hello's first names
     bool source = false;
   };
-  auto raw = std::make_shared<Raw>();
-  CLI::App* sub =
-      add_command(app, g, "hello",
-                  help_tr(g, "Every thread of a kernel prints hello with its block and thread",
-                          "内核的每个线程都打印 hello，以及它的线程块号和线程号"),
-                  [raw, &g] {
-                    // The names as typed, so that an error names what the user wrote.
-                    const auto [grid_name, grid] =
-                        renamed_option("--grid", raw->grid, "--blocks", raw->blocks, "1");
-                    const auto [block_name, block] =
-                        renamed_option("--block", raw->block, "--threads", raw->threads, "1");
-                    HelloOptions o;
-                    o.blocks = parse_int(grid_name, grid, 1, kMaxLines);
-                    o.threads = parse_int(block_name, block, 1,
-                                          static_cast<std::int64_t>(limits::kMaxThreadsPerBlock),
-                                          limits::why_threads_per_block());
-                    if (o.blocks * o.threads > kMaxLines) {
-                      const std::string lines = group_thousands(o.blocks * o.threads);
-                      const std::string most = group_thousands(kMaxLines);
-                      throw UsageError(
-                          both("{} {} {} {}: {} lines is more than {} (kernel printf goes "
-                               "through a 1 MiB buffer on the GPU, and that many lines teach "
-                               "nothing more)",
-                               "{} {} {} {}：{} 行超过了 {}（内核的 printf 经过 GPU 上 1 MiB "
-                               "的缓冲区，而且更多的行也不会多教什么）",
-                               grid_name, o.blocks, block_name, o.threads, lines, most));
-                    }
-                    if (raw->source) return emit_sources(g, "hello", {"hello.cuh"});
-                    auto backend = open_backend(g);
-                    HelloResult r = run_hello(o, *backend);
-                    emit(g, hello_json(r), render_hello(r, g.out));
-                    if (!r.complete)
-                      throw RuntimeFailure("hello: not every thread's line came back exactly once",
-                                           "hello：并非每个线程的那一行都恰好回来一次");
-                  });
+  const auto [sub, raw] = add_command<Raw>(
+      app, g, "hello",
+      {"Every thread of a kernel prints hello with its block and thread",
+       "内核的每个线程都打印 hello，以及它的线程块号和线程号"},
+      [&g](Raw& args) {
+        // The names as typed, so that an error names what the user wrote.
+        const auto [grid_name, grid] =
+            renamed_option("--grid", args.grid, "--blocks", args.blocks, "1");
+        const auto [block_name, block] =
+            renamed_option("--block", args.block, "--threads", args.threads, "1");
+        HelloOptions o;
+        o.blocks = parse_int(grid_name, grid, 1, kMaxLines);
+        o.threads =
+            parse_int(block_name, block, 1, static_cast<std::int64_t>(limits::kMaxThreadsPerBlock),
+                      limits::why_threads_per_block());
+        if (o.blocks * o.threads > kMaxLines) {
+          const std::string lines = group_thousands(o.blocks * o.threads);
+          const std::string most = group_thousands(kMaxLines);
+          throw UsageError(
+              both("{} {} {} {}: {} lines is more than {} (kernel printf goes "
+                   "through a 1 MiB buffer on the GPU, and that many lines teach "
+                   "nothing more)",
+                   "{} {} {} {}：{} 行超过了 {}（内核的 printf 经过 GPU 上 1 MiB "
+                   "的缓冲区，而且更多的行也不会多教什么）",
+                   grid_name, o.blocks, block_name, o.threads, lines, most));
+        }
+        if (args.source) return emit_sources(g, "hello", {"hello.cuh"});
+        auto backend = open_backend(g);
+        HelloResult r = run_hello(o, *backend);
+        emit_verified(g, hello_json(r), render_hello(r, g.out), r.complete,
+                      {"hello: not every thread's line came back exactly once",
+                       "hello：并非每个线程的那一行都恰好回来一次"});
+      });
   // --grid and --block as in index-map and vecadd (CUDA's gridDim and blockDim). hello's first
   // names, --blocks and --threads, keep working: hidden options, named in the help text.
   sub->add_option("--grid", raw->grid,

@@ -498,50 +498,49 @@ void setup_index_map(CLI::App& app, GlobalOptions& g) {
     std::string grid, block, find, show = "auto";
     bool run = false, source = false;
   };
-  auto raw = std::make_shared<Raw>();
-  CLI::App* sub = add_command(
+  const auto [sub, raw] = add_command<Raw>(
       app, g, "index-map",
-      help_tr(g, "Every thread's block, thread, global index and warp, drawn and explained",
-              "每个线程的线程块、线程号、全局索引和线程束，画出来并逐一解释"),
-      [raw, &g] {
-        if (raw->grid.empty() || raw->block.empty()) {
-          if (!raw->source)
+      {"Every thread's block, thread, global index and warp, drawn and explained",
+       "每个线程的线程块、线程号、全局索引和线程束，画出来并逐一解释"},
+      [&g](Raw& args) {
+        if (args.grid.empty() || args.block.empty()) {
+          if (!args.source)
             throw UsageError("index-map needs --grid G and --block B (X, XxY or XxYxZ)",
                              "index-map 需要 --grid G 和 --block B（X、XxY 或 XxYxZ）");
           // --source without a launch: still check what was typed.
-          if (!raw->grid.empty()) parse_dim3("--grid", raw->grid);
-          if (!raw->block.empty()) parse_dim3("--block", raw->block);
-          if (!raw->find.empty()) parse_int("--find", raw->find, 0, INT64_MAX);
-          parse_show(raw->show);
+          if (!args.grid.empty()) parse_dim3("--grid", args.grid);
+          if (!args.block.empty()) parse_dim3("--block", args.block);
+          if (!args.find.empty()) parse_int("--find", args.find, 0, INT64_MAX);
+          parse_show(args.show);
           return emit_sources(g, "index-map", {"index_map.cuh"});
         }
-        const Dim3 gd = parse_dim3("--grid", raw->grid);
-        const Dim3 bd = parse_dim3("--block", raw->block);
+        const Dim3 gd = parse_dim3("--grid", args.grid);
+        const Dim3 bd = parse_dim3("--block", args.block);
         IndexMapOptions o;
         o.grid = {gd.x, gd.y, gd.z};
         o.block = {bd.x, bd.y, bd.z};
         o.rank = std::max(gd.rank, bd.rank);
         if (auto problem = limits::check_launch_text(o.grid, o.block)) {
           const bool is_grid = problem->en.starts_with("grid");
-          bad_value(is_grid ? "--grid" : "--block", is_grid ? raw->grid : raw->block, *problem);
+          bad_value(is_grid ? "--grid" : "--block", is_grid ? args.grid : args.block, *problem);
         }
         std::uint64_t total = 0;
         const bool overflows = __builtin_mul_overflow(o.grid.volume(), o.block.volume(), &total);
-        if (!raw->find.empty()) {
+        if (!args.find.empty()) {
           const std::int64_t max = overflows || total - 1 > static_cast<std::uint64_t>(INT64_MAX)
                                        ? INT64_MAX
                                        : static_cast<std::int64_t>(total - 1);
           o.find = static_cast<std::uint64_t>(
-              parse_int("--find", raw->find, 0, max,
+              parse_int("--find", args.find, 0, max,
                         {"a global thread index of this launch", "这次启动中的一个全局线程下标"}));
         }
-        o.show = parse_show(raw->show);
+        o.show = parse_show(args.show);
         if (o.show == ShowMode::all && (overflows || total > kShowAllUpTo)) {
           bad_value("--show", "all",
                     both("lists at most {} threads", "最多列出 {} 个线程",
                          group_thousands(kShowAllUpTo)));
         }
-        o.run = raw->run;
+        o.run = args.run;
         if (o.run && (overflows || total > kRunUpTo)) {
           const std::string count = overflows ? std::string("> 2^64") : group_thousands(total);
           throw UsageError(
@@ -550,7 +549,7 @@ void setup_index_map(CLI::App& app, GlobalOptions& g) {
                    "--run：{} 个线程超过了 {}（每个线程写一条 32 字节的记录，由主机检查）", count,
                    group_thousands(kRunUpTo)));
         }
-        if (raw->source) return emit_sources(g, "index-map", {"index_map.cuh"});
+        if (args.source) return emit_sources(g, "index-map", {"index_map.cuh"});
         // A pure calculator unless --run: no backend, so the CUDA driver is never loaded.
         std::unique_ptr<Backend> backend = o.run ? open_backend(g) : nullptr;
         IndexMapResult r = run_index_map(o, backend.get());

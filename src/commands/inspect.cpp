@@ -214,53 +214,51 @@ void setup_inspect(CLI::App& app, GlobalOptions& g) {
     std::string file, kernel, arch, block, threads, dynamic;
     bool ptx = false, sass = false;
   };
-  auto raw = std::make_shared<Raw>();
-  CLI::App* sub = add_command(
+  const auto [sub, raw] = add_command<Raw>(
       app, g, "inspect",
-      help_tr(g,
-              "Compile FILE.cu with nvcc: each kernel's registers, shared, local and constant "
-              "memory, the occupancy that follows, and its PTX or SASS beside the source",
-              "用 nvcc 编译 FILE.cu：每个内核的寄存器、共享内存、局部内存和常量内存，由此得出的"
-              "占用率，以及与源码对照的 PTX 或 SASS"),
-      [raw, &g] {
+      {"Compile FILE.cu with nvcc: each kernel's registers, shared, local and constant "
+       "memory, the occupancy that follows, and its PTX or SASS beside the source",
+       "用 nvcc 编译 FILE.cu：每个内核的寄存器、共享内存、局部内存和常量内存，由此得出的"
+       "占用率，以及与源码对照的 PTX 或 SASS"},
+      [&g](Raw& args) {
         InspectOptions o;
-        if (raw->file.empty()) {
+        if (args.file.empty()) {
           throw UsageError("inspect needs a file: gpulab inspect FILE.cu",
                            "inspect 需要一个文件：gpulab inspect FILE.cu");
         }
-        require_readable_file(raw->file);
-        o.file = raw->file;
-        o.kernel = raw->kernel;
-        if (!raw->arch.empty()) {
+        require_readable_file(args.file);
+        o.file = args.file;
+        o.kernel = args.kernel;
+        if (!args.arch.empty()) {
           static const std::regex arch_re(R"(sm_(\d{2,3}))");
           std::smatch m;
-          if (!std::regex_match(raw->arch, m, arch_re)) {
-            bad_value("--arch", raw->arch,
+          if (!std::regex_match(args.arch, m, arch_re)) {
+            bad_value("--arch", args.arch,
                       {"write it as sm_XY, e.g. sm_90 for compute capability 9.0",
                        "请写成 sm_XY，例如计算能力 9.0 写作 sm_90"});
           }
           o.arch = std::stoi(m[1]);
           if (!calc::arch_info(o.arch / 10, o.arch % 10)) {
-            bad_value("--arch", raw->arch,
+            bad_value("--arch", args.arch,
                       {"not a compute capability gpulab knows", "不是 gpulab 认识的计算能力"});
           }
         }
         const calc::ArchInfo a = *calc::arch_info(o.arch / 10, o.arch % 10);
         const auto [block_name, block] =
-            renamed_option("--block", raw->block, "--threads", raw->threads);
+            renamed_option("--block", args.block, "--threads", args.threads);
         if (!block.empty()) {
           o.threads = static_cast<int>(parse_int(block_name, block, 1, a.max_threads_per_block,
                                                  both("the most threads a block may have on sm_{}",
                                                       "sm_{} 上一个线程块最多的线程数", o.arch)));
         }
-        if (!raw->dynamic.empty()) {
-          o.dynamic_shared = parse_bytes("--dynamic-shared", raw->dynamic,
+        if (!args.dynamic.empty()) {
+          o.dynamic_shared = parse_bytes("--dynamic-shared", args.dynamic,
                                          std::int64_t{a.max_shared_per_block_kib} * 1024,
                                          both("the most shared memory a block may have on sm_{}",
                                               "sm_{} 上一个线程块最多的共享内存", o.arch));
         }
-        o.ptx = raw->ptx;
-        o.sass = raw->sass;
+        o.ptx = args.ptx;
+        o.sass = args.sass;
         InspectResult r = run_inspect(o, g.out.lang);
         emit(g, inspect_json(r), render_inspect(r, g.out));
       });

@@ -609,30 +609,29 @@ void setup_learn(CLI::App& app, GlobalOptions& g) {
     bool no_pause = false, restart = false, handout = false, answers = false;
     std::string files, seed;
   };
-  auto raw = std::make_shared<Raw>();
-  CLI::App* sub = add_command(
+  const auto [sub, raw] = add_command<Raw>(
       app, g, "learn",
-      help_tr(g, "The course as lessons: explanation, live demo, check question",
-              "以课程形式学习：讲解、现场演示、检查题"),
-      [raw, &g, &app] {
+      {"The course as lessons: explanation, live demo, check question",
+       "以课程形式学习：讲解、现场演示、检查题"},
+      [&g, &app](Raw& args) {
         const std::vector<Lesson> lessons = load_lessons(lang_code(g.out.lang));
         if (lessons.empty()) {
           throw RuntimeFailure("this gpulab has no lessons built in", "这个 gpulab 没有内置课程");
         }
-        if (raw->lesson.empty()) return list_lessons(g, lessons);
-        const LessonLookup found = lookup_lesson(lessons, raw->lesson);
-        if (found.lesson == nullptr) refuse_lesson_key(raw->lesson, found, lessons, g.out.lang);
+        if (args.lesson.empty()) return list_lessons(g, lessons);
+        const LessonLookup found = lookup_lesson(lessons, args.lesson);
+        if (found.lesson == nullptr) refuse_lesson_key(args.lesson, found, lessons, g.out.lang);
         const Lesson* lesson = found.lesson;
-        if (!raw->files.empty()) return write_lesson_files(*lesson, raw->files, g);
+        if (!args.files.empty()) return write_lesson_files(*lesson, args.files, g);
         // A handout hides the answers, in JSON too; --answers is the teacher's copy.
-        const bool handout = raw->handout || raw->no_pause || raw->answers;
+        const bool handout = args.handout || args.no_pause || args.answers;
         if (g.out.json) {
           nlohmann::json steps = nlohmann::json::array();
           for (const auto& s : lesson->steps) {
             nlohmann::json j = {{"text", s.text}, {"demo", s.demo}};
             if (s.question) {
               j["question"] = {{"text", s.question->text}};
-              if (!handout || raw->answers) {
+              if (!handout || args.answers) {
                 j["question"]["answer"] = s.question->answer;
                 j["question"]["explain"] = s.question->explain;
               }
@@ -650,18 +649,18 @@ void setup_learn(CLI::App& app, GlobalOptions& g) {
         if (handout || isatty(STDIN_FILENO) != 1) {
           // Printed twice with one seed, a handout is the same sheet (default seed 1).
           DemoSeed& ds = demo_seed();
-          ds.seed = raw->seed.empty()
+          ds.seed = args.seed.empty()
                         ? std::string("1")
-                        : std::to_string(parse_int("--seed", raw->seed, 0, INT64_MAX));
+                        : std::to_string(parse_int("--seed", args.seed, 0, INT64_MAX));
           for (const CLI::App* c : app.get_subcommands({}))
             if (c->get_option_no_throw("--seed") != nullptr)
               ds.seeded_commands.push_back(c->get_name());
-          return print_lesson(*lesson, g, st, raw->answers);
+          return print_lesson(*lesson, g, st, args.answers);
         }
-        if (!raw->seed.empty())
+        if (!args.seed.empty())
           throw UsageError("--seed: only with --handout (a walked lesson's demos are live)",
                            "--seed：只能与 --handout 同用（逐步学习时演示是现场运行的）");
-        walk_lesson(*lesson, lessons, g, st, raw->restart);
+        walk_lesson(*lesson, lessons, g, st, args.restart);
       });
   CLI::Option* lesson =
       sub->add_option("lesson", raw->lesson,

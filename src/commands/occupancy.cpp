@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "backend/backend.hpp"  // probe_gpu
+#include "core/enum_names.hpp"
 #include "core/error.hpp"
 #include "core/i18n_format.hpp"
 #include "core/parse.hpp"
@@ -60,19 +61,12 @@ std::string_view limiter_text(Lang l, calc::Limiter w) {
 }
 
 std::string_view problem_name(calc::LaunchProblem p) {
-  switch (p) {
-    case calc::LaunchProblem::none:
-      return "none";
-    case calc::LaunchProblem::threads_per_block:
-      return "threads_per_block";
-    case calc::LaunchProblem::registers_per_thread:
-      return "registers_per_thread";
-    case calc::LaunchProblem::registers_per_block:
-      return "registers_per_block";
-    case calc::LaunchProblem::shared_per_block:
-      return "shared_per_block";
-  }
-  return "?";
+  static constexpr std::array<std::string_view, 5> kNames{
+      "none", "threads_per_block", "registers_per_thread", "registers_per_block",
+      "shared_per_block"};
+  static_assert(kNames.size() ==
+                static_cast<std::size_t>(calc::LaunchProblem::shared_per_block) + 1);
+  return enum_name(p, kNames);
 }
 
 OccupancyCurve curve(const calc::ArchInfo& a, const calc::OccupancyInput& base, int from, int to,
@@ -534,21 +528,19 @@ void setup_occupancy(CLI::App& app, GlobalOptions& g) {
     std::string block, threads, registers, shared, dynamic, carveout, cc, model, device;
     bool no_charts = false;
   };
-  auto raw = std::make_shared<Raw>();
-  CLI::App* sub = add_command(
+  const auto [sub, raw] = add_command<Raw>(
       app, g, "occupancy",
-      help_tr(g,
-              "Blocks and warps an SM holds for a kernel: limits by warps, blocks, registers and "
-              "shared memory, every formula shown, charts",
-              "一个 SM 能为某内核容纳多少线程块和线程束：线程束、线程块、寄存器和共享内存各自的"
-              "限制，列出每个公式，并附图表"),
-      [raw, &g] {
+      {"Blocks and warps an SM holds for a kernel: limits by warps, blocks, registers and "
+       "shared memory, every formula shown, charts",
+       "一个 SM 能为某内核容纳多少线程块和线程束：线程束、线程块、寄存器和共享内存各自的"
+       "限制，列出每个公式，并附图表"},
+      [&g](Raw& args) {
         OccupancyOptions o;
-        o.target = resolve_occupancy_target(raw->cc, raw->model, raw->device);
+        o.target = resolve_occupancy_target(args.cc, args.model, args.device);
         const calc::ArchInfo& a = o.target.arch;
         const Text on = both("on compute capability {}.{}", "计算能力 {}.{} 上", a.major, a.minor);
         const auto [block_name, block] =
-            renamed_option("--block", raw->block, "--threads", raw->threads);
+            renamed_option("--block", args.block, "--threads", args.threads);
         if (block.empty()) {
           throw UsageError("occupancy needs --block B (threads per block; also --threads B)",
                            "occupancy 需要 --block B（每个线程块的线程数；也可写 --threads B）");
@@ -556,42 +548,42 @@ void setup_occupancy(CLI::App& app, GlobalOptions& g) {
         o.in.threads = static_cast<int>(parse_int(block_name, block, 1, a.max_threads_per_block,
                                                   both("the most threads a block may have {0}",
                                                        "{1}一个线程块最多的线程数", on.en, on.zh)));
-        if (!raw->registers.empty()) {
+        if (!args.registers.empty()) {
           const int max_regs = a.max_registers_per_thread > 0 ? a.max_registers_per_thread : 124;
           o.in.registers =
-              static_cast<int>(parse_int("--registers", raw->registers, 0, max_regs,
+              static_cast<int>(parse_int("--registers", args.registers, 0, max_regs,
                                          both("the most registers a thread may have {0}",
                                               "{1}一个线程最多的寄存器数", on.en, on.zh)));
         }
         const std::int64_t optin = std::int64_t{a.max_shared_per_block_kib} * 1024;
-        if (!raw->shared.empty()) {
+        if (!args.shared.empty()) {
           // The compiler refuses static __shared__ arrays above the default limit.
           o.in.static_shared = parse_bytes(
-              "--shared", raw->shared, std::int64_t{a.max_shared_per_block_default_kib} * 1024,
+              "--shared", args.shared, std::int64_t{a.max_shared_per_block_default_kib} * 1024,
               both("static shared memory per block {0}; more must be dynamic",
                    "{1}每个线程块的静态共享内存上限；更多的必须是动态的", on.en, on.zh));
         }
-        if (!raw->dynamic.empty()) {
+        if (!args.dynamic.empty()) {
           o.in.dynamic_shared =
-              parse_bytes("--dynamic-shared", raw->dynamic, optin - o.in.static_shared,
+              parse_bytes("--dynamic-shared", args.dynamic, optin - o.in.static_shared,
                           both("static + dynamic shared memory per block is at most {0} KiB {1}",
                                "{2}每个线程块的静态加动态共享内存最多 {0} KiB",
                                a.max_shared_per_block_kib, on.en, on.zh));
         }
-        if (!raw->carveout.empty()) {
+        if (!args.carveout.empty()) {
           if (a.shared_carveouts_kib.empty()) {
             bad_value(
-                "--carveout", raw->carveout,
+                "--carveout", args.carveout,
                 both("compute capability {}.{} has no shared-memory carve-out "
                      "(since 7.0, L1 and shared memory share one array)",
                      "计算能力 {}.{} 没有共享内存划分（从 7.0 起，L1 和共享内存才共用一块存储）",
                      a.major, a.minor));
           }
           o.in.carveout_percent = static_cast<int>(
-              parse_int("--carveout", raw->carveout, 0, 100,
+              parse_int("--carveout", args.carveout, 0, 100,
                         {"percent of the largest shared-memory size", "最大共享内存容量的百分比"}));
         }
-        o.charts = !raw->no_charts;
+        o.charts = !args.no_charts;
         OccupancyResult r = run_occupancy(o);
         emit(g, occupancy_json(r), render_occupancy(r, g.out));
       });

@@ -8,7 +8,6 @@
 #include "core/error.hpp"
 #include "core/i18n_format.hpp"
 #include "core/parse.hpp"
-#include "run/nvcc_flags.hpp"
 
 namespace gpulab {
 
@@ -31,13 +30,7 @@ ProfileOptions profile_options(const ProfileArgs& raw, GlobalOptions& g) {
   o.args = raw.args;
   o.args.insert(o.args.end(), raw.program.args.begin(), raw.program.args.end());
   take_program_options(raw.program, g, o);
-  // nvcc's flags as the emulator's build takes them: -U and -Xcompiler's for the compiler, -l and
-  // -L for the linker; those for a GPU build only change nothing that is counted.
-  RunOptions flags;
-  run::sort_nvcc_flags(raw.program.nvcc_flags, flags, "profile");
-  o.compiler_flags.insert(o.compiler_flags.end(), flags.compiler_flags.begin(),
-                          flags.compiler_flags.end());
-  o.link_flags = flags.link_flags;
+  take_nvcc_flags(raw.program.nvcc_flags, o);
   for (const std::string& text : raw.require) {
     const auto rule = profile::parse_counter_rule(text);
     if (!rule) {

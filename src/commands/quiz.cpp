@@ -284,24 +284,23 @@ void setup_quiz(CLI::App& app, GlobalOptions& g) {
     std::vector<std::string> merge;
     std::string roster;
   };
-  auto raw = std::make_shared<Raw>();
-  CLI::App* sub = add_command(
+  const auto [sub, raw] = add_command<Raw>(
       app, g, "quiz",
-      help_tr(g, "Exercises from gpulab's calculators, graded with worked solutions",
-              "由 gpulab 的计算器出题，批改并给出详细解答"),
-      [raw, &g] {
-        if (!raw->roster.empty() && raw->merge.empty())
+      {"Exercises from gpulab's calculators, graded with worked solutions",
+       "由 gpulab 的计算器出题，批改并给出详细解答"},
+      [&g](Raw& args) {
+        if (!args.roster.empty() && args.merge.empty())
           throw UsageError("--roster: only with --merge (the results to check it against)",
                            "--roster：只能与 --merge 同用（要对照的结果）");
-        if (!raw->merge.empty()) return merge_results(raw->merge, raw->roster, g);
+        if (!args.merge.empty()) return merge_results(args.merge, args.roster, g);
         QuizOptions o;
         std::string spec;
-        for (const auto& t : raw->topic) spec += (spec.empty() ? "" : ",") + t;
+        for (const auto& t : args.topic) spec += (spec.empty() ? "" : ",") + t;
         if (spec.empty()) spec = "all";
         const auto selected = calc::select_topics(spec);
         if (!selected) {
           std::vector<std::string> unknown;
-          for (const auto& t : raw->topic) {
+          for (const auto& t : args.topic) {
             std::size_t start = 0;
             while (start <= t.size()) {
               std::size_t c = t.find(',', start);
@@ -319,25 +318,25 @@ void setup_quiz(CLI::App& app, GlobalOptions& g) {
         }
         o.topic = spec;
         o.topics = *selected;
-        o.count = static_cast<int>(parse_int("--count", raw->count, 1, 100));
-        if (raw->seed.empty()) {
+        o.count = static_cast<int>(parse_int("--count", args.count, 1, 100));
+        if (args.seed.empty()) {
           o.seed = pick_seed("");
           o.seed_text = std::to_string(o.seed);
         } else {
-          if (raw->seed.size() > 200)
-            bad_value("--seed", printable(raw->seed),
+          if (args.seed.size() > 200)
+            bad_value("--seed", printable(args.seed),
                       Text{"longer than 200 bytes", "超过 200 字节"});
-          o.seed_text = raw->seed;
-          o.seed = calc::quiz_seed(raw->seed);
+          o.seed_text = args.seed;
+          o.seed = calc::quiz_seed(args.seed);
         }
-        o.answers = raw->answers;
-        o.results = raw->results;
+        o.answers = args.answers;
+        o.results = args.results;
         const Lang lang = g.out.lang;
         const Style st = style_for(g.out);
-        if (raw->sheet && o.answers)
+        if (args.sheet && o.answers)
           throw UsageError("--sheet: not with --answers: the sheet has no answers",
                            "--sheet：不能与 --answers 同用：题单不含答案");
-        if (raw->sheet && !o.results.empty())
+        if (args.sheet && !o.results.empty())
           bad_value("--results", o.results,
                     Text{"not with --sheet: the sheet asks no questions here",
                          "不能与 --sheet 同用：题单不在这里提问"});
@@ -357,7 +356,7 @@ void setup_quiz(CLI::App& app, GlobalOptions& g) {
           }
           return emit(g, quiz_key_json(o, qs), text);
         }
-        if (raw->sheet) {
+        if (args.sheet) {
           // The students' sheet: the questions of the key with the same seed, no answers, no
           // time: the same seed prints the same bytes.
           auto qs = calc::make_quiz(o.topic, o.count, o.seed, lang);

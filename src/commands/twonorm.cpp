@@ -286,26 +286,24 @@ void setup_twonorm(CLI::App& app, GlobalOptions& g) {
     bool source = false;
     BenchRaw bench;
   };
-  auto raw = std::make_shared<Raw>();
-  CLI::App* sub = add_command(
+  const auto [sub, raw] = add_command<Raw>(
       app, g, "twonorm",
-      help_tr(g,
-              "Two-norm distance of two matrices: the course kernel, a reduction, or the "
-              "reduction ladder",
-              "两个矩阵的二范数距离：课程里的内核、一个归约内核，或逐级优化的归约阶梯"),
-      [raw, &g] {
-        const std::string k = parse_choice("--kernel", raw->kernel, {"course", "reduce", "all"});
+      {"Two-norm distance of two matrices: the course kernel, a reduction, or the "
+       "reduction ladder",
+       "两个矩阵的二范数距离：课程里的内核、一个归约内核，或逐级优化的归约阶梯"},
+      [&g](Raw& args) {
+        const std::string k = parse_choice("--kernel", args.kernel, {"course", "reduce", "all"});
         // --source checks the other options too: a typo must not pass silently.
-        if ((raw->rows.empty() || raw->cols.empty()) && !raw->source)
+        if ((args.rows.empty() || args.cols.empty()) && !args.source)
           throw UsageError("twonorm needs --rows R and --cols C",
                            "twonorm 需要 --rows R 和 --cols C");
         TwoNormOptions o;
         o.kernel = k == "course"   ? TwoNormKernel::course
                    : k == "reduce" ? TwoNormKernel::reduce
                                    : TwoNormKernel::all;
-        o.rows = raw->rows.empty() ? 1 : parse_int("--rows", raw->rows, 1, INT_MAX);
-        o.cols = raw->cols.empty() ? 1 : parse_int("--cols", raw->cols, 1, INT_MAX);
-        o.seed = pick_seed(raw->seed);
+        o.rows = args.rows.empty() ? 1 : parse_int("--rows", args.rows, 1, INT_MAX);
+        o.cols = args.cols.empty() ? 1 : parse_int("--cols", args.cols, 1, INT_MAX);
+        o.seed = pick_seed(args.seed);
         if (o.rows > (std::int64_t{1} << 40) / o.cols) {
           throw UsageError(both("--rows {} --cols {}: more than 2^40 elements",
                                 "--rows {} --cols {}：超过 2^40 个元素", o.rows, o.cols));
@@ -322,8 +320,8 @@ void setup_twonorm(CLI::App& app, GlobalOptions& g) {
                    "只有 48 KiB。请用 --kernel reduce",
                    o.rows, o.cols, count));
         }
-        const int reps = parse_bench_reps(raw->bench);
-        if (raw->bench.bench) {
+        const int reps = parse_bench_reps(args.bench);
+        if (args.bench.bench) {
           if (o.kernel == TwoNormKernel::course)
             throw UsageError(
                 "--bench measures --kernel reduce or all; the course kernel alone is one block "
@@ -332,7 +330,7 @@ void setup_twonorm(CLI::App& app, GlobalOptions& g) {
                 "（--kernel all 会把它和其他内核一起计时）");
           o.bench_reps = reps;
         }
-        if (raw->source) {
+        if (args.source) {
           if (k == "all") {
             return emit_sources(g, "twonorm",
                                 {"twonorm_course.cuh", "twonorm_ladder.cuh", "twonorm_reduce.cuh"});
@@ -348,17 +346,15 @@ void setup_twonorm(CLI::App& app, GlobalOptions& g) {
             fmt::format("twonorm --kernel {} --rows {} --cols {}", k, o.rows, o.cols));
         if (o.kernel == TwoNormKernel::all) {
           const LadderResult r = run_twonorm_ladder(o, *backend);
-          emit(g, twonorm_ladder_json(r), render_twonorm_ladder(r, g.out));
-          if (!r.verified())
-            throw RuntimeFailure("twonorm: a step's result does not match the host reference",
-                                 "twonorm：某一步的结果与主机上的参考结果不符");
+          emit_verified(g, twonorm_ladder_json(r), render_twonorm_ladder(r, g.out), r.verified(),
+                        {"twonorm: a step's result does not match the host reference",
+                         "twonorm：某一步的结果与主机上的参考结果不符"});
           return;
         }
         TwoNormResult r = run_twonorm(o, *backend);
-        emit(g, twonorm_json(r), render_twonorm(r, g.out));
-        if (!r.verified)
-          throw RuntimeFailure("twonorm: the result does not match the host reference",
-                               "twonorm：结果与主机上的参考结果不符");
+        emit_verified(g, twonorm_json(r), render_twonorm(r, g.out), r.verified,
+                      {"twonorm: the result does not match the host reference",
+                       "twonorm：结果与主机上的参考结果不符"});
       });
   needed(sub->add_option("--rows", raw->rows, help_tr(g, "Rows of the matrices", "矩阵的行数"))
              ->type_name("R"));

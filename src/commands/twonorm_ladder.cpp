@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "calc/launch_facts.hpp"
+#include "core/enum_names.hpp"
 #include "core/i18n_format.hpp"
 #include "core/text.hpp"
 
@@ -29,21 +30,10 @@ double total_ms(const std::vector<KernelRun>& runs) {
 }
 
 std::string rung_name(Rung r) {
-  switch (r) {
-    case Rung::course:
-      return "course";
-    case Rung::interleaved:
-      return "interleaved";
-    case Rung::sequential:
-      return "sequential";
-    case Rung::first_add:
-      return "first-add";
-    case Rung::warp_shuffle:
-      return "warp-shuffle";
-    case Rung::grid_stride:
-      break;
-  }
-  return "grid-stride";
+  static constexpr std::array<std::string_view, 6> kNames{
+      "course", "interleaved", "sequential", "first-add", "warp-shuffle", "grid-stride"};
+  static_assert(kNames.size() == static_cast<std::size_t>(Rung::grid_stride) + 1);
+  return std::string(enum_name(r, kNames));
 }
 
 }  // namespace

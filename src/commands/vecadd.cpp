@@ -314,41 +314,39 @@ void setup_vecadd(CLI::App& app, GlobalOptions& g) {
     bool source = false;
     BenchRaw bench;
   };
-  auto raw = std::make_shared<Raw>();
-  CLI::App* sub = add_command(
+  const auto [sub, raw] = add_command<Raw>(
       app, g, "vecadd",
-      help_tr(g, "Integer vector add: grid size, indices, the guard, verified",
-              "整数向量加法：网格大小、索引、边界检查，并核对结果"),
-      [raw, &g] {
+      {"Integer vector add: grid size, indices, the guard, verified",
+       "整数向量加法：网格大小、索引、边界检查，并核对结果"},
+      [&g](Raw& args) {
         // --source checks the other options too: a typo must not pass silently.
-        if (raw->n.empty() && !raw->source)
+        if (args.n.empty() && !args.source)
           throw UsageError("vecadd needs --n N (how many elements)",
                            "vecadd 需要 --n N（多少个元素）");
         VecaddOptions o;
-        o.n = raw->n.empty()
+        o.n = args.n.empty()
                   ? INT_MAX
-                  : parse_int("--n", raw->n, 1, INT_MAX,
+                  : parse_int("--n", args.n, 1, INT_MAX,
                               {"the kernel indexes elements with an int, as in the notes",
                                "内核和讲义中一样用 int 给元素编号"});
-        o.block = parse_int("--block", raw->block, 1,
+        o.block = parse_int("--block", args.block, 1,
                             static_cast<std::int64_t>(limits::kMaxThreadsPerBlock),
                             limits::why_threads_per_block());
-        o.seed = pick_seed(raw->seed);
-        if (!raw->find.empty()) {
-          o.find = parse_int("--find", raw->find, 0, o.n - 1,
+        o.seed = pick_seed(args.seed);
+        if (!args.find.empty()) {
+          o.find = parse_int("--find", args.find, 0, o.n - 1,
                              both("an element index of the {} elements", "{} 个元素中的一个下标",
                                   group_thousands(static_cast<unsigned long long>(o.n))));
         }
-        o.show = parse_show(raw->show);
-        const int reps = parse_bench_reps(raw->bench);
-        if (raw->bench.bench) o.bench_reps = reps;
-        if (raw->source) return emit_sources(g, "vecadd", {"vecadd.cuh"});
+        o.show = parse_show(args.show);
+        const int reps = parse_bench_reps(args.bench);
+        if (args.bench.bench) o.bench_reps = reps;
+        if (args.source) return emit_sources(g, "vecadd", {"vecadd.cuh"});
         auto backend = open_backend(g);
         VecaddResult r = run_vecadd(o, *backend);
-        emit(g, vecadd_json(r), render_vecadd(r, g.out));
-        if (!r.verified)
-          throw RuntimeFailure("vecadd: the result does not match the host reference",
-                               "vecadd：结果与主机上的参考结果不符");
+        emit_verified(g, vecadd_json(r), render_vecadd(r, g.out), r.verified,
+                      {"vecadd: the result does not match the host reference",
+                       "vecadd：结果与主机上的参考结果不符"});
       });
   needed(sub->add_option(
                 "--n", raw->n,

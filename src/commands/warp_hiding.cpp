@@ -284,26 +284,22 @@ WarpHidingOptions warp_hiding_options(const WarpHidingArgs& raw) {
 }  // namespace
 
 void setup_warp_hiding(CLI::App& app, GlobalOptions& g) {
-  auto raw = std::make_shared<WarpHidingArgs>();
-  CLI::App* sub = add_command(
+  const auto [sub, raw] = add_command<WarpHidingArgs>(
       app, g, "warp-hiding",
-      help_tr(
-          g,
-          "Warps needed to hide a memory latency; warps resident on an SM; or --measure it "
-          "on the GPU",
-          "隐藏一次访存延迟需要多少线程束；一个 SM 上驻留多少线程束；或用 --measure 在 GPU 上实测"),
-      [raw, &g] {
-        if (raw->measure) {
-          const MeasureOptions m = measure_options(*raw);
+      {"Warps needed to hide a memory latency; warps resident on an SM; or --measure it "
+       "on the GPU",
+       "隐藏一次访存延迟需要多少线程束；一个 SM 上驻留多少线程束；或用 --measure 在 GPU 上实测"},
+      [&g](WarpHidingArgs& args) {
+        if (args.measure) {
+          const MeasureOptions m = measure_options(args);
           auto backend = open_backend(g);
           const MeasureResult r = run_warp_measure(m, *backend);
-          emit(g, warp_measure_json(r), render_warp_measure(r, g.out));
-          if (!r.verified)
-            throw RuntimeFailure("warp-hiding --measure: a warp's chain ended in the wrong place",
-                                 "warp-hiding --measure：某个线程束的链停在了错误的位置");
+          emit_verified(g, warp_measure_json(r), render_warp_measure(r, g.out), r.verified,
+                        {"warp-hiding --measure: a warp's chain ended in the wrong place",
+                         "warp-hiding --measure：某个线程束的链停在了错误的位置"});
           return;
         }
-        const WarpHidingResult r = run_warp_hiding(warp_hiding_options(*raw));
+        const WarpHidingResult r = run_warp_hiding(warp_hiding_options(args));
         emit(g, warp_hiding_json(r), render_warp_hiding(r, g.out));
       });
   sub->add_option("--latency", raw->latency,

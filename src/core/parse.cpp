@@ -5,6 +5,7 @@
 
 #include <charconv>  // std::from_chars
 #include <cmath>     // std::isfinite
+#include <utility>
 
 #include "core/error.hpp"
 
@@ -22,16 +23,31 @@ void bad_value(std::string_view option, std::string_view value, const Text& prob
   throw UsageError(msg);
 }
 
-std::int64_t parse_int(std::string_view option, std::string_view text, std::int64_t min,
-                       std::int64_t max, const Text& why) {
-  std::int64_t value = 0;
+namespace {
+
+// All of `text` read as a T by std::from_chars, a leading '+' allowed: the value and from_chars'
+// error (out of range is left to the caller); text that is no number of T at all is the usage
+// error `not_one`.
+template <class T>
+std::pair<T, std::errc> read_number(std::string_view option, std::string_view text,
+                                    const Text& not_one) {
+  T value{};
   const char* first = text.data();
   const char* last = text.data() + text.size();
   if (!text.empty() && text.front() == '+') ++first;
   auto [ptr, ec] = std::from_chars(first, last, value);
   if (text.empty() || first == last || ec == std::errc::invalid_argument || ptr != last) {
-    bad_value(option, text, {"not a whole number", "不是整数"});
+    bad_value(option, text, not_one);
   }
+  return {value, ec};
+}
+
+}  // namespace
+
+std::int64_t parse_int(std::string_view option, std::string_view text, std::int64_t min,
+                       std::int64_t max, const Text& why) {
+  const auto [value, ec] =
+      read_number<std::int64_t>(option, text, {"not a whole number", "不是整数"});
   if (ec == std::errc::result_out_of_range && max == INT64_MAX && text.front() != '-') {
     bad_value(option, text,
               both("must be at most {} (2^63 - 1, the largest 64-bit signed integer)",
@@ -50,14 +66,7 @@ std::int64_t parse_int(std::string_view option, std::string_view text, std::int6
 
 double parse_real(std::string_view option, std::string_view text, double min, double max,
                   const Text& why) {
-  double value = 0;
-  const char* first = text.data();
-  const char* last = text.data() + text.size();
-  if (!text.empty() && text.front() == '+') ++first;
-  auto [ptr, ec] = std::from_chars(first, last, value);
-  if (text.empty() || first == last || ec == std::errc::invalid_argument || ptr != last) {
-    bad_value(option, text, {"not a number", "不是数字"});
-  }
+  const auto [value, ec] = read_number<double>(option, text, {"not a number", "不是数字"});
   if (ec == std::errc::result_out_of_range || !std::isfinite(value)) {
     bad_value(option, text, {"not a finite number", "不是有限的数"});
   }

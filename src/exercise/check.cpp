@@ -134,11 +134,6 @@ std::vector<std::string> buffer_names(const Plan& plan, const std::string& stude
   return names;
 }
 
-bool is_counter_rule(const std::string& rule) {
-  const auto& names = profile::counter_rule_names();
-  return std::find(names.begin(), names.end(), rule) != names.end();
-}
-
 // "19-interleave.cu:5" -> {"19-interleave.cu", 5}.
 profile::SourcePlace place_of(const std::string& where) {
   profile::SourcePlace p;
@@ -625,6 +620,11 @@ CheckResult check_file(const CheckOptions& o) {
     c.passed = false;
   }
   return c;
+}
+
+bool is_counter_rule(const std::string& rule) {
+  const auto& names = profile::counter_rule_names();
+  return std::find(names.begin(), names.end(), rule) != names.end();
 }
 
 }  // namespace gpulab::exercise

@@ -38,6 +38,10 @@ struct CheckOptions {
 // RuntimeFailure when gpulab itself cannot work (no compiler, no cache or temporary folder).
 CheckResult check_file(const CheckOptions& o);
 
+// Whether a rule is counted by gpulab profile's counters (max_bank_conflicts ...) rather than
+// from the emulator's access records.
+bool is_counter_rule(const std::string& rule);
+
 // The runner gpulab compiles as its own translation unit: the runner library, the declarations
 // of the exercise's kernels (from its starter) and a main() launching each of them with the
 // arguments gpulab sends. The student's file is the other unit, compiled alone with the same

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <iterator>
@@ -75,41 +76,35 @@ class Parser {
     n->kind = k;
     return n;
   }
-  std::unique_ptr<Node> expr() {
-    auto left = term();
+  // One level of left-associative binary operators: operands read by `operand`, joined by the
+  // operator characters of `ops` into nodes of their kinds.
+  struct BinaryOp {
+    char c;
+    Node::Kind kind;
+  };
+  std::unique_ptr<Node> left_assoc(std::unique_ptr<Node> (Parser::*operand)(),
+                                   const std::array<BinaryOp, 2>& ops) {
+    auto left = (this->*operand)();
     while (true) {
-      if (eat('+')) {
-        auto n = make(Node::Kind::add);
-        n->args.push_back(std::move(left));
-        n->args.push_back(term());
-        left = std::move(n);
-      } else if (eat('-')) {
-        auto n = make(Node::Kind::sub);
-        n->args.push_back(std::move(left));
-        n->args.push_back(term());
-        left = std::move(n);
-      } else {
-        return left;
+      const BinaryOp* op = nullptr;
+      for (const BinaryOp& o : ops) {
+        if (eat(o.c)) {
+          op = &o;
+          break;
+        }
       }
+      if (op == nullptr) return left;
+      auto n = make(op->kind);
+      n->args.push_back(std::move(left));
+      n->args.push_back((this->*operand)());
+      left = std::move(n);
     }
   }
+  std::unique_ptr<Node> expr() {
+    return left_assoc(&Parser::term, {{{'+', Node::Kind::add}, {'-', Node::Kind::sub}}});
+  }
   std::unique_ptr<Node> term() {
-    auto left = unary();
-    while (true) {
-      if (eat('*')) {
-        auto n = make(Node::Kind::mul);
-        n->args.push_back(std::move(left));
-        n->args.push_back(unary());
-        left = std::move(n);
-      } else if (eat('/')) {
-        auto n = make(Node::Kind::div);
-        n->args.push_back(std::move(left));
-        n->args.push_back(unary());
-        left = std::move(n);
-      } else {
-        return left;
-      }
-    }
+    return left_assoc(&Parser::unary, {{{'*', Node::Kind::mul}, {'/', Node::Kind::div}}});
   }
   std::unique_ptr<Node> unary() {
     if (eat('-')) {

@@ -13,6 +13,7 @@
 #include "core/layout.hpp"
 #include "core/text.hpp"
 #include "profile/draw.hpp"
+#include "run/render.hpp"
 
 namespace gpulab {
 
@@ -101,6 +102,7 @@ json profile_json(const ProfileResult& r) {
             {"compiler", r.compiler},   {"exit_code", r.exit_code},
             {"timed_out", r.timed_out}, {"launches", std::move(launches)}};
   if (!r.faults.empty()) j["faults"] = r.faults;
+  j["flags_without_effect"] = r.flags_without_effect;
   if (!r.rules.empty()) {
     json rules = json::array();
     for (const profile::CounterRuleResult& x : r.rules) {
@@ -289,6 +291,7 @@ std::string render_profile(const ProfileResult& r, const OutputOptions& o) {
                      r.cached ? std::string(tr(l, ", cached build", "，缓存的构建")) : "")
                     .in(l)) +
          "\n";
+  out += flags_without_effect_line(r.flags_without_effect, l);
   if (r.kernels.empty()) {
     out += "  " + std::string(tr(l, "No kernel was launched.", "没有启动任何内核。")) + "\n";
   }

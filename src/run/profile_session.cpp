@@ -14,6 +14,7 @@
 #include "core/process.hpp"
 #include "core/toolchain.hpp"
 #include "profile/branch_site.hpp"
+#include "run/nvcc_flags.hpp"
 #include "run/program.hpp"
 #include "run/session.hpp"
 #include "simt/simt.hpp"  // check_supported
@@ -72,6 +73,23 @@ std::map<std::uint64_t, std::uint64_t> branch_jumps(const fs::path& program,
 
 }  // namespace
 
+void take_nvcc_flags(const std::vector<std::string>& flags, ProfileOptions& o) {
+  RunOptions emulator, gpu;
+  gpu.gpu = true;
+  run::sort_nvcc_flags(flags, emulator, "profile");
+  run::sort_nvcc_flags(flags, gpu, "profile");
+  o.gpu_compiler_flags.insert(o.gpu_compiler_flags.end(), o.compiler_flags.begin(),
+                              o.compiler_flags.end());
+  o.gpu_compiler_flags.insert(o.gpu_compiler_flags.end(), gpu.compiler_flags.begin(),
+                              gpu.compiler_flags.end());
+  o.nvcc_flags.insert(o.nvcc_flags.end(), gpu.nvcc_flags.begin(), gpu.nvcc_flags.end());
+  o.compiler_flags.insert(o.compiler_flags.end(), emulator.compiler_flags.begin(),
+                          emulator.compiler_flags.end());
+  o.link_flags.insert(o.link_flags.end(), emulator.link_flags.begin(), emulator.link_flags.end());
+  o.flags_without_effect.insert(o.flags_without_effect.end(), emulator.emulator_ignores.begin(),
+                                emulator.emulator_ignores.end());
+}
+
 void measure_on_gpu(const ProfileOptions& o, ProfileResult& r) {
   r.gpu_asked = true;
   // Built as the corpus was measured (nvcc -O3 -lineinfo, docs/profile.md), before ncu is looked
@@ -80,9 +98,16 @@ void measure_on_gpu(const ProfileOptions& o, ProfileResult& r) {
   b.source = fs::absolute(o.file);
   b.target = run::Target::gpu;
   b.gpu_arch = o.gpu_arch.empty() ? gpu_arch_of_device().value_or("") : o.gpu_arch;
-  b.extra_flags = o.compiler_flags;
+  // -I, -D, -U and nvcc's own flags: the -Xcompiler items split for the emulator's g++ are no
+  // flags of nvcc's (it would refuse -Wall); -Xcompiler=A,B goes to nvcc whole.
+  b.extra_flags = o.gpu_compiler_flags;
   b.link_flags = o.link_flags;
-  b.nvcc_flags = {"-O3", "-lineinfo"};
+  // -O3 as the corpus was measured unless the user's own -O says otherwise (build_program adds
+  // -lineinfo unless -G or -lineinfo is given).
+  b.nvcc_flags = o.nvcc_flags;
+  if (std::none_of(o.nvcc_flags.begin(), o.nvcc_flags.end(),
+                   [](const std::string& f) { return f.starts_with("-O"); }))
+    b.nvcc_flags.insert(b.nvcc_flags.begin(), "-O3");
   b.use_cache = o.use_cache;
   b.lang = o.lang;
   run::Build build;
@@ -139,6 +164,7 @@ ProfileResult run_profile(const ProfileOptions& o) {
   session.profile = true;
   session.compiler_flags = o.compiler_flags;
   session.link_flags = o.link_flags;
+  session.emulator_ignores = o.flags_without_effect;
   session.timeout = o.timeout;
   session.max_output_bytes = o.max_output_bytes;
   session.use_cache = o.use_cache;
@@ -154,6 +180,7 @@ ProfileResult run_profile(const ProfileOptions& o) {
   r.timed_out = run.timed_out;
   r.output_capped = run.output_capped;
   r.output_ends_line = run.output_ends_line;
+  r.flags_without_effect = run.flags_without_effect;
   r.run_ms = run.run_ms;
   for (const RunLaunch& l : run.launches) {
     if (!l.fault.empty()) r.faults.push_back(l.kernel + ": " + l.fault);

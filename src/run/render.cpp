@@ -37,6 +37,15 @@ bool asks_resource_usage(const std::string& flag) {
 
 }  // namespace
 
+std::string flags_without_effect_line(const std::vector<std::string>& flags, Lang l) {
+  if (flags.empty()) return {};
+  return both("  Accepted, no effect on the emulator: {} (nvcc's flags for a GPU).",
+              "  已接受、在模拟器上不起作用：{}（这些是 nvcc 为 GPU 编译的选项）。",
+              fmt::join(flags, " "))
+             .in(l) +
+         "\n";
+}
+
 std::string render_run(const RunResult& r, const OutputOptions& out) {
   const Lang l = out.lang;
   // The report goes to stderr: its width, not stdout's.
@@ -114,13 +123,7 @@ std::string render_run(const RunResult& r, const OutputOptions& out) {
     for (const std::string& f : r.more_files) names += " " + fs::path(f).filename().string();
     s += both("  Built with it:{}", "  一起编译的文件：{}", names).in(l) + "\n";
   }
-  if (!r.flags_without_effect.empty()) {
-    s += both("  Accepted, no effect on the emulator: {} (nvcc's flags for a GPU).",
-              "  已接受、在模拟器上不起作用：{}（这些是 nvcc 为 GPU 编译的选项）。",
-              fmt::join(r.flags_without_effect, " "))
-             .in(l) +
-         "\n";
-  }
+  s += flags_without_effect_line(r.flags_without_effect, l);
   // ptxas's resource report (-Xptxas -v, --resource-usage) comes from compiling for a GPU: said
   // so, with what the emulator does know of each kernel.
   if (std::any_of(r.flags_without_effect.begin(), r.flags_without_effect.end(),

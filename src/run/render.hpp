@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
 #include "core/output.hpp"
 #include "run/session.hpp"
@@ -13,6 +14,9 @@
 namespace gpulab {
 
 std::string render_run(const RunResult& r, const OutputOptions& out);
+// "  Accepted, no effect on the emulator: -O3 -arch=sm_90 (...)" and a newline; empty when none
+// (gpulab run's and gpulab profile's reports).
+std::string flags_without_effect_line(const std::vector<std::string>& flags, Lang l);
 nlohmann::json run_json(const RunResult& r);
 
 }  // namespace gpulab

@@ -494,7 +494,6 @@ struct LoggedAccess {
 struct BlockLog {
   std::uint64_t block = 0;  // linear index
   GlobalAccessContext context;
-  bool has_context = false;
   bool aborted = false;  // the block did not finish (a fault): no later block is checked
   std::vector<LoggedAccess> accesses;
 };
@@ -674,11 +673,11 @@ std::vector<MemoryFinding> end_checked_launch() {
   return std::move(s.findings);
 }
 
-void checked_block_begun(std::uint64_t linear_block) {
+void checked_block_begun(const GlobalAccessContext& block) {
   if (!in_order().active.load(std::memory_order_relaxed)) return;
   end_block_log(false);
-  tl_log.block = linear_block;
-  tl_log.has_context = false;
+  tl_log.block = block.block_linear;
+  tl_log.context = block;
   tl_log.accesses.clear();
   tl_logging = true;
 }
@@ -687,25 +686,26 @@ void checked_worker_done(bool aborted) {
   end_block_log(aborted);
 }
 
+bool log_global(std::uintptr_t address, std::size_t size, bool write, bool atomic,
+                std::uintptr_t pc, std::uint32_t thread, std::uint32_t epoch, std::uint32_t lock) {
+  if (!tl_logging) return false;
+  State& s = state();
+  // The arguments' range and the checks' switch are set before the launch's workers start.
+  if (address >= s.arguments_begin && address < s.arguments_end) return true;
+  // Memory a kernel allocated itself (malloc in a kernel) is not checked; a block of it may be
+  // freed before the log is checked, so it is looked up now.
+  if (s.heap_blocks.load(std::memory_order_relaxed) != 0 && in_device_heap(s, address)) return true;
+  tl_log.accesses.push_back(
+      {address, pc, thread, epoch, static_cast<std::uint32_t>(size), lock, write, atomic});
+  if (tl_log.accesses.size() >= kLogLimit) check_log_so_far();
+  return true;
+}
+
 void check_global(std::uintptr_t address, std::size_t size, bool write, bool atomic,
                   std::uintptr_t pc, const GlobalAccessContext& c) {
   if (address >= c.stack_begin && address < c.stack_end) return;  // the thread's local memory
+  if (log_global(address, size, write, atomic, pc, c.thread, c.epoch, c.lock)) return;
   State& s = state();
-  if (tl_logging) {
-    // The arguments' range and the checks' switch are set before the launch's workers start.
-    if (address >= s.arguments_begin && address < s.arguments_end) return;
-    // Memory a kernel allocated itself (malloc in a kernel) is not checked; a block of it may be
-    // freed before the log is checked, so it is looked up now.
-    if (s.heap_blocks.load(std::memory_order_relaxed) != 0 && in_device_heap(s, address)) return;
-    if (!tl_log.has_context) {
-      tl_log.context = c;
-      tl_log.has_context = true;
-    }
-    tl_log.accesses.push_back(
-        {address, pc, c.thread, c.epoch, static_cast<std::uint32_t>(size), c.lock, write, atomic});
-    if (tl_log.accesses.size() >= kLogLimit) check_log_so_far();
-    return;
-  }
   std::lock_guard lock(s.mutex);
   check_locked(s, address, size, write, atomic, pc, c);
 }

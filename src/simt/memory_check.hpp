@@ -127,10 +127,16 @@ void check_global(std::uintptr_t address, std::size_t size, bool write, bool ato
 // checked at once, under a lock, in the order the workers make them.
 void begin_checked_launch(std::uintptr_t arguments_begin, std::uintptr_t arguments_end,
                           bool blocks_in_order = false);
-// From the race checker of a worker: it starts block `linear_block`; it is done with its blocks
-// (aborted: its last block did not finish, so no later block is checked).
-void checked_block_begun(std::uint64_t linear_block);
+// From the race checker of a worker: it starts a block (`block`: the block's fields of the
+// context, the same for all its threads); it is done with its blocks (aborted: its last block did
+// not finish, so no later block is checked).
+void checked_block_begun(const GlobalAccessContext& block);
 void checked_worker_done(bool aborted);
+// The hot path of check mode: while the worker logs its block's accesses (blocks in order), an
+// access outside the CUDA thread's stack is logged here with no lock, no lookup and no context
+// built, and true is returned; false: not logging, check_global() checks it.
+bool log_global(std::uintptr_t address, std::size_t size, bool write, bool atomic,
+                std::uintptr_t pc, std::uint32_t thread, std::uint32_t epoch, std::uint32_t lock);
 // The blocks of a cooperative launch met at grid.sync(): what they did before it is ordered before
 // what they do after, as between two launches (no race across it).
 void grid_synchronized();

@@ -2,6 +2,8 @@
 #include "simt/race_check.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <mutex>
 
 #include "simt/access_record.hpp"
 #include "simt/device_api.hpp"
@@ -18,6 +20,35 @@ unsigned char* dynamic_shared_buffer() noexcept {
   return gpulab_simt_dynamic_shared_storage;
 }
 
+namespace {
+
+// What each byte of the executable's TLS block holds, found once per byte for the whole program
+// (every OS thread's block has the same layout): 0 not known yet; 1 a variable of the emulator's
+// or the compiler's (threadIdx & co., guard variables), where no race is ever reported, so its
+// bytes need no shadow; 2 anything else.
+std::atomic<std::uint8_t>* tls_kinds(std::size_t bytes) {
+  static std::once_flag once;
+  static std::atomic<std::uint8_t>* kinds = nullptr;
+  std::call_once(once, [&] { kinds = new std::atomic<std::uint8_t>[bytes](); });
+  return kinds;
+}
+
+std::uint8_t tls_kind(std::atomic<std::uint8_t>* kinds, std::uint64_t off) {
+  const std::uint8_t known = kinds[off].load(std::memory_order_relaxed);
+  if (known != 0) return known;
+  const auto* sym = ProgramSymbols::get().tls_symbol_at(off);
+  if (sym == nullptr) {
+    kinds[off].store(2, std::memory_order_relaxed);
+    return 2;
+  }
+  const std::uint8_t kind = sym->user_shared ? 2 : 1;
+  for (std::uint64_t b = sym->offset; b < sym->offset + sym->size; ++b)
+    kinds[b].store(kind, std::memory_order_relaxed);
+  return kind;
+}
+
+}  // namespace
+
 RaceChecker::RaceChecker(const LaunchShape& shape, std::size_t max_reports)
     : shape_(shape), max_reports_(max_reports) {
   const auto [begin, end] = executable_tls_block();
@@ -31,6 +62,8 @@ RaceChecker::RaceChecker(const LaunchShape& shape, std::size_t max_reports)
     tls_end_ = dyn_end_;
   }
   chunks_.resize((tls_end_ - tls_begin_ + kChunkBytes - 1) / kChunkBytes);
+  tls_kinds_ = tls_kinds(tls_end_ - tls_begin_);
+  tls_bytes_ = tls_end_ - tls_begin_;
   vc_.assign(static_cast<std::size_t>(shape.warps) * 32 * 32, 0);
   vc_epoch_.assign(shape.warps, 0);
   check_global_ = memory_checks_enabled();
@@ -103,7 +136,7 @@ void RaceChecker::begin_block(std::uint64_t linear_block, uint3 block_index) {
   block_linear_ = linear_block;
   block_index_ = block_index;
   held_.assign(static_cast<std::size_t>(shape_.block.x) * shape_.block.y * shape_.block.z, 0u);
-  if (check_global_) checked_block_begun(linear_block);
+  if (check_global_) checked_block_begun(block_context());
   if (profile_) profile_->begin_block(block_index);
 }
 
@@ -167,13 +200,18 @@ RaceChecker::Cell& RaceChecker::cell(std::uintptr_t address) {
   return chunk[off % kChunkBytes];
 }
 
-void RaceChecker::access_global(std::uintptr_t address, std::size_t size, bool write,
-                                std::uintptr_t pc, bool atomic) {
+GlobalAccessContext RaceChecker::block_context() const {
   GlobalAccessContext context;
   context.block_linear = block_linear_;
   context.block = block_index_;
   context.block_dim = shape_.block;
   context.grid = shape_.grid;
+  return context;
+}
+
+void RaceChecker::access_global(std::uintptr_t address, std::size_t size, bool write,
+                                std::uintptr_t pc, bool atomic) {
+  GlobalAccessContext context = block_context();
   context.thread = thread_;
   context.epoch = epoch_;
   if (thread_ < held_.size()) context.lock = held_[thread_];
@@ -185,17 +223,19 @@ void RaceChecker::access_global(std::uintptr_t address, std::size_t size, bool w
   check_global(address, size, write, atomic, pc, context);
 }
 
-void RaceChecker::access(std::uintptr_t address, std::size_t size, bool write, std::uintptr_t pc,
-                         bool atomic) {
+void RaceChecker::access_checked(std::uintptr_t address, std::size_t size, bool write,
+                                 std::uintptr_t pc, bool atomic) {
   // The checks' own calls need stack. In the last kHookStackBytes of a CUDA thread's stack (a
   // recursion about to overflow) the access goes unchecked: the overflow then happens in the
   // kernel's code, where the guard page names the kernel's line, and never inside the checker
   // while it holds the memory checker's lock (which hung the launch until --timeout).
+  std::uintptr_t stack_begin = 0, stack_end = 0;
   if (runner_ != nullptr) {
     const StackBounds stack = runner_->current_stack();
-    const auto bottom = reinterpret_cast<std::uintptr_t>(stack.bottom);
+    stack_begin = reinterpret_cast<std::uintptr_t>(stack.bottom);
+    stack_end = stack_begin + stack.size;
     const auto sp = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
-    if (bottom != 0 && sp >= bottom && sp < bottom + kHookStackBytes) return;
+    if (stack_begin != 0 && sp >= stack_begin && sp < stack_begin + kHookStackBytes) return;
   }
   if (profile_only_) {
     if (address >= tls_begin_ && address < tls_end_) instrumented_ = true;
@@ -207,9 +247,48 @@ void RaceChecker::access(std::uintptr_t address, std::size_t size, bool write, s
   if (address < tls_begin_ || address >= tls_end_) {
     if (recording_)
       record_access(address, size, write, atomic, nullptr, block_linear_, block_index_, thread_);
-    if (check_global_) access_global(address, size, write, pc, atomic);
+    if (!check_global_) return;
+    if (address >= stack_begin && address < stack_end) return;  // the thread's local memory
+    // Logged for the in-order check (the common case), else checked now.
+    const std::uint32_t lock = thread_ < held_.size() ? held_[thread_] : 0u;
+    if (!log_global(address, size, write, atomic, pc, thread_, epoch_, lock))
+      access_global(address, size, write, pc, atomic);
     return;
   }
+  access_shared(address, size, write, pc, atomic);
+}
+
+// An access past the dynamic shared memory given at launch: the thread's fault (cold, apart from
+// the checks' hot path).
+[[gnu::noinline, gnu::cold]] void RaceChecker::shared_fault(std::uintptr_t address,
+                                                            std::size_t size, bool write,
+                                                            std::uintptr_t pc) {
+  const std::uint32_t t = thread_;
+  const std::uintptr_t off = address - dyn_begin_;
+  if (shape_.dynamic_shared_bytes == 0) {
+    // No dynamic shared memory at all: the access ran past one of the kernel's own arrays.
+    const auto* past = ProgramSymbols::get().user_shared_before(address - tls_begin_);
+    runner_->note_fault(
+        KernelFault::Kind::invalid_argument,
+        "thread " + std::to_string(t) + (write ? " wrote" : " read") + " shared memory " +
+            (past != nullptr ? std::to_string(address - tls_begin_ - past->offset) +
+                                   " bytes from the start of __shared__ " + past->name + " (" +
+                                   std::to_string(past->size) + " bytes), past its end"
+                             : "outside every __shared__ array of the kernel"),
+        pc);
+    return;
+  }
+  runner_->note_fault(KernelFault::Kind::invalid_argument,
+                      "thread " + std::to_string(t) + (write ? " wrote" : " read") +
+                          " extern __shared__ memory at byte " + std::to_string(off) +
+                          ", past the " + std::to_string(shape_.dynamic_shared_bytes) +
+                          " bytes of dynamic shared memory given at launch",
+                      pc);
+  (void)size;
+}
+
+void RaceChecker::access_shared(std::uintptr_t address, std::size_t size, bool write,
+                                std::uintptr_t pc, bool atomic) {
   if (recording_) record_shared(address, size, write, atomic);
   // Any kernel reads threadIdx (thread-local, in this range): proof that it is instrumented.
   instrumented_ = true;
@@ -217,52 +296,25 @@ void RaceChecker::access(std::uintptr_t address, std::size_t size, bool write, s
   if (atomic) return;
   const std::uint32_t t = thread_;
   if (address >= dyn_begin_ && address < dyn_end_) {
-    const std::uintptr_t off = address - dyn_begin_;
-    if (off + size > shape_.dynamic_shared_bytes && shape_.dynamic_shared_bytes == 0) {
-      // No dynamic shared memory at all: the access ran past one of the kernel's own arrays.
-      const auto* past = ProgramSymbols::get().user_shared_before(address - tls_begin_);
-      runner_->note_fault(
-          KernelFault::Kind::invalid_argument,
-          "thread " + std::to_string(t) + (write ? " wrote" : " read") + " shared memory " +
-              (past != nullptr ? std::to_string(address - tls_begin_ - past->offset) +
-                                     " bytes from the start of __shared__ " + past->name + " (" +
-                                     std::to_string(past->size) + " bytes), past its end"
-                               : "outside every __shared__ array of the kernel"),
-          pc);
+    if (address - dyn_begin_ + size > shape_.dynamic_shared_bytes) {
+      shared_fault(address, size, write, pc);
       return;
     }
-    if (off + size > shape_.dynamic_shared_bytes) {
-      runner_->note_fault(KernelFault::Kind::invalid_argument,
-                          "thread " + std::to_string(t) + (write ? " wrote" : " read") +
-                              " extern __shared__ memory at byte " + std::to_string(off) +
-                              ", past the " + std::to_string(shape_.dynamic_shared_bytes) +
-                              " bytes of dynamic shared memory given at launch",
-                          pc);
-      return;
-    }
-  }
-  if (address < dyn_begin_ || address >= dyn_end_) {
+  } else if (tls_kind(tls_kinds_, address - tls_begin_) == 1) {
     // threadIdx & co., the emulator's other variables and the compiler's guard variables live in
     // the TLS block too: a race there is never reported (report()), so their bytes need no
-    // shadow. The ranges last found are asked first (a symbol lookup saved per access).
-    const std::uint64_t off = address - tls_begin_;
-    bool own = false;
-    for (const auto& [begin, end] : own_tls_) own = own || (off >= begin && off < end);
-    if (!own) {
-      const auto* sym = ProgramSymbols::get().tls_symbol_at(off);
-      if (sym != nullptr && !sym->user_shared) {
-        own_tls_[own_tls_next_++ % own_tls_.size()] = {sym->offset, sym->offset + sym->size};
-        own = true;
-      }
-    }
-    if (own) return;
+    // shadow.
+    return;
   }
   size = std::min<std::size_t>(size, tls_end_ - address);
   const std::uint32_t own_clock = clock_of(t, t & 31u);
   const Access now{epoch_, own_clock, static_cast<std::uint16_t>(t), pc};
   bool reported = false;
+  // The cells of the access's bytes lie side by side unless it crosses a chunk.
+  const std::uintptr_t first_off = (address - tls_begin_) % kChunkBytes;
+  Cell* const cells = first_off + size <= kChunkBytes ? &cell(address) : nullptr;
   for (std::size_t i = 0; i < size; ++i) {
-    Cell& c = cell(address + i);
+    Cell& c = cells != nullptr ? cells[i] : cell(address + i);
     if (write) {
       if (!reported && !ordered(c.write, t)) {
         report(c.write, true, true, address, size, pc);
@@ -294,6 +346,11 @@ void RaceChecker::access(std::uintptr_t address, std::size_t size, bool write, s
 
 void RaceChecker::report(const Access& earlier, bool earlier_wrote, bool wrote,
                          std::uintptr_t address, std::size_t size, std::uintptr_t pc) {
+  // One report per memory location: a missing barrier usually races on every element, and every
+  // racing access comes here. The location's offset in the TLS block names the space, the array
+  // and the byte: a location reported before is answered before anything is built.
+  const std::uint64_t key = address - tls_begin_;
+  if (reported_.count(key) != 0) return;
   Race race;
   race.first_pc = earlier.pc;
   race.second_pc = pc;
@@ -330,11 +387,7 @@ void RaceChecker::report(const Access& earlier, bool earlier_wrote, bool wrote,
       element_offset % size == 0) {
     race.index = element_offset / size;
   }
-  // One report per memory location: a missing barrier usually races on every element.
-  std::string key = std::to_string(static_cast<int>(race.space)) + ":" + race.array + ":" +
-                    std::to_string(race.byte_offset);
-  if (reported_.count(key) != 0) return;
-  if (reported_.size() < 100000) reported_.insert(std::move(key));
+  if (reported_.size() < 100000) reported_.insert(key);
   ++races_found_;
   if (races_.size() < max_reports_) races_.push_back(std::move(race));
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -13,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "simt/memory_check.hpp"
 #include "simt/profile_gather.hpp"
 #include "simt/program_symbols.hpp"
 #include "simt/scheduler.hpp"
@@ -42,7 +44,17 @@ class RaceChecker {
   // Called from the hooks for every access of instrumented code while a CUDA thread runs; `pc` is
   // the code address of the access.
   void access(std::uintptr_t address, std::size_t size, bool write, std::uintptr_t pc,
-              bool atomic = false);
+              bool atomic = false) {
+    // Most accesses to the TLS block are the emulator's own variables (threadIdx & co., read by
+    // every thread), where there is nothing to check or count: answered here, in the hook.
+    if (const std::uintptr_t off = address - tls_begin_;
+        off < tls_bytes_ && tls_kinds_[off].load(std::memory_order_relaxed) == 1) {
+      // Any kernel reads threadIdx: proof that it is instrumented.
+      instrumented_ = true;
+      return;
+    }
+    access_checked(address, size, write, pc, atomic);
+  }
   bool instrumented() const { return instrumented_; }
   // Called from the basic-block hook (gpulab profile's builds) while a CUDA thread runs.
   void basic_block(std::uintptr_t pc) {
@@ -80,6 +92,13 @@ class RaceChecker {
               std::size_t size, std::uintptr_t pc);
   void access_global(std::uintptr_t address, std::size_t size, bool write, std::uintptr_t pc,
                      bool atomic);
+  void access_checked(std::uintptr_t address, std::size_t size, bool write, std::uintptr_t pc,
+                      bool atomic);
+  void access_shared(std::uintptr_t address, std::size_t size, bool write, std::uintptr_t pc,
+                     bool atomic);
+  void shared_fault(std::uintptr_t address, std::size_t size, bool write, std::uintptr_t pc);
+  // The block's fields of a global access's context (memory_check.hpp).
+  GlobalAccessContext block_context() const;
   std::uint32_t clock_of(std::uint32_t t, std::uint32_t other_lane);
   void refresh_warp(std::uint32_t warp);
 
@@ -98,9 +117,9 @@ class RaceChecker {
   // The shared arrays profiled last (a lookup saved per access).
   std::array<const ProgramSymbols::TlsSymbol*, 4> profile_tls_{};
   std::size_t profile_tls_next_ = 0;
-  // TLS ranges [begin, end) (offsets) that are no __shared__ array of the kernel, found last.
-  std::array<std::pair<std::uint64_t, std::uint64_t>, 4> own_tls_{};
-  std::size_t own_tls_next_ = 0;
+  // What each byte of the TLS block holds (race_check.cpp, tls_kinds): shared by all workers.
+  std::atomic<std::uint8_t>* tls_kinds_ = nullptr;
+  std::uintptr_t tls_bytes_ = 0;  // 0 until the table is there
   std::uint32_t block_first_epoch_ = 0;
   std::uint64_t block_linear_ = 0;
   uint3 block_index_{0, 0, 0};
@@ -120,7 +139,7 @@ class RaceChecker {
   std::vector<std::uint32_t> vc_epoch_;
 
   std::vector<Race> races_;
-  std::unordered_set<std::string> reported_;
+  std::unordered_set<std::uint64_t> reported_;  // locations (offsets in the TLS block) reported
   std::uint64_t races_found_ = 0;
   bool reported_overflow_ = false;
 };

@@ -344,6 +344,13 @@ int main(int argc, char** argv) {
   const json j = json::parse(r.err);
   REQUIRE(j["launches"].size() == 1);
   CHECK(j["launches"][0]["kernel"] == "scale");
+  // nvcc's flag for a GPU build is said, as gpulab run says it, not dropped.
+  CHECK(j["flags_without_effect"] == json::array({"-O3"}));
+  const auto text =
+      run_gpulab({"profile", file.string(), "--backend", "cpu", "-DSCALE=2", "-arch=sm_90", "-O3"},
+                 {}, {cache_env()});
+  CHECK(text.exit_code == 0);
+  CHECK_THAT(text.err, Catch::Contains("Accepted, no effect on the emulator: -arch=sm_90 -O3"));
   // Without the -D the program does not compile: the flag reached the compiler.
   const auto without =
       run_gpulab({"profile", file.string(), "--backend", "cpu"}, {}, {cache_env()});

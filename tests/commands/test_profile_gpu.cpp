@@ -86,6 +86,23 @@ TEST_CASE("profile --backend gpu: nvcc -O3 -lineinfo, then ncu's numbers or the 
     CHECK_THAT(s.str(), Catch::Contains("--csv\n--page\ndetails\n"));
   }
 
+  SECTION("-Xcompiler's items reach nvcc as -Xcompiler=, the emulator's g++ as they are") {
+    // nvcc refuses -Wall and -fno-strict-aliasing as its own flags ("Unknown option").
+    ProfileOptions x = o;
+    take_nvcc_flags({"-Xcompiler=-Wall,-fno-strict-aliasing", "-O3", "-UNOTHING", "-lm"}, x);
+    CHECK(x.compiler_flags ==
+          std::vector<std::string>{"-Wall", "-fno-strict-aliasing", "-UNOTHING"});
+    CHECK(x.gpu_compiler_flags == std::vector<std::string>{"-UNOTHING"});
+    CHECK(x.nvcc_flags == std::vector<std::string>{"-Xcompiler=-Wall,-fno-strict-aliasing", "-O3"});
+    CHECK(x.link_flags == std::vector<std::string>{"-lm"});
+    CHECK(x.flags_without_effect == std::vector<std::string>{"-O3"});
+    ProfileResult r;
+    measure_on_gpu(x, r);
+    CHECK(r.gpu_compiler.rfind("nvcc", 0) == 0);
+    CHECK_THAT(r.gpu_why_not, !Catch::Contains("nvcc"));
+    CHECK_THAT(r.gpu_why_not, !Catch::Contains("Unknown option"));
+  }
+
   SECTION("no ncu anywhere: the program is still built, and the reason is said") {
     if (toolchain::find_cuda_tool("ncu")) {
       WARN("ncu is installed here: its own run is tested by bench/profile/ncu_corpus.sh");

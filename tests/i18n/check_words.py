@@ -32,7 +32,8 @@ import sys
 
 ROOT = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else ".")
 SCANNED = ["src/commands", "src/core", "src/backend", "src/calc", "src/cuda", "src/run/program.cpp",
-           "src/run/contain.cpp", "src/exercise/grade.cpp", "src/exercise/grade_formats.cpp"]
+           "src/run/contain.cpp", "src/exercise/feedback.cpp", "src/exercise/grade.cpp",
+           "src/exercise/grade_formats.cpp"]
 EXEMPT_FILES = {
     # Spec-sheet sources are citations (titles of English documents), not messages.
     "src/calc/gpu_specs.cpp",
@@ -43,8 +44,6 @@ EXEMPT_FILES = {
 KNOWN_ENGLISH = [
     ("src/commands/hello.cpp", "Hello from block", "what the kernel's printf prints: CUDA code"),
     ("src/core/version.cpp", "", "--version is printed before --lang is read; one line"),
-    ("src/calc/launch_limits.hpp", "all threads of a block", "its Chinese twin is kWhy...Zh"),
-    ("src/calc/launch_limits.hpp", "CUDA limits a", "its Chinese twin is kWhy...Zh"),
     ("src/core/lesson.cpp", "", "lesson-file syntax errors are for lesson authors (tests parse "
      "every built-in lesson); the error itself is bilingual"),
     ("src/core/output.cpp", "cannot write to standard output", "the zh twin is made in "
