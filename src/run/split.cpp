@@ -101,9 +101,21 @@ class Splitter {
   Splitter(std::string_view s, bool coroutines, bool regions)
       : s_(s), code_(code_mask(s)), coroutines_(coroutines), regions_(coroutines && regions) {}
 
-  Split run() {
+  // The device functions of this text that wait or may (see find_waiting_functions).
+  std::set<std::string, std::less<>> waiting_functions() {
+    find_waiting_functions();
+    return waiting_functions_;
+  }
+
+  Split run(std::string_view elsewhere) {
     Split out;
-    if (regions_) find_waiting_functions();
+    if (regions_) {
+      // A kernel here may call a device function of a user header or of another file of the
+      // program: one that waits there keeps the kernel off region loops as one here does.
+      if (!elsewhere.empty())
+        waiting_functions_ = Splitter(elsewhere, true, true).waiting_functions();
+      find_waiting_functions();
+    }
     for (std::size_t i = 0; i < s_.size(); ++i) {
       if (!code_[i] || !ident_char(s_[i]) || (i > 0 && ident_char(s_[i - 1]))) continue;
       std::size_t e = i;
@@ -1122,8 +1134,9 @@ class Splitter {
 
 }  // namespace
 
-Split split_kernels(std::string_view source, bool coroutines, bool regions) {
-  return Splitter(source, coroutines, regions).run();
+Split split_kernels(std::string_view source, bool coroutines, bool regions,
+                    std::string_view elsewhere) {
+  return Splitter(source, coroutines, regions).run(elsewhere);
 }
 
 }  // namespace gpulab::run

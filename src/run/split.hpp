@@ -25,9 +25,12 @@ struct Split {
 // coroutines: turn kernels into coroutines (false: only the spin loops change). regions: a kernel
 // whose barriers every thread provably reaches together runs as region loops instead
 // (docs/simt.md, "Region loops"), which cannot run under the checkers.
-Split split_kernels(std::string_view source, bool coroutines = true, bool regions = true);
+// elsewhere: the program's other code (its user headers, its other files), whose device functions
+// that wait keep a kernel that calls them off region loops.
+Split split_kernels(std::string_view source, bool coroutines = true, bool regions = true,
+                    std::string_view elsewhere = {});
 
 // Goes into gpulab run's cache key: a change of the transformation rebuilds cached programs.
-inline constexpr const char* kSplitVersion = "split-2";
+inline constexpr const char* kSplitVersion = "split-3";
 
 }  // namespace gpulab::run

@@ -105,3 +105,24 @@ TEST_CASE("split: what region loops cannot prove stays a coroutine", "[split]") 
   CHECK(split_kernels(tree, true, false).kernels == 1);
   CHECK(split_kernels(tree).regions == 1);
 }
+
+TEST_CASE("split: a device function that waits in another file keeps its callers coroutines",
+          "[split]") {
+  // The kernel calls tile_sum, defined in a header or another file of the program; only there
+  // is it seen to wait at a barrier.
+  const std::string source = kernel("  __syncthreads();\n  tile_sum(out);");
+  const std::string header =
+      "__device__ void tile_sum(float* t) {\n  t[threadIdx.x] += 1;\n  __syncthreads();\n}\n";
+  CHECK(split_kernels(source).regions == 1);  // alone, nothing says tile_sum waits
+  const auto split = split_kernels(source, true, true, header);
+  CHECK(split.regions == 0);
+  CHECK(split.kernels == 1);
+  // A function there that does not wait changes nothing; one that calls a waiting one waits.
+  CHECK(split_kernels(source, true, true,
+                      "__device__ void tile_sum(float* t) { t[threadIdx.x] += 1; }\n")
+            .regions == 1);
+  const std::string calls_outer = kernel("  __syncthreads();\n  outer(out);");
+  CHECK(split_kernels(calls_outer, true, true,
+                      header + "__device__ void outer(float* t) { tile_sum(t); }\n")
+            .regions == 0);
+}
