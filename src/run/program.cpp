@@ -727,12 +727,15 @@ Build build_program(const BuildRequest& r) {
     for (const std::string& f : r.extra_flags) {
       if (f.starts_with("-I") && f.size() > 2) include_dirs.push_back(fs::absolute(f.substr(2)));
     }
-    const auto shadow_headers = [&](const fs::path& file, const std::string& text) {
+    const auto headers_of = [&](const fs::path& file, const std::string& text) {
       HeaderSearch search;
       search.kit_include = kit.dir / "include";
       search.quote_dirs = {file.parent_path()};
       search.include_dirs = include_dirs;
-      for (const fs::path& h : user_headers(file, text, search, read_file)) {
+      return user_headers(file, text, search, read_file);
+    };
+    const auto shadow_headers = [&](const fs::path& file, const std::string& text) {
+      for (const fs::path& h : headers_of(file, text)) {
         if (unsupported.count(h) != 0) continue;
         Rewritten rewritten = rewrite_for_emulator(read_file(h), h.string());
         const fs::path copy = shadow_path(work / "headers", h);
@@ -770,7 +773,16 @@ Build build_program(const BuildRequest& r) {
         text = rewritten.text;
         // Kernels with barriers become coroutines (not in check and profile builds, whose
         // instrumentation must see the kernel's own code); spin loops yield in every build.
-        const Split split = split_kernels(texts[i], !checked);
+        // What the file's kernels may call besides its own functions: its user headers' and the
+        // other files' device functions.
+        std::string elsewhere;
+        if (!checked) {
+          for (const fs::path& h : headers_of(file, texts[i])) elsewhere += read_file(h) + "\n";
+          for (std::size_t j = 0; j < sources.size(); ++j) {
+            if (j != i) elsewhere += texts[j] + "\n";
+          }
+        }
+        const Split split = split_kernels(texts[i], !checked, true, elsewhere);
         if (split.kernels + split.spin_loops > 0) {
           plain_text = std::move(text);
           text = rewrite_for_emulator(split.text, file.string()).text;

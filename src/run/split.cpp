@@ -23,6 +23,7 @@
 #include <cctype>
 #include <map>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "run/rewrite.hpp"
@@ -97,11 +98,24 @@ bool type_word(std::string_view w) {
 
 class Splitter {
  public:
-  Splitter(std::string_view s, bool coroutines)
-      : s_(s), code_(code_mask(s)), coroutines_(coroutines) {}
+  Splitter(std::string_view s, bool coroutines, bool regions)
+      : s_(s), code_(code_mask(s)), coroutines_(coroutines), regions_(coroutines && regions) {}
 
-  Split run() {
+  // The device functions of this text that wait or may (see find_waiting_functions).
+  std::set<std::string, std::less<>> waiting_functions() {
+    find_waiting_functions();
+    return waiting_functions_;
+  }
+
+  Split run(std::string_view elsewhere) {
     Split out;
+    if (regions_) {
+      // A kernel here may call a device function of a user header or of another file of the
+      // program: one that waits there keeps the kernel off region loops as one here does.
+      if (!elsewhere.empty())
+        waiting_functions_ = Splitter(elsewhere, true, true).waiting_functions();
+      find_waiting_functions();
+    }
     for (std::size_t i = 0; i < s_.size(); ++i) {
       if (!code_[i] || !ident_char(s_[i]) || (i > 0 && ident_char(s_[i - 1]))) continue;
       std::size_t e = i;
@@ -109,7 +123,14 @@ class Splitter {
       const std::string_view word = s_.substr(i, e - i);
       if (word == "__global__" || word == "__device__") {
         if (const auto f = function_after(i, e)) {
-          if (word == "__global__" && coroutines_ && transform_kernel(*f)) ++out.kernels;
+          if (word == "__global__" && coroutines_) {
+            if (regions_ && region_kernel(*f)) {
+              ++out.kernels;
+              ++out.regions;
+            } else if (transform_kernel(*f)) {
+              ++out.kernels;
+            }
+          }
           out.spin_loops += yield_in_spin_loops(f->body + 1, f->end);
           i = f->end;
           continue;
@@ -221,7 +242,8 @@ class Splitter {
 
   struct Parameter {
     std::string name;
-    std::size_t at = 0;  // where the name stands in the source
+    std::size_t at = 0;    // where the name stands in the source
+    bool pointer = false;  // a pointer, reference or array: what it points at may change
   };
 
   // The parameters' names, or nothing when one cannot be named for sure.
@@ -240,6 +262,7 @@ class Splitter {
         return false;
       }
       // An array parameter: the name stands before its first '['.
+      const bool array = text.find('[') != std::string::npos;
       if (const std::size_t bracket = text.find('['); bracket != std::string::npos) {
         text.resize(bracket);
         last = text.find_last_not_of(" \t\r\n");
@@ -254,7 +277,8 @@ class Splitter {
       }
       // Something (the type) must come before the name.
       if (text.find_first_not_of(" \t\r\n") >= nb) return false;
-      names.push_back({name, b + nb});
+      const bool pointer = array || text.find_first_of("*&") < nb;
+      names.push_back({name, b + nb, pointer});
       return true;
     };
     for (std::size_t k = begin; k < f.params_close; ++k) {
@@ -346,17 +370,7 @@ class Splitter {
       args += (args.empty() ? "" : ", ") + outer;
     }
 
-    std::string hoisted;
-    for (const auto& [b, e] : dynamic_shared) {
-      std::string blank;
-      for (std::size_t k = b; k <= e; ++k) {
-        const char c = s_[k];
-        hoisted += code_[k] && c != '\n' && c != '\r' ? c : ' ';
-        if (c == '\n') blank += '\n';
-      }
-      hoisted += ' ';
-      add_edit(b, e + 1 - b, blank);
-    }
+    const std::string hoisted = hoist(dynamic_shared);
     add_edit(f.body + 1, 0,
              " " + hoisted + "::gpulab::simt::co::start([](" + params +
                  ") -> ::gpulab::simt::co::Thread {" + binds);
@@ -365,6 +379,669 @@ class Splitter {
     }
     for (const std::size_t r : returns) add_edit(r, 6, "co_return");
     add_edit(f.end, 0, "}(" + args + ")); ");
+    return true;
+  }
+
+  // The declarations at [first, last] move to the kernel's own body (the text returned); their
+  // lines stay, blank.
+  std::string hoist(const std::vector<std::pair<std::size_t, std::size_t>>& declarations) {
+    std::string hoisted;
+    for (const auto& [b, e] : declarations) {
+      for (std::size_t k = b; k <= e; ++k) {
+        const char c = s_[k];
+        hoisted += code_[k] && c != '\n' && c != '\r' ? c : ' ';
+      }
+      hoisted += ' ';
+      add_edit(b, e + 1 - b, blank_lines(b, e + 1));
+    }
+    return hoisted;
+  }
+
+  // The line breaks of [b, e): what replaces erased text so that every line keeps its number.
+  std::string blank_lines(std::size_t b, std::size_t e) const {
+    std::string blank;
+    for (std::size_t k = b; k < e; ++k) {
+      if (s_[k] == '\n') blank += '\n';
+    }
+    return blank;
+  }
+
+  // ---- Region loops (docs/simt.md, "Region loops"; simt/region.hpp) -----------------------------
+  //
+  // A kernel whose every barrier is a plain `__syncthreads();` statement of its body, or of the
+  // body of a `for`/`while` loop (itself such a statement) whose header every thread evaluates
+  // alike, runs as region loops: the body becomes a lambda that runs one thread from one barrier
+  // to the next (a barrier is `return N;` followed by the label the next region starts from), and
+  // the locals it declares before a barrier of their scope live in per-thread slots. Anything the
+  // checks below cannot prove keeps the kernel as a coroutine.
+
+  bool word_start(std::size_t k) const {
+    return code_[k] && ident_char(s_[k]) && (k == 0 || !ident_char(s_[k - 1])) &&
+           !std::isdigit(static_cast<unsigned char>(s_[k]));
+  }
+  std::size_t word_end(std::size_t k) const {
+    while (k < s_.size() && ident_char(s_[k])) ++k;
+    return k;
+  }
+  // A member's name (`threadIdx.x`, `p->n`), not a variable's.
+  bool member_at(std::size_t k) const {
+    const std::size_t b = skip_space_back(k);
+    return b > 0 && (s_[b - 1] == '.' || (b > 1 && s_[b - 1] == '>' && s_[b - 2] == '-') ||
+                     (b > 1 && s_[b - 1] == ':' && s_[b - 2] == ':'));
+  }
+
+  // The functions of the file whose body waits or may: a barrier or collective, cooperative
+  // groups, a spin (an atomic that may spin, an empty loop), or a call of such a function.
+  void find_waiting_functions() {
+    std::vector<std::pair<std::string, std::vector<std::string>>> calls;
+    for (std::size_t i = 0; i < s_.size(); ++i) {
+      if (!word_start(i)) continue;
+      const std::size_t e = word_end(i);
+      const std::string_view word = s_.substr(i, e - i);
+      if (word != "__device__" && word != "__global__") {
+        i = e - 1;
+        continue;
+      }
+      const auto f = function_after(i, e);
+      if (!f) {
+        i = e - 1;
+        continue;
+      }
+      const std::string name(word_before(f->params_open));
+      std::vector<std::string> callees;
+      bool waits = yield_in_spin_loops(f->body + 1, f->end, true) > 0;
+      for (std::size_t k = f->body + 1; k < f->end && !waits; ++k) {
+        if (!word_start(k)) continue;
+        const std::size_t we = word_end(k);
+        const std::string_view w = s_.substr(k, we - k);
+        if (awaitable_of(w) || refused_word(w) || spin_word(w)) waits = true;
+        if (skip_space(we) < f->end && s_[skip_space(we)] == '(') callees.emplace_back(w);
+        k = we - 1;
+      }
+      if (waits) {
+        waiting_functions_.insert(name);
+      } else {
+        calls.emplace_back(name, std::move(callees));
+      }
+      i = f->end;
+    }
+    for (bool more = true; more;) {
+      more = false;
+      for (const auto& [name, callees] : calls) {
+        if (waiting_functions_.contains(name)) continue;
+        for (const std::string& c : callees) {
+          if (waiting_functions_.contains(c)) {
+            waiting_functions_.insert(name);
+            more = true;
+            break;
+          }
+        }
+      }
+    }
+  }
+
+  // Calls that may make a thread wait for another (simt's spin()).
+  static bool spin_word(std::string_view w) {
+    return w == "atomicCAS" || w == "atomicCAS_system" || w == "atomicCAS_block" ||
+           w == "atomicExch" || w == "atomicExch_system" || w == "atomicExch_block" ||
+           w == "__nanosleep";
+  }
+
+  // Words whose statement the region form cannot keep as it is.
+  static bool region_refused_word(std::string_view w) {
+    static constexpr std::array<std::string_view, 9> kWords{
+        "goto", "throw", "asm", "__asm__", "setjmp", "longjmp", "try", "catch", "co_await"};
+    return std::find(kWords.begin(), kWords.end(), w) != kWords.end();
+  }
+
+  // Words a thread-uniform expression may hold besides the names checked one by one.
+  static bool uniform_word(std::string_view w) {
+    static constexpr std::array<std::string_view, 22> kWords{
+        "int",      "unsigned",    "signed",   "char",     "short",   "long",
+        "float",    "double",      "bool",     "size_t",   "true",    "false",
+        "sizeof",   "static_cast", "blockIdx", "blockDim", "gridDim", "warpSize",
+        "uint32_t", "int64_t",     "uint64_t", "int32_t"};
+    return std::find(kWords.begin(), kWords.end(), w) != kWords.end();
+  }
+
+  // Words that do not begin a declaration of a local at a statement's start.
+  static bool statement_word(std::string_view w) {
+    static constexpr std::array<std::string_view, 16> kWords{
+        "if",      "else",  "for",           "while",        "do",       "switch",
+        "return",  "break", "case",          "default",      "continue", "goto",
+        "typedef", "using", "static_assert", "__syncthreads"};
+    return std::find(kWords.begin(), kWords.end(), w) != kWords.end();
+  }
+
+  // Words a local's type may not hold (its type then cannot be written again, or its storage is
+  // no automatic variable's).
+  static bool untypable_word(std::string_view w) {
+    static constexpr std::array<std::string_view, 14> kWords{
+        "auto",   "decltype", "struct",       "class",      "enum",      "union",    "register",
+        "static", "extern",   "thread_local", "__shared__", "constexpr", "typename", "operator"};
+    return std::find(kWords.begin(), kWords.end(), w) != kWords.end();
+  }
+
+  // A declaration `T a = x, b;` of a local: T's text, and each name with its initializer.
+  struct Declarator {
+    std::string name;
+    std::size_t at = 0;                  // the name
+    std::size_t eq = std::string::npos;  // its '=', if any
+    std::size_t end = 0;                 // the ',' or ';' after it
+  };
+  struct Declaration {
+    std::size_t begin = 0;  // its first word
+    std::string type;       // T, as written (without __restrict__)
+    std::vector<Declarator> names;
+  };
+
+  // The declaration in [b, e) (e: its ';'), or nothing when it is not one this form can keep
+  // per thread.
+  std::optional<Declaration> parse_declaration(std::size_t b, std::size_t e) const {
+    Declaration d;
+    d.begin = skip_space(b);
+    std::size_t k = d.begin;
+    std::size_t name_at = std::string::npos;
+    int words = 0;
+    while (k < e) {
+      const char c = s_[k];
+      if (word_start(k)) {
+        const std::size_t we = word_end(k);
+        const std::string_view w = s_.substr(k, we - k);
+        if (untypable_word(w)) return std::nullopt;
+        const std::size_t after = skip_space(we);
+        if (after >= e || s_[after] == ',' || (s_[after] == '=' && s_[after + 1] != '=')) {
+          if (words == 0) return std::nullopt;
+          name_at = k;
+          break;
+        }
+        if (w != "__restrict__" && w != "__restrict") {
+          d.type += w;
+          d.type += ' ';
+          ++words;
+        }
+        k = after;
+      } else if (c == ':' && k + 1 < e && s_[k + 1] == ':') {
+        d.type += "::";
+        k = skip_space(k + 2);
+      } else if (c == '*') {
+        d.type += "* ";
+        k = skip_space(k + 1);
+      } else if (c == '<') {
+        const std::size_t close = match_forward(k, '>');
+        if (close == std::string::npos || close >= e) return std::nullopt;
+        for (std::size_t j = k; j <= close; ++j) {
+          if (!code_[j]) continue;
+          if (s_[j] == '(' || s_[j] == '[' || s_[j] == '{' || s_[j] == ';') return std::nullopt;
+          d.type += std::isspace(static_cast<unsigned char>(s_[j])) ? ' ' : s_[j];
+        }
+        d.type += ' ';
+        k = skip_space(close + 1);
+      } else {
+        return std::nullopt;  // a reference, an array, a function, a brace, ...
+      }
+    }
+    if (name_at == std::string::npos || words == 0) return std::nullopt;
+    // Declarators: `name`, `name = expression`, separated by commas at depth 0.
+    k = name_at;
+    for (;;) {
+      if (!word_start(k)) return std::nullopt;
+      Declarator n;
+      n.at = k;
+      const std::size_t we = word_end(k);
+      n.name = std::string(s_.substr(k, we - k));
+      if (uniform_word(n.name) || statement_word(n.name) || untypable_word(n.name)) {
+        return std::nullopt;
+      }
+      std::size_t j = skip_space(we);
+      if (j < e && s_[j] == '=') {
+        n.eq = j;
+        const std::size_t init = skip_space(j + 1);
+        if (init >= e || s_[init] == '{') return std::nullopt;
+        int depth = 0;
+        for (j = init; j < e; ++j) {
+          if (!code_[j]) continue;
+          const char c = s_[j];
+          if (c == '(' || c == '[' || c == '{') ++depth;
+          if (c == ')' || c == ']' || c == '}') --depth;
+          if (depth < 0) return std::nullopt;
+          if (depth == 0 && c == ',') break;
+        }
+      }
+      n.end = j;
+      d.names.push_back(std::move(n));
+      if (j >= e) break;
+      if (s_[j] != ',') return std::nullopt;
+      k = skip_space(j + 1);
+    }
+    return d;
+  }
+
+  // A local (or a barrier loop's variable) kept per thread.
+  struct RegionVar {
+    std::string name, type;
+    std::size_t at = 0;         // the declarator's name
+    std::size_t scope_end = 0;  // the '}' that ends its scope
+    std::size_t eq = std::string::npos, init_end = 0;
+    bool loop_var = false;
+    std::size_t scope_begin = 0;  // where its name may first stand: its declarator, or its loop
+  };
+
+  // A scope whose statements hold barriers: the kernel's body or a barrier loop's body.
+  struct BarrierScope {
+    std::size_t open = 0, close = 0;
+    std::size_t keyword = std::string::npos;  // `for`/`while`, for a loop's body
+    std::size_t header_open = 0, header_close = 0;
+  };
+
+  // The '{' that most closely encloses `p`, searching back to `floor`.
+  std::size_t enclosing_open(std::size_t p, std::size_t floor) const {
+    int depth = 0;
+    for (std::size_t k = p; k-- > floor;) {
+      if (!code_[k]) continue;
+      if (s_[k] == '}') ++depth;
+      if (s_[k] == '{') {
+        if (depth == 0) return k;
+        --depth;
+      }
+    }
+    return floor;
+  }
+
+  // Whether `p` stands at the top level of the braces opened at `open` (inside no parenthesis,
+  // bracket or inner brace) and begins a statement there.
+  bool statement_at_top(std::size_t open, std::size_t p) const {
+    int depth = 0;
+    for (std::size_t k = open + 1; k < p; ++k) {
+      if (!code_[k]) continue;
+      const char c = s_[k];
+      if (c == '(' || c == '[' || c == '{') ++depth;
+      if (c == ')' || c == ']' || c == '}') --depth;
+    }
+    if (depth != 0) return false;
+    const std::size_t before = skip_space_back(p);
+    return before == open + 1 || s_[before - 1] == ';' || s_[before - 1] == '{' ||
+           s_[before - 1] == '}';
+  }
+
+  // The barrier scope that the '{' at `open` is (a loop body at the top level of another barrier
+  // scope), added to `scopes`; false if it is none.
+  bool barrier_scope(std::size_t open, const Function& f,
+                     std::map<std::size_t, BarrierScope>& scopes) {
+    if (scopes.contains(open)) return true;
+    if (open == f.body) {
+      scopes[open] = BarrierScope{f.body, f.end};
+      return true;
+    }
+    const std::size_t before = skip_space_back(open);
+    if (before == 0 || s_[before - 1] != ')') return false;
+    const std::size_t header_open = match_back(before - 1, '(');
+    if (header_open == std::string::npos) return false;
+    const std::string_view kw = word_before(header_open);
+    if (kw != "for" && kw != "while") return false;
+    const std::size_t keyword = skip_space_back(header_open) - kw.size();
+    const std::size_t parent = enclosing_open(keyword, f.body);
+    if (!statement_at_top(parent, keyword) || !barrier_scope(parent, f, scopes)) return false;
+    const std::size_t close = match_forward(open, '}');
+    if (close == std::string::npos || close > f.end) return false;
+    scopes[open] = BarrierScope{open, close, keyword, header_open, before - 1};
+    return true;
+  }
+
+  // Whether the identifier `name` is assigned (or has its address taken) in [b, e), other than
+  // by the declarator at `except`.
+  bool assigned(std::string_view name, std::size_t b, std::size_t e, std::size_t except) const {
+    for (std::size_t k = b; k < e; ++k) {
+      if (!word_start(k)) continue;
+      const std::size_t we = word_end(k);
+      if (s_.substr(k, we - k) != name || k == except || member_at(k)) {
+        k = we - 1;
+        continue;
+      }
+      const std::size_t after = skip_space(we);
+      const std::size_t before = skip_space_back(k);
+      const char a0 = after < s_.size() ? s_[after] : ' ';
+      const char a1 = after + 1 < s_.size() ? s_[after + 1] : ' ';
+      const char a2 = after + 2 < s_.size() ? s_[after + 2] : ' ';
+      if (a0 == '=' && a1 != '=') return true;
+      if (std::string_view("+-*/%&|^").find(a0) != std::string_view::npos && a1 == '=') return true;
+      if ((a0 == '<' || a0 == '>') && a1 == a0 && a2 == '=') return true;
+      if ((a0 == '+' || a0 == '-') && a1 == a0) return true;
+      if (before >= 2 && (s_[before - 1] == '+' || s_[before - 1] == '-') &&
+          s_[before - 2] == s_[before - 1]) {
+        return true;
+      }
+      if (before >= 1 && s_[before - 1] == '&') {
+        // Unary `&name` (not `a & name` nor `a && name`).
+        const std::size_t prev = skip_space_back(before - 1);
+        const char p = prev > 0 ? s_[prev - 1] : ';';
+        if (!(ident_char(p) || p == ')' || p == ']')) return true;
+      }
+      k = we - 1;
+    }
+    return false;
+  }
+
+  // Whether every thread of a block computes the same value from [b, e): literals, blockIdx,
+  // blockDim, gridDim, by-value parameters the kernel never assigns, constants, and locals and
+  // loop variables (of `vars`) that are such themselves; no call, subscript or member access
+  // through a pointer.
+  bool uniform(std::size_t b, std::size_t e, const Function& f,
+               const std::vector<Parameter>& params, const std::vector<RegionVar>& vars,
+               int depth) const {
+    if (depth > 32) return false;
+    for (std::size_t k = b; k < e; ++k) {
+      if (!code_[k]) continue;
+      const char c = s_[k];
+      if (c == '[' || (c == '-' && k + 1 < e && s_[k + 1] == '>')) return false;
+      if (std::isdigit(static_cast<unsigned char>(c)) && (k == 0 || !ident_char(s_[k - 1]))) {
+        k = word_end(k) - 1;  // a number (1.0f, 0x10u)
+        continue;
+      }
+      if (!word_start(k)) continue;
+      const std::size_t start = k;
+      const std::size_t we = word_end(k);
+      const std::string_view w = s_.substr(k, we - k);
+      k = we - 1;
+      if (member_at(start)) continue;  // .x of blockIdx.x
+      if (uniform_word(w)) continue;
+      if (skip_space(we) < s_.size() && s_[skip_space(we)] == '(') return false;  // a call
+      if (constant_name(w)) continue;
+      bool known = false;
+      for (const Parameter& p : params) {
+        if (p.name == w) {
+          if (p.pointer || assigned(w, f.body + 1, f.end, std::string::npos)) return false;
+          known = true;
+        }
+      }
+      if (known) continue;
+      const RegionVar* var = nullptr;
+      for (const RegionVar& v : vars) {
+        if (v.name == w) var = &v;
+      }
+      if (var == nullptr) return false;  // a variable of a nested block, a global, ...
+      if (var->loop_var) continue;       // checked with its loop
+      if (var->eq == std::string::npos || var->at >= b || assigned(w, f.body + 1, f.end, var->at) ||
+          !uniform(var->eq + 1, var->init_end, f, params, vars, depth + 1)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // A name that is a compile-time constant: a macro or constant by convention (ALL_CAPS), or
+  // declared constexpr or #define'd in the file.
+  bool constant_name(std::string_view w) const {
+    const bool caps = std::none_of(
+        w.begin(), w.end(), [](char c) { return std::islower(static_cast<unsigned char>(c)); });
+    return caps || declared_constant(w);
+  }
+  bool declared_constant(std::string_view w) const {
+    for (std::size_t k = s_.find(w); k != std::string_view::npos; k = s_.find(w, k + 1)) {
+      if (!word_start(k) || word_end(k) != k + w.size()) continue;
+      const std::string_view before = word_before(k);
+      if (before == "define" && preprocessor_line(k)) return true;
+      // `constexpr T w =`: the statement's words before w hold constexpr.
+      std::size_t b = k;
+      while (b > 0 && s_[b - 1] != ';' && s_[b - 1] != '{' && s_[b - 1] != '}' &&
+             s_[b - 1] != '(' && s_[b - 1] != ',') {
+        --b;
+      }
+      const std::size_t after = skip_space(k + w.size());
+      if (after < s_.size() && s_[after] == '=' && s_[after + 1] != '=') {
+        const std::string_view head = s_.substr(b, k - b);
+        if (const std::size_t c = head.find("constexpr");
+            c != std::string_view::npos && code_[b + c]) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  bool region_kernel(const Function& f) {
+    std::vector<std::size_t> barriers, returns, breaks;
+    std::vector<std::pair<std::size_t, std::size_t>> dynamic_shared;
+    // The kernel's code: the words that decide whether it can run as region loops at all.
+    for (std::size_t k = f.body + 1; k < f.end; ++k) {
+      if (!code_[k]) continue;
+      if (s_[k] == '[' && lambda_at(k)) return false;
+      if (s_[k] == '#' && preprocessor_line(k)) return false;
+      if (s_[k] == '<' && at(k, "<<<")) return false;  // a child launch
+      if (!word_start(k)) continue;
+      const std::size_t e = word_end(k);
+      const std::string_view w = s_.substr(k, e - k);
+      const std::size_t next = skip_space(e);
+      const bool call = next < f.end && s_[next] == '(';
+      if (refused_word(w) || region_refused_word(w) || spin_word(w)) return false;
+      if (w == "__syncthreads") {
+        // `__syncthreads();` as a statement.
+        if (!call || member_at(k)) return false;
+        const std::size_t close = skip_space(next + 1);
+        if (close >= f.end || s_[close] != ')' || s_[skip_space(close + 1)] != ';') return false;
+        barriers.push_back(k);
+      } else if (awaitable_of(w)) {
+        return false;  // another collective: the coroutine form
+      } else if (w == "return") {
+        returns.push_back(k);
+      } else if (w == "break" || w == "continue") {
+        breaks.push_back(k);
+      } else if (w == "extern") {
+        const std::size_t end = extern_shared_end(e, f.end);
+        if (end == std::string_view::npos) return false;
+        dynamic_shared.emplace_back(k, end);
+        k = end;
+        continue;
+      } else if (call && (member_at(k) || waiting_functions_.contains(w))) {
+        return false;  // a method or a function that may wait
+      }
+      k = e - 1;
+    }
+    if (barriers.empty()) return false;
+    if (yield_in_spin_loops(f.body + 1, f.end, true) > 0) return false;
+
+    // Every barrier a statement of a barrier scope.
+    std::map<std::size_t, BarrierScope> scopes;
+    for (const std::size_t b : barriers) {
+      const std::size_t open = enclosing_open(b, f.body);
+      if (!statement_at_top(open, b) || !barrier_scope(open, f, scopes)) return false;
+    }
+    const auto last_barrier_in = [&](std::size_t b, std::size_t e) {
+      std::size_t last = std::string::npos;
+      for (const std::size_t x : barriers) {
+        if (x > b && x < e) last = x;
+      }
+      return last;
+    };
+    // No thread leaves a barrier loop early or the kernel before its last barrier.
+    for (const auto& [open, scope] : scopes) {
+      if (scope.keyword == std::string::npos) continue;
+      for (const std::size_t r : breaks) {
+        if (r > scope.open && r < scope.close) return false;
+      }
+      for (const std::size_t r : returns) {
+        if (r > scope.keyword && r < scope.close) return false;
+      }
+    }
+    for (const std::size_t r : returns) {
+      if (r < barriers.back()) return false;
+    }
+
+    const auto params = parameter_names(f);
+    if (!params) return false;
+
+    // The locals each barrier scope declares before one of its barriers, and the loops'
+    // variables: kept per thread.
+    std::vector<RegionVar> vars;
+    std::vector<Declaration> converted;    // declarations that become construct() calls
+    std::vector<std::size_t> made_static;  // constexpr locals, made static
+    std::vector<std::pair<Declaration, std::size_t>> loop_declarations;  // and their ';'
+    for (const auto& [open, scope] : scopes) {
+      if (scope.keyword != std::string::npos && word_before(scope.header_open) == "for") {
+        // The loop's own variables: `for (T a = x, b = y; ...)`.
+        std::size_t semi = scope.header_open + 1;
+        int depth = 0;
+        for (; semi < scope.header_close; ++semi) {
+          if (!code_[semi]) continue;
+          if (s_[semi] == '(' || s_[semi] == '[' || s_[semi] == '{') ++depth;
+          if (s_[semi] == ')' || s_[semi] == ']' || s_[semi] == '}') --depth;
+          if (depth == 0 && s_[semi] == ';') break;
+        }
+        if (semi >= scope.header_close) return false;
+        const std::size_t first = skip_space(scope.header_open + 1);
+        if (first < semi && word_start(first)) {
+          const std::string_view w = s_.substr(first, word_end(first) - first);
+          const std::size_t after = skip_space(word_end(first));
+          const bool declaration = uniform_word(w) || w == "const" ||
+                                   (after < semi && (word_start(after) || s_[after] == '*' ||
+                                                     s_[after] == '<' || s_[after] == ':'));
+          if (declaration) {
+            const auto d = parse_declaration(first, semi);
+            if (!d || d->type.find("const ") != std::string::npos) return false;
+            for (const Declarator& n : d->names) {
+              if (n.eq == std::string::npos) return false;
+              vars.push_back(
+                  {n.name, d->type, n.at, scope.close, n.eq, n.end, true, scope.keyword});
+            }
+            loop_declarations.emplace_back(*d, semi);
+          }
+        }
+      }
+      // The statements at the scope's top level.
+      const std::size_t last = last_barrier_in(scope.open, scope.close);
+      int depth = 0;
+      bool start = true;
+      for (std::size_t k = scope.open + 1; k < scope.close; ++k) {
+        if (!code_[k] || std::isspace(static_cast<unsigned char>(s_[k]))) continue;
+        const char c = s_[k];
+        const bool statement = start && depth == 0;
+        start = false;
+        if (c == '(' || c == '[' || c == '{') ++depth;
+        if (c == ')' || c == ']' || c == '}') --depth;
+        if (depth == 0 && (c == ';' || c == '}')) start = true;
+        if (!statement || !word_start(k) || k > last) continue;
+        const std::size_t we = word_end(k);
+        const std::string_view w = s_.substr(k, we - k);
+        if (statement_word(w) || w == "__shared__" || w == "static" || w == "extern") continue;
+        if (w == "constexpr") {
+          made_static.push_back(k);
+          continue;
+        }
+        const std::size_t after = skip_space(we);
+        const bool declaration =
+            uniform_word(w) || w == "const" || w == "volatile" ||
+            (after < scope.close &&
+             (word_start(after) || s_[after] == '*' ||
+              (s_[after] == '<' && s_[after + 1] != '<' && s_[after + 1] != '=') ||
+              (s_[after] == ':' && s_[after + 1] == ':') ||
+              (s_[after] == '&' && s_[after + 1] != '&' && s_[after + 1] != '=')));
+        if (!declaration) continue;
+        // Its ';' (a brace first: no declaration this form keeps).
+        std::size_t end = k;
+        int d2 = 0;
+        for (; end < scope.close; ++end) {
+          if (!code_[end]) continue;
+          if (s_[end] == '(' || s_[end] == '[') ++d2;
+          if (s_[end] == ')' || s_[end] == ']') --d2;
+          if (s_[end] == '{' || s_[end] == '}') return false;
+          if (d2 == 0 && s_[end] == ';') break;
+        }
+        if (end >= scope.close) return false;
+        bool static_storage = false;
+        for (std::size_t j = k; j < end; ++j) {
+          if (word_start(j)) {
+            const std::string_view x = s_.substr(j, word_end(j) - j);
+            if (x == "__shared__" || x == "static" || x == "thread_local") static_storage = true;
+            j = word_end(j) - 1;
+          }
+        }
+        if (!static_storage) {
+          const auto d = parse_declaration(k, end);
+          if (!d) return false;
+          for (const Declarator& n : d->names) {
+            vars.push_back({n.name, d->type, n.at, scope.close, n.eq, n.end, false, n.at});
+          }
+          converted.push_back(*d);
+        }
+        k = end;
+        depth = 0;
+        start = true;
+      }
+    }
+
+    // Each kept name stands for one variable: used only inside its scope, after its declaration,
+    // and no other variable of that name in the kernel.
+    for (const RegionVar& v : vars) {
+      for (const RegionVar& o : vars) {
+        if (&o != &v && o.name == v.name) return false;
+      }
+      for (const Parameter& p : *params) {
+        if (p.name == v.name) return false;
+      }
+      const std::size_t scope_begin = v.scope_begin;
+      for (std::size_t k = f.body + 1; k < f.end; ++k) {
+        if (!word_start(k)) continue;
+        const std::size_t we = word_end(k);
+        if (s_.substr(k, we - k) == v.name && !member_at(k) &&
+            (k < scope_begin || k > v.scope_end)) {
+          return false;
+        }
+        k = we - 1;
+      }
+    }
+
+    // Every barrier loop's header alike in every thread; its variables not assigned in its body.
+    for (const auto& [open, scope] : scopes) {
+      if (scope.keyword == std::string::npos) continue;
+      if (!uniform(scope.header_open + 1, scope.header_close, f, *params, vars, 0)) return false;
+      for (const RegionVar& v : vars) {
+        if (!v.loop_var || v.scope_end != scope.close) continue;
+        if (assigned(v.name, scope.open, scope.close, std::string::npos)) return false;
+        if (!uniform(v.eq + 1, v.init_end, f, *params, vars, 0)) return false;
+      }
+    }
+
+    // The transformation.
+    std::string prologue =
+        " " + hoist(dynamic_shared) + "if (auto* gpulab_rl_ = ::gpulab::simt::region::begin()) {";
+    std::string binds;
+    for (std::size_t i = 0; i < vars.size(); ++i) {
+      const std::string slots = "gpulab_rs" + std::to_string(i) + "_";
+      prologue += " auto* " + slots + " = ::gpulab::simt::region::store<" + vars[i].type +
+                  ">(gpulab_rl_->threads);";
+      binds +=
+          " " + vars[i].type + "& __restrict__ " + vars[i].name + " = " + slots + "[gpulab_rt_];";
+    }
+    prologue +=
+        " ::gpulab::simt::region::run(*gpulab_rl_, [&]([[maybe_unused]] unsigned gpulab_rt_, "
+        "int gpulab_rpc_) -> int {" +
+        binds + " switch (gpulab_rpc_) {";
+    for (std::size_t i = 1; i <= barriers.size(); ++i) {
+      prologue += " case " + std::to_string(i) + ": goto gpulab_rl" + std::to_string(i) + "_;";
+    }
+    prologue += " default: break; }";
+    add_edit(f.body + 1, 0, prologue);
+    for (std::size_t i = 0; i < barriers.size(); ++i) {
+      const std::size_t b = barriers[i];
+      const std::size_t close = skip_space(skip_space(word_end(b)) + 1);
+      const std::string n = std::to_string(i + 1);
+      add_edit(b, close + 1 - b,
+               blank_lines(b, close + 1) + "return " + n + "; gpulab_rl" + n + "_: (void)0");
+    }
+    for (const std::size_t r : returns) add_edit(r, 6, "return 0");
+    for (const std::size_t k : made_static) add_edit(k, 0, "static ");
+    for (const Declaration& d : converted) {
+      add_edit(d.begin, d.names.front().at - d.begin, blank_lines(d.begin, d.names.front().at));
+      for (const Declarator& n : d.names) {
+        add_edit(n.at, 0, "::gpulab::simt::region::construct(");
+        if (n.eq != std::string::npos) add_edit(n.eq, 1, ",");
+        add_edit(n.end, 0, ")");
+      }
+    }
+    for (const auto& [d, semi] : loop_declarations) {
+      add_edit(d.begin, d.names.front().at - d.begin, blank_lines(d.begin, d.names.front().at));
+    }
+    add_edit(f.end, 0, " return 0; }); } ");
     return true;
   }
 
@@ -390,7 +1067,7 @@ class Splitter {
 
   // `while (cond);`, `while (cond) {}` and `do {} while (cond);` in [begin, end): the waiting
   // thread yields to the others of its block in each round (after a few).
-  int yield_in_spin_loops(std::size_t begin, std::size_t end) {
+  int yield_in_spin_loops(std::size_t begin, std::size_t end, bool count_only = false) {
     static constexpr std::string_view kYield = " ::gpulab::simt::detail::spin_wait(); ";
     int found = 0;
     for (std::size_t k = begin; k + 5 < end; ++k) {
@@ -410,7 +1087,7 @@ class Splitter {
         const std::size_t body_open = match_back(before - 1, '{');
         if (body_open == std::string_view::npos || word_before(body_open) != "do") continue;
         if (skip_space(body_open + 1) != before - 1) continue;
-        add_edit(body_open + 1, 0, std::string(kYield));
+        if (!count_only) add_edit(body_open + 1, 0, std::string(kYield));
         ++found;
         continue;
       }
@@ -418,11 +1095,11 @@ class Splitter {
       const std::size_t after = skip_space(close + 1);
       if (after >= end) continue;
       if (s_[after] == ';') {
-        add_edit(after, 1, "{" + std::string(kYield) + "}");
+        if (!count_only) add_edit(after, 1, "{" + std::string(kYield) + "}");
         ++found;
       } else if (s_[after] == '{' && skip_space(after + 1) < end &&
                  s_[skip_space(after + 1)] == '}') {
-        add_edit(after + 1, 0, std::string(kYield));
+        if (!count_only) add_edit(after + 1, 0, std::string(kYield));
         ++found;
       }
     }
@@ -449,13 +1126,17 @@ class Splitter {
   std::string_view s_;
   std::vector<bool> code_;
   bool coroutines_;
+  bool regions_;
   std::map<std::size_t, Edit> edits_;
+  // Device functions that wait or may (a barrier, a collective, a spin), and those that call one.
+  std::set<std::string, std::less<>> waiting_functions_;
 };
 
 }  // namespace
 
-Split split_kernels(std::string_view source, bool coroutines) {
-  return Splitter(source, coroutines).run();
+Split split_kernels(std::string_view source, bool coroutines, bool regions,
+                    std::string_view elsewhere) {
+  return Splitter(source, coroutines, regions).run(elsewhere);
 }
 
 }  // namespace gpulab::run

@@ -1,5 +1,7 @@
 // Kernels with barriers or warp collectives turned into C++20 coroutines, so that the emulator
-// runs them without a fiber switch per thread at each barrier (docs/simt.md, "Coroutine threads");
+// runs them without a fiber switch per thread at each barrier (docs/simt.md, "Coroutine threads"),
+// or, where every thread provably reaches the same barriers, into loops over the block's threads
+// between barriers (docs/simt.md, "Region loops");
 // and empty spin-wait loops in device code given a yield, so that a thread that waits for another
 // of its block lets it run (docs/simt.md, "Spinning threads").
 //
@@ -15,14 +17,20 @@ namespace gpulab::run {
 
 struct Split {
   std::string text;  // the source, with the same number of lines
-  int kernels = 0;   // kernels turned into coroutines
+  int kernels = 0;   // kernels turned into coroutines or region loops
+  int regions = 0;   // of those, kernels turned into region loops
   int spin_loops = 0;
 };
 
-// coroutines: turn kernels into coroutines (false: only the spin loops change).
-Split split_kernels(std::string_view source, bool coroutines = true);
+// coroutines: turn kernels into coroutines (false: only the spin loops change). regions: a kernel
+// whose barriers every thread provably reaches together runs as region loops instead
+// (docs/simt.md, "Region loops"), which cannot run under the checkers.
+// elsewhere: the program's other code (its user headers, its other files), whose device functions
+// that wait keep a kernel that calls them off region loops.
+Split split_kernels(std::string_view source, bool coroutines = true, bool regions = true,
+                    std::string_view elsewhere = {});
 
 // Goes into gpulab run's cache key: a change of the transformation rebuilds cached programs.
-inline constexpr const char* kSplitVersion = "split-1";
+inline constexpr const char* kSplitVersion = "split-3";
 
 }  // namespace gpulab::run

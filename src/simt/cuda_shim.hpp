@@ -25,6 +25,7 @@
 
 #include "simt/coroutine.hpp"
 #include "simt/device_api.hpp"
+#include "simt/region.hpp"
 
 #define __global__
 #define __device__

@@ -94,6 +94,24 @@ void co_frame_free(void* frame) noexcept {
   ::operator delete(frame);
 }
 
+ThreadLoop* region_begin() {
+  BlockRunner* r = tl_runner;
+  if (r == nullptr) outside_kernel("__syncthreads");
+  return r->region_begin();
+}
+
+void* region_storage(std::size_t bytes) {
+  return tl_runner->region_storage(bytes);
+}
+
+void region_barrier(bool first) {
+  tl_runner->region_barrier(first);
+}
+
+void region_diverged(std::uint32_t t, int reached, int expected) {
+  tl_runner->region_diverged(t, reached, expected);
+}
+
 void spin(const void* address) {
   BlockRunner* r = tl_runner;
   if (r == nullptr) return;

@@ -248,6 +248,15 @@ void BlockRunner::loop_exit(void* runner, std::uint32_t t) {
 // The block's first barrier or collective: from now on the scheduler keeps the books of every
 // thread's end (a lane that returns may complete an __activemask()).
 void BlockRunner::go_on_fibers() {
+  if (loop_.region) [[unlikely]] {
+    // A thread of a block that runs as region loops would wait (a barrier or collective in a
+    // device function the transformation could not see, a spin): it cannot park.
+    loop_.region = false;
+    fail_here(KernelFault::Kind::divergent_barrier,
+              thread_name(loop_.current) +
+                  " waits at a barrier, collective or spin that gpulab run's region loops cannot "
+                  "see (in a function the kernel calls); the block cannot go on");
+  }
   on_fibers_ = true;
   if (!loop_.hooks) {
     // Until now the thread loop kept no books: every thread before the current one has ended.
@@ -999,6 +1008,49 @@ void BlockRunner::resume_coroutine(std::uint32_t t) {
 
 void* BlockRunner::co_frame_allocate(std::size_t bytes) {
   return frames_.allocate(bytes);
+}
+
+// ---- Region loops ------------------------------------------------------------------------------
+
+ThreadLoop* BlockRunner::region_begin() {
+  // Only the block's first call of the kernel, before any thread waited, and not in check mode
+  // (gpulab run's check builds are not split): anything else fails the block rather than skip a
+  // thread.
+  if (loop_.hooks || on_fibers_ || loop_.current != 0 || loop_.next != 1 || loop_.region) {
+    fail_here(KernelFault::Kind::invalid_argument,
+              thread_name(loop_.current) +
+                  ": a kernel split into region loops cannot run here (check mode, or a thread "
+                  "that already waited)");
+  }
+  loop_.region = true;
+  return &loop_;
+}
+
+void* BlockRunner::region_storage(std::size_t bytes) {
+  void* p = frames_.allocate(bytes);
+  if (p == nullptr) {
+    fail_here(KernelFault::Kind::invalid_argument,
+              "the per-thread copies of the kernel's locals need " + std::to_string(bytes) +
+                  " bytes more than the block's " +
+                  std::to_string(frames_.range().second - frames_.range().first) +
+                  "-byte arena holds");
+  }
+  return p;
+}
+
+void BlockRunner::region_barrier(bool first) {
+  ++totals_.barriers;
+  // As on the other paths, a block whose threads waited counts as on fibers.
+  if (first) ++totals_.blocks_on_fibers;
+}
+
+void BlockRunner::region_diverged(std::uint32_t t, int reached, int expected) {
+  fail_here(KernelFault::Kind::divergent_barrier,
+            thread_name(t) + " reached " +
+                (reached == 0 ? std::string("its end") : "barrier " + std::to_string(reached)) +
+                " of gpulab run's region loops where thread 0 reached " +
+                (expected == 0 ? std::string("its end") : "barrier " + std::to_string(expected)) +
+                " (the kernel is not one region loops can run; please report it)");
 }
 
 // ---- Spinning threads --------------------------------------------------------------------------

@@ -95,6 +95,11 @@ class BlockRunner {
   // A kernel call started the current thread's coroutine, which has now ended or is suspended.
   void co_started(void* handle);
   void* co_frame_allocate(std::size_t bytes);
+  // A kernel split into region loops (simt/region.hpp, device_api.hpp's region_*).
+  ThreadLoop* region_begin();
+  void* region_storage(std::size_t bytes);
+  void region_barrier(bool first);
+  [[noreturn]] void region_diverged(std::uint32_t t, int reached, int expected);
   // A spinning thread (a failed atomicCAS loop, an atomicExch that changed nothing, __nanosleep)
   // lets the other threads of its block run before it tries again.
   void spin(const void* address);

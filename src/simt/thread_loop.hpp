@@ -21,7 +21,10 @@ struct ThreadLoop {
   // exit are called. Until then the loop keeps no books: a thread that starts before any has
   // waited ends before the next starts, which the scheduler counts when the block first waits.
   bool hooks = false;
-  bool linear = false;            // a one-dimensional block: threadIdx is {t, 0, 0}
+  bool linear = false;  // a one-dimensional block: threadIdx is {t, 0, 0}
+  // The block's first thread runs the whole block as region loops (simt/region.hpp): no thread
+  // may wait on a fiber meanwhile.
+  bool region = false;
   const uint3* coords = nullptr;  // threadIdx of each linear thread id
   uint3* thread_index = nullptr;  // &threadIdx of this OS thread
   void* runner = nullptr;
@@ -51,7 +54,9 @@ __attribute__((no_sanitize("thread"))) void run_thread_loop(ThreadLoop& loop, co
   if (loop.linear && !loop.hooks && loop.thread_index == &threadIdx) {
     const std::uint32_t n = loop.threads;
     threadIdx = uint3{0, 0, 0};
-    for (std::uint32_t t = loop.next; t < n; ++t) {
+    // loop.next is read again after each thread: a kernel split into region loops runs the whole
+    // block in its first thread's call (simt/region.hpp) and moves it to the end.
+    for (std::uint32_t t = loop.next; t < n; t = loop.next) {
       loop.next = t + 1;
       loop.current = t;
       threadIdx.x = t;

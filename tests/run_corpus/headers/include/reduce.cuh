@@ -34,3 +34,12 @@ static inline double sum_on_device(const float* d_in, int n) {
   cudaFree(d_out);
   return total;
 }
+
+// A block's sum of tile[0..blockDim.x) (a power of two), left in tile[0]: a device function that
+// waits at barriers, called by a kernel of another file (squares.cu) that waits too.
+static __device__ void tile_sum(float* tile) {
+  for (unsigned s = blockDim.x / 2; s > 0; s /= 2) {
+    if (threadIdx.x < s) tile[threadIdx.x] += tile[threadIdx.x + s];
+    __syncthreads();
+  }
+}
