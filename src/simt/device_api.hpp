@@ -615,10 +615,28 @@ GPULAB_SIMT_FN(float, __fsqrt_rn, (float x), (std::sqrt(x)))
 GPULAB_SIMT_FN(float, __frsqrt_rn, (float x), (1.0f / std::sqrt(x)))
 GPULAB_SIMT_FN(float, __frcp_rn, (float x), (1.0f / x))
 GPULAB_SIMT_FN(float, __fadd_rn, (float a, float b), (a + b))
-GPULAB_SIMT_FN(float, __fadd_rz, (float a, float b), (a + b))
+// Rounded toward zero, as the GPU rounds __fadd_rz and __fmul_rz: the nearest float, one step
+// toward zero where the exact value lies between it and zero (its error, exact by TwoSum or an fma,
+// has the other sign); a finite overflow is the largest float, not infinity.
+inline float gpulab_toward_zero(float nearest, double error, bool finite_inputs) {
+  if (std::isinf(nearest)) return finite_inputs ? std::copysign(3.40282347e38f, nearest) : nearest;
+  if (nearest == 0.0f || error == 0.0 || std::isnan(error)) return nearest;
+  return (nearest > 0.0f) != (error > 0.0) ? std::nextafter(nearest, 0.0f) : nearest;
+}
+inline float __fadd_rz(float a, float b) {
+  const float s = a + b;
+  const float b_part = s - a;
+  return gpulab_toward_zero(s, (a - (s - b_part)) + (b - b_part),
+                            std::isfinite(a) && std::isfinite(b));
+}
 GPULAB_SIMT_FN(float, __fsub_rn, (float a, float b), (a - b))
 GPULAB_SIMT_FN(float, __fmul_rn, (float a, float b), (a * b))
-GPULAB_SIMT_FN(float, __fmul_rz, (float a, float b), (a * b))
+inline float __fmul_rz(float a, float b) {
+  // Two floats' product is exact in double, subnormal results included.
+  const double exact = static_cast<double>(a) * static_cast<double>(b);
+  const float p = static_cast<float>(exact);
+  return gpulab_toward_zero(p, exact - p, std::isfinite(a) && std::isfinite(b));
+}
 GPULAB_SIMT_FN(float, __fdiv_rn, (float a, float b), (a / b))
 GPULAB_SIMT_FN(float, __fmaf_rn, (float a, float b, float c), (std::fma(a, b, c)))
 GPULAB_SIMT_FN(double, __dadd_rn, (double a, double b), (a + b))

@@ -375,3 +375,11 @@ TEST_CASE("run: memcpy nodes of 3-D copies, a cloned graph, a captured cudaMemcp
   // The graph's kernel once per launch: the graph and its clone.
   CHECK(o.report["launches_total"] == 2);
 }
+
+TEST_CASE("run: __fadd_rz and __fmul_rz round toward zero, bit for bit as the H100", "[run]") {
+  // round_toward_zero.out is the H100's output: the bits of four pairs' results, how many of 2^20
+  // pairs round differently than to nearest (add 463088, mul 513275) and a checksum of all.
+  const Outcome o = run_program("round_toward_zero");
+  check_output("round_toward_zero", o);
+  CHECK(o.report["findings"].empty());
+}

@@ -2,8 +2,12 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <bit>
+#include <cfenv>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -369,4 +373,55 @@ TEST_CASE("__syncwarp orders a warp-synchronous exchange", "[simt][barrier]") {
   const auto stats = launch(k::syncwarp_exchange_kernel, 1, 64, 0, {}, out.get());
   for (unsigned t = 0; t < 64; ++t) CHECK(out[t] == static_cast<int>(t ^ 1u) * 7 + 3);
   CHECK(stats.warp_collectives == 2);
+}
+
+namespace {
+
+// a + b and a * b as the CPU rounds them toward zero (fesetround), the reference for the GPU's
+// __fadd_rz and __fmul_rz. The operands go through volatile so that nothing is computed before
+// the rounding mode is set.
+float host_toward_zero(float a, float b, bool multiply) {
+  volatile float x = a, y = b;
+  const int mode = std::fegetround();
+  std::fesetround(FE_TOWARDZERO);
+  volatile float r = multiply ? x * y : x + y;
+  std::fesetround(mode);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("__fadd_rz and __fmul_rz round toward zero", "[simt][intrinsics]") {
+  // Hand-worked: 1 + 0.75 ulp is 1 toward zero (1 + 1 ulp to nearest); (1 + 2^-23)^2 loses its
+  // 2^-46 toward zero, as to nearest; an overflow stops at the largest float.
+  const float ulp = std::ldexp(1.0f, -23);
+  CHECK(__fadd_rn(1.0f, 0.75f * ulp) == 1.0f + ulp);
+  CHECK(__fadd_rz(1.0f, 0.75f * ulp) == 1.0f);
+  CHECK(__fadd_rz(-1.0f, -0.75f * ulp) == -1.0f);
+  CHECK(__fmul_rz(1.0f + ulp, 1.0f + ulp) == 1.0f + 2 * ulp);
+  CHECK(__fmul_rz(1.0f + 3 * ulp, 1.0f + 3 * ulp) == 1.0f + 6 * ulp);  // 9 * 2^-46 dropped
+  CHECK(__fmul_rn(1.0f + 3 * ulp, 1.0f + 3 * ulp) == 1.0f + 6 * ulp);
+  CHECK(__fmul_rz(3e38f, 10.0f) == std::numeric_limits<float>::max());
+  CHECK(__fadd_rz(-3e38f, -3e38f) == -std::numeric_limits<float>::max());
+  CHECK(std::isinf(__fmul_rz(std::numeric_limits<float>::infinity(), 2.0f)));
+  // Random operands over the whole exponent range, against the CPU's own rounding toward zero.
+  const std::uint64_t seed = simt_test::fresh_seed();
+  CAPTURE(seed);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> mantissa(1.0f, 2.0f);
+  std::uniform_int_distribution<int> exponent(-140, 127), sign(0, 1);
+  const auto draw = [&] {
+    const float v = std::ldexp(mantissa(rng), exponent(rng));
+    return sign(rng) ? -v : v;
+  };
+  int rounded_differently = 0;
+  for (int i = 0; i < 200000; ++i) {
+    const float a = draw(), b = i % 4 == 0 ? a * mantissa(rng) : draw();
+    CAPTURE(a, b);
+    const float add = host_toward_zero(a, b, false), mul = host_toward_zero(a, b, true);
+    REQUIRE(std::bit_cast<std::uint32_t>(__fadd_rz(a, b)) == std::bit_cast<std::uint32_t>(add));
+    REQUIRE(std::bit_cast<std::uint32_t>(__fmul_rz(a, b)) == std::bit_cast<std::uint32_t>(mul));
+    rounded_differently += mul != a * b;
+  }
+  CHECK(rounded_differently > 10000);  // the cases where toward zero is not to nearest were met
 }
