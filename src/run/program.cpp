@@ -734,8 +734,8 @@ Build build_program(const BuildRequest& r) {
       search.include_dirs = include_dirs;
       return user_headers(file, text, search, read_file);
     };
-    const auto shadow_headers = [&](const fs::path& file, const std::string& text) {
-      for (const fs::path& h : headers_of(file, text)) {
+    const auto shadow_headers = [&](const std::vector<fs::path>& headers) {
+      for (const fs::path& h : headers) {
         if (unsupported.count(h) != 0) continue;
         Rewritten rewritten = rewrite_for_emulator(read_file(h), h.string());
         const fs::path copy = shadow_path(work / "headers", h);
@@ -762,6 +762,9 @@ Build build_program(const BuildRequest& r) {
       // The same file without split_kernels' transformation: compiled instead if the
       // transformed one does not compile (a construct the lexical transformation misread).
       std::string plain_text;
+      // The file's own headers (not a C file's): rewritten below, and read by split_kernels.
+      const std::vector<fs::path> headers =
+          c_file ? std::vector<fs::path>{} : headers_of(file, texts[i]);
       if (c_file) {
         text = "#line 1 \"" + file.string() + "\"\n" + texts[i];
       } else {
@@ -771,13 +774,13 @@ Build build_program(const BuildRequest& r) {
           build.clock_read_at = fmt::format("{}:{}", file.string(), rewritten.clock_line);
         }
         text = rewritten.text;
-        // Kernels with barriers become coroutines (not in check and profile builds, whose
-        // instrumentation must see the kernel's own code); spin loops yield in every build.
-        // What the file's kernels may call besides its own functions: its user headers' and the
-        // other files' device functions.
+        // Kernels with barriers become region loops or coroutines (not in check and profile
+        // builds, whose instrumentation must see the kernel's own code); spin loops yield in
+        // every build. What the file's kernels may call besides its own functions: its user
+        // headers' and the other files' device functions.
         std::string elsewhere;
         if (!checked) {
-          for (const fs::path& h : headers_of(file, texts[i])) elsewhere += read_file(h) + "\n";
+          for (const fs::path& h : headers) elsewhere += read_file(h) + "\n";
           for (std::size_t j = 0; j < sources.size(); ++j) {
             if (j != i) elsewhere += texts[j] + "\n";
           }
@@ -818,7 +821,7 @@ Build build_program(const BuildRequest& r) {
                     {"-x", "c", "-O2", "-g", "-gdwarf-4", "-iquote", file.parent_path().string(),
                      "-I" + (kit.dir / "include").string(), "-D__NVCC__=1"});
       } else {
-        shadow_headers(file, texts[i]);
+        shadow_headers(headers);
         // The rewritten headers first: beside the file, in each -I folder; the folders of the
         // originals after every other folder (-idirafter: an -iquote folder would come before
         // the -I ones), for a header found some other way (a macro's name) that includes its
