@@ -117,9 +117,8 @@ class Splitter {
       find_waiting_functions();
     }
     for (std::size_t i = 0; i < s_.size(); ++i) {
-      if (!code_[i] || !ident_char(s_[i]) || (i > 0 && ident_char(s_[i - 1]))) continue;
-      std::size_t e = i;
-      while (e < s_.size() && ident_char(s_[e])) ++e;
+      if (!word_start(i)) continue;
+      const std::size_t e = word_end(i);
       const std::string_view word = s_.substr(i, e - i);
       if (word == "__global__" || word == "__device__") {
         if (const auto f = function_after(i, e)) {
@@ -325,9 +324,8 @@ class Splitter {
     for (std::size_t k = f.body + 1; k < f.end; ++k) {
       if (!code_[k]) continue;
       if (s_[k] == '[' && lambda_at(k)) return false;
-      if (!ident_char(s_[k]) || ident_char(s_[k - 1])) continue;
-      std::size_t e = k;
-      while (e < f.end && ident_char(s_[e])) ++e;
+      if (!word_start(k)) continue;
+      std::size_t e = std::min(word_end(k), f.end);
       const std::string_view word = s_.substr(k, e - k);
       if (refused_word(word)) return false;
       if (word == "return") {
