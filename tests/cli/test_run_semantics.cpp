@@ -213,6 +213,16 @@ TEST_CASE("run: CUDA graphs, captured and explicit, run in dependency order", "[
   CHECK(o.report["launches_total"] == 3 * 3 + 3 + 2 * 2);
 }
 
+TEST_CASE("run: a graph replays each kind of kernel as a direct launch runs it", "[run]") {
+  // Replays run the block's thread loop compiled with the kernel, as direct launches do: a 2-D
+  // block, a barrier, a warp shuffle, a by-value argument with a copy constructor, a template
+  // and a kernel node added by address, each replayed four times against the host's sums.
+  const Outcome o = run_program("graph_replay_forms");
+  check_output("graph_replay_forms", o);
+  CHECK(o.report["findings"].empty());
+  CHECK(o.report["launches_total"] == 4 * 6);
+}
+
 TEST_CASE("run: a kernel launches kernels (CUDA 12): children, tail launch, fire-and-forget",
           "[run]") {
   const Outcome o = run_program("child_launch");

@@ -800,6 +800,13 @@ struct KernelParameters<void (*)(P...)> {
   }
 };
 
+// The body of a launch that calls no kernel by name (a launch by address: cudaLaunchKernel, a
+// graph's kernel node): the kernel is called through its address.
+struct UnnamedKernel {
+  template <class... A>
+  void operator()(A&...) const {}
+};
+
 template <class Body, class K>
 struct Launcher {
   LaunchSite site;
@@ -831,9 +838,10 @@ struct Launcher {
       // launch does; each CUDA thread gets its own copy of the parameters.
       struct Closure {
         K kernel;
+        [[no_unique_address]] Body body;
         typename Params::Tuple params;
       };
-      const Closure closure{kernel, typename Params::Tuple(std::forward<Args>(args)...)};
+      const Closure closure{kernel, body, typename Params::Tuple(std::forward<Args>(args)...)};
       launch_erased(
           site, address(kernel), config,
           [](const void* c) {
@@ -846,9 +854,16 @@ struct Launcher {
               ? +[](const void* c, ::gpulab::simt::detail::ThreadLoop& loop) {
                   const auto& cl = *static_cast<const Closure*>(c);
                   ::gpulab::simt::detail::run_thread_loop(loop, [&cl] {
-                    Params::call(
-                        cl.kernel, cl.params,
-                        std::make_index_sequence<std::tuple_size_v<typename Params::Tuple>>{});
+                    if constexpr (!Params::by_bytes && !std::is_same_v<Body, UnnamedKernel>) {
+                      // The launch's body names the kernel: the compiler may inline it into
+                      // the loop (a call through cl.kernel, a pointer it cannot see, it
+                      // cannot). The same call with the same parameters.
+                      std::apply(cl.body, cl.params);
+                    } else {
+                      Params::call(
+                          cl.kernel, cl.params,
+                          std::make_index_sequence<std::tuple_size_v<typename Params::Tuple>>{});
+                    }
                   });
                 }
               : nullptr);

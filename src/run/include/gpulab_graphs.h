@@ -142,9 +142,8 @@ struct RegisteredKernel {
   template <size_t... I>
   static void launch_indexed(Kernel kernel, const LaunchSite& site, const LaunchConfig& config,
                              void** arguments, std::index_sequence<I...>) {
-    auto body = [](auto&...) {};
-    Launcher<decltype(body), Kernel>{site, kernel, body,
-                                     config}(*static_cast<std::remove_cv_t<P>*>(arguments[I])...);
+    Launcher<UnnamedKernel, Kernel>{site, kernel, UnnamedKernel{},
+                                    config}(*static_cast<std::remove_cv_t<P>*>(arguments[I])...);
   }
 };
 

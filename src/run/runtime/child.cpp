@@ -35,7 +35,8 @@ Children& children() {
 }  // namespace
 
 void child_record(const LaunchSite& site, const void* kernel, const LaunchConfig& config,
-                  void (*run_thread)(const void*), const void* closure, size_t closure_bytes) {
+                  void (*run_thread)(const void*), const void* closure, size_t closure_bytes,
+                  void (*run_threads)(const void*, simt::detail::ThreadLoop&)) {
   Recorded r;
   r.tail = config.stream == cudaStreamTailLaunch;
   r.block = blockIdx.x + static_cast<std::uint64_t>(gridDim.x) *
@@ -47,6 +48,7 @@ void child_record(const LaunchSite& site, const void* kernel, const LaunchConfig
   r.launch.config = config;
   r.launch.config.stream = nullptr;
   r.launch.run_thread = run_thread;
+  r.launch.run_threads = run_threads;
   const size_t words = (closure_bytes + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t);
   r.launch.closure = std::shared_ptr<std::max_align_t[]>(new std::max_align_t[words]);
   std::memcpy(r.launch.closure.get(), closure, closure_bytes);

@@ -31,6 +31,9 @@ struct CUgraphNode_st {
   const void* kernel = nullptr;
   gpulab::rt::LaunchConfig config;
   void (*run_thread)(const void*) = nullptr;
+  // The block's thread loop compiled with the kernel (nullptr: the loop over run_thread); a
+  // replay runs as fast as the launch it was recorded from.
+  void (*run_threads)(const void*, gpulab::simt::detail::ThreadLoop&) = nullptr;
   std::shared_ptr<std::max_align_t[]> closure;  // the arguments' bytes
   size_t closure_bytes = 0;
   // Memcpy: a linear copy (dst, src, count, kind), or with `pitched` the 3-D copy of
@@ -196,8 +199,8 @@ LaunchFromArguments registered_kernel(const void* address, const char** name) {
 }
 
 bool graph_record_launch(const LaunchSite& site, const void* kernel, const LaunchConfig& config,
-                         void (*run_thread)(const void*), const void* closure,
-                         size_t closure_bytes) {
+                         void (*run_thread)(const void*), const void* closure, size_t closure_bytes,
+                         void (*run_threads)(const void*, simt::detail::ThreadLoop&)) {
   CUgraphNode_st* into = t_kernel_node;
   std::unique_ptr<CUgraphNode_st> made;
   Graphs& g = graphs();
@@ -215,6 +218,7 @@ bool graph_record_launch(const LaunchSite& site, const void* kernel, const Launc
   into->config = config;
   into->config.stream = nullptr;
   into->run_thread = run_thread;
+  into->run_threads = run_threads;
   const size_t words = (closure_bytes + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t);
   into->closure = std::shared_ptr<std::max_align_t[]>(new std::max_align_t[words]);
   std::memcpy(into->closure.get(), closure, closure_bytes);
@@ -591,7 +595,7 @@ cudaError_t run_nodes(const std::vector<CUgraphNode_st>& nodes) {
     switch (n.type) {
       case cudaGraphNodeTypeKernel:
         gpulab::rt::launch_erased(n.site, n.kernel, n.config, n.run_thread, n.closure.get(),
-                                  n.closure_bytes);
+                                  n.closure_bytes, n.run_threads);
         break;
       case cudaGraphNodeTypeMemcpy:
         e = n.pitched ? cudaMemcpy3DAsync(&n.copy3d, nullptr)

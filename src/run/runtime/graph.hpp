@@ -8,8 +8,8 @@ namespace gpulab::rt {
 // A launch that belongs to a graph being built (on a capturing stream, or a kernel node being
 // added) is recorded, with a byte copy of its arguments, instead of run: true.
 bool graph_record_launch(const LaunchSite& site, const void* kernel, const LaunchConfig& config,
-                         void (*run_thread)(const void*), const void* closure,
-                         size_t closure_bytes);
+                         void (*run_thread)(const void*), const void* closure, size_t closure_bytes,
+                         void (*run_threads)(const void*, simt::detail::ThreadLoop&));
 // cudaMemcpyAsync, cudaMemcpy3DAsync and cudaMemsetAsync on a capturing stream: recorded, true.
 bool graph_record_copy(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
                        cudaStream_t stream);

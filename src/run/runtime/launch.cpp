@@ -168,10 +168,11 @@ void launch_erased(const LaunchSite& site, const void* kernel, const LaunchConfi
   // A launch made in a kernel is the emulator's work: its allocations are the host's.
   const simt::detail::EmulatorCode emulator;
   // A launch into a graph (stream capture, a kernel node) is recorded, not run.
-  if (graph_record_launch(site, kernel, config, run_thread, closure, closure_bytes)) return;
+  if (graph_record_launch(site, kernel, config, run_thread, closure, closure_bytes, run_threads))
+    return;
   // A kernel launched a kernel (dynamic parallelism): it runs when its parent grid has ended.
   if (simt::detail::tl_runner != nullptr) {
-    child_record(site, kernel, config, run_thread, closure, closure_bytes);
+    child_record(site, kernel, config, run_thread, closure, closure_bytes, run_threads);
     return;
   }
   State& s = state();
@@ -361,7 +362,8 @@ void launch_erased(const LaunchSite& site, const void* kernel, const LaunchConfi
   // The grids this grid launched run now: a grid is complete only when its children are (CUDA 12).
   // After a fault they run nothing, as every launch then.
   for (const ChildLaunch& c : child_take()) {
-    launch_erased(c.site, c.kernel, c.config, c.run_thread, c.closure.get(), c.closure_bytes);
+    launch_erased(c.site, c.kernel, c.config, c.run_thread, c.closure.get(), c.closure_bytes,
+                  c.run_threads);
   }
 }
 
