@@ -9,6 +9,7 @@
 
 #include "cublas_api.h"
 #include "run/runtime/code_text.hpp"
+#include "run/runtime/graph.hpp"
 #include "simt/memory_check.hpp"
 
 struct cublasContext {
@@ -92,14 +93,39 @@ GPULAB_BLAS_FOR(float, s)
 GPULAB_BLAS_FOR(double, d)
 #undef GPULAB_BLAS_FOR
 
+// A scalar argument (alpha, beta): read at the call where the pointer mode is host, as cuBLAS
+// reads it; where it is device, when the work runs.
+template <class T>
+struct Scalar {
+  T value;
+  const T* device;
+  T get() const { return device != nullptr ? *device : value; }
+};
+template <class T>
+Scalar<T> scalar(cublasHandle_t h, const T* p) {
+  if (h->pointer_mode == CUBLAS_POINTER_MODE_DEVICE) return {T(), p};
+  return {*p, nullptr};
+}
+
+// The work of a call that writes memory. On a stream being captured into a graph
+// (cudaStreamBeginCapture) it becomes a node of that graph, run each time the graph runs, as
+// cuBLAS's kernels are captured; otherwise it runs now.
+template <class Work>
+cublasStatus_t run(cublasHandle_t h, Work work) {
+  if (!gpulab::rt::graph_record_work(h->stream, work)) work();
+  return CUBLAS_STATUS_SUCCESS;
+}
+
 template <class T>
 cublasStatus_t axpy(cublasHandle_t h, int n, const T* alpha, const T* x, int incx, T* y, int incy) {
   if (h == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
   if (n <= 0) return CUBLAS_STATUS_SUCCESS;
   if (alpha == nullptr || x == nullptr || y == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
-  Blas<T>::axpy(n, *alpha, x, incx, y, incy);
-  written(y, span_bytes(n, incy, sizeof(T)));
-  return CUBLAS_STATUS_SUCCESS;
+  const Scalar<T> a = scalar(h, alpha);
+  return run(h, [=] {
+    Blas<T>::axpy(n, a.get(), x, incx, y, incy);
+    written(y, span_bytes(n, incy, sizeof(T)));
+  });
 }
 
 template <class T, class F>
@@ -126,25 +152,25 @@ cublasStatus_t scal(cublasHandle_t h, int n, const T* alpha, T* x, int incx) {
   if (h == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
   if (n <= 0 || incx <= 0) return CUBLAS_STATUS_SUCCESS;
   if (alpha == nullptr || x == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
-  Blas<T>::scal(n, *alpha, x, incx);
-  return CUBLAS_STATUS_SUCCESS;
+  const Scalar<T> a = scalar(h, alpha);
+  return run(h, [=] { Blas<T>::scal(n, a.get(), x, incx); });
 }
 
 template <class T>
 cublasStatus_t copy(cublasHandle_t h, int n, const T* x, int incx, T* y, int incy) {
   if (h == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
   if (n <= 0) return CUBLAS_STATUS_SUCCESS;
-  Blas<T>::copy(n, x, incx, y, incy);
-  written(y, span_bytes(n, incy, sizeof(T)));
-  return CUBLAS_STATUS_SUCCESS;
+  return run(h, [=] {
+    Blas<T>::copy(n, x, incx, y, incy);
+    written(y, span_bytes(n, incy, sizeof(T)));
+  });
 }
 
 template <class T>
 cublasStatus_t swap(cublasHandle_t h, int n, T* x, int incx, T* y, int incy) {
   if (h == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
   if (n <= 0) return CUBLAS_STATUS_SUCCESS;
-  Blas<T>::swap(n, x, incx, y, incy);
-  return CUBLAS_STATUS_SUCCESS;
+  return run(h, [=] { Blas<T>::swap(n, x, incx, y, incy); });
 }
 
 // Isamax/Isamin: the 1-based index of the first element of largest (smallest) magnitude.
@@ -180,9 +206,11 @@ cublasStatus_t gemv(cublasHandle_t h, cublasOperation_t trans, int m, int n, con
     return CUBLAS_STATUS_INVALID_VALUE;
   if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
   if (alpha == nullptr || beta == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
-  Blas<T>::gemv(to_cblas(trans), m, n, *alpha, A, lda, x, incx, *beta, y, incy);
-  written(y, span_bytes(trans == CUBLAS_OP_N ? m : n, incy, sizeof(T)));
-  return CUBLAS_STATUS_SUCCESS;
+  const Scalar<T> a = scalar(h, alpha), b = scalar(h, beta);
+  return run(h, [=] {
+    Blas<T>::gemv(to_cblas(trans), m, n, a.get(), A, lda, x, incx, b.get(), y, incy);
+    written(y, span_bytes(trans == CUBLAS_OP_N ? m : n, incy, sizeof(T)));
+  });
 }
 
 template <class T>
@@ -196,8 +224,8 @@ cublasStatus_t ger(cublasHandle_t h, int m, int n, const T* alpha, const T* x, i
   if (incy == 0) return illegal(name, 7);
   if (lda < max1(m)) return illegal(name, 9);
   if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
-  Blas<T>::ger(m, n, *alpha, x, incx, y, incy, A, lda);
-  return CUBLAS_STATUS_SUCCESS;
+  const Scalar<T> a = scalar(h, alpha);
+  return run(h, [=] { Blas<T>::ger(m, n, a.get(), x, incx, y, incy, A, lda); });
 }
 
 // `name`: the routine's name in cuBLAS's report of an invalid argument, as the H100's cuBLAS 13
@@ -238,8 +266,8 @@ cublasStatus_t gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb
       s != CUBLAS_STATUS_SUCCESS)
     return s;
   if (alpha == nullptr || beta == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
-  gemm_one(ta, tb, m, n, k, *alpha, A, lda, B, ldb, *beta, C, ldc);
-  return CUBLAS_STATUS_SUCCESS;
+  const Scalar<T> a = scalar(h, alpha), b = scalar(h, beta);
+  return run(h, [=] { gemm_one(ta, tb, m, n, k, a.get(), A, lda, B, ldb, b.get(), C, ldc); });
 }
 
 template <class T>
@@ -251,9 +279,11 @@ cublasStatus_t gemm_batched(cublasHandle_t h, cublasOperation_t ta, cublasOperat
       s != CUBLAS_STATUS_SUCCESS)
     return s;
   if (batch < 0 || alpha == nullptr || beta == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
-  for (int i = 0; i < batch; ++i)
-    gemm_one(ta, tb, m, n, k, *alpha, A[i], lda, B[i], ldb, *beta, C[i], ldc);
-  return CUBLAS_STATUS_SUCCESS;
+  const Scalar<T> a = scalar(h, alpha), b = scalar(h, beta);
+  return run(h, [=] {
+    for (int i = 0; i < batch; ++i)
+      gemm_one(ta, tb, m, n, k, a.get(), A[i], lda, B[i], ldb, b.get(), C[i], ldc);
+  });
 }
 
 template <class T>
@@ -266,10 +296,12 @@ cublasStatus_t gemm_strided(cublasHandle_t h, cublasOperation_t ta, cublasOperat
       s != CUBLAS_STATUS_SUCCESS)
     return s;
   if (batch < 0 || alpha == nullptr || beta == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
-  for (int i = 0; i < batch; ++i) {
-    gemm_one(ta, tb, m, n, k, *alpha, A + i * sa, lda, B + i * sb, ldb, *beta, C + i * sc, ldc);
-  }
-  return CUBLAS_STATUS_SUCCESS;
+  const Scalar<T> a = scalar(h, alpha), b = scalar(h, beta);
+  return run(h, [=] {
+    for (int i = 0; i < batch; ++i)
+      gemm_one(ta, tb, m, n, k, a.get(), A + i * sa, lda, B + i * sb, ldb, b.get(), C + i * sc,
+               ldc);
+  });
 }
 
 cublasStatus_t copy_strided(int n, int elem, const void* x, int incx, void* y, int incy) {

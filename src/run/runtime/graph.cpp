@@ -46,8 +46,9 @@ struct CUgraphNode_st {
   cudaMemcpy3DParms copy3d{};
   // Memset.
   cudaMemsetParams memset{};
-  // Host.
+  // Host; a library call's work (graph_record_work) runs as one, through host.fn.
   cudaHostNodeParams host{};
+  std::shared_ptr<const std::function<void()>> work;
   // Child graph: a copy of the child's nodes in the order they run, taken when the node was made.
   std::shared_ptr<const std::vector<CUgraphNode_st>> child;
 };
@@ -263,6 +264,15 @@ bool graph_record_memset(void* dst, int value, size_t count, cudaStream_t stream
   return record_node(stream, [&](CUgraphNode_st& n) {
     n.type = cudaGraphNodeTypeMemset;
     n.memset = cudaMemsetParams{dst, 0, static_cast<unsigned>(value) & 0xffu, 1, count, 1};
+  });
+}
+
+bool graph_record_work(cudaStream_t stream, std::function<void()> work) {
+  return record_node(stream, [&](CUgraphNode_st& n) {
+    n.type = cudaGraphNodeTypeHost;
+    n.work = std::make_shared<const std::function<void()>>(std::move(work));
+    n.host.fn = [](void* w) { (*static_cast<const std::function<void()>*>(w))(); };
+    n.host.userData = const_cast<std::function<void()>*>(n.work.get());
   });
 }
 

@@ -1,6 +1,8 @@
 // CUDA graphs in gpulab run's runtime (graph.cpp): the hooks the launch and stream calls use.
 #pragma once
 
+#include <functional>
+
 #include "cuda_runtime.h"
 
 namespace gpulab::rt {
@@ -15,6 +17,9 @@ bool graph_record_copy(void* dst, const void* src, size_t count, cudaMemcpyKind 
                        cudaStream_t stream);
 bool graph_record_copy_3d(const cudaMemcpy3DParms& p, cudaStream_t stream);
 bool graph_record_memset(void* dst, int value, size_t count, cudaStream_t stream);
+// A library call (cuBLAS) on a capturing stream: `work` becomes a node that runs each time the
+// graph does, true; false when the stream is not capturing (the caller runs it now).
+bool graph_record_work(cudaStream_t stream, std::function<void()> work);
 // cudaEventRecord on a capturing stream marks the event with the stream's last nodes (true: it
 // was captured); cudaStreamWaitEvent on such an event makes the waiting stream join the capture.
 bool graph_record_event(cudaEvent_t event, cudaStream_t stream);
