@@ -83,11 +83,23 @@ class RaceChecker {
   struct Cell {
     Access write, read1, read2;
   };
+  // The shadow of one aligned 4-byte word: while every access to it covered the whole word, its 4
+  // bytes share one history (`whole`); the first access to part of it (a char, a misaligned
+  // access) gives each byte its own copy (split_[split - 1]) from then on. A whole-word access to
+  // a word whose bytes share one history does to each byte exactly what it does to `whole`.
+  struct Word {
+    Cell whole;
+    std::uint32_t split = 0;  // 0: one history for the 4 bytes
+  };
   static constexpr std::size_t kChunkBytes = 4096;
   static constexpr std::uintptr_t kHookStackBytes = 16 * 1024;
 
-  Cell& cell(std::uintptr_t address);
+  Word& word(std::uintptr_t address);
   bool ordered(const Access& earlier, std::uint32_t t) const;
+  // One byte's (or one whole word's) part of an access: reports a race with what is there unless
+  // `reported`, then records the access.
+  void touch(Cell& c, const Access& now, bool write, std::uintptr_t address, std::size_t size,
+             std::uintptr_t pc, bool& reported);
   void report(const Access& earlier, bool earlier_wrote, bool wrote, std::uintptr_t address,
               std::size_t size, std::uintptr_t pc);
   void access_global(std::uintptr_t address, std::size_t size, bool write, std::uintptr_t pc,
@@ -131,7 +143,9 @@ class RaceChecker {
   // the dynamic shared buffer.
   std::uintptr_t tls_begin_ = 0, tls_end_ = 0;
   std::uintptr_t dyn_begin_ = 0, dyn_end_ = 0;
-  std::vector<std::unique_ptr<Cell[]>> chunks_;
+  std::uintptr_t words_begin_ = 0;               // tls_begin_ rounded down to a word
+  std::vector<std::unique_ptr<Word[]>> chunks_;  // kChunkBytes of the TLS block each
+  std::vector<std::array<Cell, 4>> split_;       // the bytes of words accessed in part
 
   // Warp-level happens-before: vc_[t][l] = the clock of lane l (same warp) that thread t has seen
   // at a __syncwarp. Reset at each barrier (lazily, per warp, by epoch).
