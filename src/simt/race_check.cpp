@@ -288,6 +288,39 @@ void RaceChecker::access_checked(std::uintptr_t address, std::size_t size, bool 
   (void)size;
 }
 
+// Inlined: a shared access is one word, or a few, in the common case.
+[[gnu::always_inline]] inline void RaceChecker::touch(Cell& c, const Access& now, bool write,
+                                                      std::uintptr_t address, std::size_t size,
+                                                      std::uintptr_t pc, bool& reported) {
+  const std::uint32_t t = now.thread;
+  if (write) {
+    if (!reported && !ordered(c.write, t)) {
+      report(c.write, true, true, address, size, pc);
+      reported = true;
+    }
+    for (const Access* r : {&c.read1, &c.read2}) {
+      if (!reported && !ordered(*r, t)) {
+        report(*r, false, true, address, size, pc);
+        reported = true;
+      }
+    }
+    c.write = now;
+  } else {
+    if (!reported && !ordered(c.write, t)) {
+      report(c.write, true, false, address, size, pc);
+      reported = true;
+    }
+    // Keep up to two readers of this interval, so that a later writer finds one that is not
+    // itself.
+    if (c.read1.epoch != epoch_ || c.read1.thread == t) {
+      if (c.read1.epoch != epoch_) c.read2 = Access{};
+      c.read1 = now;
+    } else {
+      c.read2 = now;
+    }
+  }
+}
+
 void RaceChecker::access_shared(std::uintptr_t address, std::size_t size, bool write,
                                 std::uintptr_t pc, bool atomic) {
   if (recording_) record_shared(address, size, write, atomic);
@@ -330,37 +363,6 @@ void RaceChecker::access_shared(std::uintptr_t address, std::size_t size, bool w
         touch(bytes[b - word_begin], now, write, address, size, pc, reported);
     }
     a = stop;
-  }
-}
-
-void RaceChecker::touch(Cell& c, const Access& now, bool write, std::uintptr_t address,
-                        std::size_t size, std::uintptr_t pc, bool& reported) {
-  const std::uint32_t t = now.thread;
-  if (write) {
-    if (!reported && !ordered(c.write, t)) {
-      report(c.write, true, true, address, size, pc);
-      reported = true;
-    }
-    for (const Access* r : {&c.read1, &c.read2}) {
-      if (!reported && !ordered(*r, t)) {
-        report(*r, false, true, address, size, pc);
-        reported = true;
-      }
-    }
-    c.write = now;
-  } else {
-    if (!reported && !ordered(c.write, t)) {
-      report(c.write, true, false, address, size, pc);
-      reported = true;
-    }
-    // Keep up to two readers of this interval, so that a later writer finds one that is not
-    // itself.
-    if (c.read1.epoch != epoch_ || c.read1.thread == t) {
-      if (c.read1.epoch != epoch_) c.read2 = Access{};
-      c.read1 = now;
-    } else {
-      c.read2 = now;
-    }
   }
 }
 
