@@ -73,6 +73,7 @@ RaceChecker::RaceChecker(const LaunchShape& shape, std::size_t max_reports)
     profile_ = std::make_unique<ProfileCollector>(shape);
     profile_only_ = profiling_only();
   }
+  fast_global_ = check_global_ && !recording_ && !profile_;
 }
 
 void RaceChecker::profile_access(std::uintptr_t address, std::size_t size, bool write,

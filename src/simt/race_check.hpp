@@ -52,6 +52,18 @@ class RaceChecker {
       // Any kernel reads threadIdx: proof that it is instrumented.
       instrumented_ = true;
       return;
+    } else if (off >= tls_bytes_ && fast_global_ && runner_ != nullptr) {
+      // A global access while only the checks are on (no profile, no recording): outside the
+      // CUDA thread's stack, logged here for the in-order check (memory_check.hpp).
+      const StackBounds stack = runner_->current_stack();
+      const auto begin = reinterpret_cast<std::uintptr_t>(stack.bottom);
+      const auto sp = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
+      if (sp - begin >= kHookStackBytes || begin == 0) {
+        if (address - begin < stack.size) return;  // the thread's local memory
+        if (log_global_fast(address, size, write, atomic, pc, thread_, epoch_,
+                            thread_ < held_.size() ? held_[thread_] : 0u))
+          return;
+      }
     }
     access_checked(address, size, write, pc, atomic);
   }
@@ -120,6 +132,7 @@ class RaceChecker {
   std::uint32_t thread_ = 0;
   std::uint32_t epoch_ = 0;
   bool check_global_ = false;  // global-memory checks on (memory_check.hpp)
+  bool fast_global_ = false;   // check_global_, and no profile or recording to feed
   bool recording_ = false;     // the exercise recorder is on (access_record.hpp)
   void record_shared(std::uintptr_t address, std::size_t size, bool write, bool atomic);
   // gpulab profile: the counters (profile_gather.hpp); with profile_only_, no race checks.
