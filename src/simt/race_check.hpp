@@ -47,22 +47,31 @@ class RaceChecker {
               bool atomic = false) {
     // Most accesses to the TLS block are the emulator's own variables (threadIdx & co., read by
     // every thread), where there is nothing to check or count: answered here, in the hook.
-    if (const std::uintptr_t off = address - tls_begin_;
-        off < tls_bytes_ && tls_kinds_[off].load(std::memory_order_relaxed) == 1) {
+    const std::uintptr_t off = address - tls_begin_;
+    if (off < tls_bytes_ && tls_kinds_[off].load(std::memory_order_relaxed) == 1) {
       // Any kernel reads threadIdx: proof that it is instrumented.
       instrumented_ = true;
       return;
-    } else if (off >= tls_bytes_ && fast_global_ && runner_ != nullptr) {
-      // A global access while only the checks are on (no profile, no recording): outside the
-      // CUDA thread's stack, logged here for the in-order check (memory_check.hpp).
+    }
+    if (!profile_ && runner_ != nullptr) {
+      // Only the checks are on (no profile): access_checked()'s path without its calls. Past the
+      // last kHookStackBytes of the CUDA thread's stack (see access_checked), a shared access
+      // goes straight to its shadow, and a global one outside the thread's stack is logged here
+      // for the in-order check (memory_check.hpp) unless an exercise records it.
       const StackBounds stack = runner_->current_stack();
       const auto begin = reinterpret_cast<std::uintptr_t>(stack.bottom);
       const auto sp = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
       if (sp - begin >= kHookStackBytes || begin == 0) {
-        if (address - begin < stack.size) return;  // the thread's local memory
-        if (log_global_fast(address, size, write, atomic, pc, thread_, epoch_,
-                            thread_ < held_.size() ? held_[thread_] : 0u))
+        if (off < tls_bytes_) {
+          access_shared(address, size, write, pc, atomic);
           return;
+        }
+        if (fast_global_) {
+          if (address - begin < stack.size) return;  // the thread's local memory
+          if (log_global_fast(address, size, write, atomic, pc, thread_, epoch_,
+                              thread_ < held_.size() ? held_[thread_] : 0u))
+            return;
+        }
       }
     }
     access_checked(address, size, write, pc, atomic);
