@@ -1062,13 +1062,7 @@ class Splitter {
     // The transformation: each region, a loop over the block's threads; each barrier loop, a loop
     // of the block around its regions' loops (docs/simt.md, "Region loops").
     std::sort(statics.begin(), statics.end());
-    std::string prologue = " " + hoist(dynamic_shared) +
-                           "if (auto* gpulab_rl_ = ::gpulab::simt::region::begin()) { "
-                           "::gpulab::simt::region::Block gpulab_rb_(*gpulab_rl_);";
-    for (const auto& [b, e] : statics) {
-      prologue += s_.substr(b, 9) == "constexpr" ? " static " : " ";
-      prologue += hoist({{b, e}});
-    }
+    std::vector<std::pair<std::size_t, std::string>> ahead;  // moves ahead of the loops
     // A local of the kernel's body that is never assigned and whose initializer is alike in
     // every thread (blockIdx, blockDim, by-value parameters, constants, such locals) is the
     // block's, computed once ahead of the loops; one whose initializer also names threadIdx is
@@ -1106,11 +1100,32 @@ class Splitter {
       if (names_slot) continue;
       if (uniform(v.eq + 1, v.init_end, f, *params, vars, 0)) {
         kept[i] = Kept::block;
-        prologue += " " + v.type + " " + v.name + " =" + init_text(v) + ";";
+        ahead.emplace_back(v.at, " " + v.type + " " + v.name + " =" + init_text(v) + ";");
       } else if (uniform(v.eq + 1, v.init_end, f, *params, vars, 0, true)) {
         kept[i] = Kept::thread;
       }
     }
+    // Static declarations move ahead of the loops too, in the text's order with the block's
+    // locals (`const int N = 64; __shared__ float s[N];`); one that names another local stays a
+    // coroutine.
+    for (const auto& [b, e] : statics) {
+      for (std::size_t k = b; k < e; ++k) {
+        if (!word_start(k)) continue;
+        const std::size_t we = word_end(k);
+        for (std::size_t j = 0; j < vars.size(); ++j) {
+          if (vars[j].name == s_.substr(k, we - k) && kept[j] != Kept::block) return false;
+        }
+        k = we - 1;
+      }
+    }
+    std::string prologue = " " + hoist(dynamic_shared) +
+                           "if (auto* gpulab_rl_ = ::gpulab::simt::region::begin()) { "
+                           "::gpulab::simt::region::Block gpulab_rb_(*gpulab_rl_);";
+    for (const auto& [b, e] : statics) {
+      ahead.emplace_back(b, (s_.substr(b, 9) == "constexpr" ? " static " : " ") + hoist({{b, e}}));
+    }
+    std::sort(ahead.begin(), ahead.end());
+    for (const auto& a : ahead) prologue += a.second;
     std::string binds;
     std::map<std::string_view, std::string> slot_names;
     for (std::size_t i = 0; i < vars.size(); ++i) {

@@ -48,6 +48,9 @@ TEST_CASE("split: kernels whose barriers every thread reaches become region loop
       "  cache[cacheIndex] = temp;\n  __syncthreads();\n  int i = blockDim.x / 2;\n"
       "  while (i != 0) {\n    if (cacheIndex < i) cache[cacheIndex] += cache[cacheIndex + i];\n"
       "    __syncthreads();\n    i /= 2;\n  }\n  if (cacheIndex == 0) out[blockIdx.x] = cache[0];",
+      // A const local as a shared array's size: it moves ahead of the loops before the array.
+      "  const int half = SIZE / 2;\n  __shared__ float s[half];\n"
+      "  s[threadIdx.x % half] = 1;\n  __syncthreads();\n  out[threadIdx.x] = s[0];",
       // A constexpr local.
       "  constexpr int kHalf = 32;\n  __shared__ float s[2 * kHalf];\n  float v = "
       "out[threadIdx.x];\n"
@@ -147,6 +150,8 @@ TEST_CASE("split: what region loops cannot prove stays a coroutine", "[split]") 
       "  helper(out);\n  __syncthreads();",
       "  __syncthreads_count(1);\n  __syncthreads();",
       "  atomicCAS((int*)out, 0, 1);\n  __syncthreads();",
+      // A static local initialized from a local each thread keeps.
+      "  float m = out[0];\n  static float z = m;\n  __syncthreads();\n  out[0] = z;",
       // A local whose type cannot be written again.
       "  auto v = out[threadIdx.x];\n  __syncthreads();\n  out[0] = v;",
       "  float v[2] = {1, 2};\n  __syncthreads();\n  out[0] = v[0];",
