@@ -272,6 +272,13 @@ std::string render_vecadd(const VecaddResult& r, const OutputOptions& out) {
   return s;
 }
 
+// One element of the table as JSON (found by argument-dependent lookup: a vector of elements
+// converts to an array).
+void to_json(nlohmann::json& j, const VecaddElement& e) {
+  j = {{"index", e.index}, {"block", e.block}, {"thread", e.thread},
+       {"a", e.a},         {"b", e.b},         {"c", e.c}};
+}
+
 nlohmann::json vecadd_json(const VecaddResult& r) {
   nlohmann::json j = {
       {"command", "vecadd"},
@@ -293,18 +300,7 @@ nlohmann::json vecadd_json(const VecaddResult& r) {
   if (r.find) {
     j["find"] = {{"index", *r.find}, {"block", *r.find / r.block}, {"thread", *r.find % r.block}};
   }
-  if (!r.elements.empty()) {
-    nlohmann::json elements = nlohmann::json::array();
-    for (const auto& e : r.elements) {
-      elements.push_back({{"index", e.index},
-                          {"block", e.block},
-                          {"thread", e.thread},
-                          {"a", e.a},
-                          {"b", e.b},
-                          {"c", e.c}});
-    }
-    j["elements"] = std::move(elements);
-  }
+  if (!r.elements.empty()) j["elements"] = r.elements;
   return j;
 }
 
