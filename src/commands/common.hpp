@@ -126,8 +126,10 @@ namespace gpulab {
 // --seed as typed, or a fresh random seed when none was given (reported, so runs can be repeated).
 std::uint64_t pick_seed(const std::string& raw);
 
-// --show auto|all|none.
+// --show auto|all|none: how many rows of a command's table to print; the option (worded alike in
+// every command that has the table) and its value.
 enum class ShowMode { automatic, all, none };
+CLI::Option* add_show_option(CLI::App* sub, std::string& show, const GlobalOptions& g);
 ShowMode parse_show(const std::string& raw);
 
 // Throws RuntimeFailure when `bytes` more device memory than `backend` has free are needed.

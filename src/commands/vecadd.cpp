@@ -357,10 +357,7 @@ void setup_vecadd(CLI::App& app, GlobalOptions& g) {
                   help_tr(g, "Element to explain (default 21, the notes' example)",
                           "要解释的元素（默认 21，即讲义中的例子）"))
       ->type_name("I");
-  sub->add_option("--show", raw->show,
-                  help_tr(g, "Table rows: auto (all up to 64), all, none",
-                          "表格行数：auto（不超过 64 行时全部显示）、all、none"))
-      ->type_name("auto|all|none");
+  add_show_option(sub, raw->show, g);
   add_bench_options(sub, raw->bench, g.out.lang);
   add_source_flag(sub, raw->source, g);
 }
