@@ -72,11 +72,9 @@ void setup_profile(CLI::App& app, GlobalOptions& g) {
         for (const profile::CounterRuleResult& x : r.rules)
           if (!x.ok) throw ExitCode(kExitFailure);
       });
-  sub->add_option("file", raw->file,
-                  help_tr(g, "The CUDA program (.cu) to build, run and count",
-                          "要编译、运行并计数的 CUDA 程序（.cu）"))
-      ->required()
-      ->type_name("FILE.cu");
+  add_program_file(
+      sub, g, "file", raw->file,
+      {"The CUDA program (.cu) to build, run and count", "要编译、运行并计数的 CUDA 程序（.cu）"});
   sub->add_option(
          "args", raw->args,
          help_tr(g, "Arguments for the program (after --)", "传给程序的参数（写在 -- 之后）"))
