@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <source_location>
 #include <type_traits>
 
@@ -563,17 +564,40 @@ inline double __hiloint2double(int hi, int lo) {
       static_cast<unsigned int>(lo)));
 }
 
-GPULAB_SIMT_FN(int, __float2int_rn, (float x), (static_cast<int>(std::nearbyint(x))))
-GPULAB_SIMT_FN(int, __float2int_rz, (float x), (static_cast<int>(x)))
-GPULAB_SIMT_FN(int, __float2int_ru, (float x), (static_cast<int>(std::ceil(x))))
-GPULAB_SIMT_FN(int, __float2int_rd, (float x), (static_cast<int>(std::floor(x))))
-GPULAB_SIMT_FN(unsigned int, __float2uint_rn, (float x),
-               (static_cast<unsigned int>(std::nearbyint(x))))
-GPULAB_SIMT_FN(unsigned int, __float2uint_rz, (float x), (static_cast<unsigned int>(x)))
-GPULAB_SIMT_FN(long long, __float2ll_rn, (float x), (static_cast<long long>(std::nearbyint(x))))
-GPULAB_SIMT_FN(long long, __float2ll_rz, (float x), (static_cast<long long>(x)))
-GPULAB_SIMT_FN(int, __double2int_rn, (double x), (static_cast<int>(std::nearbyint(x))))
-GPULAB_SIMT_FN(int, __double2int_rz, (double x), (static_cast<int>(x)))
+// A conversion to an integer as the GPU's cvt does it (measured on an H100): a value outside the
+// type's range gives the nearest end of it; NaN gives 0 from a float to a 32-bit type and only the
+// top bit set (0x80000000, 0x8000000000000000) otherwise, for unsigned types too. C++ leaves both
+// undefined (x86 gives the top bit for any signed type). The value is already rounded; at the top,
+// the float of max() is max() + 1 for the wider types, and every value at or above it is out of
+// range.
+template <class Int, class F>
+inline Int gpulab_saturating_cast(F rounded) {
+  if (rounded != rounded) {
+    if (std::is_same_v<F, float> && sizeof(Int) == 4) return 0;
+    return static_cast<Int>(std::make_unsigned_t<Int>{1} << (8 * sizeof(Int) - 1));
+  }
+  if (rounded <= static_cast<F>(std::numeric_limits<Int>::min()))
+    return std::numeric_limits<Int>::min();
+  if (rounded >= static_cast<F>(std::numeric_limits<Int>::max()))
+    return std::numeric_limits<Int>::max();
+  return static_cast<Int>(rounded);
+}
+// Each rounding mode of __float2int_rn and its family: _rn to nearest even, _rz toward zero, _ru
+// up, _rd down.
+#define GPULAB_SIMT_CVT_TO_INT(R, from, F, type)                                                   \
+  GPULAB_SIMT_FN(R, __##from##2##type##_rn, (F x), (gpulab_saturating_cast<R>(std::nearbyint(x)))) \
+  GPULAB_SIMT_FN(R, __##from##2##type##_rz, (F x), (gpulab_saturating_cast<R>(std::trunc(x))))     \
+  GPULAB_SIMT_FN(R, __##from##2##type##_ru, (F x), (gpulab_saturating_cast<R>(std::ceil(x))))      \
+  GPULAB_SIMT_FN(R, __##from##2##type##_rd, (F x), (gpulab_saturating_cast<R>(std::floor(x))))
+GPULAB_SIMT_CVT_TO_INT(int, float, float, int)
+GPULAB_SIMT_CVT_TO_INT(unsigned int, float, float, uint)
+GPULAB_SIMT_CVT_TO_INT(long long, float, float, ll)
+GPULAB_SIMT_CVT_TO_INT(unsigned long long, float, float, ull)
+GPULAB_SIMT_CVT_TO_INT(int, double, double, int)
+GPULAB_SIMT_CVT_TO_INT(unsigned int, double, double, uint)
+GPULAB_SIMT_CVT_TO_INT(long long, double, double, ll)
+GPULAB_SIMT_CVT_TO_INT(unsigned long long, double, double, ull)
+#undef GPULAB_SIMT_CVT_TO_INT
 GPULAB_SIMT_FN(float, __double2float_rn, (double x), (static_cast<float>(x)))
 GPULAB_SIMT_FN(float, __int2float_rn, (int x), (static_cast<float>(x)))
 GPULAB_SIMT_FN(float, __uint2float_rn, (unsigned int x), (static_cast<float>(x)))
@@ -609,12 +633,35 @@ inline void __sincosf(float x, float* s, float* c) {
   *c = std::cos(x);
 }
 GPULAB_SIMT_FN(float, __powf, (float x, float y), (std::pow(x, y)))
-GPULAB_SIMT_FN(float, __saturatef, (float x),
-               (x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : (x == x ? x : 0.0f))))
-GPULAB_SIMT_FN(float, __fsqrt_rn, (float x), (std::sqrt(x)))
-GPULAB_SIMT_FN(float, __frsqrt_rn, (float x), (1.0f / std::sqrt(x)))
-GPULAB_SIMT_FN(float, __frcp_rn, (float x), (1.0f / x))
-GPULAB_SIMT_FN(float, __fadd_rn, (float a, float b), (a + b))
+// -0 gives +0, NaN +0 (measured on an H100).
+GPULAB_SIMT_FN(float, __saturatef, (float x), (x > 0.0f ? (x > 1.0f ? 1.0f : x) : 0.0f))
+// A float NaN that the GPU's arithmetic makes or passes on is always 0x7fffffff (measured on an
+// H100: 0/0, sqrt(-1), an input NaN's payload); x86 makes 0xffc00000, which printf shows as
+// "-nan", and passes payloads on. The correctly rounded intrinsics below return the GPU's.
+inline float gpulab_gpu_nan(float x) {
+  return x != x ? std::bit_cast<float>(0x7fffffffu) : x;
+}
+GPULAB_SIMT_FN(float, __fsqrt_rn, (float x), (gpulab_gpu_nan(std::sqrt(x))))
+// 1/sqrt(x) rounded once: the double's quotient is within a float's half step of the answer
+// except near a midpoint between two floats; which side of the midpoint m it lies on is the sign of
+// m*m*x - 1, exact with an fma (m has 25 bits, m*m 50).
+inline float __frsqrt_rn(float x) {
+  if (!(x > 0.0f) || std::isinf(x)) return gpulab_gpu_nan(1.0f / std::sqrt(x));
+  float y = static_cast<float>(1.0 / std::sqrt(static_cast<double>(x)));
+  const auto beyond = [x](float a, float b) {  // the sign of m*m*x - 1 for m between a and b
+    const double m = (static_cast<double>(a) + b) / 2, mm = m * m, p = mm * x;
+    const double e = std::fma(mm, static_cast<double>(x), -p);
+    return p != 1.0 ? (p > 1.0 ? 1 : -1) : (e > 0 ? 1 : (e < 0 ? -1 : 0));
+  };
+  const float up = std::nextafter(y, INFINITY), down = std::nextafter(y, 0.0f);
+  const int above = beyond(y, up), below = beyond(down, y);
+  const bool y_even = (std::bit_cast<unsigned>(y) & 1u) == 0;
+  if (above < 0 || (above == 0 && !y_even)) return up;    // 1/sqrt(x) past the midpoint above
+  if (below > 0 || (below == 0 && !y_even)) return down;  // or before the one below
+  return y;
+}
+GPULAB_SIMT_FN(float, __frcp_rn, (float x), (gpulab_gpu_nan(1.0f / x)))
+GPULAB_SIMT_FN(float, __fadd_rn, (float a, float b), (gpulab_gpu_nan(a + b)))
 // Rounded toward zero, as the GPU rounds __fadd_rz and __fmul_rz: the nearest float, one step
 // toward zero where the exact value lies between it and zero (its error, exact by TwoSum or an fma,
 // has the other sign); a finite overflow is the largest float, not infinity.
@@ -626,19 +673,19 @@ inline float gpulab_toward_zero(float nearest, double error, bool finite_inputs)
 inline float __fadd_rz(float a, float b) {
   const float s = a + b;
   const float b_part = s - a;
-  return gpulab_toward_zero(s, (a - (s - b_part)) + (b - b_part),
-                            std::isfinite(a) && std::isfinite(b));
+  return gpulab_gpu_nan(gpulab_toward_zero(s, (a - (s - b_part)) + (b - b_part),
+                                           std::isfinite(a) && std::isfinite(b)));
 }
-GPULAB_SIMT_FN(float, __fsub_rn, (float a, float b), (a - b))
-GPULAB_SIMT_FN(float, __fmul_rn, (float a, float b), (a * b))
+GPULAB_SIMT_FN(float, __fsub_rn, (float a, float b), (gpulab_gpu_nan(a - b)))
+GPULAB_SIMT_FN(float, __fmul_rn, (float a, float b), (gpulab_gpu_nan(a * b)))
 inline float __fmul_rz(float a, float b) {
   // Two floats' product is exact in double, subnormal results included.
   const double exact = static_cast<double>(a) * static_cast<double>(b);
   const float p = static_cast<float>(exact);
-  return gpulab_toward_zero(p, exact - p, std::isfinite(a) && std::isfinite(b));
+  return gpulab_gpu_nan(gpulab_toward_zero(p, exact - p, std::isfinite(a) && std::isfinite(b)));
 }
-GPULAB_SIMT_FN(float, __fdiv_rn, (float a, float b), (a / b))
-GPULAB_SIMT_FN(float, __fmaf_rn, (float a, float b, float c), (std::fma(a, b, c)))
+GPULAB_SIMT_FN(float, __fdiv_rn, (float a, float b), (gpulab_gpu_nan(a / b)))
+GPULAB_SIMT_FN(float, __fmaf_rn, (float a, float b, float c), (gpulab_gpu_nan(std::fma(a, b, c))))
 GPULAB_SIMT_FN(double, __dadd_rn, (double a, double b), (a + b))
 GPULAB_SIMT_FN(double, __dmul_rn, (double a, double b), (a * b))
 GPULAB_SIMT_FN(double, __fma_rn, (double a, double b, double c), (std::fma(a, b, c)))

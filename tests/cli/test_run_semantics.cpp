@@ -383,3 +383,13 @@ TEST_CASE("run: __fadd_rz and __fmul_rz round toward zero, bit for bit as the H1
   check_output("round_toward_zero", o);
   CHECK(o.report["findings"].empty());
 }
+
+TEST_CASE("run: integer, conversion and correctly rounded intrinsics, bit for bit as the H100",
+          "[run]") {
+  // intrinsics.out is the H100's output: per intrinsic, a checksum of its results over 2^16
+  // threads' inputs and of its results for special inputs (NaN, infinities, -0, values outside an
+  // integer's range): saturating conversions, NaN as 0x7fffffff, __frsqrt_rn rounded once.
+  const Outcome o = run_program("intrinsics");
+  check_output("intrinsics", o);
+  CHECK(o.report["findings"].empty());
+}
