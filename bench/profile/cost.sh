@@ -6,8 +6,13 @@
 # worker (--emu-threads 1), so that a loaded machine's scheduling does not enter the figure.
 #
 #   bench/profile/cost.sh [ROUNDS]        (from the repository root; GPULAB=path/to/gpulab)
+#
+# BEFORE=path/to/other/gpulab adds that build's profile to each round, alternating with this one's
+# (run, profile, other build's profile), so that a change to the profile is measured against the
+# build before it under the same load: a second ratio column, the other build's profile / run.
 set -euo pipefail
 G=${GPULAB:-build/cpu-only/bin/gpulab}
+before=${BEFORE:-}
 rounds=${1:-5}
 work=$(mktemp -d /tmp/gpulab-profile-cost.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -23,19 +28,35 @@ cpu() {  # the command's user + system CPU seconds
   awk '{printf "%.2f", $1 + $2}' "$work/time"
 }
 echo "load: $(uptime | sed 's/.*load average: //')"
-printf "%-20s %-28s %-28s %s\n" program "run (CPU s)" "profile (CPU s)" "ratio (median)"
+if [ -n "$before" ]; then
+  printf "%-20s %-22s %-22s %-22s %-9s %s\n" program "run (CPU s)" "profile (CPU s)" \
+    "BEFORE's profile" "ratio" "BEFORE's ratio (medians)"
+else
+  printf "%-20s %-28s %-28s %s\n" program "run (CPU s)" "profile (CPU s)" "ratio (median)"
+fi
 for f in "$work"/*.cu; do
   name=$(basename "$f" .cu)
   "$G" run "$f" --emu-threads 1 > /dev/null 2>&1  # fill the cache: builds are not measured
   "$G" profile "$f" --emu-threads 1 > /dev/null 2>&1
-  runs=() profiles=() ratios=()
+  [ -z "$before" ] || "$before" profile "$f" --emu-threads 1 > /dev/null 2>&1
+  runs=() profiles=() ratios=() others=() other_ratios=()
   for _ in $(seq "$rounds"); do
     a=$(cpu "$G" run "$f" --emu-threads 1)
     b=$(cpu "$G" profile "$f" --emu-threads 1)
     runs+=("$a") profiles+=("$b")
     ratios+=("$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", b / a }')")
+    if [ -n "$before" ]; then
+      c=$(cpu "$before" profile "$f" --emu-threads 1)
+      others+=("$c")
+      other_ratios+=("$(awk -v a="$a" -v c="$c" 'BEGIN { printf "%.2f", c / a }')")
+    fi
   done
-  median=$(printf "%s\n" "${ratios[@]}" | sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')
-  printf "%-20s %-28s %-28s %sx\n" "$name" "${runs[*]}" "${profiles[*]}" "$median"
+  median() { printf "%s\n" "$@" | sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+  if [ -n "$before" ]; then
+    printf "%-20s %-22s %-22s %-22s %-9s %sx\n" "$name" "${runs[*]}" "${profiles[*]}" \
+      "${others[*]}" "$(median "${ratios[@]}")x" "$(median "${other_ratios[@]}")"
+  else
+    printf "%-20s %-28s %-28s %sx\n" "$name" "${runs[*]}" "${profiles[*]}" "$(median "${ratios[@]}")"
+  fi
 done
 echo "load: $(uptime | sed 's/.*load average: //')"

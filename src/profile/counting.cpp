@@ -2,7 +2,7 @@
 #include "profile/counting.hpp"
 
 #include <algorithm>  // std::sort, std::unique, std::max
-#include <bit>        // std::popcount
+#include <bit>        // std::popcount, std::countr_zero
 
 namespace gpulab::profile {
 
@@ -42,28 +42,29 @@ SharedCost shared_cost(const WarpAccess& access) {
   const unsigned part_lanes = shared_lanes_per_part(access.width);
   const unsigned words_per_lane = std::max<std::uint32_t>(access.width, kBankBytes) / kBankBytes;
   for (unsigned first = 0; first < kWarpLanes; first += part_lanes) {
+    // The part's active lanes, visited one set bit at a time.
+    const std::uint32_t part =
+        access.active >> first & (part_lanes == kWarpLanes ? ~0u : (1u << part_lanes) - 1u);
+    if (part == 0) continue;
     // Nearly always every bank is asked for one word at most: one wavefront, found without
     // sorting. Otherwise: the distinct words this part needs, and how many fall in the busiest
     // bank.
     std::array<std::uint64_t, kBanks> bank_word{};
     std::uint32_t banks_used = 0;
-    bool any = false, clash = false;
-    for (unsigned lane = first; lane < first + part_lanes && !clash; ++lane) {
-      if ((access.active >> lane & 1u) == 0) continue;
-      any = true;
-      const std::uint64_t word = access.address[lane] / kBankBytes;
-      for (unsigned k = 0; k < words_per_lane; ++k) {
-        const auto bank = static_cast<unsigned>((word + k) % kBanks);
+    bool clash = false;
+    for (std::uint32_t left = part; left != 0 && !clash; left &= left - 1) {
+      const std::uint64_t word = access.address[first + std::countr_zero(left)] / kBankBytes;
+      for (std::uint64_t w = word; w < word + words_per_lane; ++w) {
+        const auto bank = static_cast<unsigned>(w % kBanks);
         if ((banks_used >> bank & 1u) == 0) {
           banks_used |= 1u << bank;
-          bank_word[bank] = word + k;
-        } else if (bank_word[bank] != word + k) {
+          bank_word[bank] = w;
+        } else if (bank_word[bank] != w) {
           clash = true;
           break;
         }
       }
     }
-    if (!any) continue;
     if (!clash) {
       c.wavefronts += 1;
       c.ideal_wavefronts += 1;

@@ -865,6 +865,10 @@ Build build_program(const BuildRequest& r) {
           r.extra_flags, file, i < r.as_typed.size() ? r.as_typed[i] : file.string());
       argv.insert(argv.end(), maps.begin(), maps.end());
       argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
+      // The checked and profiled builds keep their own level after the user's flags (g++ takes
+      // the last -O): a -Xcompiler -O3 would let the vectoriser merge a loop's accesses into
+      // wider ones, and the findings and counts would no longer be the source's.
+      if (checked) argv.push_back("-O1");
       // The marks of removed API (removed_api.hpp) stay warnings under the user's -Werror.
       if (!c_file)
         argv.insert(argv.end(),

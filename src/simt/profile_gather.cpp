@@ -352,6 +352,12 @@ struct ProfileCollector::Impl {
     flush_steps();
   }
 
+  // What access() and basic_block() do for a lane that is not where its warp's trace says.
+  [[gnu::noinline]] void access_off_trace(std::uintptr_t address, std::size_t size, bool write,
+                                          const char* array, std::uintptr_t pc,
+                                          std::uint32_t thread);
+  [[gnu::noinline]] void basic_block_off_trace(std::uintptr_t pc, std::uint32_t thread);
+
   void publish() {
     flush();
     LaunchState& s = launch_state();
@@ -407,14 +413,14 @@ bool ProfileCollector::is_global(std::uintptr_t address) {
 void ProfileCollector::access(std::uintptr_t address, std::size_t size, bool write,
                               const char* array, std::uintptr_t pc, std::uint32_t thread) {
   Impl& m = *impl_;
-  const std::uint32_t warp = thread / profile::kWarpLanes;
-  const std::uint32_t lane = thread % profile::kWarpLanes;
   // Nearly every access: one piece, by a lane that follows its warp's trace to a group made by an
-  // earlier lane. Its address joins the group; nothing else to find.
+  // earlier lane. Its address joins the group; nothing else to find. (The rest is a function of
+  // its own, so that this path saves no registers.)
   if (size <= 16 && m.diverged[thread] == 0) {
-    const std::vector<TraceEvent>& trace = m.traces[warp];
+    const std::vector<TraceEvent>& trace = m.traces[thread / profile::kWarpLanes];
     std::uint32_t& at = m.cursor[thread];
     if (at < trace.size() && trace[at].pc == pc) {
+      const std::uint32_t lane = thread % profile::kWarpLanes;
       profile::WarpAccess& w = m.accesses[trace[at++].group - 1].access;
       w.address[lane] = address;
       w.active |= 1u << lane;
@@ -422,6 +428,15 @@ void ProfileCollector::access(std::uintptr_t address, std::size_t size, bool wri
       return;
     }
   }
+  m.access_off_trace(address, size, write, array, pc, thread);
+}
+
+void ProfileCollector::Impl::access_off_trace(std::uintptr_t address, std::size_t size, bool write,
+                                              const char* array, std::uintptr_t pc,
+                                              std::uint32_t thread) {
+  Impl& m = *this;
+  const std::uint32_t warp = thread / profile::kWarpLanes;
+  const std::uint32_t lane = thread % profile::kWarpLanes;
   const bool shared = array != nullptr;
   // Wider copies (a struct, memcpy) are 16-byte pieces, as a GPU moves them.
   const std::size_t pieces = std::min<std::size_t>((std::max<std::size_t>(size, 1) + 15) / 16, 64);
@@ -447,6 +462,31 @@ void ProfileCollector::access(std::uintptr_t address, std::size_t size, bool wri
 
 void ProfileCollector::basic_block(std::uintptr_t pc, std::uint32_t thread) {
   Impl& m = *impl_;
+  // Nearly every block: a lane that follows its warp's trace, from a step whose first target is
+  // this block (where the lanes before it went). What basic_block_off_trace does then, without
+  // its registers saved.
+  if (m.diverged[thread] == 0) {
+    const std::vector<TraceEvent>& trace = m.traces[thread / profile::kWarpLanes];
+    std::uint32_t& at = m.cursor[thread];
+    const std::uint32_t from = m.last[thread];
+    if (from != 0 && at < trace.size() && trace[at].pc == pc) {
+      PendingStep& s = m.steps[from - 1];
+      if (s.targets != 0 && s.target[0] == pc) {
+        const std::uint32_t lane_bit = 1u << (thread % profile::kWarpLanes);
+        s.lanes[0] |= lane_bit;
+        const std::uint32_t index = trace[at++].group;
+        m.steps[index - 1].active |= lane_bit;
+        m.last[thread] = index;
+        m.totals.saw_blocks = true;
+        return;
+      }
+    }
+  }
+  m.basic_block_off_trace(pc, thread);
+}
+
+void ProfileCollector::Impl::basic_block_off_trace(std::uintptr_t pc, std::uint32_t thread) {
+  Impl& m = *this;
   const std::uint32_t warp = thread / profile::kWarpLanes;
   const std::uint32_t lane_bit = 1u << (thread % profile::kWarpLanes);
   // The step this lane leaves: record where it went.

@@ -359,3 +359,17 @@ int main(int argc, char** argv) {
   check_usage_error({"profile", file.string(), "-Xbogus"}, "-Xbogus");
   fs::remove_all(dir);
 }
+
+TEST_CASE("profile: the host compiler's -O from -Xcompiler does not change the counts", "[run]") {
+  // At -O3 g++ merges branch_divergent's loads and stores, and its finding lines were gone; the
+  // profiled build keeps its own level after the user's flags.
+  const std::string file = (kProfile / "corpus" / "branch_divergent.cu").string();
+  const auto plain = run_gpulab({"profile", file, "--json"}, {}, {cache_env()});
+  const auto o3 = run_gpulab({"profile", file, "--json", "-Xcompiler", "-O3"}, {}, {cache_env()});
+  REQUIRE(plain.exit_code == 0);
+  REQUIRE(o3.exit_code == 0);
+  const json a = json::parse(plain.err), b = json::parse(o3.err);
+  REQUIRE(a["launches"].size() == 1);
+  CHECK(a["launches"][0]["findings"].size() >= 4);
+  CHECK(b["launches"] == a["launches"]);
+}
