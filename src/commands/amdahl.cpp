@@ -145,16 +145,18 @@ std::string render_amdahl(const AmdahlResult& r, const OutputOptions& out) {
   return s;
 }
 
+// One row of the table as JSON (nlohmann finds it by argument-dependent lookup, so a vector of
+// rows converts to an array).
+void to_json(nlohmann::json& j, const AmdahlRow& row) {
+  j = {{"n", row.n},
+       {"speedup", row.speedup},
+       {"efficiency", row.efficiency},
+       {"gustafson_speedup", row.gustafson}};
+}
+
 nlohmann::json amdahl_json(const AmdahlResult& r) {
-  nlohmann::json rows = nlohmann::json::array();
-  for (const auto& row : r.rows) {
-    rows.push_back({{"n", row.n},
-                    {"speedup", row.speedup},
-                    {"efficiency", row.efficiency},
-                    {"gustafson_speedup", row.gustafson}});
-  }
   nlohmann::json j = {
-      {"command", "amdahl"}, {"p", r.p}, {"serial_fraction", 1.0 - r.p}, {"rows", rows}};
+      {"command", "amdahl"}, {"p", r.p}, {"serial_fraction", 1.0 - r.p}, {"rows", r.rows}};
   j["limit"] = std::isinf(r.limit) ? nlohmann::json(nullptr) : nlohmann::json(r.limit);
   j["n_for_90_percent_of_limit"] =
       r.n_for_90_percent > 0 ? nlohmann::json(r.n_for_90_percent) : nlohmann::json(nullptr);

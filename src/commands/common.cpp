@@ -270,6 +270,14 @@ std::uint64_t pick_seed(const std::string& raw) {
   return ((static_cast<std::uint64_t>(rd()) << 32) | rd()) & static_cast<std::uint64_t>(INT64_MAX);
 }
 
+CLI::Option* add_show_option(CLI::App* sub, std::string& show, const GlobalOptions& g) {
+  return sub
+      ->add_option("--show", show,
+                   help_tr(g, "Table rows: auto (all up to 64), all, none",
+                           "表格行数：auto（不超过 64 行时全部显示）、all、none"))
+      ->type_name("auto|all|none");
+}
+
 ShowMode parse_show(const std::string& raw) {
   const std::string s = parse_choice("--show", raw, {"auto", "all", "none"});
   return s == "all" ? ShowMode::all : s == "none" ? ShowMode::none : ShowMode::automatic;

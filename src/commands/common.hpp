@@ -83,6 +83,16 @@ void emit_verified(const GlobalOptions& g, const nlohmann::json& json, const std
 CLI::Option* add_source_flag(CLI::App* sub, bool& source, const GlobalOptions& g);
 CLI::Option* add_seed_option(CLI::App* sub, std::string& seed, const GlobalOptions& g);
 
+// The CUDA program a command builds and runs (run, profile, exercise check): its one required
+// argument, FILE.cu in the usage line; `files` holds one path or several.
+template <class T>
+CLI::Option* add_program_file(CLI::App* sub, const GlobalOptions& g, const std::string& name,
+                              T& files, const Text& help) {
+  return sub->add_option(name, files, help_tr(g, help.en, help.zh))
+      ->required()
+      ->type_name("FILE.cu");
+}
+
 // --source: prints the kernel source files a command runs (text, or JSON {command, sources}).
 void emit_sources(const GlobalOptions& g, std::string_view command,
                   std::initializer_list<std::string_view> files);
@@ -126,8 +136,10 @@ namespace gpulab {
 // --seed as typed, or a fresh random seed when none was given (reported, so runs can be repeated).
 std::uint64_t pick_seed(const std::string& raw);
 
-// --show auto|all|none.
+// --show auto|all|none: how many rows of a command's table to print; the option (worded alike in
+// every command that has the table) and its value.
 enum class ShowMode { automatic, all, none };
+CLI::Option* add_show_option(CLI::App* sub, std::string& show, const GlobalOptions& g);
 ShowMode parse_show(const std::string& raw);
 
 // Throws RuntimeFailure when `bytes` more device memory than `backend` has free are needed.

@@ -221,11 +221,9 @@ void setup_exercise_check(CLI::App& sub, GlobalOptions& g) {
         emit(g, j, text);
         if (!r.passed) throw ExitCode(kExitFailure);
       });
-  c->add_option("file", check->file,
-                help_tr(g, "Your exercise file (.cu), as exercise start wrote it",
-                        "你的练习文件（.cu），即 exercise start 生成的文件"))
-      ->required()
-      ->type_name("FILE.cu");
+  add_program_file(c, g, "file", check->file,
+                   {"Your exercise file (.cu), as exercise start wrote it",
+                    "你的练习文件（.cu），即 exercise start 生成的文件"});
   c->add_option(
        "--seed", check->seed,
        help_tr(g, "Repeat the random inputs of an earlier check", "重复之前某次检查的随机输入"))

@@ -582,10 +582,7 @@ void setup_index_map(CLI::App& app, GlobalOptions& g) {
                         "Launch a real kernel in which every thread writes its indices, and "
                         "compare",
                         "启动一个真实的内核，让每个线程写下自己的索引，再与表格比对"));
-  sub->add_option("--show", raw->show,
-                  help_tr(g, "Table rows: auto (all up to 64), all, none",
-                          "表格行数：auto（不超过 64 行时全部显示）、all、none"))
-      ->type_name("auto|all|none");
+  add_show_option(sub, raw->show, g);
   sub->add_flag("--source", raw->source,
                 help_tr(g, "Print the CUDA source of the --run kernel instead of running it",
                         "打印 --run 所用内核的 CUDA 源码，而不运行它"));

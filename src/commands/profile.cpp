@@ -23,8 +23,8 @@ struct ProfileArgs {
   ProgramArgs program;
 };
 
+// Called once the global options are finished (add_command does it first).
 ProfileOptions profile_options(const ProfileArgs& raw, GlobalOptions& g) {
-  finish_global_options(g);
   ProfileOptions o;
   o.file = raw.file;
   o.args = raw.args;
@@ -53,32 +53,28 @@ ProfileOptions profile_options(const ProfileArgs& raw, GlobalOptions& g) {
 }  // namespace
 
 void setup_profile(CLI::App& app, GlobalOptions& g) {
-  auto raw = std::make_shared<ProfileArgs>();
-  CLI::App* sub = app.add_subcommand(
-      "profile",
-      help_tr(g,
-              "Count what Nsight Compute counts (global sectors per request, shared-memory bank "
-              "conflicts, divergent branches) for your CUDA program, per line, on the emulator",
-              "统计 Nsight Compute 统计的数字（全局内存每请求扇区数、共享内存的存储体（bank）"
-              "冲突、分歧分支），按行给出，在模拟器上运行你的 CUDA 程序"));
-  sub->callback([raw, &g] {
-    const ProfileResult r = run_profile(profile_options(*raw, g));
-    const std::string report =
-        g.out.json ? profile_json(r).dump(2, ' ', false, json::error_handler_t::replace) + "\n"
-                   : render_profile(r, g.out);
-    std::fflush(stdout);
-    deliver_report(report, raw->program.report, r.output_ends_line, g);
-    if (r.timed_out || r.output_capped || r.signal != 0) throw ExitCode(kExitFailure);
-    if (r.exit_code != 0) throw ExitCode(r.exit_code);
-    // A rule broken, or not measured (no kernel ran), is a failure: a script can rely on it.
-    for (const profile::CounterRuleResult& x : r.rules)
-      if (!x.ok) throw ExitCode(kExitFailure);
-  });
-  sub->add_option("file", raw->file,
-                  help_tr(g, "The CUDA program (.cu) to build, run and count",
-                          "要编译、运行并计数的 CUDA 程序（.cu）"))
-      ->required()
-      ->type_name("FILE.cu");
+  const auto [sub, raw] = add_command<ProfileArgs>(
+      app, g, "profile",
+      {"Count what Nsight Compute counts (global sectors per request, shared-memory bank "
+       "conflicts, divergent branches) for your CUDA program, per line, on the emulator",
+       "统计 Nsight Compute 统计的数字（全局内存每请求扇区数、共享内存的存储体（bank）"
+       "冲突、分歧分支），按行给出，在模拟器上运行你的 CUDA 程序"},
+      [&g](const ProfileArgs& args) {
+        const ProfileResult r = run_profile(profile_options(args, g));
+        const std::string report =
+            g.out.json ? profile_json(r).dump(2, ' ', false, json::error_handler_t::replace) + "\n"
+                       : render_profile(r, g.out);
+        std::fflush(stdout);
+        deliver_report(report, args.program.report, r.output_ends_line, g);
+        if (r.timed_out || r.output_capped || r.signal != 0) throw ExitCode(kExitFailure);
+        if (r.exit_code != 0) throw ExitCode(r.exit_code);
+        // A rule broken, or not measured (no kernel ran), is a failure: a script can rely on it.
+        for (const profile::CounterRuleResult& x : r.rules)
+          if (!x.ok) throw ExitCode(kExitFailure);
+      });
+  add_program_file(
+      sub, g, "file", raw->file,
+      {"The CUDA program (.cu) to build, run and count", "要编译、运行并计数的 CUDA 程序（.cu）"});
   sub->add_option(
          "args", raw->args,
          help_tr(g, "Arguments for the program (after --)", "传给程序的参数（写在 -- 之后）"))

@@ -116,14 +116,11 @@ void setup_run(CLI::App& app, GlobalOptions& g) {
     if (check_failures(r) > 0) throw ExitCode(kExitFailure);
     if (r.exit_code != 0) throw ExitCode(r.exit_code);
   });
-  sub->add_option("files", raw->files,
-                  help_tr(g,
-                          "The program's files: .cu, and .cpp/.cc/.cxx/.c, built together as "
-                          "nvcc builds them; its arguments go after --",
-                          "程序的文件：.cu 以及 .cpp/.cc/.cxx/.c，像 nvcc 那样一起编译；程序自己的"
-                          "参数写在 -- 之后"))
-      ->required()
-      ->type_name("FILE.cu");
+  add_program_file(sub, g, "files", raw->files,
+                   {"The program's files: .cu, and .cpp/.cc/.cxx/.c, built together as nvcc "
+                    "builds them; its arguments go after --",
+                    "程序的文件：.cu 以及 .cpp/.cc/.cxx/.c，像 nvcc 那样一起编译；程序自己的"
+                    "参数写在 -- 之后"});
   add_program_options(*sub, g, raw->program,
                       {"GPU architecture for nvcc (default: the GPU's own)",
                        "nvcc 的 GPU 架构（默认：本机 GPU 自己的）",

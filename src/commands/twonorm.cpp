@@ -57,13 +57,17 @@ double relative_error(double result, double reference) {
   return reference > 0 ? std::fabs(result - reference) / reference : std::fabs(result);
 }
 
+void take_problem(TwoNormProblem& p, const TwoNormOptions& o) {
+  p.rows = o.rows;
+  p.cols = o.cols;
+  p.count = o.rows * o.cols;
+  p.seed = o.seed;
+}
+
 TwoNormResult run_twonorm(const TwoNormOptions& o, Backend& backend) {
   TwoNormResult r;
-  r.rows = o.rows;
-  r.cols = o.cols;
-  r.count = o.rows * o.cols;
+  take_problem(r, o);
   r.kernel = o.kernel;
-  r.seed = o.seed;
   const auto n = static_cast<std::size_t>(r.count);
   require_memory(backend, fmt::format("twonorm --rows {} --cols {}", o.rows, o.cols),
                  {{{"a, b on the host", "主机上的 a、b"}, 2 * n * sizeof(float), false},
@@ -254,27 +258,31 @@ std::string render_twonorm(const TwoNormResult& r, const OutputOptions& out) {
   return s;
 }
 
+nlohmann::json problem_json(const TwoNormProblem& p) {
+  return {{"rows", p.rows},
+          {"cols", p.cols},
+          {"elements", p.count},
+          {"seed", p.seed},
+          {"reference", p.reference}};
+}
+
+void to_json(nlohmann::json& j, const TwoNormLaunch& l) {
+  j = {{"kernel", l.kernel},
+       {"grid", l.shape.grid.x},
+       {"block", l.shape.block.x},
+       {"kernel_ms", l.kernel_ms}};
+}
+
 nlohmann::json twonorm_json(const TwoNormResult& r) {
-  nlohmann::json launches = nlohmann::json::array();
-  for (const auto& l : r.launches) {
-    launches.push_back({{"kernel", l.kernel},
-                        {"grid", l.shape.grid.x},
-                        {"block", l.shape.block.x},
-                        {"kernel_ms", l.kernel_ms}});
-  }
-  nlohmann::json j = {{"command", "twonorm"},
-                      {"kernel", r.kernel == TwoNormKernel::course ? "course" : "reduce"},
-                      {"rows", r.rows},
-                      {"cols", r.cols},
-                      {"elements", r.count},
-                      {"seed", r.seed},
-                      {"result", r.result},
-                      {"reference", r.reference},
-                      {"relative_error", r.relative_error},
-                      {"tolerance", r.tolerance},
-                      {"verified", r.verified},
-                      {"kernel_ms", r.kernel_ms},
-                      {"launches", launches}};
+  nlohmann::json j = problem_json(r);
+  j.update({{"command", "twonorm"},
+            {"kernel", r.kernel == TwoNormKernel::course ? "course" : "reduce"},
+            {"result", r.result},
+            {"relative_error", r.relative_error},
+            {"tolerance", r.tolerance},
+            {"verified", r.verified},
+            {"kernel_ms", r.kernel_ms},
+            {"launches", r.launches}});
   j.update(backend_json_fields(r.backend, r.device, r.run));
   if (r.bench) j["bench"] = bench_json(*r.bench);
   return j;

@@ -29,12 +29,23 @@ struct TwoNormLaunch {
   double kernel_ms = 0;
 };
 
-struct TwoNormResult {
-  std::int64_t rows, cols, count;
+// The matrices a run works on, as both kinds of result (one kernel; the ladder) report them.
+struct TwoNormProblem {
+  std::int64_t rows = 0, cols = 0, count = 0;
+  std::uint64_t seed = 0;
+  double reference = 0;  // float64 on the host from the same float inputs
+};
+// Sets rows, cols, count (rows * cols) and seed from the options; the reference comes later, with
+// the inputs.
+void take_problem(TwoNormProblem& p, const TwoNormOptions& o);
+// The problem's JSON fields (rows, cols, elements, seed, reference) and a launch's JSON, alike in
+// both results' JSON (a vector of launches converts to an array).
+nlohmann::json problem_json(const TwoNormProblem& p);
+void to_json(nlohmann::json& j, const TwoNormLaunch& l);
+
+struct TwoNormResult : TwoNormProblem {
   TwoNormKernel kernel;
-  std::uint64_t seed;
   double result;          // what the GPU computed
-  double reference;       // float64 on the host from the same float inputs
   double relative_error;  // |result - reference| / reference
   double tolerance;
   bool verified;

@@ -46,10 +46,7 @@ bool LadderResult::verified() const {
 
 LadderResult run_twonorm_ladder(const TwoNormOptions& o, Backend& backend) {
   LadderResult r;
-  r.rows = o.rows;
-  r.cols = o.cols;
-  r.count = o.rows * o.cols;
-  r.seed = o.seed;
+  take_problem(r, o);
   const auto n = static_cast<std::size_t>(r.count);
   const auto count = static_cast<std::uint64_t>(r.count);
   require_memory(backend, fmt::format("twonorm --kernel all --rows {} --cols {}", o.rows, o.cols),
@@ -363,17 +360,10 @@ nlohmann::json twonorm_ladder_json(const LadderResult& r) {
   nlohmann::json steps = nlohmann::json::array();
   for (std::size_t i = 0; i < r.steps.size(); ++i) {
     const auto& x = r.steps[i];
-    nlohmann::json launches = nlohmann::json::array();
-    for (const auto& l : x.launches) {
-      launches.push_back({{"kernel", l.kernel},
-                          {"grid", l.shape.grid.x},
-                          {"block", l.shape.block.x},
-                          {"kernel_ms", l.kernel_ms}});
-    }
     nlohmann::json j = {{"step", i},
                         {"name", x.name},
                         {"ran", x.skipped_why.empty()},
-                        {"launches", launches},
+                        {"launches", x.launches},
                         {"explanation", explain_step(r, x, Lang::en)}};
     if (!x.skipped_why.empty()) {
       j["skipped_why"] = x.skipped_why.en;
@@ -388,9 +378,9 @@ nlohmann::json twonorm_ladder_json(const LadderResult& r) {
     }
     steps.push_back(j);
   }
-  nlohmann::json j = {{"command", "twonorm"},     {"kernel", "all"},          {"rows", r.rows},
-                      {"cols", r.cols},           {"elements", r.count},      {"seed", r.seed},
-                      {"reference", r.reference}, {"verified", r.verified()}, {"steps", steps}};
+  nlohmann::json j = problem_json(r);
+  j.update(
+      {{"command", "twonorm"}, {"kernel", "all"}, {"verified", r.verified()}, {"steps", steps}});
   if (r.copy) j["copy"] = {{"bytes", r.copy->bytes}, {"ms", r.copy->ms}, {"gbs", r.copy->gbs}};
   j.update(backend_json_fields(r.backend, r.device, r.run));
   return j;

@@ -27,10 +27,7 @@ struct LadderStepResult {
   std::optional<BenchResult> bench;
 };
 
-struct LadderResult {
-  std::int64_t rows = 0, cols = 0, count = 0;
-  std::uint64_t seed = 0;
-  double reference = 0;
+struct LadderResult : TwoNormProblem {
   std::vector<LadderStepResult> steps;
   std::optional<CopyPeak> copy;  // --bench: measured once, shared by every step
   std::string backend, device;

@@ -272,6 +272,13 @@ std::string render_vecadd(const VecaddResult& r, const OutputOptions& out) {
   return s;
 }
 
+// One element of the table as JSON (found by argument-dependent lookup: a vector of elements
+// converts to an array).
+void to_json(nlohmann::json& j, const VecaddElement& e) {
+  j = {{"index", e.index}, {"block", e.block}, {"thread", e.thread},
+       {"a", e.a},         {"b", e.b},         {"c", e.c}};
+}
+
 nlohmann::json vecadd_json(const VecaddResult& r) {
   nlohmann::json j = {
       {"command", "vecadd"},
@@ -293,18 +300,7 @@ nlohmann::json vecadd_json(const VecaddResult& r) {
   if (r.find) {
     j["find"] = {{"index", *r.find}, {"block", *r.find / r.block}, {"thread", *r.find % r.block}};
   }
-  if (!r.elements.empty()) {
-    nlohmann::json elements = nlohmann::json::array();
-    for (const auto& e : r.elements) {
-      elements.push_back({{"index", e.index},
-                          {"block", e.block},
-                          {"thread", e.thread},
-                          {"a", e.a},
-                          {"b", e.b},
-                          {"c", e.c}});
-    }
-    j["elements"] = std::move(elements);
-  }
+  if (!r.elements.empty()) j["elements"] = r.elements;
   return j;
 }
 
@@ -361,10 +357,7 @@ void setup_vecadd(CLI::App& app, GlobalOptions& g) {
                   help_tr(g, "Element to explain (default 21, the notes' example)",
                           "要解释的元素（默认 21，即讲义中的例子）"))
       ->type_name("I");
-  sub->add_option("--show", raw->show,
-                  help_tr(g, "Table rows: auto (all up to 64), all, none",
-                          "表格行数：auto（不超过 64 行时全部显示）、all、none"))
-      ->type_name("auto|all|none");
+  add_show_option(sub, raw->show, g);
   add_bench_options(sub, raw->bench, g.out.lang);
   add_source_flag(sub, raw->source, g);
 }

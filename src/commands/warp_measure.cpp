@@ -395,19 +395,21 @@ std::string render_warp_measure(const MeasureResult& r, const OutputOptions& out
   return s;
 }
 
+// One measured point as JSON (found by argument-dependent lookup: a vector of points converts to
+// an array).
+void to_json(nlohmann::json& j, const MeasurePoint& p) {
+  j = {{"warps_per_sm", p.warps_per_sm},
+       {"blocks_per_sm", p.blocks_per_sm},
+       {"threads_per_block", p.threads_per_block},
+       {"cycles_per_step", p.cycles_per_step},
+       {"fma_per_cycle_per_sm", p.fma_per_cycle},
+       {"min_warps_seen_per_sm", p.min_warps_seen},
+       {"max_warps_seen_per_sm", p.max_warps_seen},
+       {"kernel_ms", p.kernel_ms},
+       {"verified", p.verified}};
+}
+
 nlohmann::json warp_measure_json(const MeasureResult& r) {
-  nlohmann::json points = nlohmann::json::array();
-  for (const auto& p : r.points) {
-    points.push_back({{"warps_per_sm", p.warps_per_sm},
-                      {"blocks_per_sm", p.blocks_per_sm},
-                      {"threads_per_block", p.threads_per_block},
-                      {"cycles_per_step", p.cycles_per_step},
-                      {"fma_per_cycle_per_sm", p.fma_per_cycle},
-                      {"min_warps_seen_per_sm", p.min_warps_seen},
-                      {"max_warps_seen_per_sm", p.max_warps_seen},
-                      {"kernel_ms", p.kernel_ms},
-                      {"verified", p.verified}});
-  }
   const auto& x = r.prediction;
   nlohmann::json m = {
       {"sms", r.sms},
@@ -429,7 +431,7 @@ nlohmann::json warp_measure_json(const MeasureResult& r) {
         {"cycles_per_op", x.cycles_per_op},
         {"warps_per_scheduler", x.warps_needed},
         {"warps_per_sm", r.predicted_warps_per_sm}}},
-      {"points", points},
+      {"points", r.points},
       {"saturation_warps_per_sm", r.saturation_warps_per_sm},
       {"best_fma_per_cycle_per_sm", r.best_fma_per_cycle},
       {"verified", r.verified},

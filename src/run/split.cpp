@@ -724,9 +724,10 @@ class Splitter {
   // blockDim, gridDim, by-value parameters the kernel never assigns, constants, and locals and
   // loop variables (of `vars`) that are such themselves; no call, subscript or member access
   // through a pointer.
+  // With `thread`, threadIdx too: the expression is then alike in every run of one thread.
   bool uniform(std::size_t b, std::size_t e, const Function& f,
-               const std::vector<Parameter>& params, const std::vector<RegionVar>& vars,
-               int depth) const {
+               const std::vector<Parameter>& params, const std::vector<RegionVar>& vars, int depth,
+               bool thread = false) const {
     if (depth > 32) return false;
     for (std::size_t k = b; k < e; ++k) {
       if (!code_[k]) continue;
@@ -742,7 +743,7 @@ class Splitter {
       const std::string_view w = s_.substr(k, we - k);
       k = we - 1;
       if (member_at(start)) continue;  // .x of blockIdx.x
-      if (uniform_word(w)) continue;
+      if (uniform_word(w) || (thread && w == "threadIdx")) continue;
       if (skip_space(we) < s_.size() && s_[skip_space(we)] == '(') return false;  // a call
       if (constant_name(w)) continue;
       bool known = false;
@@ -759,10 +760,57 @@ class Splitter {
       }
       if (var == nullptr) return false;  // a variable of a nested block, a global, ...
       if (var->loop_var) continue;       // checked with its loop
-      if (var->eq == std::string::npos || var->at >= b || assigned(w, f.body + 1, f.end, var->at) ||
-          !uniform(var->eq + 1, var->init_end, f, params, vars, depth + 1)) {
+      if (var->eq == std::string::npos || var->at >= b ||
+          !uniform_updates(*var, f, params, vars, depth, thread) ||
+          !uniform(var->eq + 1, var->init_end, f, params, vars, depth + 1, thread)) {
         return false;
       }
+    }
+    return true;
+  }
+
+  // Whether the local v is never assigned but by its declaration, or only by statements at the
+  // top level of barrier scopes, `v op= e;`, `v = e;`, `++v;` or `v++;` (`--` too) with e uniform
+  // (a tree's `stride >>= 1;`): every thread runs those statements alike, so v stays alike in
+  // every thread, each thread's copy as thread 0's.
+  bool uniform_updates(const RegionVar& v, const Function& f, const std::vector<Parameter>& params,
+                       const std::vector<RegionVar>& vars, int depth, bool thread) const {
+    if (!assigned(v.name, f.body + 1, f.end, v.at)) return true;
+    if (region_scopes_ == nullptr || v.loop_var) return false;
+    if (std::find(assuming_.begin(), assuming_.end(), v.name) != assuming_.end()) return true;
+    for (std::size_t k = f.body + 1; k < f.end; ++k) {
+      if (!word_start(k)) continue;
+      const std::size_t we = word_end(k);
+      if (k == v.at || s_.substr(k, we - k) != v.name || member_at(k) ||
+          !assigned(v.name, k, we, std::string::npos)) {
+        k = we - 1;
+        continue;
+      }
+      // The statement that assigns it.
+      std::size_t begin = k;
+      const std::size_t before = skip_space_back(k);
+      const bool prefix = before >= 2 && (s_[before - 1] == '+' || s_[before - 1] == '-') &&
+                          s_[before - 2] == s_[before - 1];
+      if (prefix) begin = before - 2;
+      const std::size_t open = enclosing_open(begin, f.body);
+      const auto scope = region_scopes_->find(open);
+      if (scope == region_scopes_->end() || !statement_at_top(open, begin)) return false;
+      const std::size_t semi = statement_end(we, scope->second.close);
+      if (semi == std::string_view::npos) return false;
+      const std::size_t after = skip_space(we);
+      if (prefix) {
+        if (after != semi) return false;
+      } else if ((s_[after] == '+' || s_[after] == '-') && s_[after + 1] == s_[after]) {
+        if (skip_space(after + 2) != semi) return false;
+      } else {
+        const std::size_t eq = s_.find('=', after);
+        if (eq == std::string_view::npos || eq > after + 2 || eq >= semi) return false;
+        assuming_.push_back(v.name);
+        const bool alike = uniform(eq + 1, semi, f, params, vars, depth + 1, thread);
+        assuming_.pop_back();
+        if (!alike) return false;
+      }
+      k = semi;
     }
     return true;
   }
@@ -867,13 +915,18 @@ class Splitter {
 
     const auto params = parameter_names(f);
     if (!params) return false;
+    region_scopes_ = &scopes;
+    struct Forget {
+      const std::map<std::size_t, BarrierScope>*& scopes;
+      ~Forget() { scopes = nullptr; }
+    } forget{region_scopes_};
 
     // The locals each barrier scope declares before one of its barriers, and the loops'
     // variables: kept per thread.
     std::vector<RegionVar> vars;
-    std::vector<Declaration> converted;    // declarations that become construct() calls
-    std::vector<std::size_t> made_static;  // constexpr locals, made static
-    std::vector<std::pair<Declaration, std::size_t>> loop_declarations;  // and their ';'
+    std::vector<Declaration> converted;  // declarations that become construct() calls
+    // Static storage (`__shared__`, `static`, `constexpr`) declared before a barrier of its scope.
+    std::vector<std::pair<std::size_t, std::size_t>> statics;
     for (const auto& [open, scope] : scopes) {
       if (scope.keyword != std::string::npos && word_before(scope.header_open) == "for") {
         // The loop's own variables: `for (T a = x, b = y; ...)`.
@@ -901,7 +954,6 @@ class Splitter {
               vars.push_back(
                   {n.name, d->type, n.at, scope.close, n.eq, n.end, true, scope.keyword});
             }
-            loop_declarations.emplace_back(*d, semi);
           }
         }
       }
@@ -920,9 +972,15 @@ class Splitter {
         if (!statement || !word_start(k) || k > last) continue;
         const std::size_t we = word_end(k);
         const std::string_view w = s_.substr(k, we - k);
-        if (statement_word(w) || w == "__shared__" || w == "static" || w == "extern") continue;
-        if (w == "constexpr") {
-          made_static.push_back(k);
+        if (statement_word(w) || w == "extern") continue;
+        if (w == "__shared__" || w == "static" || w == "constexpr") {
+          // Static storage: moves ahead of the region loops, where every region sees it.
+          const std::size_t end = statement_end(k, scope.close);
+          if (end == std::string_view::npos) return false;
+          statics.emplace_back(k, end);
+          k = end;
+          depth = 0;
+          start = true;
           continue;
         }
         const std::size_t after = skip_space(we);
@@ -960,6 +1018,8 @@ class Splitter {
             vars.push_back({n.name, d->type, n.at, scope.close, n.eq, n.end, false, n.at});
           }
           converted.push_back(*d);
+        } else {
+          statics.emplace_back(k, end);
         }
         k = end;
         depth = 0;
@@ -999,48 +1059,210 @@ class Splitter {
       }
     }
 
-    // The transformation.
-    std::string prologue =
-        " " + hoist(dynamic_shared) + "if (auto* gpulab_rl_ = ::gpulab::simt::region::begin()) {";
-    std::string binds;
+    // The transformation: each region, a loop over the block's threads; each barrier loop, a loop
+    // of the block around its regions' loops (docs/simt.md, "Region loops").
+    std::sort(statics.begin(), statics.end());
+    std::vector<std::pair<std::size_t, std::string>> ahead;  // moves ahead of the loops
+    // A local of the kernel's body that is never assigned and whose initializer is alike in
+    // every thread (blockIdx, blockDim, by-value parameters, constants, such locals) is the
+    // block's, computed once ahead of the loops; one whose initializer also names threadIdx is
+    // computed again at each region's start (the compiler then sees threadIdx.x as the loop's
+    // variable); neither needs a slot.
+    enum class Kept { slot, block, thread };
+    std::vector<Kept> kept(vars.size(), Kept::slot);
+    const auto plain = [&](std::size_t b, std::size_t e) {  // no comment or literal to move
+      for (std::size_t k = b; k < e; ++k) {
+        if (!code_[k] && !std::isspace(static_cast<unsigned char>(s_[k]))) return false;
+      }
+      return true;
+    };
+    const auto init_text = [&](const RegionVar& v) {
+      std::string t;
+      for (std::size_t k = v.eq + 1; k < v.init_end; ++k) t += s_[k] == '\n' ? ' ' : s_[k];
+      return t;
+    };
     for (std::size_t i = 0; i < vars.size(); ++i) {
+      const RegionVar& v = vars[i];
+      if (v.loop_var || v.scope_end != f.end || v.eq == std::string::npos ||
+          !plain(v.eq + 1, v.init_end) || assigned(v.name, f.body + 1, f.end, v.at)) {
+        continue;
+      }
+      // Every local its initializer names is computed ahead of it too.
+      bool names_slot = false;
+      for (std::size_t k = v.eq + 1; k < v.init_end; ++k) {
+        if (!word_start(k)) continue;
+        const std::size_t we = word_end(k);
+        for (std::size_t j = 0; j < i; ++j) {
+          if (vars[j].name == s_.substr(k, we - k) && kept[j] == Kept::slot) names_slot = true;
+        }
+        k = we - 1;
+      }
+      if (names_slot) continue;
+      if (uniform(v.eq + 1, v.init_end, f, *params, vars, 0)) {
+        kept[i] = Kept::block;
+        ahead.emplace_back(v.at, " " + v.type + " " + v.name + " =" + init_text(v) + ";");
+      } else if (uniform(v.eq + 1, v.init_end, f, *params, vars, 0, true)) {
+        kept[i] = Kept::thread;
+      }
+    }
+    // Static declarations move ahead of the loops too, in the text's order with the block's
+    // locals (`const int N = 64; __shared__ float s[N];`); one that names another local stays a
+    // coroutine.
+    for (const auto& [b, e] : statics) {
+      for (std::size_t k = b; k < e; ++k) {
+        if (!word_start(k)) continue;
+        const std::size_t we = word_end(k);
+        for (std::size_t j = 0; j < vars.size(); ++j) {
+          if (vars[j].name == s_.substr(k, we - k) && kept[j] != Kept::block) return false;
+        }
+        k = we - 1;
+      }
+    }
+    std::string prologue = " " + hoist(dynamic_shared) +
+                           "if (auto* gpulab_rl_ = ::gpulab::simt::region::begin()) { "
+                           "::gpulab::simt::region::Block gpulab_rb_(*gpulab_rl_);";
+    for (const auto& [b, e] : statics) {
+      ahead.emplace_back(b, (s_.substr(b, 9) == "constexpr" ? " static " : " ") + hoist({{b, e}}));
+    }
+    std::sort(ahead.begin(), ahead.end());
+    for (const auto& a : ahead) prologue += a.second;
+    std::string binds;
+    std::map<std::string_view, std::string> slot_names;
+    for (std::size_t i = 0; i < vars.size(); ++i) {
+      if (vars[i].loop_var) continue;  // the block's: every thread's is alike
+      if (kept[i] == Kept::block) continue;
+      if (kept[i] == Kept::thread) {
+        binds += " [[maybe_unused]] " + vars[i].type + " " + vars[i].name + " =" +
+                 init_text(vars[i]) + ";";
+        continue;
+      }
       const std::string slots = "gpulab_rs" + std::to_string(i) + "_";
+      slot_names[vars[i].name] = slots;
       prologue += " auto* " + slots + " = ::gpulab::simt::region::store<" + vars[i].type +
-                  ">(gpulab_rl_->threads);";
-      binds +=
-          " " + vars[i].type + "& __restrict__ " + vars[i].name + " = " + slots + "[gpulab_rt_];";
+                  ">(gpulab_rb_.threads());";
+      binds += " [[maybe_unused]] " + vars[i].type + "& __restrict__ " + vars[i].name + " = " +
+               slots + "[gpulab_rt_];";
     }
-    prologue +=
-        " ::gpulab::simt::region::run(*gpulab_rl_, [&]([[maybe_unused]] unsigned gpulab_rt_, "
-        "int gpulab_rpc_) -> int {" +
-        binds + " switch (gpulab_rpc_) {";
-    for (std::size_t i = 1; i <= barriers.size(); ++i) {
-      prologue += " case " + std::to_string(i) + ": goto gpulab_rl" + std::to_string(i) + "_;";
+    // A barrier loop's header runs once for the block: a kept local it names (uniform, never
+    // assigned: alike in every thread) is thread 0's.
+    for (const auto& [open, scope] : scopes) {
+      if (scope.keyword == std::string::npos) continue;
+      for (std::size_t k = scope.header_open + 1; k < scope.header_close; ++k) {
+        if (!word_start(k)) continue;
+        const std::size_t we = word_end(k);
+        if (const auto it = slot_names.find(s_.substr(k, we - k));
+            it != slot_names.end() && !member_at(k)) {
+          add_edit(k, we - k, it->second + "[0]");
+        }
+        k = we - 1;
+      }
     }
-    prologue += " default: break; }";
-    add_edit(f.body + 1, 0, prologue);
-    for (std::size_t i = 0; i < barriers.size(); ++i) {
-      const std::size_t b = barriers[i];
-      const std::size_t close = skip_space(skip_space(word_end(b)) + 1);
-      const std::string n = std::to_string(i + 1);
-      add_edit(b, close + 1 - b,
-               blank_lines(b, close + 1) + "return " + n + "; gpulab_rl" + n + "_: (void)0");
+    // The places where a region ends and the next begins, in the text's order.
+    enum class Cut { start, barrier, loop, body_open, body_close, after_loop, end };
+    struct At {
+      std::size_t at, erase;
+      Cut cut;
+    };
+    std::vector<At> cuts{{f.body + 1, 0, Cut::start}, {f.end, 0, Cut::end}};
+    for (const std::size_t b : barriers) {
+      const std::size_t semi = skip_space(skip_space(skip_space(word_end(b)) + 1) + 1);
+      cuts.push_back({b, semi + 1 - b, Cut::barrier});
     }
-    for (const std::size_t r : returns) add_edit(r, 6, "return 0");
-    for (const std::size_t k : made_static) add_edit(k, 0, "static ");
+    for (const auto& [open, scope] : scopes) {
+      if (scope.keyword == std::string::npos) continue;
+      cuts.push_back({scope.keyword, 0, Cut::loop});
+      cuts.push_back({scope.open + 1, 0, Cut::body_open});
+      cuts.push_back({scope.close, 0, Cut::body_close});
+      cuts.push_back({scope.close + 1, 0, Cut::after_loop});
+    }
+    // At one place: the cut that closes a loop first, then one that opens.
+    const auto rank = [](Cut c) {
+      return c == Cut::start || c == Cut::body_open || c == Cut::after_loop ? 0
+             : c == Cut::body_close                                         ? 1
+             : c == Cut::end                                                ? 3
+                                                                            : 2;
+    };
+    std::sort(cuts.begin(), cuts.end(), [&](const At& a, const At& b) {
+      return a.at != b.at ? a.at < b.at : rank(a.cut) < rank(b.cut);
+    });
+    // A region with no code (once its static declarations moved) gets no loop.
+    const auto has_code = [&](std::size_t b, std::size_t e) {
+      for (std::size_t k = b; k < e; ++k) {
+        if (!code_[k] || std::isspace(static_cast<unsigned char>(s_[k]))) continue;
+        const auto moved = std::find_if(statics.begin(), statics.end(), [&](const auto& st) {
+          return k >= st.first && k <= st.second;
+        });
+        if (moved == statics.end()) return true;
+        k = moved->second;
+      }
+      return false;
+    };
+    // Between a loop's keyword and its body, and at its body's '}': the block's loop, no region.
+    const auto region_after = [&](std::size_t i) {
+      return i + 1 < cuts.size() && cuts[i].cut != Cut::loop && cuts[i].cut != Cut::body_close &&
+             has_code(cuts[i].at + cuts[i].erase, cuts[i + 1].at);
+    };
+    // The threads in order, x fastest, as loops over z, y and x: threadIdx is the loops' variables.
+    const std::string open_loop =
+        " { unsigned gpulab_rn_ = gpulab_rb_.threads(); for (unsigned gpulab_rz_ = 0; gpulab_rz_ "
+        "< gpulab_rb_.dz; ++gpulab_rz_) for (unsigned gpulab_ry_ = 0; gpulab_ry_ < gpulab_rb_.dy; "
+        "++gpulab_ry_) for (unsigned gpulab_rr_ = gpulab_rb_.row(gpulab_ry_, gpulab_rz_), "
+        "gpulab_rxe_ = gpulab_rb_.row_end(gpulab_rr_, gpulab_rn_), gpulab_rx_ = 0; gpulab_rx_ < "
+        "gpulab_rxe_; ++gpulab_rx_) { const unsigned gpulab_rt_ = gpulab_rr_ + gpulab_rx_; "
+        "gpulab_rb_.thread(gpulab_rt_, gpulab_rx_, gpulab_ry_, gpulab_rz_);" +
+        binds + " try {";
+    const std::string close_loop =
+        " } catch (const ::gpulab::simt::detail::ThreadEnded&) { "
+        "gpulab_rb_.ended_thread(gpulab_rn_, gpulab_rxe_, gpulab_rr_); }";
+    for (std::size_t i = 0; i < cuts.size(); ++i) {
+      const At& c = cuts[i];
+      std::string text;
+      if (i > 0 && region_after(i - 1)) {
+        text += close_loop;
+        if (c.cut == Cut::end && !returns.empty()) text += " gpulab_rend_:;";
+        text += " } }";
+        if (c.cut != Cut::barrier && c.cut != Cut::end) {
+          text += " if (gpulab_rb_.ended()) return;";
+        }
+      }
+      if (c.cut == Cut::start) text += prologue;
+      if (c.cut == Cut::barrier) {
+        text += blank_lines(c.at, c.at + c.erase) + " if (gpulab_rb_.barrier()) return;";
+      }
+      if (c.cut == Cut::end) text += " } ";
+      if (region_after(i)) text += open_loop;
+      add_edit(c.at, c.erase, text);
+    }
+    // A return (after the last barrier, outside barrier loops) ends the thread's last region.
+    for (const std::size_t r : returns) add_edit(r, 6, "goto gpulab_rend_");
     for (const Declaration& d : converted) {
       add_edit(d.begin, d.names.front().at - d.begin, blank_lines(d.begin, d.names.front().at));
       for (const Declarator& n : d.names) {
+        const auto v = std::find_if(vars.begin(), vars.end(),
+                                    [&](const RegionVar& x) { return x.at == n.at; });
+        if (v != vars.end() && kept[v - vars.begin()] != Kept::slot) {
+          add_edit(n.at, n.end - n.at, blank_lines(n.at, n.end) + "(void)0");
+          continue;
+        }
         add_edit(n.at, 0, "::gpulab::simt::region::construct(");
         if (n.eq != std::string::npos) add_edit(n.eq, 1, ",");
         add_edit(n.end, 0, ")");
       }
     }
-    for (const auto& [d, semi] : loop_declarations) {
-      add_edit(d.begin, d.names.front().at - d.begin, blank_lines(d.begin, d.names.front().at));
-    }
-    add_edit(f.end, 0, " return 0; }); } ");
     return true;
+  }
+
+  // The ';' that ends the statement at `k` (before `limit`); npos if none.
+  std::size_t statement_end(std::size_t k, std::size_t limit) const {
+    int depth = 0;
+    for (; k < limit; ++k) {
+      if (!code_[k]) continue;
+      const char c = s_[k];
+      if (c == '(' || c == '[' || c == '{') ++depth;
+      if (c == ')' || c == ']' || c == '}') --depth;
+      if (depth == 0 && c == ';') return k;
+    }
+    return std::string_view::npos;
   }
 
   // After `extern` at `after_word` (in a kernel body ending at `end`): the ';' that ends an
@@ -1125,6 +1347,10 @@ class Splitter {
   std::vector<bool> code_;
   bool coroutines_;
   bool regions_;
+  // While region_kernel checks a kernel: its barrier scopes, and the locals whose updates
+  // uniform_updates is checking (taken as uniform meanwhile).
+  const std::map<std::size_t, BarrierScope>* region_scopes_ = nullptr;
+  mutable std::vector<std::string_view> assuming_;
   std::map<std::size_t, Edit> edits_;
   // Device functions that wait or may (a barrier, a collective, a spin), and those that call one.
   std::set<std::string, std::less<>> waiting_functions_;

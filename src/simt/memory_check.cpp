@@ -60,9 +60,7 @@ struct State {
   // (run/runtime/device_heap.cpp) reach forget_device_heap from any free, also one made while
   // `mutex` is held. Order: `mutex`, then `heap_mutex`.
   std::mutex heap_mutex;
-  std::map<std::uintptr_t, std::size_t> device_heap;
-  // How many: while there are none, a logged access does not look for one.
-  std::atomic<std::size_t> heap_blocks{0};
+  std::map<std::uintptr_t, std::size_t> device_heap;  // its size: detail::g_device_heap_blocks
   bool checks = false;
 
   // Check mode.
@@ -464,31 +462,19 @@ void note_device_heap(const void* p, std::size_t bytes) {
   State& s = state();
   std::lock_guard lock(s.heap_mutex);
   s.device_heap[reinterpret_cast<std::uintptr_t>(p)] = std::max<std::size_t>(bytes, 1);
-  s.heap_blocks.store(s.device_heap.size(), std::memory_order_relaxed);
+  detail::g_device_heap_blocks.store(s.device_heap.size(), std::memory_order_relaxed);
 }
 
 void forget_device_heap(const void* p) {
   State& s = state();
   std::lock_guard lock(s.heap_mutex);
   s.device_heap.erase(reinterpret_cast<std::uintptr_t>(p));
-  s.heap_blocks.store(s.device_heap.size(), std::memory_order_relaxed);
+  detail::g_device_heap_blocks.store(s.device_heap.size(), std::memory_order_relaxed);
 }
 
 namespace detail {
 
 namespace {
-
-// One access of a CUDA thread, checked with the rest of its block's (the block's own fields are
-// the log's).
-struct LoggedAccess {
-  std::uintptr_t address = 0;
-  std::uintptr_t pc = 0;
-  std::uint32_t thread = 0;
-  std::uint32_t epoch = 0;
-  std::uint32_t size = 0;
-  std::uint32_t lock = 0;  // the spin lock the thread held (lock_token), 0: none
-  bool write = false, atomic = false;
-};
 
 // The global accesses of one block, in the order its threads made them.
 struct BlockLog {
@@ -516,9 +502,7 @@ struct InOrder {
   std::vector<std::vector<LoggedAccess>> spare;
 };
 
-// Beyond this many logged accesses (40 bytes each) a block waits for its turn and checks its log
-// so far; finished blocks wait for theirs beyond this many in all.
-constexpr std::size_t kLogLimit = std::size_t{1} << 20;
+// Finished blocks wait for their turn beyond this many logged accesses in all.
 constexpr std::size_t kWaitingLimit = std::size_t{1} << 22;
 
 InOrder& in_order() {
@@ -526,8 +510,7 @@ InOrder& in_order() {
   return *o;
 }
 
-thread_local BlockLog tl_log;
-thread_local bool tl_logging = false;
+thread_local BlockLog tl_log;  // tl_fast_log.accesses points at its accesses while logging
 
 void check_locked(State& s, std::uintptr_t address, std::size_t size, bool write, bool atomic,
                   std::uintptr_t pc, const GlobalAccessContext& c);
@@ -575,8 +558,8 @@ void check_waiting(InOrder& o, std::unique_lock<std::mutex>& lock) {
 
 // The worker's block ended (or was aborted): its log joins the sequence.
 void end_block_log(bool aborted) {
-  if (!tl_logging) return;
-  tl_logging = false;
+  if (tl_fast_log.accesses == nullptr) return;
+  tl_fast_log.accesses = nullptr;
   InOrder& o = in_order();
   std::unique_lock lock(o.mutex);
   const std::uint64_t block = tl_log.block;
@@ -679,7 +662,10 @@ void checked_block_begun(const GlobalAccessContext& block) {
   tl_log.block = block.block_linear;
   tl_log.context = block;
   tl_log.accesses.clear();
-  tl_logging = true;
+  const State& s = state();  // the arguments' range is set before the launch's workers start
+  tl_fast_log.arguments_begin = s.arguments_begin;
+  tl_fast_log.arguments_end = s.arguments_end;
+  tl_fast_log.accesses = &tl_log.accesses;
 }
 
 void checked_worker_done(bool aborted) {
@@ -688,13 +674,14 @@ void checked_worker_done(bool aborted) {
 
 bool log_global(std::uintptr_t address, std::size_t size, bool write, bool atomic,
                 std::uintptr_t pc, std::uint32_t thread, std::uint32_t epoch, std::uint32_t lock) {
-  if (!tl_logging) return false;
+  if (tl_fast_log.accesses == nullptr) return false;
   State& s = state();
   // The arguments' range and the checks' switch are set before the launch's workers start.
   if (address >= s.arguments_begin && address < s.arguments_end) return true;
   // Memory a kernel allocated itself (malloc in a kernel) is not checked; a block of it may be
   // freed before the log is checked, so it is looked up now.
-  if (s.heap_blocks.load(std::memory_order_relaxed) != 0 && in_device_heap(s, address)) return true;
+  if (g_device_heap_blocks.load(std::memory_order_relaxed) != 0 && in_device_heap(s, address))
+    return true;
   tl_log.accesses.push_back(
       {address, pc, thread, epoch, static_cast<std::uint32_t>(size), lock, write, atomic});
   if (tl_log.accesses.size() >= kLogLimit) check_log_so_far();

@@ -7,6 +7,7 @@
 // check_global().
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -137,6 +138,45 @@ void checked_worker_done(bool aborted);
 // built, and true is returned; false: not logging, check_global() checks it.
 bool log_global(std::uintptr_t address, std::size_t size, bool write, bool atomic,
                 std::uintptr_t pc, std::uint32_t thread, std::uint32_t epoch, std::uint32_t lock);
+// One global access of a CUDA thread, logged for the in-order check (the block's own fields are
+// the log's).
+struct LoggedAccess {
+  std::uintptr_t address = 0;
+  std::uintptr_t pc = 0;
+  std::uint32_t thread = 0;
+  std::uint32_t epoch = 0;
+  std::uint32_t size = 0;
+  std::uint32_t lock = 0;  // the spin lock the thread held (lock_token), 0: none
+  bool write = false, atomic = false;
+};
+// What the race checker's inline hook needs to log an access itself (memory_check.cpp keeps it
+// up to date): the worker's log, or null while it keeps none.
+struct FastLog {
+  std::vector<LoggedAccess>* accesses = nullptr;
+  std::uintptr_t arguments_begin = 0, arguments_end = 0;  // the launch's argument block
+};
+inline thread_local FastLog tl_fast_log;
+// Beyond this many logged accesses (40 bytes each) a block waits for its turn and checks its log
+// so far (log_global() does it).
+inline constexpr std::size_t kLogLimit = std::size_t{1} << 20;
+// How many blocks of memory kernels allocated themselves (malloc in a kernel) exist: while there
+// are any, log_global() looks every access up among them.
+inline std::atomic<std::size_t> g_device_heap_blocks{0};
+// log_global()'s common case, inline: true when the access is logged (or is one of the launch's
+// argument block, never checked); false: log_global() decides.
+inline bool log_global_fast(std::uintptr_t address, std::size_t size, bool write, bool atomic,
+                            std::uintptr_t pc, std::uint32_t thread, std::uint32_t epoch,
+                            std::uint32_t lock) {
+  FastLog& log = tl_fast_log;
+  if (log.accesses == nullptr) return false;
+  if (address >= log.arguments_begin && address < log.arguments_end) return true;
+  if (log.accesses->size() + 1 >= kLogLimit ||
+      g_device_heap_blocks.load(std::memory_order_relaxed) != 0)
+    return false;
+  log.accesses->push_back(
+      {address, pc, thread, epoch, static_cast<std::uint32_t>(size), lock, write, atomic});
+  return true;
+}
 // The blocks of a cooperative launch met at grid.sync(): what they did before it is ordered before
 // what they do after, as between two launches (no race across it).
 void grid_synchronized();

@@ -61,7 +61,8 @@ RaceChecker::RaceChecker(const LaunchShape& shape, std::size_t max_reports)
     tls_begin_ = dyn_begin_;
     tls_end_ = dyn_end_;
   }
-  chunks_.resize((tls_end_ - tls_begin_ + kChunkBytes - 1) / kChunkBytes);
+  words_begin_ = tls_begin_ & ~std::uintptr_t{3};
+  chunks_.resize((tls_end_ - words_begin_ + kChunkBytes - 1) / kChunkBytes);
   tls_kinds_ = tls_kinds(tls_end_ - tls_begin_);
   tls_bytes_ = tls_end_ - tls_begin_;
   vc_.assign(static_cast<std::size_t>(shape.warps) * 32 * 32, 0);
@@ -72,6 +73,7 @@ RaceChecker::RaceChecker(const LaunchShape& shape, std::size_t max_reports)
     profile_ = std::make_unique<ProfileCollector>(shape);
     profile_only_ = profiling_only();
   }
+  fast_global_ = check_global_ && !recording_ && !profile_;
 }
 
 void RaceChecker::profile_access(std::uintptr_t address, std::size_t size, bool write,
@@ -193,11 +195,11 @@ bool RaceChecker::ordered(const Access& earlier, std::uint32_t t) const {
   return vc_epoch_[t >> 5] == epoch_ && vc_[row + (earlier.thread & 31u)] >= earlier.clock;
 }
 
-RaceChecker::Cell& RaceChecker::cell(std::uintptr_t address) {
-  const std::uintptr_t off = address - tls_begin_;
+RaceChecker::Word& RaceChecker::word(std::uintptr_t address) {
+  const std::uintptr_t off = address - words_begin_;
   auto& chunk = chunks_[off / kChunkBytes];
-  if (!chunk) chunk = std::make_unique<Cell[]>(kChunkBytes);
-  return chunk[off % kChunkBytes];
+  if (!chunk) chunk = std::make_unique<Word[]>(kChunkBytes / 4);
+  return chunk[(off % kChunkBytes) / 4];
 }
 
 GlobalAccessContext RaceChecker::block_context() const {
@@ -287,6 +289,39 @@ void RaceChecker::access_checked(std::uintptr_t address, std::size_t size, bool 
   (void)size;
 }
 
+// Inlined: a shared access is one word, or a few, in the common case.
+[[gnu::always_inline]] inline void RaceChecker::touch(Cell& c, const Access& now, bool write,
+                                                      std::uintptr_t address, std::size_t size,
+                                                      std::uintptr_t pc, bool& reported) {
+  const std::uint32_t t = now.thread;
+  if (write) {
+    if (!reported && !ordered(c.write, t)) {
+      report(c.write, true, true, address, size, pc);
+      reported = true;
+    }
+    for (const Access* r : {&c.read1, &c.read2}) {
+      if (!reported && !ordered(*r, t)) {
+        report(*r, false, true, address, size, pc);
+        reported = true;
+      }
+    }
+    c.write = now;
+  } else {
+    if (!reported && !ordered(c.write, t)) {
+      report(c.write, true, false, address, size, pc);
+      reported = true;
+    }
+    // Keep up to two readers of this interval, so that a later writer finds one that is not
+    // itself.
+    if (c.read1.epoch != epoch_ || c.read1.thread == t) {
+      if (c.read1.epoch != epoch_) c.read2 = Access{};
+      c.read1 = now;
+    } else {
+      c.read2 = now;
+    }
+  }
+}
+
 void RaceChecker::access_shared(std::uintptr_t address, std::size_t size, bool write,
                                 std::uintptr_t pc, bool atomic) {
   if (recording_) record_shared(address, size, write, atomic);
@@ -310,37 +345,25 @@ void RaceChecker::access_shared(std::uintptr_t address, std::size_t size, bool w
   const std::uint32_t own_clock = clock_of(t, t & 31u);
   const Access now{epoch_, own_clock, static_cast<std::uint16_t>(t), pc};
   bool reported = false;
-  // The cells of the access's bytes lie side by side unless it crosses a chunk.
-  const std::uintptr_t first_off = (address - tls_begin_) % kChunkBytes;
-  Cell* const cells = first_off + size <= kChunkBytes ? &cell(address) : nullptr;
-  for (std::size_t i = 0; i < size; ++i) {
-    Cell& c = cells != nullptr ? cells[i] : cell(address + i);
-    if (write) {
-      if (!reported && !ordered(c.write, t)) {
-        report(c.write, true, true, address, size, pc);
-        reported = true;
-      }
-      for (const Access* r : {&c.read1, &c.read2}) {
-        if (!reported && !ordered(*r, t)) {
-          report(*r, false, true, address, size, pc);
-          reported = true;
-        }
-      }
-      c.write = now;
+  // Word by word: a word the access covers whole, whose bytes share one history, is one step;
+  // any other word is done byte by byte, as each byte has its own history from then on.
+  const std::uintptr_t end = address + size;
+  for (std::uintptr_t a = address; a < end;) {
+    const std::uintptr_t word_begin = a & ~std::uintptr_t{3};
+    const std::uintptr_t stop = std::min(word_begin + 4, end);
+    Word& w = word(a);
+    if (w.split == 0 && a == word_begin && stop == word_begin + 4) {
+      touch(w.whole, now, write, address, size, pc, reported);
     } else {
-      if (!reported && !ordered(c.write, t)) {
-        report(c.write, true, false, address, size, pc);
-        reported = true;
+      if (w.split == 0) {
+        split_.push_back({w.whole, w.whole, w.whole, w.whole});
+        w.split = static_cast<std::uint32_t>(split_.size());
       }
-      // Keep up to two readers of this interval, so that a later writer finds one that is not
-      // itself.
-      if (c.read1.epoch != epoch_ || c.read1.thread == t) {
-        if (c.read1.epoch != epoch_) c.read2 = Access{};
-        c.read1 = now;
-      } else {
-        c.read2 = now;
-      }
+      std::array<Cell, 4>& bytes = split_[w.split - 1];
+      for (std::uintptr_t b = a; b < stop; ++b)
+        touch(bytes[b - word_begin], now, write, address, size, pc, reported);
     }
+    a = stop;
   }
 }
 

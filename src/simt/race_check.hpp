@@ -47,11 +47,32 @@ class RaceChecker {
               bool atomic = false) {
     // Most accesses to the TLS block are the emulator's own variables (threadIdx & co., read by
     // every thread), where there is nothing to check or count: answered here, in the hook.
-    if (const std::uintptr_t off = address - tls_begin_;
-        off < tls_bytes_ && tls_kinds_[off].load(std::memory_order_relaxed) == 1) {
+    const std::uintptr_t off = address - tls_begin_;
+    if (off < tls_bytes_ && tls_kinds_[off].load(std::memory_order_relaxed) == 1) {
       // Any kernel reads threadIdx: proof that it is instrumented.
       instrumented_ = true;
       return;
+    }
+    if (!profile_ && runner_ != nullptr) {
+      // Only the checks are on (no profile): access_checked()'s path without its calls. Past the
+      // last kHookStackBytes of the CUDA thread's stack (see access_checked), a shared access
+      // goes straight to its shadow, and a global one outside the thread's stack is logged here
+      // for the in-order check (memory_check.hpp) unless an exercise records it.
+      const StackBounds stack = runner_->current_stack();
+      const auto begin = reinterpret_cast<std::uintptr_t>(stack.bottom);
+      const auto sp = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
+      if (sp - begin >= kHookStackBytes || begin == 0) {
+        if (off < tls_bytes_) {
+          access_shared(address, size, write, pc, atomic);
+          return;
+        }
+        if (fast_global_) {
+          if (address - begin < stack.size) return;  // the thread's local memory
+          if (log_global_fast(address, size, write, atomic, pc, thread_, epoch_,
+                              thread_ < held_.size() ? held_[thread_] : 0u))
+            return;
+        }
+      }
     }
     access_checked(address, size, write, pc, atomic);
   }
@@ -83,11 +104,23 @@ class RaceChecker {
   struct Cell {
     Access write, read1, read2;
   };
+  // The shadow of one aligned 4-byte word: while every access to it covered the whole word, its 4
+  // bytes share one history (`whole`); the first access to part of it (a char, a misaligned
+  // access) gives each byte its own copy (split_[split - 1]) from then on. A whole-word access to
+  // a word whose bytes share one history does to each byte exactly what it does to `whole`.
+  struct Word {
+    Cell whole;
+    std::uint32_t split = 0;  // 0: one history for the 4 bytes
+  };
   static constexpr std::size_t kChunkBytes = 4096;
   static constexpr std::uintptr_t kHookStackBytes = 16 * 1024;
 
-  Cell& cell(std::uintptr_t address);
+  Word& word(std::uintptr_t address);
   bool ordered(const Access& earlier, std::uint32_t t) const;
+  // One byte's (or one whole word's) part of an access: reports a race with what is there unless
+  // `reported`, then records the access.
+  void touch(Cell& c, const Access& now, bool write, std::uintptr_t address, std::size_t size,
+             std::uintptr_t pc, bool& reported);
   void report(const Access& earlier, bool earlier_wrote, bool wrote, std::uintptr_t address,
               std::size_t size, std::uintptr_t pc);
   void access_global(std::uintptr_t address, std::size_t size, bool write, std::uintptr_t pc,
@@ -108,6 +141,7 @@ class RaceChecker {
   std::uint32_t thread_ = 0;
   std::uint32_t epoch_ = 0;
   bool check_global_ = false;  // global-memory checks on (memory_check.hpp)
+  bool fast_global_ = false;   // check_global_, and no profile or recording to feed
   bool recording_ = false;     // the exercise recorder is on (access_record.hpp)
   void record_shared(std::uintptr_t address, std::size_t size, bool write, bool atomic);
   // gpulab profile: the counters (profile_gather.hpp); with profile_only_, no race checks.
@@ -131,7 +165,9 @@ class RaceChecker {
   // the dynamic shared buffer.
   std::uintptr_t tls_begin_ = 0, tls_end_ = 0;
   std::uintptr_t dyn_begin_ = 0, dyn_end_ = 0;
-  std::vector<std::unique_ptr<Cell[]>> chunks_;
+  std::uintptr_t words_begin_ = 0;               // tls_begin_ rounded down to a word
+  std::vector<std::unique_ptr<Word[]>> chunks_;  // kChunkBytes of the TLS block each
+  std::vector<std::array<Cell, 4>> split_;       // the bytes of words accessed in part
 
   // Warp-level happens-before: vc_[t][l] = the clock of lane l (same warp) that thread t has seen
   // at a __syncwarp. Reset at each barrier (lazily, per warp, by epoch).

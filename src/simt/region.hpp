@@ -4,21 +4,25 @@
 // gpulab run turns such a kernel (src/run/split.cpp) into
 //
 //   __global__ void k(P p) { if (auto* gpulab_rl_ = ::gpulab::simt::region::begin()) {
-//     T* gpulab_rs0_ = ::gpulab::simt::region::store<T>(gpulab_rl_->threads);
-//     ::gpulab::simt::region::run(*gpulab_rl_, [&](unsigned gpulab_rt_, int gpulab_rpc_) -> int {
-//     T& x = gpulab_rs0_[gpulab_rt_]; switch (gpulab_rpc_) { case 1: goto gpulab_rl1_; }
-//     ... ::gpulab::simt::region::construct(x, init); ... return 1; gpulab_rl1_: (void)0; ...
-//     return 0; }); } }
+//     ::gpulab::simt::region::Block gpulab_rb_(*gpulab_rl_); __shared__ ... (hoisted)
+//     T* gpulab_rs0_ = ::gpulab::simt::region::store<T>(gpulab_rb_.threads());
+//     for (unsigned gpulab_rt_ = 0, gpulab_rn_ = gpulab_rb_.threads(); gpulab_rt_ < gpulab_rn_;
+//          ++gpulab_rt_) { gpulab_rb_.thread(gpulab_rt_); T& x = gpulab_rs0_[gpulab_rt_]; try {
+//       ... region 1 of the thread ...
+//     } catch (const ThreadEnded&) { if (gpulab_rb_.ended_thread(gpulab_rn_)) break; } }
+//     if (gpulab_rb_.barrier()) return;
+//     for (...) { region 2 } ... } }
 //
 // The block's first thread's call runs the whole block: each region (the code between two
 // barriers) as a loop over the block's threads in order 0..n-1, as the fiber and coroutine paths
-// resume them; a barrier is the thread's return from the region with the barrier's number, and the
-// next region resumes each thread just after it. The locals that live across a barrier are kept
-// per thread in the block's arena. Every thread of the block must arrive at the same barrier,
-// which the transformation proves; the loop checks it and fails the block if not (never a wrong
-// answer).
+// resume them, inside the kernel's own code, so that the compiler sees each region's thread loop
+// as a plain loop. A barrier loop (whose header every thread evaluates alike) runs once for the
+// block around its regions' thread loops. The locals that live across a barrier are kept per
+// thread in the block's arena. Every thread of the block arrives at the same barrier, which the
+// transformation proves.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <new>
 #include <type_traits>
@@ -56,59 +60,64 @@ void construct(T& slot) {
   ::new (const_cast<void*>(static_cast<const volatile void*>(&slot))) std::remove_cv_t<T>;
 }
 
-// Runs the block: region after region, each over the threads in order. body(t, pc) runs thread t
-// from barrier pc (0: the kernel's start) to its next barrier, whose number it returns (0: the
-// thread ended).
-template <class Body>
-void run(ThreadLoop& loop, const Body& body) {
+// The block that the first thread's call runs: its region loops set the thread (thread()), and
+// cross each barrier through barrier().
+class Block {
+ public:
+  const std::uint32_t dx, dy, dz;  // blockDim
+
+  explicit Block(ThreadLoop& loop)
+      : dx(blockDim.x), dy(blockDim.y), dz(blockDim.z), loop_(loop), all_(loop.threads) {}
+  Block(const Block&) = delete;
+  Block& operator=(const Block&) = delete;
   // However the block ends, the thread loop's later calls of the kernel start nothing (a failed
   // assert may have shortened loop.threads: the scheduler then fails the block).
-  struct Done {
-    ThreadLoop& loop;
-    std::uint32_t all;
-    ~Done() {
-      loop.region = false;
-      loop.next = all;
-    }
-  } done{loop, loop.threads};
-  int pc = 0;
-  bool first_region = true;
-  // A one-dimensional block: threadIdx.x is the thread (y and z stay 0).
-  const bool linear = loop.linear;
-  if (linear) threadIdx = uint3{0, 0, 0};
-  for (;;) {
-    int at = -1;
-    bool ended = false;
-    for (std::uint32_t t = 0; t < loop.threads; ++t) {
-      loop.current = t;
-      if (linear) {
-        threadIdx.x = t;
-      } else {
-        threadIdx = loop.coords[t];
-      }
-      int reached;
-      try {
-        reached = body(t, pc);
-      } catch (const gpulab::simt::detail::ThreadEnded&) {
-        // A failed assert: as on the other paths, the rest of its warp runs the first region
-        // (loop.threads now ends the loop after it); once threads have waited, the block stops.
-        ended = true;
-        if (!first_region) break;
-        continue;
-      }
-      if (at < 0) {
-        at = reached;
-      } else if (reached != at) [[unlikely]] {
-        gpulab::simt::detail::region_diverged(t, reached, at);
-      }
-    }
-    if (ended || at <= 0) {
-      return;  // the block ended, or a thread failed an assert
-    }
-    gpulab::simt::detail::region_barrier(first_region);
-    pc = at;
-    first_region = false;
+  ~Block() {
+    loop_.region = false;
+    loop_.next = all_;
   }
-}
+
+  std::uint32_t threads() const { return loop_.threads; }
+  // The first thread of row y of layer z, and the end (one past the last x) of its threads that
+  // run: those below n.
+  std::uint32_t row(std::uint32_t y, std::uint32_t z) const { return (z * dy + y) * dx; }
+  std::uint32_t row_end(std::uint32_t first, std::uint32_t n) const {
+    return n > first ? std::min(dx, n - first) : 0;
+  }
+
+  // Thread t, at (x, y, z), runs (threadIdx, and the scheduler's current thread, which faults
+  // name).
+  void thread(std::uint32_t t, std::uint32_t x, std::uint32_t y, std::uint32_t z) {
+    // Volatile: a fault (a signal) reads it, so the compiler may neither sink it out of the loop
+    // nor drop it.
+    *static_cast<volatile std::uint32_t*>(&loop_.current) = t;
+    threadIdx = uint3{x, y, z};
+  }
+
+  // The thread failed an assert: as on the other paths, the rest of its warp runs the first region
+  // (loop.threads, into n, now ends the loops after it); once threads have waited, the block stops
+  // (n 0: no more threads). x_end: the end of the row that starts at thread `first`.
+  void ended_thread(std::uint32_t& n, std::uint32_t& x_end, std::uint32_t first) {
+    ended_ = true;
+    n = first_ ? loop_.threads : 0;
+    x_end = std::min(x_end, row_end(first, n));
+  }
+  // Whether a thread ended (the block stops before its next region).
+  bool ended() const { return ended_; }
+
+  // Every thread reached the barrier; true: a thread ended, the block stops here.
+  bool barrier() {
+    if (ended_) return true;
+    gpulab::simt::detail::region_barrier(first_);
+    first_ = false;
+    return false;
+  }
+
+ private:
+  ThreadLoop& loop_;
+  std::uint32_t all_;
+  bool first_ = true;
+  bool ended_ = false;
+};
 
 }  // namespace gpulab::simt::region

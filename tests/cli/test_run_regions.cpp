@@ -117,6 +117,16 @@ TEST_CASE("run: a fault in a region loop names its thread and line", "[run][regi
     CHECK(j["findings"][0]["where"] == "wild.cu:8");
     CHECK(j["findings"][0]["message"].get<std::string>().find("thread 5") != std::string::npos);
   }
+  {
+    // Every thread writes one past its element: the last thread's write leaves the dynamic shared
+    // memory, in a region whose loop has no call (the thread it names is set before each thread).
+    const RunResult r = run_program({(kCorpus / "bugs" / "oob_shared.cu").string()});
+    const json j = json::parse(r.err);
+    REQUIRE(j["findings"].size() == 1);
+    CHECK(j["findings"][0]["where"] == "oob_shared.cu:4");
+    CHECK(j["findings"][0]["message"].get<std::string>().find("block (0,0,0): thread 63:") !=
+          std::string::npos);
+  }
 }
 
 TEST_CASE("run: a barrier under a thread's condition keeps its divergent-barrier report",

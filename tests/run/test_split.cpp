@@ -41,6 +41,16 @@ TEST_CASE("split: kernels whose barriers every thread reaches become region loop
       "  for (int i = b; i < e; ++i) {\n    for (int j = 0; j < SIZE; j += 8) {\n"
       "      s[threadIdx.x] = acc;\n      __syncthreads();\n      acc += s[j];\n"
       "      __syncthreads();\n    }\n  }\n  out[threadIdx.x] = acc;",
+      // A while loop whose local every thread halves alike (CUDA by Example's dot product).
+      "  __shared__ float cache[SIZE];\n  int tid = threadIdx.x + blockIdx.x * blockDim.x;\n"
+      "  int cacheIndex = threadIdx.x;\n  float temp = 0;\n"
+      "  while (tid < n) {\n    temp += out[tid];\n    tid += blockDim.x * gridDim.x;\n  }\n"
+      "  cache[cacheIndex] = temp;\n  __syncthreads();\n  int i = blockDim.x / 2;\n"
+      "  while (i != 0) {\n    if (cacheIndex < i) cache[cacheIndex] += cache[cacheIndex + i];\n"
+      "    __syncthreads();\n    i /= 2;\n  }\n  if (cacheIndex == 0) out[blockIdx.x] = cache[0];",
+      // A const local as a shared array's size: it moves ahead of the loops before the array.
+      "  const int half = SIZE / 2;\n  __shared__ float s[half];\n"
+      "  s[threadIdx.x % half] = 1;\n  __syncthreads();\n  out[threadIdx.x] = s[0];",
       // A constexpr local.
       "  constexpr int kHalf = 32;\n  __shared__ float s[2 * kHalf];\n  float v = "
       "out[threadIdx.x];\n"
@@ -53,9 +63,66 @@ TEST_CASE("split: kernels whose barriers every thread reaches become region loop
     CHECK(split.regions == 1);
     CHECK(split.kernels == 1);
     CHECK(lines(split.text) == lines(source));
-    CHECK(split.text.find("::gpulab::simt::region::run(") != std::string::npos);
+    CHECK(split.text.find("::gpulab::simt::region::Block gpulab_rb_") != std::string::npos);
     CHECK(split.text.find("co_await") == std::string::npos);
   }
+}
+
+TEST_CASE("split: each region is a loop over the threads, a barrier loop the block's", "[split]") {
+  const auto count = [](const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) {
+      ++n;
+    }
+    return n;
+  };
+  const std::string loop = "gpulab_rb_.thread(gpulab_rt_";
+  // The tree: the load, the loop body's one region (the code after its barrier is empty), the
+  // store; the loop's header stays the block's own, run once.
+  const auto tree = split_kernels(
+      kernel("  __shared__ float s[256];\n  unsigned t = threadIdx.x;\n  s[t] = out[t];\n"
+             "  __syncthreads();\n"
+             "  for (unsigned stride = blockDim.x / 2; stride > 0; stride >>= 1) {\n"
+             "    if (t < stride) s[t] += s[t + stride];\n    __syncthreads();\n  }\n"
+             "  if (t == 0) out[blockIdx.x] = s[0];"));
+  CHECK(tree.regions == 1);
+  CHECK(count(tree.text, loop) == 3);
+  CHECK(count(tree.text, "gpulab_rb_.barrier()") == 2);
+  CHECK(tree.text.find("for (unsigned stride = blockDim.x / 2; stride > 0; stride >>= 1)") !=
+        std::string::npos);
+  // The shared array moved ahead of the loops, its line kept.
+  CHECK(tree.text.find("gpulab_rb_(*gpulab_rl_); __shared__ float s[256];") != std::string::npos);
+  // A kept local in a barrier loop's header: thread 0's (alike in every thread).
+  const auto nested = split_kernels(kernel(
+      "  __shared__ float s[SIZE];\n  const int b = blockIdx.x * 2, e = b + n;\n  float acc = 0;\n"
+      "  for (int i = b; i < e; ++i) {\n    for (int j = 0; j < SIZE; j += 8) {\n"
+      "      s[threadIdx.x] = acc;\n      __syncthreads();\n      acc += s[j];\n"
+      "      __syncthreads();\n    }\n  }\n  out[threadIdx.x] = acc;"));
+  CHECK(nested.regions == 1);
+  // Locals alike in every thread and never assigned are the block's, computed once; acc, which
+  // each thread assigns, keeps a slot per thread.
+  CHECK(nested.text.find("for (int i = b; i < e; ++i)") != std::string::npos);
+  CHECK(nested.text.find(" const int  b = blockIdx.x * 2; const int  e = b + n;") !=
+        std::string::npos);
+  CHECK(count(nested.text, "::gpulab::simt::region::store<") == 1);
+  CHECK(count(nested.text, loop) == 4);
+  // A local of a loop's body that a nested barrier loop's header names: thread 0's slot.
+  const auto inner = split_kernels(kernel(
+      "  __shared__ float s[SIZE];\n  float acc = 0;\n"
+      "  for (int i = 0; i < n; ++i) {\n    const int lim = SIZE / 2;\n"
+      "    for (int j = 0; j < lim; ++j) {\n      s[threadIdx.x] = acc;\n      __syncthreads();\n"
+      "      acc += s[j];\n      __syncthreads();\n    }\n  }\n  out[threadIdx.x] = acc;"));
+  CHECK(inner.regions == 1);
+  CHECK(inner.text.find("for (int j = 0; j < gpulab_rs2_[0]; ++j)") != std::string::npos);
+  // threadIdx.x named through a local is computed again in every region, not kept.
+  CHECK(tree.text.find("[[maybe_unused]] unsigned  t = threadIdx.x;") != std::string::npos);
+  CHECK(count(tree.text, "::gpulab::simt::region::store<") == 0);
+  // A return after the last barrier ends the thread's last region only.
+  const auto ret = split_kernels(
+      kernel("  __shared__ float s[SIZE];\n  const int t = threadIdx.x;\n  s[t] = t;\n"
+             "  __syncthreads();\n  if (t >= n) return;\n  out[t] = s[SIZE - 1 - t];"));
+  CHECK(ret.text.find("if (t >= n) goto gpulab_rend_;") != std::string::npos);
+  CHECK(count(ret.text, "gpulab_rend_:;") == 1);
 }
 
 TEST_CASE("split: what region loops cannot prove stays a coroutine", "[split]") {
@@ -69,7 +136,11 @@ TEST_CASE("split: what region loops cannot prove stays a coroutine", "[split]") 
       "  int t = threadIdx.x;\n  for (int i = t; i < n; ++i) {\n    __syncthreads();\n  }",
       // A loop variable or a header's local assigned in the body.
       "  for (int i = 0; i < n; ++i) {\n    if (threadIdx.x == 0) ++i;\n    __syncthreads();\n  }",
-      "  int m = n;\n  for (int i = 0; i < m; ++i) {\n    __syncthreads();\n  }\n  m = 2;",
+      "  int m = n;\n  for (int i = 0; i < m; ++i) {\n    if (threadIdx.x == 0) m = 2;\n"
+      "    __syncthreads();\n  }",
+      "  int m = n;\n  for (int i = 0; i < m; ++i) {\n    __syncthreads();\n    m = threadIdx.x;\n "
+      " }",
+      "  int m = n;\n  while (m > 0) {\n    __syncthreads();\n    m = m - out[0];\n  }",
       // Leaving a barrier loop or the kernel before its last barrier.
       "  for (int i = 0; i < n; ++i) {\n    if (threadIdx.x == 3) break;\n    __syncthreads();\n  "
       "}",
@@ -79,6 +150,8 @@ TEST_CASE("split: what region loops cannot prove stays a coroutine", "[split]") 
       "  helper(out);\n  __syncthreads();",
       "  __syncthreads_count(1);\n  __syncthreads();",
       "  atomicCAS((int*)out, 0, 1);\n  __syncthreads();",
+      // A static local initialized from a local each thread keeps.
+      "  float m = out[0];\n  static float z = m;\n  __syncthreads();\n  out[0] = z;",
       // A local whose type cannot be written again.
       "  auto v = out[threadIdx.x];\n  __syncthreads();\n  out[0] = v;",
       "  float v[2] = {1, 2};\n  __syncthreads();\n  out[0] = v[0];",

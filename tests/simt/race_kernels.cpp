@@ -50,4 +50,8 @@ LaunchStats global_only(int* out, unsigned blocks) {
   return launch(k::global_only_kernel, blocks, 32, 0, checked(), out);
 }
 
+LaunchStats bytes(int* out, bool racy) {
+  return launch(k::bytes_kernel, 1, 64, 0, checked(), out, racy ? 1 : 0);
+}
+
 }  // namespace simt_test::races

@@ -11,5 +11,6 @@ gpulab::simt::LaunchStats reduce(const float* in, float* out, unsigned blocks, b
 gpulab::simt::LaunchStats dynamic_race(int* out, unsigned threads);
 gpulab::simt::LaunchStats dynamic_overflow(int* out, unsigned threads, int past);
 gpulab::simt::LaunchStats global_only(int* out, unsigned blocks);
+gpulab::simt::LaunchStats bytes(int* out, bool racy);
 
 }  // namespace simt_test::races

@@ -52,3 +52,18 @@ __global__ void dynamic_overflow_kernel(int* out, int past) {
 __global__ void global_only_kernel(int* out) {
   out[threadIdx.x] = static_cast<int>(blockIdx.x);
 }
+
+// Bytes of shared words: thread 0..15 write whole words, then each thread writes and reads its own
+// byte of them (no race: each byte has its own history once a word is accessed in part); with
+// `racy`, thread 1 also reads the byte that thread 2 writes, with no barrier in between.
+__global__ void bytes_kernel(int* out, int racy) {
+  __shared__ unsigned int words[16];
+  const unsigned t = threadIdx.x;
+  if (t < 16) words[t] = 0u;
+  __syncthreads();
+  unsigned char* bytes = reinterpret_cast<unsigned char*>(words);
+  bytes[t] = static_cast<unsigned char>(t);
+  int v = bytes[t];
+  if (racy && t == 1) v += bytes[2];
+  out[t] = v;
+}

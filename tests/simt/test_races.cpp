@@ -158,6 +158,28 @@ TEST_CASE("races on dynamic shared memory", "[simt][race]") {
   CHECK_THAT(r.describe(), Catch::Contains("extern __shared__ memory[48] (byte 192)"));
 }
 
+TEST_CASE("bytes of a shared word race on their own", "[simt][race]") {
+  SKIP_WITHOUT_CHECKS();
+  DeviceArray<int> out(64, -1);
+  // Whole words first, then each thread its own byte of them: no race.
+  const auto clean = races::bytes(out.get(), false);
+  CHECK(clean.races.empty());
+  CHECK(clean.races_found == 0);
+  // Thread 1 reads byte 2 before thread 2 writes it: that byte races, and no other.
+  const auto racy = races::bytes(out.get(), true);
+  REQUIRE(racy.races.size() == 1);
+  CHECK(racy.races_found == 1);
+  const Race& r = racy.races[0];
+  CHECK(r.array == "bytes_kernel::words");
+  CHECK(r.byte_offset == 2);
+  CHECK(r.access_bytes == 1);
+  CHECK(r.first.linear == 1);
+  CHECK_FALSE(r.first_wrote);
+  CHECK(r.second.linear == 2);
+  CHECK(r.second_wrote);
+  CHECK(r.barrier_interval == 1);
+}
+
 TEST_CASE("check mode catches accesses past the dynamic shared memory given", "[simt][race]") {
   SKIP_WITHOUT_CHECKS();
   DeviceArray<int> out(128, -1);
