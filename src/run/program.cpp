@@ -841,11 +841,15 @@ Build build_program(const BuildRequest& r) {
           }
         }
         // -fcheck-new: new in a kernel gives nullptr when the device heap is full, as on a GPU,
-        // and the program's test of the pointer must stay.
-        argv.insert(argv.end(),
-                    {"-std=c++20", checked ? "-O1" : "-O2", "-g", "-gdwarf-4",
-                     "-fno-extern-tls-init", "-fcheck-new", "-iquote", file.parent_path().string(),
-                     "-I" + (kit.dir / "include").string(), "-D__NVCC__=1"});
+        // and the program's test of the pointer must stay. -fno-aggressive-loop-optimizations:
+        // the loops over a block's threads are the emulator's, not the program's; one thread's
+        // out-of-bounds index (tile[threadIdx.x * 65536] into a 32-int array) must fault in that
+        // thread, not let g++ conclude the loop runs once and drop its end test.
+        argv.insert(
+            argv.end(),
+            {"-std=c++20", checked ? "-O1" : "-O2", "-g", "-gdwarf-4", "-fno-extern-tls-init",
+             "-fcheck-new", "-fno-aggressive-loop-optimizations", "-iquote",
+             file.parent_path().string(), "-I" + (kit.dir / "include").string(), "-D__NVCC__=1"});
         // A .cu file is CUDA: the runtime comes with it and __CUDACC__ is defined. nvcc gives
         // a .cpp file to the host compiler as it is: it includes cuda_runtime.h itself if it
         // wants it (the samples' mergeSort_host.cpp defines its own umin, which a device

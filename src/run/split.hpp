@@ -30,7 +30,8 @@ struct Split {
 Split split_kernels(std::string_view source, bool coroutines = true, bool regions = true,
                     std::string_view elsewhere = {});
 
-// Goes into gpulab run's cache key: a change of the transformation rebuilds cached programs.
-inline constexpr const char* kSplitVersion = "split-3";
+// Goes into gpulab run's cache key: a change of the transformation (or of the emulator build's
+// flags) rebuilds cached programs.
+inline constexpr const char* kSplitVersion = "split-4";
 
 }  // namespace gpulab::run
