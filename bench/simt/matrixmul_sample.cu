@@ -2,7 +2,8 @@
 // 2 cores under gpulab run): C = A * B with A 320x320 and B 320x640, 32x32 tiles through shared
 // memory, one warm-up launch and 300 timed ones, the result checked on the host. Written for
 // this project's benchmark (docs/performance.md, "Region loops"):
-//   /usr/bin/time -f "%e s %U user" build/cpu-only/bin/gpulab run --backend cpu bench/simt/matrixmul_sample.cu
+//   /usr/bin/time -f "%e s %U user" build/cpu-only/bin/gpulab run --backend cpu
+//   bench/simt/matrixmul_sample.cu
 #include <cmath>
 #include <cstdio>
 #include <vector>
@@ -53,8 +54,8 @@ int main() {
   cudaMemcpy(h_c.data(), c, h_c.size() * sizeof(float), cudaMemcpyDeviceToHost);
   int wrong = 0;
   for (float v : h_c) wrong += std::fabs(v - wa * 0.01f) > 1e-3f;
-  std::printf("%d launches of 320x320 * 320x640: %.1f ms each; %d wrong elements\n",
-              iterations + 1, ms / iterations, wrong);
+  std::printf("%d launches of 320x320 * 320x640: %.1f ms each; %d wrong elements\n", iterations + 1,
+              ms / iterations, wrong);
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
   cudaFree(a);

@@ -108,10 +108,6 @@ void region_barrier(bool first) {
   tl_runner->region_barrier(first);
 }
 
-void region_diverged(std::uint32_t t, int reached, int expected) {
-  tl_runner->region_diverged(t, reached, expected);
-}
-
 void spin(const void* address) {
   BlockRunner* r = tl_runner;
   if (r == nullptr) return;

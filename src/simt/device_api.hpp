@@ -113,15 +113,12 @@ void co_frame_free(void* frame) noexcept;
 // Kernels that gpulab run split into region loops (simt/region.hpp). region_begin: the block's
 // thread loop, for the call of its first thread, which then runs every thread of the block;
 // region_storage: per-thread slots for locals that live across a barrier, freed with the block;
-// region_barrier: the block's threads crossed a barrier together (first: its first one);
-// region_diverged: thread t reached barrier `reached` where the others reached `expected` (0: the
-// kernel's end), which the transformation should have excluded: the block fails.
+// region_barrier: the block's threads crossed a barrier together (first: its first one).
 struct ThreadLoop;
 ThreadLoop* region_begin();
 // Fresh memory (malloc): the compiler may assume it aliases no other object of the kernel.
 [[gnu::malloc]] void* region_storage(std::size_t bytes);
 void region_barrier(bool first);
-[[noreturn]] void region_diverged(std::uint32_t t, int reached, int expected);
 
 // A thread that spins on an atomic (a compare-and-swap that failed, an exchange that changed
 // nothing) or sleeps (__nanosleep) waits for another thread: after a few tries in a row on the same

@@ -1044,15 +1044,6 @@ void BlockRunner::region_barrier(bool first) {
   if (first) ++totals_.blocks_on_fibers;
 }
 
-void BlockRunner::region_diverged(std::uint32_t t, int reached, int expected) {
-  fail_here(KernelFault::Kind::divergent_barrier,
-            thread_name(t) + " reached " +
-                (reached == 0 ? std::string("its end") : "barrier " + std::to_string(reached)) +
-                " of gpulab run's region loops where thread 0 reached " +
-                (expected == 0 ? std::string("its end") : "barrier " + std::to_string(expected)) +
-                " (the kernel is not one region loops can run; please report it)");
-}
-
 // ---- Spinning threads --------------------------------------------------------------------------
 
 void BlockRunner::spin(const void* address) {

@@ -99,7 +99,6 @@ class BlockRunner {
   ThreadLoop* region_begin();
   void* region_storage(std::size_t bytes);
   void region_barrier(bool first);
-  [[noreturn]] void region_diverged(std::uint32_t t, int reached, int expected);
   // A spinning thread (a failed atomicCAS loop, an atomicExch that changed nothing, __nanosleep)
   // lets the other threads of its block run before it tries again.
   void spin(const void* address);
