@@ -4,9 +4,9 @@
 # Runs bench/run/check_overhead.cu (a 2^24 vector add and a 512x512 tiled matmul, CUDA events,
 # median of 3) without and with --check, alternating, twice, with the load average before each;
 # prints each time and the ratio --check / plain, then runs the planted bugs (a read past the
-# vector add's input, a missing __syncthreads in the matmul) under --check twice each with the
-# workers asked for and once with one worker, and shows that the findings are there and the same
-# all three times.
+# vector add's input, a missing __syncthreads in the matmul, and the findings all over memory of
+# tests/run_corpus/check/spread_findings.cu) under --check twice each with the workers asked for
+# and once with one worker, and shows that the findings are there and the same all three times.
 set -euo pipefail
 # On the GPU machine: everything printed is kept in $OUT/run_check_overhead.txt as well.
 if [ -n "${OUT:-}" ]; then
@@ -57,12 +57,16 @@ s = re.sub(r"0x[0-9a-f]{6,}", "0xADDR", s)
 s = re.sub(r"\"address\": [0-9]+", "\"address\": 0", s)
 print(s)'
 }
-for bug in oob nosync; do
+# tests/run_corpus/check/spread_findings.cu: races, reads never written and reads past an
+# allocation all over memory, each block's check split by address among the workers.
+S=tests/run_corpus/check/spread_findings.cu
+for bug in oob nosync spread; do
   runs=()
   for t in "${threads[@]:+${threads[1]}}" "${threads[@]:+${threads[1]}}" 1; do
     w=(); [ -n "$t" ] && w=(--emu-threads "$t")
+    program=($P -- $bug); [ $bug = spread ] && program=($S)
     # (gpulab run exits 1 when it finds something)
-    runs+=("$( ($G run --backend cpu --check "${w[@]}" --json --timeout 600 $P -- $bug 2>&1 || true) | findings)")
+    runs+=("$( ($G run --backend cpu --check "${w[@]}" --json --timeout 600 "${program[@]}" 2>&1 || true) | findings)")
   done
   printf '%s\n' "${runs[0]}" | python3 -c '
 import json, sys

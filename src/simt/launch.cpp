@@ -365,6 +365,7 @@ LaunchStats launch_erased(const ErasedKernel& kernel, dim3 grid, dim3 block,
     grid_barrier.emplace(stats.blocks);
   }
   stats.workers = workers;
+  if (options.check) checked_launch_workers(workers);
 
   const BlockOrder order(stats.blocks, options.shuffle_seed);
   std::atomic<std::uint64_t> next_block{0};

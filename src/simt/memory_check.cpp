@@ -8,12 +8,15 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <bit>
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <unordered_map>
 
 #include "core/i18n_format.hpp"
@@ -52,10 +55,58 @@ struct Cell {
   Record write, read;
 };
 constexpr std::size_t kShadowPage = 4096;
+// The shadow pages live in kShadowMaps maps by page number; a launch's check is split among
+// kMaxParts parts or fewer (a power of two): part p holds the pages whose number is p modulo the
+// parts, and so whole maps. A round of the check runs as tasks side by side (a power of two, at
+// most the parts): task t checks the parts p = t modulo the tasks, and alone touches their maps.
+constexpr std::size_t kShadowMaps = 64;
+constexpr unsigned kMaxParts = 64;
+static_assert(kShadowMaps % kMaxParts == 0);
+
+// A place in the order of one worker running block 0, 1, 2 ...: (block, access of the block), or
+// (0, access) when accesses are checked as they come.
+using Position = std::pair<std::uint64_t, std::uint64_t>;
+
+// What one task of a launch's check keeps: the allocations the last in-bounds accesses fell in and
+// the last shadow pages (a kernel's accesses go to a few arrays, each near its previous access
+// there: a map lookup saved per access), and the findings. A cache line of its own: the tasks run
+// side by side.
+struct alignas(64) Part {
+  struct Hit {
+    std::uintptr_t begin = 0, end = 0;
+    const Entry* entry = nullptr;
+  };
+  std::array<Hit, 4> hits{};
+  unsigned next_hit = 0;
+  std::uint64_t hits_generation = 0;  // State::generation when `hits` were found
+  std::array<std::pair<std::uintptr_t, Cell*>, 4> pages{};
+  unsigned next_page = 0;
+  // One finding per (kind, code address), the first in this part's order, with its hits here.
+  struct Found {
+    MemoryFinding finding;
+    Position first;
+  };
+  std::vector<Found> findings;
+  std::map<std::pair<int, std::uintptr_t>, std::size_t> finding_index;  // (kind, pc) -> index
+  Position at{0, 0};                                                    // the access being checked
+
+  void forget_pages() {
+    pages.fill({UINTPTR_MAX, nullptr});
+    next_page = 0;
+  }
+  void clear() {
+    hits = {};
+    forget_pages();
+    findings.clear();
+    finding_index.clear();
+    at = {0, 0};
+  }
+};
 
 struct State {
-  std::mutex mutex;
+  std::shared_mutex mutex;  // shared: the parts of a launch's check, which only read allocations
   std::map<std::uintptr_t, Entry> allocations;  // by begin
+  std::uint64_t generation = 1;                 // counts changes of `allocations`
   // begin -> bytes: malloc/new in kernels. A mutex of its own: the wrappers of free and delete
   // (run/runtime/device_heap.cpp) reach forget_device_heap from any free, also one made while
   // `mutex` is held. Order: `mutex`, then `heap_mutex`.
@@ -66,43 +117,32 @@ struct State {
   // Check mode.
   std::uint32_t launch = 0;
   std::uintptr_t arguments_begin = 0, arguments_end = 0;
-  std::unordered_map<std::uintptr_t, std::unique_ptr<Cell[]>> shadow;  // by page
-  std::vector<MemoryFinding> findings;
-  std::map<std::pair<int, std::uintptr_t>, std::size_t> finding_index;  // (kind, pc) -> index
-  std::vector<std::pair<std::uintptr_t, std::uintptr_t>> static_data;   // the program's data
+  std::array<std::unordered_map<std::uintptr_t, std::unique_ptr<Cell[]>>, kShadowMaps>
+      shadow;                                                          // by page
+  std::vector<std::pair<std::uintptr_t, std::uintptr_t>> static_data;  // the program's data
   std::uintptr_t load_bias = 0;
   bool program_scanned = false;
-  // The allocations the last in-bounds accesses fell in, and the last shadow pages: a kernel's
-  // accesses go to a few arrays, each near its previous access there (a map lookup saved per
-  // access). The allocations are forgotten whenever one is made or released.
-  struct Hit {
-    std::uintptr_t begin = 0, end = 0;
-    const Entry* entry = nullptr;
-  };
-  std::array<Hit, 4> hits{};
-  unsigned next_hit = 0;
-  std::array<std::pair<std::uintptr_t, Cell*>, 4> pages{{{UINTPTR_MAX, nullptr},
-                                                         {UINTPTR_MAX, nullptr},
-                                                         {UINTPTR_MAX, nullptr},
-                                                         {UINTPTR_MAX, nullptr}}};
-  unsigned next_page = 0;
+  std::array<Part, kMaxParts> parts;  // the parts of a launch whose blocks are checked in order
+  Part direct;                        // accesses checked as they come, under the lock
 };
 
+// The allocations changed: the parts' cached hits are stale (lock held).
 void forget_hits(State& s) {
-  s.hits = {};
+  ++s.generation;
 }
 
-Cell& shadow_cell(State& s, std::uintptr_t granule) {
+// Granules of one shadow page belong to one part (see kShadowMaps).
+Cell& shadow_cell(State& s, Part& part, std::uintptr_t granule) {
   const std::uintptr_t page = granule / kShadowPage;
   Cell* cells = nullptr;
-  for (const auto& [p, c] : s.pages) {
+  for (const auto& [p, c] : part.pages) {
     if (p == page) cells = c;
   }
   if (cells == nullptr) {
-    auto& owned = s.shadow[page];
+    auto& owned = s.shadow[page % kShadowMaps][page];
     if (!owned) owned = std::make_unique<Cell[]>(kShadowPage / 4);
     cells = owned.get();
-    s.pages[s.next_page++ % s.pages.size()] = {page, cells};
+    part.pages[part.next_page++ % part.pages.size()] = {page, cells};
   }
   return cells[(granule % kShadowPage) / 4];
 }
@@ -151,31 +191,32 @@ void scan_program(State& s) {
       &s);
 }
 
-void add_finding(State& s, MemoryFinding f) {
-  const auto key = std::make_pair(static_cast<int>(f.kind), f.pc);
-  if (const auto it = s.finding_index.find(key); it != s.finding_index.end()) {
-    ++s.findings[it->second].hits;
-    return;
-  }
-  if (s.findings.size() >= 1000) return;
-  s.finding_index.emplace(key, s.findings.size());
-  s.findings.push_back(std::move(f));
-}
-
-// A finding of `kind` at `pc`: counted as another hit when one is already there, else made by
-// `make` (a MemoryFinding with its strings is built only when something is wrong).
+// A finding of `kind` at `pc`: counted as another hit when the task has one already, else made by
+// `make` (a MemoryFinding with its strings is built only when something is wrong). A task keeps
+// every code address's earliest finding in the order of one worker (at most kPartFindings), so
+// that the launch's first 1000 are the same whatever the tasks (end_checked_launch()). A task
+// checks a block's accesses part by part, not in that order: an earlier access found later takes
+// the finding's place.
+constexpr std::size_t kPartFindings = std::size_t{1} << 16;
 template <class Make>
-void add_finding(State& s, MemoryFinding::Kind kind, std::uintptr_t pc, Make make) {
+void add_finding(Part& part, MemoryFinding::Kind kind, std::uintptr_t pc, Make make) {
   const auto key = std::make_pair(static_cast<int>(kind), pc);
-  if (const auto it = s.finding_index.find(key); it != s.finding_index.end()) {
-    ++s.findings[it->second].hits;
+  if (const auto it = part.finding_index.find(key); it != part.finding_index.end()) {
+    Part::Found& found = part.findings[it->second];
+    const std::uint64_t hits = found.finding.hits + 1;
+    if (part.at < found.first) {
+      found.finding = make();
+      found.finding.kind = kind;
+      found.first = part.at;
+    }
+    found.finding.hits = hits;
     return;
   }
-  if (s.findings.size() >= 1000) return;
+  if (part.findings.size() >= kPartFindings) return;
   MemoryFinding f = make();
   f.kind = kind;
-  s.finding_index.emplace(key, s.findings.size());
-  s.findings.push_back(std::move(f));
+  part.finding_index.emplace(key, part.findings.size());
+  part.findings.push_back({std::move(f), part.at});
 }
 
 ThreadId thread_id(std::uint32_t t, dim3 block_dim) {
@@ -184,15 +225,15 @@ ThreadId thread_id(std::uint32_t t, dim3 block_dim) {
 }
 
 template <class Base>
-void check_race(State& s, std::uintptr_t address, std::size_t size, bool write, bool atomic,
-                std::uintptr_t pc, const detail::GlobalAccessContext& c, Base base) {
+void check_race(State& s, Part& part, std::uintptr_t address, std::size_t size, bool write,
+                bool atomic, std::uintptr_t pc, const detail::GlobalAccessContext& c, Base base) {
   const std::uintptr_t end = address + size;
   for (std::uintptr_t g = address & ~std::uintptr_t{3}; g < end; g += 4) {
     std::uint8_t mask = 0;
     for (std::uintptr_t b = std::max(g, address); b < std::min(g + 4, end); ++b) {
       mask = static_cast<std::uint8_t>(mask | (1u << (b - g)));
     }
-    Cell& cell = shadow_cell(s, g);
+    Cell& cell = shadow_cell(s, part, g);
     const Record now{s.launch,
                      c.epoch,
                      c.block_linear,
@@ -218,7 +259,7 @@ void check_race(State& s, std::uintptr_t address, std::size_t size, bool write, 
       other = &cell.read;
     }
     if (other != nullptr) {
-      add_finding(s, MemoryFinding::Kind::global_race, pc, [&] {
+      add_finding(part, MemoryFinding::Kind::global_race, pc, [&] {
         MemoryFinding f = base();
         f.other_write = other_wrote;
         f.other_pc = other->pc + s.load_bias;
@@ -476,84 +517,204 @@ namespace detail {
 
 namespace {
 
-// The global accesses of one block, in the order its threads made them.
-struct BlockLog {
+// Global accesses of one block, in the order its threads made them: the whole block's, or (a long
+// block) the next part of them.
+struct Batch {
   std::uint64_t block = 0;  // linear index
+  std::uint64_t first = 0;  // the block's access that accesses[0] is
   GlobalAccessContext context;
   bool aborted = false;  // the block did not finish (a fault): no later block is checked
+  // An access spans two shadow pages (of two parts): the batch is checked whole by one part
+  // while no other part runs.
+  bool serial = false;
   std::vector<LoggedAccess> accesses;
+  // With several parts: order[begin[p], begin[p + 1]) are the indices of part p's accesses.
+  std::vector<std::uint32_t> order;
+  std::vector<std::uint32_t> begin;
 };
 
 // Blocks checked in order while they run on several workers. Each worker logs its block's
-// accesses without a lock; a finished block's log waits until every block before it is checked,
-// and the worker that completes the sequence checks the logs in block order. The shadow, the
-// written bits and the findings thus see the accesses in the order of one worker running block 0,
-// 1, 2 ...: the same findings, in the same order, from run to run and with any number of workers.
+// accesses without a lock; a finished block's log waits until every block before it is ready, and
+// the ready logs are checked in rounds: each part checks, in block order, the accesses to its
+// shadow pages, and the parts of a round run side by side on whichever workers end a block (or
+// wait for their turn) meanwhile. Every byte's written bit and every granule's shadow thus see
+// their accesses in the order of one worker running block 0, 1, 2 ..., and the parts' findings,
+// merged by the first access of each (end_checked_launch()), are the same findings in the same
+// order from run to run and with any number of workers.
 struct InOrder {
   std::atomic<bool> active{false};
+  unsigned parts = 1;  // a power of two, at most kMaxParts; set before the workers start
   std::mutex mutex;
   std::condition_variable changed;
-  std::uint64_t next = 0;  // the next block to check
-  bool checking = false;   // a worker is checking logs
-  bool stopped = false;    // a block was aborted: later blocks are not checked
-  std::map<std::uint64_t, BlockLog> waiting;
-  std::size_t waiting_accesses = 0;
-  // Logs already checked, kept for the next blocks (no allocation, no fresh pages per block).
-  std::vector<std::vector<LoggedAccess>> spare;
+  std::uint64_t next = 0;                     // the next block to be ready
+  bool stopped = false;                       // a block was aborted: later blocks are not checked
+  std::map<std::uint64_t, Batch> waiting;     // finished, blocks before them not
+  std::deque<Batch> ready;                    // in order, for the next rounds
+  std::vector<Batch> round;                   // being checked
+  unsigned tasks = 0, claimed = 0, done = 0;  // the round's tasks
+  std::size_t outstanding = 0;                // accesses waiting, ready and in the round
+  // Batches already checked, kept for the next blocks (no allocation, no fresh pages per block).
+  std::vector<Batch> spare;
 };
 
 // Finished blocks wait for their turn beyond this many logged accesses in all.
 constexpr std::size_t kWaitingLimit = std::size_t{1} << 22;
+// A round is split in tasks of at least this many accesses.
+constexpr std::size_t kTaskAccesses = std::size_t{1} << 14;
 
 InOrder& in_order() {
   static auto* o = new InOrder;
   return *o;
 }
 
-thread_local BlockLog tl_log;  // tl_fast_log.accesses points at its accesses while logging
+thread_local Batch tl_log;  // tl_fast_log.accesses points at its accesses while logging
 
-void check_locked(State& s, std::uintptr_t address, std::size_t size, bool write, bool atomic,
-                  std::uintptr_t pc, const GlobalAccessContext& c);
+void check_locked(State& s, Part& part, std::uintptr_t address, std::size_t size, bool write,
+                  bool atomic, std::uintptr_t pc, const GlobalAccessContext& c);
 
-void check_log(const BlockLog& log) {
+// Sorts a batch's accesses by part (its worker does it, before it takes the lock).
+void split_by_part(Batch& b, unsigned parts) {
+  b.serial = false;
+  b.order.clear();
+  b.begin.assign(parts + 1, 0);
+  if (parts == 1) {
+    b.begin[1] = static_cast<std::uint32_t>(b.accesses.size());
+    return;
+  }
+  for (const LoggedAccess& a : b.accesses) {
+    const std::uintptr_t page = a.address / kShadowPage;
+    if ((a.address + std::max<std::uint32_t>(a.size, 1) - 1) / kShadowPage != page) {
+      b.serial = true;
+      return;
+    }
+    ++b.begin[(page & (parts - 1)) + 1];
+  }
+  for (unsigned p = 0; p < parts; ++p) b.begin[p + 1] += b.begin[p];
+  b.order.resize(b.accesses.size());
+  std::array<std::uint32_t, kMaxParts> at{};
+  std::copy(b.begin.begin(), b.begin.end() - 1, at.begin());
+  for (std::uint32_t i = 0; i < b.accesses.size(); ++i)
+    b.order[at[(b.accesses[i].address / kShadowPage) & (parts - 1)]++] = i;
+}
+
+// Task `t` of `tasks` of the round: the accesses to the pages of its parts, in order (a round of
+// one task: all of them in order).
+void check_task(const std::vector<Batch>& round, unsigned t, unsigned tasks, unsigned parts) {
   State& s = state();
-  std::lock_guard lock(s.mutex);
-  GlobalAccessContext c = log.context;
-  for (const LoggedAccess& a : log.accesses) {
+  std::shared_lock lock(s.mutex);  // allocations are only read
+  Part& part = s.parts[t];
+  if (part.hits_generation != s.generation) {
+    part.hits = {};
+    part.hits_generation = s.generation;
+  }
+  const auto check = [&](const Batch& b, std::uint32_t i, GlobalAccessContext& c) {
+    const LoggedAccess& a = b.accesses[i];
     c.thread = a.thread;
     c.epoch = a.epoch;
     c.lock = a.lock;
-    check_locked(s, a.address, a.size, a.write, a.atomic, a.pc, c);
+    part.at = {b.block, b.first + i};
+    check_locked(s, part, a.address, a.size, a.write, a.atomic, a.pc, c);
+  };
+  for (const Batch& b : round) {
+    GlobalAccessContext c = b.context;
+    if (tasks == 1) {
+      for (std::uint32_t i = 0; i < b.accesses.size(); ++i) check(b, i, c);
+      continue;
+    }
+    for (unsigned p = t; p < parts; p += tasks) {
+      for (std::uint32_t k = b.begin[p]; k < b.begin[p + 1]; ++k) check(b, b.order[k], c);
+    }
   }
 }
 
-// Checks the waiting logs that are next in order (the caller holds o.mutex in `lock`).
-void check_waiting(InOrder& o, std::unique_lock<std::mutex>& lock) {
-  if (o.checking) return;
-  o.checking = true;
-  while (!o.stopped) {
-    const auto it = o.waiting.find(o.next);
-    if (it == o.waiting.end()) break;
-    BlockLog log = std::move(it->second);
-    o.waiting.erase(it);
-    o.waiting_accesses -= log.accesses.size();
-    lock.unlock();
-    check_log(log);
-    lock.lock();
-    ++o.next;
-    if (o.spare.size() < 64 && log.accesses.capacity() <= (std::size_t{1} << 16)) {
-      log.accesses.clear();
-      o.spare.push_back(std::move(log.accesses));
+// Starts the next round when the last one is done (o.mutex held).
+void start_round(InOrder& o) {
+  if (o.done < o.tasks) return;
+  for (Batch& b : o.round) {
+    o.outstanding -= b.accesses.size();
+    if (o.spare.size() < 64 && b.accesses.capacity() <= (std::size_t{1} << 16)) {
+      b.accesses.clear();
+      o.spare.push_back(std::move(b));
     }
-    if (log.aborted) {
-      o.stopped = true;
-      o.waiting.clear();
-      o.waiting_accesses = 0;
-    }
-    o.changed.notify_all();
   }
-  o.checking = false;
+  o.round.clear();
+  o.tasks = o.claimed = o.done = 0;
+  if (o.ready.empty()) return;
+  const bool serial = o.ready.front().serial;
+  std::size_t accesses = 0;
+  do {
+    accesses += o.ready.front().accesses.size();
+    o.round.push_back(std::move(o.ready.front()));
+    o.ready.pop_front();
+  } while (!serial && !o.ready.empty() && !o.ready.front().serial);
+  // A task for at least kTaskAccesses accesses: a small round costs no more than one task.
+  o.tasks = serial ? 1
+                   : std::bit_floor(static_cast<unsigned>(
+                         std::clamp<std::size_t>(accesses / kTaskAccesses, 1, o.parts)));
+}
+
+// Checks parts of rounds while there are any to take (the caller holds o.mutex in `lock`).
+void help(InOrder& o, std::unique_lock<std::mutex>& lock) {
+  for (;;) {
+    start_round(o);
+    if (o.claimed == o.tasks) return;
+    const unsigned t = o.claimed++, tasks = o.tasks;
+    lock.unlock();
+    check_task(o.round, t, tasks, o.parts);  // the round stays as it is until its tasks are done
+    lock.lock();
+    if (++o.done == o.tasks) o.changed.notify_all();
+  }
+}
+
+// Waits, checking parts of rounds meanwhile, until `ready()` holds (o.mutex held in `lock`).
+template <class Ready>
+void wait_helping(InOrder& o, std::unique_lock<std::mutex>& lock, Ready ready) {
+  for (;;) {
+    start_round(o);
+    if (ready()) return;
+    if (o.claimed < o.tasks) {
+      help(o, lock);
+    } else {
+      o.changed.wait(lock);
+    }
+  }
+}
+
+// Ready in order: the waiting blocks that are next (o.mutex held).
+void advance(InOrder& o) {
+  for (auto it = o.waiting.find(o.next); !o.stopped && it != o.waiting.end();
+       it = o.waiting.find(o.next)) {
+    const bool aborted = it->second.aborted;
+    o.ready.push_back(std::move(it->second));
+    o.waiting.erase(it);
+    ++o.next;
+    if (aborted) {
+      o.stopped = true;
+      for (const auto& [block, b] : o.waiting) o.outstanding -= b.accesses.size();
+      o.waiting.clear();
+    }
+  }
   o.changed.notify_all();
+}
+
+// The worker's log so far leaves as a batch (o.mutex held): `tl_log` keeps the block's fields.
+Batch take_log(InOrder& o) {
+  Batch b;
+  if (!o.spare.empty()) {
+    b = std::move(o.spare.back());
+    o.spare.pop_back();
+  }
+  b.block = tl_log.block;
+  b.first = tl_log.first;
+  b.context = tl_log.context;
+  b.aborted = tl_log.aborted;
+  b.serial = tl_log.serial;
+  b.accesses.swap(tl_log.accesses);
+  b.order.swap(tl_log.order);
+  b.begin.swap(tl_log.begin);
+  tl_log.first += b.accesses.size();
+  o.outstanding += b.accesses.size();
+  return b;
 }
 
 // The worker's block ended (or was aborted): its log joins the sequence.
@@ -561,42 +722,33 @@ void end_block_log(bool aborted) {
   if (tl_fast_log.accesses == nullptr) return;
   tl_fast_log.accesses = nullptr;
   InOrder& o = in_order();
+  tl_log.aborted = aborted;
+  split_by_part(tl_log, o.parts);
   std::unique_lock lock(o.mutex);
   const std::uint64_t block = tl_log.block;
-  o.changed.wait(
-      lock, [&] { return o.stopped || block == o.next || o.waiting_accesses < kWaitingLimit; });
-  if (o.stopped) {
-    tl_log.accesses.clear();
-    return;
+  wait_helping(o, lock,
+               [&] { return o.stopped || block == o.next || o.outstanding < kWaitingLimit; });
+  if (!o.stopped) {
+    o.waiting.emplace(block, take_log(o));
+    advance(o);
   }
-  BlockLog& log = o.waiting[block];
-  log.block = block;
-  log.context = tl_log.context;
-  log.aborted = aborted;
-  log.accesses.swap(tl_log.accesses);
   tl_log.accesses.clear();
-  if (!o.spare.empty()) {
-    tl_log.accesses = std::move(o.spare.back());
-    o.spare.pop_back();
-  }
-  o.waiting_accesses += log.accesses.size();
-  check_waiting(o, lock);
+  help(o, lock);
 }
 
-// A block's log grew long: wait for its turn and check it so far.
+// A block's log grew long: it waits for its turn and the log so far joins the sequence.
 void check_log_so_far() {
   InOrder& o = in_order();
+  tl_log.aborted = false;
+  split_by_part(tl_log, o.parts);
   std::unique_lock lock(o.mutex);
-  o.changed.wait(lock, [&] { return o.stopped || (o.next == tl_log.block && !o.checking); });
+  wait_helping(o, lock, [&] { return o.stopped || o.next == tl_log.block; });
   if (!o.stopped) {
-    o.checking = true;
-    lock.unlock();
-    check_log(tl_log);
-    lock.lock();
-    o.checking = false;
+    o.ready.push_back(take_log(o));
     o.changed.notify_all();
   }
   tl_log.accesses.clear();
+  help(o, lock);
 }
 
 bool in_device_heap(State& s, std::uintptr_t address) {
@@ -618,15 +770,25 @@ void begin_checked_launch(std::uintptr_t arguments_begin, std::uintptr_t argumen
   ++s.launch;
   s.arguments_begin = arguments_begin;
   s.arguments_end = arguments_end;
-  s.findings.clear();
-  s.finding_index.clear();
+  for (Part& part : s.parts) part.clear();
+  s.direct.clear();
   InOrder& o = in_order();
   std::lock_guard order_lock(o.mutex);
+  o.parts = 1;
   o.next = 0;
-  o.checking = o.stopped = false;
+  o.stopped = false;
   o.waiting.clear();
-  o.waiting_accesses = 0;
+  o.ready.clear();
+  o.round.clear();
+  o.tasks = o.claimed = o.done = 0;
+  o.outstanding = 0;
   o.active = blocks_in_order && s.checks;
+}
+
+void checked_launch_workers(unsigned workers) {
+  InOrder& o = in_order();
+  std::lock_guard order_lock(o.mutex);
+  o.parts = std::bit_floor(std::clamp(workers, 1u, kMaxParts));
 }
 
 void grid_synchronized() {
@@ -644,22 +806,52 @@ std::vector<MemoryFinding> end_checked_launch() {
     o.active = false;
     while (!o.stopped && !o.waiting.empty()) {
       o.next = o.waiting.begin()->first;
-      check_waiting(o, order_lock);
+      advance(o);
     }
+    wait_helping(o, order_lock, [&] { return o.ready.empty() && o.done == o.tasks; });
+    start_round(o);  // the last round's batches back to the spares
     o.waiting.clear();
-    o.waiting_accesses = 0;
+    o.outstanding = 0;
   }
   State& s = state();
   std::lock_guard lock(s.mutex);
   s.arguments_begin = s.arguments_end = 0;
-  s.finding_index.clear();
-  return std::move(s.findings);
+  // Each code address's first finding in the order of one worker, with the hits of all parts;
+  // the first 1000 of them.
+  std::map<std::pair<int, std::uintptr_t>, Part::Found> merged;
+  for (Part* part : [&] {
+         std::vector<Part*> all{&s.direct};
+         for (Part& p : s.parts) all.push_back(&p);
+         return all;
+       }()) {
+    for (Part::Found& f : part->findings) {
+      const auto key = std::make_pair(static_cast<int>(f.finding.kind), f.finding.pc);
+      const auto [it, fresh] = merged.try_emplace(key, f);
+      if (fresh) continue;
+      const std::uint64_t hits = it->second.finding.hits + f.finding.hits;
+      if (f.first < it->second.first) it->second = std::move(f);
+      it->second.finding.hits = hits;
+    }
+    part->findings.clear();
+    part->finding_index.clear();
+  }
+  std::vector<Part::Found> found;
+  found.reserve(merged.size());
+  for (auto& [key, f] : merged) found.push_back(std::move(f));
+  std::sort(found.begin(), found.end(),
+            [](const Part::Found& a, const Part::Found& b) { return a.first < b.first; });
+  if (found.size() > 1000) found.resize(1000);
+  std::vector<MemoryFinding> findings;
+  findings.reserve(found.size());
+  for (Part::Found& f : found) findings.push_back(std::move(f.finding));
+  return findings;
 }
 
 void checked_block_begun(const GlobalAccessContext& block) {
   if (!in_order().active.load(std::memory_order_relaxed)) return;
   end_block_log(false);
   tl_log.block = block.block_linear;
+  tl_log.first = 0;
   tl_log.context = block;
   tl_log.accesses.clear();
   const State& s = state();  // the arguments' range is set before the launch's workers start
@@ -694,13 +886,19 @@ void check_global(std::uintptr_t address, std::size_t size, bool write, bool ato
   if (log_global(address, size, write, atomic, pc, c.thread, c.epoch, c.lock)) return;
   State& s = state();
   std::lock_guard lock(s.mutex);
-  check_locked(s, address, size, write, atomic, pc, c);
+  if (s.direct.hits_generation != s.generation) {
+    s.direct.hits = {};
+    s.direct.hits_generation = s.generation;
+  }
+  ++s.direct.at.second;
+  check_locked(s, s.direct, address, size, write, atomic, pc, c);
 }
 
 namespace {
 
-void check_locked(State& s, std::uintptr_t address, std::size_t size, bool write, bool atomic,
-                  std::uintptr_t pc, const GlobalAccessContext& c) {
+// One access, by the part that owns its shadow pages (`s.mutex` held, shared by the parts).
+void check_locked(State& s, Part& part, std::uintptr_t address, std::size_t size, bool write,
+                  bool atomic, std::uintptr_t pc, const GlobalAccessContext& c) {
   if (!s.checks || s.launch == 0) return;
   if (address >= s.arguments_begin && address < s.arguments_end) return;
 
@@ -719,7 +917,7 @@ void check_locked(State& s, std::uintptr_t address, std::size_t size, bool write
 
   std::uintptr_t begin = 0;
   const Entry* hit = nullptr;
-  for (const State::Hit& h : s.hits) {
+  for (const Part::Hit& h : part.hits) {
     if (address >= h.begin && address + size <= h.end) {
       hit = h.entry;
       begin = h.begin;
@@ -730,9 +928,9 @@ void check_locked(State& s, std::uintptr_t address, std::size_t size, bool write
       begin = it->first;
       if (address >= begin && address + size <= begin + it->second.bytes) {
         hit = &it->second;
-        s.hits[s.next_hit++ % s.hits.size()] = {begin, begin + hit->bytes, hit};
+        part.hits[part.next_hit++ % part.hits.size()] = {begin, begin + hit->bytes, hit};
       } else {
-        add_finding(s, MemoryFinding::Kind::out_of_bounds, pc, [&] {
+        add_finding(part, MemoryFinding::Kind::out_of_bounds, pc, [&] {
           MemoryFinding f = finding();
           f.region = "allocation";
           f.region_site = it->second.site;
@@ -758,44 +956,33 @@ void check_locked(State& s, std::uintptr_t address, std::size_t size, bool write
       if (write) {
         std::memset(bits, 1, size);
       } else if (std::find(bits, bits + size, std::uint8_t{0}) != bits + size) {
-        add_finding(s, MemoryFinding::Kind::uninitialized_read, pc, in_allocation);
+        add_finding(part, MemoryFinding::Kind::uninitialized_read, pc, in_allocation);
         if (atomic) std::memset(bits, 1, size);
       }
     }
-    check_race(s, address, size, write, atomic, pc, c, in_allocation);
+    check_race(s, part, address, size, write, atomic, pc, c, in_allocation);
     return;
   }
 
-  MemoryFinding f = finding();
   const bool in_static =
       std::any_of(s.static_data.begin(), s.static_data.end(),
                   [&](const auto& r) { return address >= r.first && address < r.second; });
   if (in_static) {
-    const auto& symbols = ProgramSymbols::get();
-    const auto below = symbols.object_at_or_below(address);
-    if (below && address < below->address + below->size) {
-      if (address + size > below->address + below->size) {
-        f.kind = MemoryFinding::Kind::out_of_bounds;
-        f.region = below->name;
-        f.region_bytes = below->size;
-        f.offset = static_cast<std::int64_t>(address - below->address);
-        add_finding(s, std::move(f));
-        return;
-      }
+    const auto below = ProgramSymbols::get().object_at_or_below(address);
+    // Just past the variable below (or across its end) is out of its bounds; between variables
+    // otherwise (padding, data the compiler made) nothing is checked.
+    if (!below || address >= below->address + below->size + 256) return;
+    const auto in_variable = [&] {
+      MemoryFinding f = finding();
       f.region = below->name;
       f.region_bytes = below->size;
       f.offset = static_cast<std::int64_t>(address - below->address);
-      check_race(s, address, size, write, atomic, pc, c, [&] { return f; });
-      return;
-    }
-    // Between variables: just past the one below is out of its bounds; anything else (padding,
-    // data the compiler made) is left alone.
-    if (below && address < below->address + below->size + 256) {
-      f.kind = MemoryFinding::Kind::out_of_bounds;
-      f.region = below->name;
-      f.region_bytes = below->size;
-      f.offset = static_cast<std::int64_t>(address - below->address);
-      add_finding(s, std::move(f));
+      return f;
+    };
+    if (address >= below->address + below->size || address + size > below->address + below->size) {
+      add_finding(part, MemoryFinding::Kind::out_of_bounds, pc, in_variable);
+    } else {
+      check_race(s, part, address, size, write, atomic, pc, c, in_variable);
     }
     return;
   }
@@ -811,8 +998,7 @@ void check_locked(State& s, std::uintptr_t address, std::size_t size, bool write
   // Not race-checked: a block freed and allocated again by another thread is new memory, which
   // the shadow of the old one cannot tell.
   if (heap_block) return;
-  f.kind = MemoryFinding::Kind::host_memory;
-  add_finding(s, std::move(f));
+  add_finding(part, MemoryFinding::Kind::host_memory, pc, finding);
 }
 
 }  // namespace

@@ -124,10 +124,12 @@ void check_global(std::uintptr_t address, std::size_t size, bool write, bool ato
 // the kernel) is not global memory; accesses of earlier launches are ordered before this one.
 // blocks_in_order: the workers take the blocks in linear order (no shuffled order, no cooperative
 // launch): each worker logs its block's accesses without a lock and the logs are checked in block
-// order, so that any number of workers gives the findings of one. Otherwise every access is
-// checked at once, under a lock, in the order the workers make them.
+// order, split by address among the workers, so that any number of workers gives the findings of
+// one. Otherwise every access is checked at once, under a lock, in the order the workers make them.
 void begin_checked_launch(std::uintptr_t arguments_begin, std::uintptr_t arguments_end,
                           bool blocks_in_order = false);
+// The launch's workers (before they start): the in-order check is split in as many parts.
+void checked_launch_workers(unsigned workers);
 // From the race checker of a worker: it starts a block (`block`: the block's fields of the
 // context, the same for all its threads); it is done with its blocks (aborted: its last block did
 // not finish, so no later block is checked).
@@ -156,8 +158,8 @@ struct FastLog {
   std::uintptr_t arguments_begin = 0, arguments_end = 0;  // the launch's argument block
 };
 inline thread_local FastLog tl_fast_log;
-// Beyond this many logged accesses (40 bytes each) a block waits for its turn and checks its log
-// so far (log_global() does it).
+// Beyond this many logged accesses (40 bytes each) a block waits for its turn and its log so far
+// joins the in-order check (log_global() does it).
 inline constexpr std::size_t kLogLimit = std::size_t{1} << 20;
 // How many blocks of memory kernels allocated themselves (malloc in a kernel) exist: while there
 // are any, log_global() looks every access up among them.

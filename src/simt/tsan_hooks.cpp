@@ -38,9 +38,20 @@ inline void on_lock_write(const volatile void* p, bool cas) {
     c->lock_write(reinterpret_cast<std::uintptr_t>(p), cas);
 }
 
+// A compare-and-swap, done for real; one that changed the word takes (or lets go of) a spin lock.
+template <class T>
+int compare_exchange(volatile T* a, T* c, T v, bool weak, void* pc) {
+  on_access(a, sizeof(T), true, pc, true);
+  const T expected = *c;
+  const bool ok = __atomic_compare_exchange_n(a, c, v, weak, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+  if (ok && v != expected) on_lock_write(a, true);
+  return ok;
+}
+
 }  // namespace
 }  // namespace gpulab::simt::detail
 
+using gpulab::simt::detail::compare_exchange;
 using gpulab::simt::detail::on_access;
 using gpulab::simt::detail::on_lock_write;
 
@@ -166,20 +177,10 @@ void* __tsan_memset(void* d, int c, std::size_t n) {
     return __atomic_fetch_nand(a, v, __ATOMIC_SEQ_CST);                                     \
   }                                                                                         \
   int __tsan_atomic##bits##_compare_exchange_strong(volatile T* a, T* c, T v, int, int) {   \
-    on_access(a, sizeof(T), true, __builtin_return_address(0), true);                       \
-    const T expected = *c;                                                                  \
-    const bool ok =                                                                         \
-        __atomic_compare_exchange_n(a, c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);    \
-    if (ok && v != expected) on_lock_write(a, true);                                        \
-    return ok;                                                                              \
+    return compare_exchange(a, c, v, false, __builtin_return_address(0));                   \
   }                                                                                         \
   int __tsan_atomic##bits##_compare_exchange_weak(volatile T* a, T* c, T v, int, int) {     \
-    on_access(a, sizeof(T), true, __builtin_return_address(0), true);                       \
-    const T expected = *c;                                                                  \
-    const bool ok =                                                                         \
-        __atomic_compare_exchange_n(a, c, v, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);     \
-    if (ok && v != expected) on_lock_write(a, true);                                        \
-    return ok;                                                                              \
+    return compare_exchange(a, c, v, true, __builtin_return_address(0));                    \
   }                                                                                         \
   T __tsan_atomic##bits##_compare_exchange_val(volatile T* a, T c, T v, int, int) {         \
     on_access(a, sizeof(T), true, __builtin_return_address(0), true);                       \
