@@ -734,13 +734,33 @@ Build build_program(const BuildRequest& r) {
       search.include_dirs = include_dirs;
       return user_headers(file, text, search, read_file);
     };
+    // The rewritten copies of headers whose kernels or spin loops split_kernels changed, each with
+    // the rewrite of the header as written: what a compile that fails writes back, as it does the
+    // file's own text.
+    std::vector<std::pair<fs::path, std::string>> plain_headers;
     const auto shadow_headers = [&](const std::vector<fs::path>& headers) {
       for (const fs::path& h : headers) {
         if (unsupported.count(h) != 0) continue;
-        Rewritten rewritten = rewrite_for_emulator(read_file(h), h.string());
+        const std::string original = read_file(h);
+        Rewritten rewritten = rewrite_for_emulator(original, h.string());
         const fs::path copy = shadow_path(work / "headers", h);
+        // A header's kernels are split as the file's are (below), every line where it was; what
+        // they may call besides the header's own functions: the other headers and the files.
+        std::string elsewhere;
+        if (!checked) {
+          for (const fs::path& other : headers) {
+            if (other != h) elsewhere += read_file(other) + "\n";
+          }
+          for (const std::string& t : texts) elsewhere += t + "\n";
+        }
+        std::string text = std::move(rewritten.text);
+        if (const Split split = split_kernels(original, !checked, true, elsewhere);
+            split.kernels + split.spin_loops > 0) {
+          plain_headers.emplace_back(copy, std::move(text));
+          text = rewrite_for_emulator(split.text, h.string()).text;
+        }
         fs::create_directories(copy.parent_path(), ec);
-        if (const int error = write_whole(copy, rewritten.text); error != 0) {
+        if (const int error = write_whole(copy, text); error != 0) {
           throw RuntimeFailure(
               both("cannot write {}: {}", "无法写入 {}：{}", copy.string(), std::strerror(error)));
         }
@@ -907,8 +927,13 @@ Build build_program(const BuildRequest& r) {
       argv.insert(argv.end(), {"-MD", "-MF", dep.string()});
       argv.insert(argv.end(), {"-c", copy.string(), "-o", object.string()});
       ProcessResult p = compile(argv);
-      if (!p.ok() && !plain_text.empty() && !p.timed_out) {
-        if (write_whole(copy, plain_text) == 0) p = compile(argv);
+      if (!p.ok() && (!plain_text.empty() || !plain_headers.empty()) && !p.timed_out) {
+        bool written = plain_text.empty() || write_whole(copy, plain_text) == 0;
+        for (const auto& [header, plain] : plain_headers) {
+          written = write_whole(header, plain) == 0 && written;
+        }
+        plain_headers.clear();  // later files read the headers as written
+        if (written) p = compile(argv);
       }
       if (!p.ok()) {
         if (const auto missing = missing_cuda_api(p.err.empty() ? p.out : p.err, lang)) {
