@@ -738,21 +738,16 @@ Build build_program(const BuildRequest& r) {
     // the rewrite of the header as written: what a compile that fails writes back, as it does the
     // file's own text.
     std::vector<std::pair<fs::path, std::string>> plain_headers;
-    const auto shadow_headers = [&](const std::vector<fs::path>& headers) {
+    // elsewhere: what the headers' kernels may call besides the header's own functions (the
+    // file's headers and the program's files; empty in check and profile builds).
+    const auto shadow_headers = [&](const std::vector<fs::path>& headers,
+                                    const std::string& elsewhere) {
       for (const fs::path& h : headers) {
         if (unsupported.count(h) != 0) continue;
         const std::string original = read_file(h);
         Rewritten rewritten = rewrite_for_emulator(original, h.string());
         const fs::path copy = shadow_path(work / "headers", h);
-        // A header's kernels are split as the file's are (below), every line where it was; what
-        // they may call besides the header's own functions: the other headers and the files.
-        std::string elsewhere;
-        if (!checked) {
-          for (const fs::path& other : headers) {
-            if (other != h) elsewhere += read_file(other) + "\n";
-          }
-          for (const std::string& t : texts) elsewhere += t + "\n";
-        }
+        // A header's kernels are split as the file's are (below), every line where it was.
         std::string text = std::move(rewritten.text);
         if (const Split split = split_kernels(original, !checked, true, elsewhere);
             split.kernels + split.spin_loops > 0) {
@@ -785,6 +780,9 @@ Build build_program(const BuildRequest& r) {
       // The file's own headers (not a C file's): rewritten below, and read by split_kernels.
       const std::vector<fs::path> headers =
           c_file ? std::vector<fs::path>{} : headers_of(file, texts[i]);
+      // What the file's kernels may call besides its own functions: its headers' and the other
+      // files' device functions (below).
+      std::string elsewhere;
       if (c_file) {
         text = "#line 1 \"" + file.string() + "\"\n" + texts[i];
       } else {
@@ -798,7 +796,6 @@ Build build_program(const BuildRequest& r) {
         // builds, whose instrumentation must see the kernel's own code); spin loops yield in
         // every build. What the file's kernels may call besides its own functions: its user
         // headers' and the other files' device functions.
-        std::string elsewhere;
         if (!checked) {
           for (const fs::path& h : headers) elsewhere += read_file(h) + "\n";
           for (std::size_t j = 0; j < sources.size(); ++j) {
@@ -841,7 +838,8 @@ Build build_program(const BuildRequest& r) {
                     {"-x", "c", "-O2", "-g", "-gdwarf-4", "-iquote", file.parent_path().string(),
                      "-I" + (kit.dir / "include").string(), "-D__NVCC__=1"});
       } else {
-        shadow_headers(headers);
+        // The headers' kernels may call the file's too.
+        shadow_headers(headers, checked ? std::string() : elsewhere + texts[i]);
         // The rewritten headers first: beside the file, in each -I folder; the folders of the
         // originals after every other folder (-idirafter: an -iquote folder would come before
         // the -I ones), for a header found some other way (a macro's name) that includes its

@@ -524,9 +524,10 @@ class Splitter {
              " " + hoisted + "::gpulab::simt::co::start([](" + params +
                  ") -> ::gpulab::simt::co::Thread {" + binds);
     for (const Site& c : collectives) {
+      // A call over several lines (`cg::sync(\n b)`) waits at its first line.
       add_edit(c.at, c.length,
-               blank_lines(c.at, c.at + c.length) +
-                   "co_await ::gpulab::simt::co::" + std::string(c.awaitable));
+               "co_await ::gpulab::simt::co::" + std::string(c.awaitable) +
+                   blank_lines(c.at, c.at + c.length));
     }
     for (const std::size_t r : returns) add_edit(r, 6, "co_return");
     add_edit(f.end, 0, "}(" + args + ")); ");
