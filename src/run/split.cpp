@@ -421,6 +421,7 @@ class Splitter {
   // nothing when the kernel names cooperative groups in any other way.
   struct BlockGroups {
     std::map<std::size_t, std::size_t> syncs, declarations;
+    std::set<std::string, std::less<>> names;  // the groups declared
   };
   std::optional<BlockGroups> block_groups(const Function& f) const {
     BlockGroups g;
@@ -446,7 +447,19 @@ class Splitter {
         return std::nullopt;
       k = word_end(k) - 1;
     }
+    g.names = std::move(names);
     return g;
+  }
+
+  // `b.thread_rank()` and the like at k (the method's name): a block group's query, which reads
+  // threadIdx, blockIdx or blockDim and waits for nothing.
+  bool block_query(std::size_t k, std::string_view method, const BlockGroups& g) const {
+    static constexpr std::array<std::string_view, 7> kQueries{
+        "thread_rank",  "size",      "num_threads", "group_index",
+        "thread_index", "group_dim", "dim_threads"};
+    const std::size_t dot = skip_space_back(k);
+    return one_of(method, kQueries) && dot > 0 && s_[dot - 1] == '.' &&
+           g.names.contains(word_before(dot - 1));
   }
 
   bool transform_kernel(const Function& f) {
@@ -1056,7 +1069,8 @@ class Splitter {
         dynamic_shared.emplace_back(k, end);
         k = end;
         continue;
-      } else if (call && (member_at(k) || waiting_functions_.contains(w))) {
+      } else if (call && (member_at(k) || waiting_functions_.contains(w)) &&
+                 !block_query(k, w, *groups)) {
         return false;  // a method or a function that may wait
       }
       k = e - 1;

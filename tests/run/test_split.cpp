@@ -224,7 +224,7 @@ TEST_CASE("split: a thread block's sync is __syncthreads", "[split]") {
   const std::string alias = "namespace cg = cooperative_groups;\n";
   const std::string forms =
       "  cg::thread_block cta = cg::this_thread_block();\n  __shared__ float s[SIZE];\n"
-      "  s[threadIdx.x] = 1;\n  cg::sync(cta);\n  out[threadIdx.x] = s[0];\n  cta.sync();\n"
+      "  s[threadIdx.x] = 1;\n  cg::sync(cta);\n  out[cta.thread_rank()] = s[0];\n  cta.sync();\n"
       "  if (blockIdx.x > 0) cg::this_thread_block().sync();\n  out[0] = 2;";
   const std::string source = alias + kernel(forms);
   const auto regions = split_kernels(source);

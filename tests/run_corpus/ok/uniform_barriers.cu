@@ -2,7 +2,8 @@
 // and cooperative groups' block sync: gpulab run runs these kernels as region loops
 // (docs/simt.md, "Region loops"). Each result is compared with the host's.
 // With arguments N LAUNCHES it also times LAUNCHES launches of each kernel over N values
-// (docs/performance.md, "Barriers under a block's condition").
+// (docs/performance.md, "Kernels in headers, barriers under a block's condition, a block group's
+// sync").
 #include <cooperative_groups.h>
 
 #include <cstdio>
