@@ -10,14 +10,12 @@
 #   OUT=out bench/simt/uniform_barriers_h100.sh [build/gpu] [ROUNDS]
 # Writes $OUT/uniform_barriers_h100.txt and $OUT/uniform_barriers_ab.txt. About two minutes.
 set -euo pipefail
-BUILD=${1:-build/gpu}
-ROUNDS=${2:-2}
-OUT=${OUT:-out}
-mkdir -p "$OUT"
-LOG="$OUT/uniform_barriers_h100.txt"
-G="$BUILD/bin/gpulab"
+G="${1:-build/gpu}/bin/gpulab"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+OUT=${OUT:-out}
+LOG="$OUT/uniform_barriers_h100.txt"
+mkdir -p "$OUT"
 export XDG_CACHE_HOME="$work/cache"
 echo "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1); cores $(nproc)" | tee "$LOG"
 # A kernel with barriers in an included header (the header's kernel and its fault line).
@@ -66,4 +64,4 @@ else
   echo "uniform_barriers.out: DIFFERS from the GPU's stdout" | tee -a "$LOG"
 fi
 unset XDG_CACHE_HOME
-OUT="$OUT" bench/simt/uniform_barriers_ab.sh "$G" "$G" "$ROUNDS" "$(nproc)"
+OUT="$OUT" bench/simt/uniform_barriers_ab.sh "$G" "$G" "${2:-2}" "$(nproc)"
