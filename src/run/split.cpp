@@ -922,7 +922,6 @@ class Splitter {
       if (member_at(start)) continue;  // .x of blockIdx.x
       if (uniform_word(w) || (thread && w == "threadIdx")) continue;
       if (skip_space(we) < s_.size() && s_[skip_space(we)] == '(') return false;  // a call
-      if (constant_name(w)) continue;
       bool known = false;
       for (const Parameter& p : params) {
         if (p.name == w) {
@@ -935,8 +934,13 @@ class Splitter {
       for (const RegionVar& v : vars) {
         if (v.name == w) var = &v;
       }
-      if (var == nullptr) return false;  // a variable of a nested block, a global, ...
-      if (var->loop_var) continue;       // checked with its loop
+      // A constant, not a parameter or local of an ALL_CAPS name (`int T = threadIdx.x;`); else
+      // a variable of a nested block, a global, ...
+      if (var == nullptr) {
+        if (constant_name(w)) continue;
+        return false;
+      }
+      if (var->loop_var) continue;  // checked with its loop
       if (var->eq == std::string::npos || var->at >= b ||
           !uniform_updates(*var, f, params, vars, depth, thread) ||
           !uniform(var->eq + 1, var->init_end, f, params, vars, depth + 1, thread)) {

@@ -146,6 +146,10 @@ TEST_CASE("split: what region loops cannot prove stays a coroutine", "[split]") 
       "  if (blockIdx.x > 0) {\n    __syncthreads();\n  } else if (threadIdx.x > 1) {\n"
       "    __syncthreads();\n  }",
       "  if (n > 2) __syncthreads(); else out[0] = 1;",
+      // A local of an ALL_CAPS name is no constant.
+      "  const int T = threadIdx.x;\n  if (T < 16) {\n    __syncthreads();\n  }\n  out[T] = 1;",
+      "  const int LIM = threadIdx.x;\n  for (int i = 0; i < LIM; ++i) {\n    __syncthreads();\n  "
+      "}",
       "  if (n > 2) {\n    __syncthreads();\n  } else out[0] = 1;",
       "  if (blockIdx.x > 0) {\n    __syncthreads();\n    return;\n  }\n  __syncthreads();",
       "  int m = n;\n  if (threadIdx.x == 0) {\n    m = 2;\n  }\n  if (m > 1) {\n"
