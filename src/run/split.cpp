@@ -121,6 +121,7 @@ class Splitter {
   Splitter(std::string_view s, bool coroutines, bool regions)
       : s_(s), code_(code_mask(s)), coroutines_(coroutines), regions_(coroutines && regions) {
     find_group_namespaces();
+    find_macros();
   }
 
   // The device functions of this text that wait or may (see find_waiting_functions).
@@ -139,6 +140,8 @@ class Splitter {
       // `namespace cg = cooperative_groups;` may stand in a header.
       group_namespaces_.merge(other.group_namespaces_);
       using_groups_ = using_groups_ || other.using_groups_;
+      // Its macros, which a kernel here may name.
+      for (const auto& [name, body] : other.macros_) macros_[name] += " " + body;
     }
     if (regions_) find_waiting_functions();
     for (std::size_t i = 0; i < s_.size(); ++i) {
@@ -937,7 +940,7 @@ class Splitter {
       // A constant, not a parameter or local of an ALL_CAPS name (`int T = threadIdx.x;`); else
       // a variable of a nested block, a global, ...
       if (var == nullptr) {
-        if (constant_name(w)) continue;
+        if (constant_name(w, thread)) continue;
         return false;
       }
       if (var->loop_var) continue;  // checked with its loop
@@ -998,10 +1001,62 @@ class Splitter {
 
   // A name that is a compile-time constant: a macro or constant by convention (ALL_CAPS), or
   // declared constexpr or #define'd in the file.
-  bool constant_name(std::string_view w) const {
+  // A macro (object-like, #define'd in the file or elsewhere in the program) is one only if its
+  // replacement is (`#define TID threadIdx.x` is not; with `thread`, it may name threadIdx).
+  bool constant_name(std::string_view w, bool thread = false, int depth = 0) const {
+    if (const auto m = macros_.find(w); m != macros_.end()) {
+      return depth < 8 && constant_text(m->second, thread, depth + 1);
+    }
     const bool caps = std::none_of(
         w.begin(), w.end(), [](char c) { return std::islower(static_cast<unsigned char>(c)); });
     return caps || declared_constant(w);
+  }
+  // Whether a macro's replacement is alike in every thread of a block: numbers, operators, the
+  // uniform words and constant names; no subscript, `->` or call.
+  bool constant_text(std::string_view t, bool thread, int depth) const {
+    for (std::size_t k = 0; k < t.size(); ++k) {
+      if (t[k] == '[' || t.substr(k, 2) == "->") return false;
+      if (!ident_char(t[k])) continue;
+      std::size_t e = k;
+      while (e < t.size() && ident_char(t[e])) ++e;
+      const std::string_view w = t.substr(k, e - k);
+      std::size_t before = k;
+      while (before > 0 && std::isspace(static_cast<unsigned char>(t[before - 1]))) --before;
+      std::size_t after = e;
+      while (after < t.size() && std::isspace(static_cast<unsigned char>(t[after]))) ++after;
+      const bool number = std::isdigit(static_cast<unsigned char>(t[k]));
+      k = e - 1;
+      if (number || (before > 0 && t[before - 1] == '.')) continue;            // 1.0f, .x
+      if (after < t.size() && t[after] == '(' && w != "sizeof") return false;  // a call
+      if (uniform_word(w) || (thread && w == "threadIdx")) continue;
+      if (!constant_name(w, thread, depth)) return false;
+    }
+    return true;
+  }
+  // The object-like macros of this text (`#define NAME replacement`): a name defined more than
+  // once keeps every replacement.
+  void find_macros() {
+    for (std::size_t k = 0; k < s_.size(); ++k) {
+      if (s_[k] != '#' || !code_[k] || !preprocessor_line(k)) continue;
+      std::size_t d = k + 1;
+      while (d < s_.size() && (s_[d] == ' ' || s_[d] == '\t')) ++d;
+      if (!at(d, "define") || d + 6 >= s_.size() || ident_char(s_[d + 6])) continue;
+      std::size_t n = d + 6;
+      while (n < s_.size() && (s_[n] == ' ' || s_[n] == '\t')) ++n;
+      const std::size_t ne = word_end(n);
+      if (ne == n || (ne < s_.size() && s_[ne] == '(')) continue;  // none, or function-like
+      std::string body = " ";
+      std::size_t j = ne;
+      for (; j < s_.size() && s_[j] != '\n'; ++j) {
+        if (s_[j] == '\\' && j + 1 < s_.size() && s_[j + 1] == '\n') {
+          ++j;  // a continued line
+          continue;
+        }
+        body += code_[j] ? s_[j] : ' ';
+      }
+      macros_[std::string(s_.substr(n, ne - n))] += body;
+      k = j;
+    }
   }
   bool declared_constant(std::string_view w) const {
     for (std::size_t k = s_.find(w); k != std::string_view::npos; k = s_.find(w, k + 1)) {
@@ -1565,6 +1620,8 @@ class Splitter {
   // The names of the cooperative_groups namespace, and whether it is used whole.
   std::set<std::string, std::less<>> group_namespaces_{"cooperative_groups"};
   bool using_groups_ = false;
+  // Object-like macros, by name: their replacement text (comments blank).
+  std::map<std::string, std::string, std::less<>> macros_;
 };
 
 }  // namespace

@@ -280,3 +280,29 @@ TEST_CASE("run: a block group's sync under a thread's condition keeps its diverg
         "kernel fault: block (0,0,0): __syncthreads() is not reached by every thread of the "
         "block: threads 0-15 wait at cg_divergent.cu:5; threads 16-31 returned");
 }
+
+TEST_CASE("run: a local made of threadIdx through a macro is each thread's own in region loops",
+          "[run][regions]") {
+  // `TID` is an ALL_CAPS name, but no constant: each thread's t is its own index.
+  const RunResult r = run_program({write("macro_tid.cu",
+                                         "#include <cstdio>\n"
+                                         "#define TID threadIdx.x\n"
+                                         "__global__ void k(int* out) {\n"
+                                         "  __shared__ int s[64];\n"
+                                         "  const int t = TID;\n"
+                                         "  s[t] = t;\n"
+                                         "  __syncthreads();\n"
+                                         "  out[t] = s[63 - t];\n"
+                                         "}\n"
+                                         "int main() {\n"
+                                         "  int* out;\n"
+                                         "  cudaMallocManaged(&out, 64 * sizeof(int));\n"
+                                         "  k<<<1, 64>>>(out);\n"
+                                         "  cudaDeviceSynchronize();\n"
+                                         "  printf(\"%d %d %d\\n\", out[0], out[1], out[63]);\n"
+                                         "  cudaFree(out);\n"
+                                         "}\n")
+                                       .string()});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "63 62 0\n");
+}

@@ -274,3 +274,32 @@ TEST_CASE("split: a thread block's sync is __syncthreads", "[split]") {
   CHECK(divergent.regions == 0);
   CHECK(divergent.kernels == 1);
 }
+
+TEST_CASE("split: a macro is a constant only if its replacement is alike in every thread",
+          "[split]") {
+  const std::string divergent =
+      kernel("  if (TID < 16) {\n    __syncthreads();\n  }\n  out[0] = 1;");
+  // Defined in the file or elsewhere in the program (a header).
+  for (const auto& [file, elsewhere] :
+       {std::pair<std::string, std::string>{"#define TID threadIdx.x\n" + divergent, ""},
+        {divergent, "#define TID (threadIdx.x + 0)\n"},
+        {"#define LANE (TID % 32)\n#define TID \\\n  threadIdx.x\n" +
+             kernel("  if (LANE < 16) {\n    __syncthreads();\n  }"),
+         ""}}) {
+    CAPTURE(file, elsewhere);
+    const auto split = split_kernels(file, true, true, elsewhere);
+    CHECK(split.regions == 0);
+    CHECK(split.kernels == 1);
+  }
+  // A macro of constants and the block's own values is one.
+  CHECK(split_kernels("#define HALF (SIZE / 2)\n#define FIRST (blockIdx.x == 0)\n" +
+                      kernel("  if (HALF > n && !FIRST) {\n    __syncthreads();\n  }"))
+            .regions == 1);
+  // A local made of threadIdx through a macro is still computed again in each region.
+  const auto thread =
+      split_kernels("#define TID threadIdx.x\n" +
+                    kernel("  const int t = TID;\n  __shared__ float s[SIZE];\n  s[t] = 1;\n"
+                           "  __syncthreads();\n  out[t] = s[0];"));
+  CHECK(thread.regions == 1);
+  CHECK(thread.text.find("[[maybe_unused]] const int  t = TID;") != std::string::npos);
+}
