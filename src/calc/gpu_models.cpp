@@ -41,46 +41,48 @@ std::vector<std::string_view> texts(const nlohmann::json& j, const char* key) {
   return v;
 }
 
-// The record's fields by name (GpuModel in gpu_specs.hpp); a field left out is 0 or empty.
+// The record's fields by name (GpuModel in gpu_specs.hpp); a field left out is 0 or empty. Each
+// key is its member's name.
 template <class T>
 struct Field {
   const char* key;
   T GpuModel::*member;
 };
-constexpr Field<std::string_view> kTexts[] = {
-    {"name", &GpuModel::name},
-    {"chip", &GpuModel::chip},
-    {"architecture", &GpuModel::architecture},
-    {"tensor_core_generation", &GpuModel::tensor_core_generation},
-    {"rt_core_generation", &GpuModel::rt_core_generation},
-    {"memory_type", &GpuModel::memory_type},
-    {"note", &GpuModel::note},
-    {"note_zh", &GpuModel::note_zh}};
-constexpr Field<std::vector<std::string_view>> kLists[] = {{"aliases", &GpuModel::aliases},
-                                                           {"sources", &GpuModel::sources}};
-constexpr Field<int> kInts[] = {{"cc_major", &GpuModel::cc_major},
-                                {"cc_minor", &GpuModel::cc_minor},
-                                {"year", &GpuModel::year},
-                                {"sms", &GpuModel::sms},
-                                {"cores_per_sm", &GpuModel::cores_per_sm},
-                                {"cores", &GpuModel::cores},
-                                {"tensor_cores", &GpuModel::tensor_cores},
-                                {"rt_cores", &GpuModel::rt_cores},
-                                {"memory_bus_bits", &GpuModel::memory_bus_bits},
-                                {"max_threads_per_sm", &GpuModel::max_threads_per_sm},
-                                {"max_warps_per_sm", &GpuModel::max_warps_per_sm},
-                                {"max_blocks_per_sm", &GpuModel::max_blocks_per_sm}};
-constexpr Field<double> kReals[] = {
-    {"memory_gib", &GpuModel::memory_gib},
-    {"memory_data_rate_gbps", &GpuModel::memory_data_rate_gbps},
-    {"memory_bandwidth_gbs", &GpuModel::memory_bandwidth_gbs},
-    {"l2_kib", &GpuModel::l2_kib},
-    {"l1_shared_per_sm_kib", &GpuModel::l1_shared_per_sm_kib},
-    {"register_file_per_sm_kib", &GpuModel::register_file_per_sm_kib},
-    {"boost_clock_mhz", &GpuModel::boost_clock_mhz},
-    {"fp32_tflops", &GpuModel::fp32_tflops},
-    {"power_w", &GpuModel::power_w},
-    {"transistors_billion", &GpuModel::transistors_billion}};
+#define GPULAB_FIELD(member) \
+  { #member, &GpuModel::member }
+constexpr Field<std::string_view> kTexts[] = {GPULAB_FIELD(name),
+                                              GPULAB_FIELD(chip),
+                                              GPULAB_FIELD(architecture),
+                                              GPULAB_FIELD(tensor_core_generation),
+                                              GPULAB_FIELD(rt_core_generation),
+                                              GPULAB_FIELD(memory_type),
+                                              GPULAB_FIELD(note),
+                                              GPULAB_FIELD(note_zh)};
+constexpr Field<std::vector<std::string_view>> kLists[] = {GPULAB_FIELD(aliases),
+                                                           GPULAB_FIELD(sources)};
+constexpr Field<int> kInts[] = {GPULAB_FIELD(cc_major),
+                                GPULAB_FIELD(cc_minor),
+                                GPULAB_FIELD(year),
+                                GPULAB_FIELD(sms),
+                                GPULAB_FIELD(cores_per_sm),
+                                GPULAB_FIELD(cores),
+                                GPULAB_FIELD(tensor_cores),
+                                GPULAB_FIELD(rt_cores),
+                                GPULAB_FIELD(memory_bus_bits),
+                                GPULAB_FIELD(max_threads_per_sm),
+                                GPULAB_FIELD(max_warps_per_sm),
+                                GPULAB_FIELD(max_blocks_per_sm)};
+constexpr Field<double> kReals[] = {GPULAB_FIELD(memory_gib),
+                                    GPULAB_FIELD(memory_data_rate_gbps),
+                                    GPULAB_FIELD(memory_bandwidth_gbs),
+                                    GPULAB_FIELD(l2_kib),
+                                    GPULAB_FIELD(l1_shared_per_sm_kib),
+                                    GPULAB_FIELD(register_file_per_sm_kib),
+                                    GPULAB_FIELD(boost_clock_mhz),
+                                    GPULAB_FIELD(fp32_tflops),
+                                    GPULAB_FIELD(power_w),
+                                    GPULAB_FIELD(transistors_billion)};
+#undef GPULAB_FIELD
 
 bool known_key(const std::string& key) {
   auto in = [&](const auto& fields) {

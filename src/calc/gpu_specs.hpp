@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/json_fields.hpp"
+
 namespace gpulab::calc {
 
 // Per compute capability (CUDA C++ Programming Guide, "Compute Capabilities" table).
@@ -19,11 +21,11 @@ struct ArchInfo {
   int max_threads_per_sm = 0;
   int max_warps_per_sm = 0;
   int max_blocks_per_sm = 0;
-  int max_shared_per_sm_kib = 0;
-  int max_shared_per_block_kib = 0;  // with the opt-in attribute
-  int registers_per_sm = 0;          // 32-bit registers
-  int max_registers_per_thread = 0;  // 0: not confirmed (compute capability 1.x)
-  int max_threads_per_block = 0;     // 512 on 1.x, 1024 since 2.0
+  int max_shared_memory_per_sm_kib = 0;
+  int max_shared_memory_per_block_kib = 0;  // with the opt-in attribute
+  int registers_per_sm = 0;                 // 32-bit registers
+  int max_registers_per_thread = 0;         // 0: not confirmed (compute capability 1.x)
+  int max_threads_per_block = 0;            // 512 on 1.x, 1024 since 2.0
 
   // How the SM hands out registers and shared memory to blocks (calc/occupancy.hpp uses them).
   int max_registers_per_block = 0;    // 32-bit registers one block may hold
@@ -36,6 +38,11 @@ struct ArchInfo {
   int max_shared_per_block_default_kib = 0;   // without the opt-in attribute
   std::span<const int> shared_carveouts_kib;  // sizes the L1/shared split can take; empty: fixed
 };
+// The limits in JSON under the members' names (`gpulab device-info --json` adds the compute
+// capability and the registers per thread).
+GPULAB_JSON_WRITER(ArchInfo, architecture, cores_per_sm, warp_schedulers_per_sm, max_threads_per_sm,
+                   max_warps_per_sm, max_blocks_per_sm, max_shared_memory_per_sm_kib,
+                   max_shared_memory_per_block_kib, registers_per_sm, max_threads_per_block)
 // Unknown compute capabilities return nothing: callers say "unknown", never guess.
 std::optional<ArchInfo> arch_info(int major, int minor);
 // Every compute capability in the table, oldest first.

@@ -90,7 +90,7 @@ int shared_limit(Occupancy& o) {
       static_cast<std::int64_t>(a.max_shared_per_block_default_kib) * 1024;
   o.needs_opt_in = user > default_limit;
   o.shared_block_limit =
-      (o.needs_opt_in ? static_cast<std::int64_t>(a.max_shared_per_block_kib) * 1024
+      (o.needs_opt_in ? static_cast<std::int64_t>(a.max_shared_memory_per_block_kib) * 1024
                       : default_limit) +
       a.reserved_shared_per_block;
   o.shared_preferred = shared_for_carveout(a, o.in.carveout_percent);
@@ -106,7 +106,7 @@ int shared_limit(Occupancy& o) {
   } else if (!a.shared_carveouts_kib.empty()) {
     o.shared_per_sm = carveout_at_least(a, o.shared_per_block_allocated);
   } else {
-    o.shared_per_sm = static_cast<std::int64_t>(a.max_shared_per_sm_kib) * 1024;
+    o.shared_per_sm = static_cast<std::int64_t>(a.max_shared_memory_per_sm_kib) * 1024;
   }
   if (o.shared_per_block_allocated == 0) return INT_MAX;
   return static_cast<int>(o.shared_per_sm / o.shared_per_block_allocated);
@@ -121,7 +121,7 @@ std::string_view limiter_name(Limiter l) {
 }
 
 std::int64_t shared_for_carveout(const ArchInfo& a, std::optional<int> percent) {
-  const std::int64_t largest = static_cast<std::int64_t>(a.max_shared_per_sm_kib) * 1024;
+  const std::int64_t largest = static_cast<std::int64_t>(a.max_shared_memory_per_sm_kib) * 1024;
   if (!percent || a.shared_carveouts_kib.empty()) return largest;
   const std::int64_t asked = *percent * largest / 100;
   const std::int64_t size = carveout_at_least(a, asked);

@@ -61,6 +61,31 @@ Question integer_q(std::string prompt, std::int64_t value, std::string solution)
   return q;
 }
 
+// A question answered with one word ("yes", "shared", ...).
+Question word_q(std::string prompt, std::string word, std::string solution) {
+  Question q;
+  q.prompt = std::move(prompt);
+  q.kind = AnswerKind::word;
+  q.word = std::move(word);
+  q.answer = q.word;
+  q.solution = std::move(solution);
+  return q;
+}
+
+// A fact asked as a question in both languages, its one-word answer and, where the answer needs
+// one, why.
+struct WordFact {
+  const char* en;
+  const char* zh;
+  const char* answer;
+  const char* why_en = "";
+  const char* why_zh = "";
+};
+template <std::size_t N>
+const WordFact& pick_fact(Gen& g, const WordFact (&facts)[N]) {
+  return facts[pick(g, 0, static_cast<std::int64_t>(N) - 1)];
+}
+
 Question warps_on_sm_q(Gen& g, Lang l) {
   const std::int64_t b = pick(g, 1, 8);
   const std::int64_t tpb =
@@ -256,21 +281,17 @@ Question launch_legal_q(Gen& g, Lang l) {
   }
   auto problem = limits::check_launch(grid, block);
   if (problem && l == Lang::zh) problem = launch_problem_zh(grid, block);
-  Question q;
-  q.prompt = say(l, "Is the launch kernel<<<dim3({}, {}, {}), dim3({}, {}, {})>>> legal? (yes/no)",
-                 "启动 kernel<<<dim3({}, {}, {}), dim3({}, {}, {})>>> 合法吗？（yes/no）", grid.x,
-                 grid.y, grid.z, block.x, block.y, block.z);
-  q.kind = AnswerKind::word;
-  q.word = problem ? "no" : "yes";
-  q.answer = q.word;
-  q.solution = problem
-                   ? *problem
-                   : say(l,
-                         "{} threads per block and every dimension within (1024, 1024, 64) "
-                         "and (2^31-1, 65535, 65535)",
-                         "每块 {} 个线程，各维都在 (1024, 1024, 64) 和 (2^31-1, 65535, 65535) 之内",
-                         block.volume());
-  return q;
+  return word_q(
+      say(l, "Is the launch kernel<<<dim3({}, {}, {}), dim3({}, {}, {})>>> legal? (yes/no)",
+          "启动 kernel<<<dim3({}, {}, {}), dim3({}, {}, {})>>> 合法吗？（yes/no）", grid.x, grid.y,
+          grid.z, block.x, block.y, block.z),
+      problem ? "no" : "yes",
+      problem ? *problem
+              : say(l,
+                    "{} threads per block and every dimension within (1024, 1024, 64) "
+                    "and (2^31-1, 65535, 65535)",
+                    "每块 {} 个线程，各维都在 (1024, 1024, 64) 和 (2^31-1, 65535, 65535) 之内",
+                    block.volume()));
 }
 
 Question bytes_moved_q(Gen& g, Lang l) {
@@ -417,17 +438,14 @@ Question race_barrier_q(Gen& g, Lang l) {
   const std::int64_t k = choose<std::int64_t>(g, {0, 1, 31, 32, b / 2, b});
   const bool barrier = pick(g, 0, 1) == 1;
   const bool race = !barrier && k % b != 0;
-  Question q;
-  q.prompt = say(l,
-                 "Blocks of {} threads run: s[threadIdx.x] = in[i]; {}x = s[(threadIdx.x + "
-                 "{}) % {}]; with __shared__ float s[{}]. Is there a data race on s? "
-                 "(yes/no)",
-                 "每块 {} 个线程执行：s[threadIdx.x] = in[i]; {}x = s[(threadIdx.x + {}) % "
-                 "{}];，其中 __shared__ float s[{}]。s 上有数据竞争吗？（yes/no）",
-                 b, barrier ? "__syncthreads(); " : "", k, b, b);
-  q.kind = AnswerKind::word;
-  q.word = race ? "yes" : "no";
-  q.answer = q.word;
+  Question q = word_q(say(l,
+                          "Blocks of {} threads run: s[threadIdx.x] = in[i]; {}x = s[(threadIdx.x "
+                          "+ {}) % {}]; with __shared__ float s[{}]. Is there a data race on s? "
+                          "(yes/no)",
+                          "每块 {} 个线程执行：s[threadIdx.x] = in[i]; {}x = s[(threadIdx.x + {}) "
+                          "% {}];，其中 __shared__ float s[{}]。s 上有数据竞争吗？（yes/no）",
+                          b, barrier ? "__syncthreads(); " : "", k, b, b),
+                      race ? "yes" : "no", "");
   if (barrier) {
     q.solution = say(l, "no: __syncthreads() orders every write before every read",
                      "没有：__syncthreads() 让所有写入都在所有读取之前完成");
@@ -531,12 +549,7 @@ Question reduction_q(Gen& g, Lang l) {
 
 // Which memory: facts about the hierarchy, answered with one of its names.
 Question memory_hierarchy_q(Gen& g, Lang l) {
-  struct Fact {
-    const char* en;
-    const char* zh;
-    const char* answer;
-  };
-  static const Fact facts[] = {
+  static const WordFact facts[] = {
       {"A variable declared __shared__ in a kernel, seen by every thread of its block and "
        "living as long as the block: which memory?",
        "核函数中用 __shared__ 声明的变量，块内所有线程可见，与线程块同生命周期：在哪种内存？",
@@ -559,15 +572,11 @@ Question memory_hierarchy_q(Gen& g, Lang l) {
        "哪种内存属于单个线程私有，并且完全不需要加载或存储指令？", "registers"},
   };
   const std::vector<std::string> choices = {"registers", "local", "shared", "constant", "global"};
-  const Fact& f = facts[pick(g, 0, static_cast<std::int64_t>(std::size(facts)) - 1)];
-  Question q;
-  q.prompt = fmt::format("{} ({})", l == Lang::zh ? f.zh : f.en, fmt::join(choices, "/"));
-  q.kind = AnswerKind::word;
-  q.word = f.answer;
+  const WordFact& f = pick_fact(g, facts);
+  Question q = word_q(
+      fmt::format("{} ({})", l == Lang::zh ? f.zh : f.en, fmt::join(choices, "/")), f.answer,
+      say(l, "{}: see lesson 08 (the memory hierarchy)", "{}：见第 08 课（内存层次）", f.answer));
   q.choices = choices;
-  q.answer = q.word;
-  q.solution =
-      say(l, "{}: see lesson 08 (the memory hierarchy)", "{}：见第 08 课（内存层次）", f.answer);
   return q;
 }
 
@@ -596,14 +605,7 @@ Question pytorch_rules_q(Gen& g, Lang l) {
                          r, c, d, i, j, k),
                      off, fmt::format("({} x {} + {}) x {} + {} = {}", i, c, j, d, k, off));
   }
-  struct Rule {
-    const char* en;
-    const char* zh;
-    const char* answer;
-    const char* why_en;
-    const char* why_zh;
-  };
-  static const Rule rules[] = {
+  static const WordFact rules[] = {
       {"x = torch.randn(64, 32, device='cuda').t(). May a kernel read x.data_ptr<float>() as a "
        "row-major 32 x 64 array without calling .contiguous()? (yes/no)",
        "x = torch.randn(64, 32, device='cuda').t()。不调用 .contiguous()，核函数能把 "
@@ -626,14 +628,8 @@ Question pytorch_rules_q(Gen& g, Lang l) {
        "yes", "all three checks hold, and numel() elements follow data_ptr()",
        "三项检查都满足，data_ptr() 之后正好有 numel() 个元素"},
   };
-  const Rule& r = rules[pick(g, 0, static_cast<std::int64_t>(std::size(rules)) - 1)];
-  Question q;
-  q.prompt = l == Lang::zh ? r.zh : r.en;
-  q.kind = AnswerKind::word;
-  q.word = r.answer;
-  q.answer = q.word;
-  q.solution = l == Lang::zh ? r.why_zh : r.why_en;
-  return q;
+  const WordFact& r = pick_fact(g, rules);
+  return word_q(l == Lang::zh ? r.zh : r.en, r.answer, l == Lang::zh ? r.why_zh : r.why_en);
 }
 
 using Maker = Question (*)(Gen&, Lang);

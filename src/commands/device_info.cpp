@@ -506,20 +506,12 @@ nlohmann::json device_json(const cuda::DeviceProperties& d) {
 namespace {
 
 nlohmann::json arch_json(const calc::ArchInfo& a) {
-  using nlohmann::json;
-  return {{"compute_capability", cc_text(a.major, a.minor)},
-          {"architecture", a.architecture},
-          {"cores_per_sm", a.cores_per_sm},
-          {"warp_schedulers_per_sm", a.warp_schedulers_per_sm},
-          {"max_threads_per_sm", a.max_threads_per_sm},
-          {"max_warps_per_sm", a.max_warps_per_sm},
-          {"max_blocks_per_sm", a.max_blocks_per_sm},
-          {"max_shared_memory_per_sm_kib", a.max_shared_per_sm_kib},
-          {"max_shared_memory_per_block_kib", a.max_shared_per_block_kib},
-          {"registers_per_sm", a.registers_per_sm},
-          {"max_registers_per_thread",
-           a.max_registers_per_thread > 0 ? json(a.max_registers_per_thread) : json(nullptr)},
-          {"max_threads_per_block", a.max_threads_per_block}};
+  nlohmann::json j = a;
+  j["compute_capability"] = cc_text(a.major, a.minor);
+  j["max_registers_per_thread"] = a.max_registers_per_thread > 0
+                                      ? nlohmann::json(a.max_registers_per_thread)
+                                      : nlohmann::json(nullptr);
+  return j;
 }
 
 // 0 means unknown in the model table: JSON null.
@@ -785,17 +777,17 @@ std::string render_model(const calc::GpuModel& m, const OutputOptions& out) {
                   "一块片上存储，分给 L1 缓存和讲台（共享内存）。整块 GPU：{} x {} = {}。",
                   format_integer(m.sms), kib_text(m.l1_shared_per_sm_kib),
                   kib_total(m.l1_shared_per_sm_kib * m.sms));
-    if (arch && arch->max_shared_per_block_kib > 48) {
+    if (arch && arch->max_shared_memory_per_block_kib > 48) {
       explain +=
           say(l,
               " Shared memory: up to {} KiB per SM; per block 48 KiB by default, up to {} KiB "
               "if the kernel opts in.",
               "共享内存：每 SM 最多 {} KiB；每块默认 48 KiB，核函数申请后最多 {} KiB。",
-              arch->max_shared_per_sm_kib, arch->max_shared_per_block_kib);
+              arch->max_shared_memory_per_sm_kib, arch->max_shared_memory_per_block_kib);
     } else if (arch && m.cc_major > 1) {
       explain += say(l, " Shared memory: up to {} KiB per SM, {} KiB per block.",
-                     "共享内存：每 SM 最多 {} KiB，每块最多 {} KiB。", arch->max_shared_per_sm_kib,
-                     arch->max_shared_per_block_kib);
+                     "共享内存：每 SM 最多 {} KiB，每块最多 {} KiB。",
+                     arch->max_shared_memory_per_sm_kib, arch->max_shared_memory_per_block_kib);
     }
     s.row(tr(l, "L1 + shared memory per SM", "每 SM 的 L1 + 共享内存"),
           kib_text(m.l1_shared_per_sm_kib), explain);

@@ -77,21 +77,21 @@ std::string render_inspect(const InspectResult& r, const OutputOptions& out) {
                std::string(tr(l, "the fastest storage; fewer per thread, more warps per SM",
                               "最快的存储；每线程越少，每个 SM 的线程束越多"))});
     t.add_row({std::string(tr(l, "static shared memory", "静态共享内存")),
-               std::string(tr(l, "block", "线程块")), bytes(x.static_shared),
+               std::string(tr(l, "block", "线程块")), bytes(x.static_shared_bytes),
                std::string(tr(l, "__shared__ arrays; dynamic shared memory comes on top",
                               "__shared__ 数组；动态共享内存另算"))});
     t.add_row({std::string(tr(l, "local: stack frame", "局部：栈帧")),
-               std::string(tr(l, "thread", "线程")), bytes(x.stack_frame),
+               std::string(tr(l, "thread", "线程")), bytes(x.stack_frame_bytes),
                std::string(tr(l, "local arrays and calls, in DRAM (cached)",
                               "局部数组和函数调用，位于 DRAM（有缓存）"))});
     t.add_row({std::string(tr(l, "local: spill stores/loads", "局部：溢出存/取")),
                std::string(tr(l, "thread", "线程")),
-               fmt::format("{} / {}", bytes(x.spill_stores), bytes(x.spill_loads)),
+               fmt::format("{} / {}", bytes(x.spill_store_bytes), bytes(x.spill_load_bytes)),
                std::string(tr(l, "registers that did not fit, moved to local memory",
                               "放不下的寄存器，被移到局部内存"))});
     t.add_row({std::string(tr(l, "constant memory (bank 0)", "常量内存（bank 0）")),
                std::string(tr(l, "kernel", "核函数")),
-               x.constant_bank0 ? bytes(*x.constant_bank0) : std::string("?"),
+               x.constant_bank0_bytes ? bytes(*x.constant_bank0_bytes) : std::string("?"),
                std::string(tr(l, "the kernel's arguments and what the driver passes",
                               "核函数参数和驱动传入的内容"))});
     t.add_row(
@@ -99,16 +99,16 @@ std::string render_inspect(const InspectResult& r, const OutputOptions& out) {
          std::to_string(x.barriers),
          std::string(tr(l, "named barriers __syncthreads() uses", "__syncthreads() 使用的屏障"))});
     s += t.render(st);
-    if (x.cubin_shared && *x.cubin_shared != x.static_shared) {
+    if (x.cubin_shared_bytes && *x.cubin_shared_bytes != x.static_shared_bytes) {
       s += say(l,
                "  (The cubin's shared-memory section holds {}: on sm_90 and later it includes the "
                "1 KiB the driver\n  reserves per block, which the occupancy below counts "
                "separately.)\n",
                "  （cubin 的共享内存段为 {}：sm_90 起它包含驱动为每个线程块保留的 1 KiB，"
                "下面的占用率单独计算这部分。）\n",
-               bytes(*x.cubin_shared));
+               bytes(*x.cubin_shared_bytes));
     }
-    if (x.spill_stores > 0) {
+    if (x.spill_store_bytes > 0) {
       s += "  " +
            st.warn(std::string(tr(l,
                                   "Spills: the compiler ran out of registers (a cap, or too many "
@@ -169,22 +169,9 @@ nlohmann::json inspect_json(const InspectResult& r) {
   nlohmann::json kernels = nlohmann::json::array();
   for (const auto& k : r.kernels) {
     const KernelResources& x = k.res;
-    nlohmann::json j = {
-        {"name", x.short_name},
-        {"signature", x.name},
-        {"mangled", x.mangled},
-        {"registers", x.registers},
-        {"barriers", x.barriers},
-        {"static_shared_bytes", x.static_shared},
-        {"stack_frame_bytes", x.stack_frame},
-        {"spill_store_bytes", x.spill_stores},
-        {"spill_load_bytes", x.spill_loads},
-        {"cumulative_stack_bytes", x.cumulative_stack},
-        {"constant_bank0_bytes",
-         x.constant_bank0 ? nlohmann::json(*x.constant_bank0) : nlohmann::json(nullptr)},
-        {"cubin_shared_bytes",
-         x.cubin_shared ? nlohmann::json(*x.cubin_shared) : nlohmann::json(nullptr)},
-    };
+    nlohmann::json j = x;
+    j["name"] = x.short_name;
+    j["signature"] = x.name;
     j["occupancy"] = k.occ.max_warps > 0 ? occupancy_facts_json(k.occ) : nlohmann::json(nullptr);
     if (!k.ptx.empty()) {
       j["ptx"] = listing(k.ptx);
@@ -253,7 +240,7 @@ void setup_inspect(CLI::App& app, GlobalOptions& g) {
         }
         if (!args.dynamic.empty()) {
           o.dynamic_shared = parse_bytes("--dynamic-shared", args.dynamic,
-                                         std::int64_t{a.max_shared_per_block_kib} * 1024,
+                                         std::int64_t{a.max_shared_memory_per_block_kib} * 1024,
                                          both("the most shared memory a block may have on sm_{}",
                                               "sm_{} 上一个线程块最多的共享内存", o.arch));
         }

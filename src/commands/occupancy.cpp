@@ -201,7 +201,7 @@ OccupancyResult run_occupancy(const OccupancyOptions& o) {
     // Shared memory per block in steps of 1 KiB, static kept, dynamic varied, to the opt-in limit.
     calc::OccupancyInput base = o.in;
     base.dynamic_shared = 0;
-    const int max_kib = a.max_shared_per_block_kib;
+    const int max_kib = a.max_shared_memory_per_block_kib;
     r.by_shared = curve(a, base, 0, max_kib, 1, [](calc::OccupancyInput& in, int kib) {
       in.dynamic_shared = std::max<std::int64_t>(0, std::int64_t{kib} * 1024 - in.static_shared);
     });
@@ -345,7 +345,7 @@ std::string render_occupancy_steps(const calc::Occupancy& o, const Style& st, La
       if (in.carveout_percent) {
         carve = say(l, "--carveout {}% of {} KiB asks for {} KiB",
                     "--carveout {}% x {} KiB 要求 {} KiB", *in.carveout_percent,
-                    a.max_shared_per_sm_kib, o.shared_preferred / 1024);
+                    a.max_shared_memory_per_sm_kib, o.shared_preferred / 1024);
       } else {
         carve =
             say(l, "the default carve-out, {} KiB", "默认划分，{} KiB", o.shared_preferred / 1024);
@@ -358,7 +358,7 @@ std::string render_occupancy_steps(const calc::Occupancy& o, const Style& st, La
                    "\n      （该 SM 可给共享内存的大小：{} KiB）",
                    fmt::join(a.shared_carveouts_kib, ", "));
     } else {
-      carve = say(l, "{} KiB", "{} KiB", a.max_shared_per_sm_kib);
+      carve = say(l, "{} KiB", "{} KiB", a.max_shared_memory_per_sm_kib);
     }
     s += say(l, "    shared memory per SM: {}\n", "    每个 SM 的共享内存：{}\n", carve);
     if (o.limit_shared == INT_MAX) {
@@ -555,7 +555,7 @@ void setup_occupancy(CLI::App& app, GlobalOptions& g) {
                                          both("the most registers a thread may have {0}",
                                               "{1}一个线程最多的寄存器数", on.en, on.zh)));
         }
-        const std::int64_t optin = std::int64_t{a.max_shared_per_block_kib} * 1024;
+        const std::int64_t optin = std::int64_t{a.max_shared_memory_per_block_kib} * 1024;
         if (!args.shared.empty()) {
           // The compiler refuses static __shared__ arrays above the default limit.
           o.in.static_shared = parse_bytes(
@@ -568,7 +568,7 @@ void setup_occupancy(CLI::App& app, GlobalOptions& g) {
               parse_bytes("--dynamic-shared", args.dynamic, optin - o.in.static_shared,
                           both("static + dynamic shared memory per block is at most {0} KiB {1}",
                                "{2}每个线程块的静态加动态共享内存最多 {0} KiB",
-                               a.max_shared_per_block_kib, on.en, on.zh));
+                               a.max_shared_memory_per_block_kib, on.en, on.zh));
         }
         if (!args.carveout.empty()) {
           if (a.shared_carveouts_kib.empty()) {

@@ -147,16 +147,21 @@ std::string render_warp_hiding(const WarpHidingResult& r, const OutputOptions& o
   return s;
 }
 
+}  // namespace gpulab
+
+// The calculator's result under its own field names.
+namespace gpulab::calc {
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LatencyHiding, latency_cycles, ops, cycles_per_op, work_cycles,
+                                   ratio, warps_needed)
+}  // namespace gpulab::calc
+
+namespace gpulab {
+
 nlohmann::json warp_hiding_json(const WarpHidingResult& r) {
   nlohmann::json j = {{"command", "warp-hiding"}};
   if (r.latency) {
     const auto& x = *r.latency;
-    j["latency"] = {{"latency_cycles", x.latency_cycles},
-                    {"ops", x.ops},
-                    {"cycles_per_op", x.cycles_per_op},
-                    {"work_cycles", x.work_cycles},
-                    {"ratio", x.ratio},
-                    {"warps_needed", x.warps_needed}};
+    j["latency"] = x;
     j["warps_needed"] = x.warps_needed;
   }
   if (r.resident) {

@@ -165,7 +165,7 @@ MeasureResult run_warp_measure(const MeasureOptions& o, Backend& backend) {
     }
     p.cycles_per_step = median(per_step);
     p.kernel_ms = median(ms);
-    p.fma_per_cycle =
+    p.fma_per_cycle_per_sm =
         p.cycles_per_step > 0 ? warps * static_cast<double>(ops) / p.cycles_per_step : 0;
     backend.to_host(e.data(), ends.get(), n * sizeof(unsigned));
     p.verified = true;
@@ -175,11 +175,11 @@ MeasureResult run_warp_measure(const MeasureOptions& o, Backend& backend) {
         p.verified = false;
       ++per_sm[s[w]];
     }
-    p.max_warps_seen = 0;
-    p.min_warps_seen = static_cast<int>(per_sm.size()) < r.sms ? 0 : warps * r.sms;
+    p.max_warps_seen_per_sm = 0;
+    p.min_warps_seen_per_sm = static_cast<int>(per_sm.size()) < r.sms ? 0 : warps * r.sms;
     for (const auto& [sm, k] : per_sm) {
-      p.max_warps_seen = std::max(p.max_warps_seen, k);
-      p.min_warps_seen = std::min(p.min_warps_seen, k);
+      p.max_warps_seen_per_sm = std::max(p.max_warps_seen_per_sm, k);
+      p.min_warps_seen_per_sm = std::min(p.min_warps_seen_per_sm, k);
     }
     return p;
   };
@@ -200,9 +200,9 @@ MeasureResult run_warp_measure(const MeasureOptions& o, Backend& backend) {
       std::max<std::int64_t>(1, std::llround(r.latency_cycles)), r.ops, r.cycles_per_fma);
   r.predicted_warps_per_sm = r.schedulers * static_cast<int>(r.prediction.warps_needed);
   for (const auto& p : r.points)
-    r.best_fma_per_cycle = std::max(r.best_fma_per_cycle, p.fma_per_cycle);
+    r.best_fma_per_cycle = std::max(r.best_fma_per_cycle, p.fma_per_cycle_per_sm);
   for (const auto& p : r.points) {
-    if (p.fma_per_cycle >= kSaturated * r.best_fma_per_cycle) {
+    if (p.fma_per_cycle_per_sm >= kSaturated * r.best_fma_per_cycle) {
       r.saturation_warps_per_sm = p.warps_per_sm;
       break;
     }
@@ -272,11 +272,11 @@ std::string render_warp_measure(const MeasureResult& r, const OutputOptions& out
     std::vector<std::string> row = {std::to_string(p.warps_per_sm),
                                     fmt::format("{} x {}", p.blocks_per_sm, p.threads_per_block),
                                     format_real(p.cycles_per_step, 0),
-                                    format_real(p.fma_per_cycle, 2)};
-    if (gpu) row.push_back(format_real(100 * p.fma_per_cycle / limit, 1));
-    row.push_back(p.min_warps_seen == p.max_warps_seen
-                      ? std::to_string(p.max_warps_seen)
-                      : fmt::format("{}-{}", p.min_warps_seen, p.max_warps_seen));
+                                    format_real(p.fma_per_cycle_per_sm, 2)};
+    if (gpu) row.push_back(format_real(100 * p.fma_per_cycle_per_sm / limit, 1));
+    row.push_back(p.min_warps_seen_per_sm == p.max_warps_seen_per_sm
+                      ? std::to_string(p.max_warps_seen_per_sm)
+                      : fmt::format("{}-{}", p.min_warps_seen_per_sm, p.max_warps_seen_per_sm));
     t.add_row(row);
   }
   s += t.render(st, 2, highlight);
@@ -299,13 +299,13 @@ std::string render_warp_measure(const MeasureResult& r, const OutputOptions& out
   PlotSeries points{{}, {}, 'o'};
   for (const auto& p : r.points) {
     points.x.push_back(p.warps_per_sm);
-    points.y.push_back(p.fma_per_cycle);
+    points.y.push_back(p.fma_per_cycle_per_sm);
   }
   PlotSeries saturation{{}, {}, '*'};  // drawn over its 'o'
   for (const auto& p : r.points) {
     if (p.warps_per_sm == r.saturation_warps_per_sm) {
       saturation.x.push_back(p.warps_per_sm);
-      saturation.y.push_back(p.fma_per_cycle);
+      saturation.y.push_back(p.fma_per_cycle_per_sm);
     }
   }
   plot.series = {points, saturation};
@@ -395,19 +395,11 @@ std::string render_warp_measure(const MeasureResult& r, const OutputOptions& out
   return s;
 }
 
-// One measured point as JSON (found by argument-dependent lookup: a vector of points converts to
-// an array).
-void to_json(nlohmann::json& j, const MeasurePoint& p) {
-  j = {{"warps_per_sm", p.warps_per_sm},
-       {"blocks_per_sm", p.blocks_per_sm},
-       {"threads_per_block", p.threads_per_block},
-       {"cycles_per_step", p.cycles_per_step},
-       {"fma_per_cycle_per_sm", p.fma_per_cycle},
-       {"min_warps_seen_per_sm", p.min_warps_seen},
-       {"max_warps_seen_per_sm", p.max_warps_seen},
-       {"kernel_ms", p.kernel_ms},
-       {"verified", p.verified}};
-}
+// One measured point as JSON, its fields under their own names (found by argument-dependent
+// lookup: a vector of points converts to an array).
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MeasurePoint, warps_per_sm, blocks_per_sm, threads_per_block,
+                                   cycles_per_step, fma_per_cycle_per_sm, min_warps_seen_per_sm,
+                                   max_warps_seen_per_sm, kernel_ms, verified)
 
 nlohmann::json warp_measure_json(const MeasureResult& r) {
   const auto& x = r.prediction;

@@ -31,9 +31,9 @@ struct MeasureOptions {
 struct MeasurePoint {
   int warps_per_sm = 0;
   int blocks_per_sm = 0, threads_per_block = 0;
-  double cycles_per_step = 0;                  // per SM, first start to last end, / steps
-  double fma_per_cycle = 0;                    // FMA warp-instructions per cycle per SM
-  int min_warps_seen = 0, max_warps_seen = 0;  // per SM, from each warp's %smid
+  double cycles_per_step = 0;       // per SM, first start to last end, / steps
+  double fma_per_cycle_per_sm = 0;  // FMA warp-instructions per cycle per SM
+  int min_warps_seen_per_sm = 0, max_warps_seen_per_sm = 0;  // from each warp's %smid
   double kernel_ms = 0;
   bool verified = false;  // every warp's chain ended where the host says
 };

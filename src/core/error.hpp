@@ -45,28 +45,34 @@ class CudaError : public RuntimeFailure {
   std::string error_name_;
 };
 
-// Not an error: a command that has said all it had to say and exits with this code (gpulab run
-// passes on the program's own exit code). main() returns it without a message.
-class ExitCode : public std::exception {
+// Not an error: an exception that unwinds to main() carrying one number, which main() turns into
+// the process's exit status.
+class Unwind : public std::exception {
  public:
-  explicit ExitCode(int code) : code_(code) {}
-  int code() const { return code_; }
-  const char* what() const noexcept override { return "exit"; }
+  Unwind(int value, const char* what) : value_(value), what_(what) {}
+  const char* what() const noexcept override { return what_; }
+
+ protected:
+  int value_;
 
  private:
-  int code_;
+  const char* what_;
 };
 
-// Not an error: gpulab received SIGINT, SIGTERM or SIGHUP (core/process.hpp: SignalGuard), ended
-// what it had started and unwinds so that temporary files go; main() exits with 128 + signal.
-class Interrupted : public std::exception {
+// A command that has said all it had to say and exits with this code (gpulab run passes on the
+// program's own exit code). main() returns it without a message.
+class ExitCode : public Unwind {
  public:
-  explicit Interrupted(int signal) : signal_(signal) {}
-  int signal() const { return signal_; }
-  const char* what() const noexcept override { return "interrupted"; }
+  explicit ExitCode(int code) : Unwind(code, "exit") {}
+  int code() const { return value_; }
+};
 
- private:
-  int signal_;
+// gpulab received SIGINT, SIGTERM or SIGHUP (core/process.hpp: SignalGuard), ended what it had
+// started and unwinds so that temporary files go; main() exits with 128 + signal.
+class Interrupted : public Unwind {
+ public:
+  explicit Interrupted(int signal) : Unwind(signal, "interrupted") {}
+  int signal() const { return value_; }
 };
 
 inline constexpr int kExitOk = 0;

@@ -104,11 +104,11 @@ InspectResult run_inspect(const InspectOptions& o, Lang lang) {
   const auto sections = elf_section_sizes(run::read_file(cubin));
   for (KernelResources& k : kernels) {
     if (auto it = sections.find(".nv.shared." + k.mangled); it != sections.end()) {
-      k.cubin_shared = static_cast<std::int64_t>(it->second);
+      k.cubin_shared_bytes = static_cast<std::int64_t>(it->second);
     }
-    if (!k.constant_bank0) {
+    if (!k.constant_bank0_bytes) {
       if (auto it = sections.find(".nv.constant0." + k.mangled); it != sections.end()) {
-        k.constant_bank0 = static_cast<std::int64_t>(it->second);
+        k.constant_bank0_bytes = static_cast<std::int64_t>(it->second);
       }
     }
   }
@@ -153,7 +153,7 @@ InspectResult run_inspect(const InspectOptions& o, Lang lang) {
     ik.res = k;
     if (arch) {
       ik.occ = calc::occupancy(
-          *arch, {o.threads, k.registers, k.static_shared, o.dynamic_shared, std::nullopt});
+          *arch, {o.threads, k.registers, k.static_shared_bytes, o.dynamic_shared, std::nullopt});
     }
     if (auto it = ptx.find(k.mangled); it != ptx.end()) ik.ptx = it->second;
     if (auto it = sass.find(k.mangled); it != sass.end()) ik.sass = it->second;

@@ -59,17 +59,17 @@ std::vector<KernelResources> parse_resource_usage(std::string_view text) {
       props_for = m[1];
     } else if (std::regex_search(l, m, stack_re)) {
       if (!v.empty() && props_for == v.back().mangled) {
-        v.back().stack_frame = std::stoll(m[1]);
-        v.back().spill_stores = std::stoll(m[2]);
-        v.back().spill_loads = std::stoll(m[3]);
+        v.back().stack_frame_bytes = std::stoll(m[1]);
+        v.back().spill_store_bytes = std::stoll(m[2]);
+        v.back().spill_load_bytes = std::stoll(m[3]);
       }
     } else if (!v.empty() && std::regex_search(l, m, used_re)) {
       KernelResources& k = v.back();
       k.registers = std::stoi(m[1]);
       if (std::regex_search(l, m, barriers_re)) k.barriers = std::stoi(m[1]);
-      if (std::regex_search(l, m, smem_re)) k.static_shared = std::stoll(m[1]);
-      if (std::regex_search(l, m, cmem_re)) k.constant_bank0 = std::stoll(m[1]);
-      if (std::regex_search(l, m, cumulative_re)) k.cumulative_stack = std::stoll(m[1]);
+      if (std::regex_search(l, m, smem_re)) k.static_shared_bytes = std::stoll(m[1]);
+      if (std::regex_search(l, m, cmem_re)) k.constant_bank0_bytes = std::stoll(m[1]);
+      if (std::regex_search(l, m, cumulative_re)) k.cumulative_stack_bytes = std::stoll(m[1]);
     }
   }
   return v;

@@ -105,8 +105,6 @@ BranchCost branch_cost(std::uint32_t active, std::uint32_t taken) {
   return c;
 }
 
-namespace {
-
 void add_to(GlobalCost& a, const GlobalCost& b) {
   a.requests += b.requests;
   a.sectors += b.sectors;
@@ -121,8 +119,6 @@ void add_to(SharedCost& a, const SharedCost& b) {
   a.conflicts += b.conflicts;
   a.worst_way = std::max(a.worst_way, b.worst_way);
 }
-
-}  // namespace
 
 void Counters::add_global(const GlobalCost& c, bool store) {
   add_to(store ? global_st : global_ld, c);
@@ -149,14 +145,16 @@ bool Counters::empty() const {
          shared_st.requests == 0 && branch.branches == 0 && inst_executed == 0;
 }
 
+double ratio_or_zero(std::uint64_t numerator, std::uint64_t denominator) {
+  return denominator == 0 ? 0.0 : static_cast<double>(numerator) / static_cast<double>(denominator);
+}
+
 double sectors_per_request(const GlobalCost& c) {
-  return c.requests == 0 ? 0.0 : static_cast<double>(c.sectors) / static_cast<double>(c.requests);
+  return ratio_or_zero(c.sectors, c.requests);
 }
 
 double thread_inst_per_inst(const Counters& c) {
-  return c.inst_executed == 0
-             ? 0.0
-             : static_cast<double>(c.thread_inst_executed) / static_cast<double>(c.inst_executed);
+  return ratio_or_zero(c.thread_inst_executed, c.inst_executed);
 }
 
 double branch_uniformity_pct(const Counters& c) {

@@ -76,8 +76,13 @@ struct Counters {
   bool empty() const;
 };
 
+// a += b: every count summed (worst_way: the larger of the two).
+void add_to(GlobalCost& a, const GlobalCost& b);
+void add_to(SharedCost& a, const SharedCost& b);
+
 // Derived values, as ncu prints them; 0 where nothing was counted (a kernel without branches has a
 // branch uniformity of 0%, as in ncu).
+double ratio_or_zero(std::uint64_t numerator, std::uint64_t denominator);
 double sectors_per_request(const GlobalCost& c);
 double thread_inst_per_inst(const Counters& c);
 double branch_uniformity_pct(const Counters& c);

@@ -22,21 +22,6 @@ std::array<std::uint64_t, 3> dims(const json& d) {
   return r;
 }
 
-void add_global(GlobalCost& a, const GlobalCost& b) {
-  a.requests += b.requests;
-  a.sectors += b.sectors;
-  a.ideal_sectors += b.ideal_sectors;
-  a.bytes_used += b.bytes_used;
-}
-
-void add_shared(SharedCost& a, const SharedCost& b) {
-  a.requests += b.requests;
-  a.wavefronts += b.wavefronts;
-  a.ideal_wavefronts += b.ideal_wavefronts;
-  a.conflicts += b.conflicts;
-  a.worst_way = std::max(a.worst_way, b.worst_way);
-}
-
 AccessSite read_access(const json& j, const Symbolizer& where) {
   AccessSite a;
   a.where = where(j.at("pc").get<std::uint64_t>());
@@ -183,8 +168,8 @@ void merge(KernelProfile& into, KernelProfile& more) {
         const bool worse = b.shared ? b.smem.worst_way > a.smem.worst_way
                                     : b.global.requests > 0 && global_cost(b.example).sectors >
                                                                    global_cost(a.example).sectors;
-        add_global(a.global, b.global);
-        add_shared(a.smem, b.smem);
+        add_to(a.global, b.global);
+        add_to(a.smem, b.smem);
         if (worse) {
           a.example = b.example;
           a.example_block = b.example_block;
@@ -324,12 +309,8 @@ std::string explain(const Finding& f, Lang l) {
   if (f.kind == Finding::Kind::uncoalesced) {
     const AccessSite& a = *f.access;
     const double per = sectors_per_request(a.global);
-    const double ideal = a.global.requests == 0 ? 0.0
-                                                : static_cast<double>(a.global.ideal_sectors) /
-                                                      static_cast<double>(a.global.requests);
-    const double used = a.global.requests == 0 ? 0.0
-                                               : static_cast<double>(a.global.bytes_used) /
-                                                     static_cast<double>(a.global.requests);
+    const double ideal = ratio_or_zero(a.global.ideal_sectors, a.global.requests);
+    const double used = ratio_or_zero(a.global.bytes_used, a.global.requests);
     const std::int64_t stride = lane_stride(a.example);
     const std::string op_en = a.store ? "store" : "load";
     const std::string op_zh = a.store ? "写" : "读";
@@ -355,12 +336,8 @@ std::string explain(const Finding& f, Lang l) {
   }
   if (f.kind == Finding::Kind::bank_conflict) {
     const AccessSite& a = *f.access;
-    const double per = a.smem.requests == 0 ? 0.0
-                                            : static_cast<double>(a.smem.wavefronts) /
-                                                  static_cast<double>(a.smem.requests);
-    const double ideal = a.smem.requests == 0 ? 0.0
-                                              : static_cast<double>(a.smem.ideal_wavefronts) /
-                                                    static_cast<double>(a.smem.requests);
+    const double per = ratio_or_zero(a.smem.wavefronts, a.smem.requests);
+    const double ideal = ratio_or_zero(a.smem.ideal_wavefronts, a.smem.requests);
     const std::int64_t stride = lane_stride(a.example);
     std::string stride_en, stride_zh;
     if (stride != 0) {

@@ -144,9 +144,7 @@ void render_kernel(const ProfileResult& r, const KernelProfile& k, const Style& 
            std::string(tr(l, "ideal", "理想")), std::string(tr(l, "fetched", "取来")),
            std::string(tr(l, "used", "用到"))});
   const auto global_row = [&](const char* en, const char* zh, const profile::GlobalCost& x) {
-    const double ideal =
-        x.requests == 0 ? 0.0
-                        : static_cast<double>(x.ideal_sectors) / static_cast<double>(x.requests);
+    const double ideal = profile::ratio_or_zero(x.ideal_sectors, x.requests);
     g.add_row({std::string(tr(l, en, zh)), group_thousands(x.requests), group_thousands(x.sectors),
                number(profile::sectors_per_request(x)), number(ideal),
                format_bytes(static_cast<double>(x.sectors * 32)),

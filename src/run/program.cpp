@@ -734,13 +734,28 @@ Build build_program(const BuildRequest& r) {
       search.include_dirs = include_dirs;
       return user_headers(file, text, search, read_file);
     };
-    const auto shadow_headers = [&](const std::vector<fs::path>& headers) {
+    // The rewritten copies of headers whose kernels or spin loops split_kernels changed, each with
+    // the rewrite of the header as written: what a compile that fails writes back, as it does the
+    // file's own text.
+    std::vector<std::pair<fs::path, std::string>> plain_headers;
+    // elsewhere: what the headers' kernels may call besides the header's own functions (the
+    // file's headers and the program's files; empty in check and profile builds).
+    const auto shadow_headers = [&](const std::vector<fs::path>& headers,
+                                    const std::string& elsewhere) {
       for (const fs::path& h : headers) {
         if (unsupported.count(h) != 0) continue;
-        Rewritten rewritten = rewrite_for_emulator(read_file(h), h.string());
+        const std::string original = read_file(h);
+        Rewritten rewritten = rewrite_for_emulator(original, h.string());
         const fs::path copy = shadow_path(work / "headers", h);
+        // A header's kernels are split as the file's are (below), every line where it was.
+        std::string text = std::move(rewritten.text);
+        if (const Split split = split_kernels(original, !checked, true, elsewhere);
+            split.kernels + split.spin_loops > 0) {
+          plain_headers.emplace_back(copy, std::move(text));
+          text = rewrite_for_emulator(split.text, h.string()).text;
+        }
         fs::create_directories(copy.parent_path(), ec);
-        if (const int error = write_whole(copy, rewritten.text); error != 0) {
+        if (const int error = write_whole(copy, text); error != 0) {
           throw RuntimeFailure(
               both("cannot write {}: {}", "无法写入 {}：{}", copy.string(), std::strerror(error)));
         }
@@ -765,6 +780,9 @@ Build build_program(const BuildRequest& r) {
       // The file's own headers (not a C file's): rewritten below, and read by split_kernels.
       const std::vector<fs::path> headers =
           c_file ? std::vector<fs::path>{} : headers_of(file, texts[i]);
+      // What the file's kernels may call besides its own functions: its headers' and the other
+      // files' device functions (below).
+      std::string elsewhere;
       if (c_file) {
         text = "#line 1 \"" + file.string() + "\"\n" + texts[i];
       } else {
@@ -778,7 +796,6 @@ Build build_program(const BuildRequest& r) {
         // builds, whose instrumentation must see the kernel's own code); spin loops yield in
         // every build. What the file's kernels may call besides its own functions: its user
         // headers' and the other files' device functions.
-        std::string elsewhere;
         if (!checked) {
           for (const fs::path& h : headers) elsewhere += read_file(h) + "\n";
           for (std::size_t j = 0; j < sources.size(); ++j) {
@@ -821,7 +838,8 @@ Build build_program(const BuildRequest& r) {
                     {"-x", "c", "-O2", "-g", "-gdwarf-4", "-iquote", file.parent_path().string(),
                      "-I" + (kit.dir / "include").string(), "-D__NVCC__=1"});
       } else {
-        shadow_headers(headers);
+        // The headers' kernels may call the file's too.
+        shadow_headers(headers, checked ? std::string() : elsewhere + texts[i]);
         // The rewritten headers first: beside the file, in each -I folder; the folders of the
         // originals after every other folder (-idirafter: an -iquote folder would come before
         // the -I ones), for a header found some other way (a macro's name) that includes its
@@ -907,8 +925,13 @@ Build build_program(const BuildRequest& r) {
       argv.insert(argv.end(), {"-MD", "-MF", dep.string()});
       argv.insert(argv.end(), {"-c", copy.string(), "-o", object.string()});
       ProcessResult p = compile(argv);
-      if (!p.ok() && !plain_text.empty() && !p.timed_out) {
-        if (write_whole(copy, plain_text) == 0) p = compile(argv);
+      if (!p.ok() && (!plain_text.empty() || !plain_headers.empty()) && !p.timed_out) {
+        bool written = plain_text.empty() || write_whole(copy, plain_text) == 0;
+        for (const auto& [header, plain] : plain_headers) {
+          written = write_whole(header, plain) == 0 && written;
+        }
+        plain_headers.clear();  // later files read the headers as written
+        if (written) p = compile(argv);
       }
       if (!p.ok()) {
         if (const auto missing = missing_cuda_api(p.err.empty() ? p.out : p.err, lang)) {

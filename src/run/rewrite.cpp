@@ -76,6 +76,18 @@ std::vector<bool> code_mask(std::string_view s) {
   return code;
 }
 
+std::size_t matching_close(std::string_view s, const std::vector<bool>& code, std::size_t open,
+                           char close) {
+  const char o = s[open];
+  int depth = 0;
+  for (std::size_t k = open; k < s.size(); ++k) {
+    if (!code[k]) continue;
+    if (s[k] == o) ++depth;
+    if (s[k] == close && --depth == 0) return k;
+  }
+  return std::string_view::npos;
+}
+
 namespace {
 
 bool ident_char(char c) {
@@ -279,16 +291,8 @@ class Rewriter {
     return i;
   }
 
-  // After `open` (an opening bracket), the position of its closing bracket, or npos.
   std::size_t match_forward(std::size_t open, char close_char) const {
-    const char o = s_[open];
-    int depth = 0;
-    for (std::size_t k = open; k < s_.size(); ++k) {
-      if (!code_[k]) continue;
-      if (s_[k] == o) ++depth;
-      if (s_[k] == close_char && --depth == 0) return k;
-    }
-    return std::string_view::npos;
+    return matching_close(s_, code_, open, close_char);
   }
 
   // After `__global__`: when it begins a kernel's definition, the kernel's registration goes right

@@ -28,6 +28,11 @@ struct Rewritten {
 // code[i] is true where source[i] is code (not a comment, a string or a character literal).
 std::vector<bool> code_mask(std::string_view source);
 
+// After `open` (an opening bracket of the source), its closing bracket `close`, counting code
+// only (code: code_mask's); npos if none.
+std::size_t matching_close(std::string_view source, const std::vector<bool>& code, std::size_t open,
+                           char close);
+
 // `path` is the name compile errors and reports will show (the user's file, absolute). The same
 // rewrite serves the program's files and its own headers (the names it adds are unique per path).
 Rewritten rewrite_for_emulator(std::string_view source, const std::string& path);

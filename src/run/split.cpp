@@ -36,6 +36,11 @@ bool ident_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
 }
 
+template <std::size_t N>
+bool one_of(std::string_view w, const std::array<std::string_view, N>& words) {
+  return std::find(words.begin(), words.end(), w) != words.end();
+}
+
 // The intrinsics that make a thread wait for others, and their awaitable forms
 // (simt/coroutine.hpp).
 struct Collective {
@@ -80,26 +85,44 @@ bool refused_word(std::string_view w) {
       "co_await",  "co_return",         "co_yield",        "cooperative_groups",
       "cg",        "this_thread_block", "tiled_partition", "coalesced_threads",
       "this_grid", "grid_group",        "thread_block",    "labeled_partition"};
-  for (std::string_view k : kWords) {
-    if (w == k) return true;
-  }
-  return false;
+  return one_of(w, kWords);
 }
 
 bool type_word(std::string_view w) {
   static constexpr std::array<std::string_view, 16> kWords{
       "int",  "unsigned", "signed", "char",     "short",  "long",         "float",  "double",
       "bool", "void",     "const",  "volatile", "size_t", "__restrict__", "struct", "auto"};
-  for (std::string_view k : kWords) {
-    if (w == k) return true;
-  }
-  return false;
+  return one_of(w, kWords);
 }
+
+// Words whose statement the region form cannot keep as it is.
+constexpr std::array<std::string_view, 9> kRegionRefusedWords{
+    "goto", "throw", "asm", "__asm__", "setjmp", "longjmp", "try", "catch", "co_await"};
+
+// Words a thread-uniform expression may hold besides the names checked one by one.
+constexpr std::array<std::string_view, 22> kUniformWords{
+    "int",     "unsigned", "signed",   "char",    "short",    "long",        "float",    "double",
+    "bool",    "size_t",   "true",     "false",   "sizeof",   "static_cast", "blockIdx", "blockDim",
+    "gridDim", "warpSize", "uint32_t", "int64_t", "uint64_t", "int32_t"};
+
+// Words that do not begin a declaration of a local at a statement's start.
+constexpr std::array<std::string_view, 16> kStatementWords{
+    "if",   "else",    "for",      "while", "do",      "switch", "return",        "break",
+    "case", "default", "continue", "goto",  "typedef", "using",  "static_assert", "__syncthreads"};
+
+// Words a local's type may not hold (its type then cannot be written again, or its storage is
+// no automatic variable's).
+constexpr std::array<std::string_view, 14> kUntypableWords{
+    "auto",   "decltype", "struct",       "class",      "enum",      "union",    "register",
+    "static", "extern",   "thread_local", "__shared__", "constexpr", "typename", "operator"};
 
 class Splitter {
  public:
   Splitter(std::string_view s, bool coroutines, bool regions)
-      : s_(s), code_(code_mask(s)), coroutines_(coroutines), regions_(coroutines && regions) {}
+      : s_(s), code_(code_mask(s)), coroutines_(coroutines), regions_(coroutines && regions) {
+    find_group_namespaces();
+    find_macros();
+  }
 
   // The device functions of this text that wait or may (see find_waiting_functions).
   std::set<std::string, std::less<>> waiting_functions() {
@@ -109,13 +132,18 @@ class Splitter {
 
   Split run(std::string_view elsewhere) {
     Split out;
-    if (regions_) {
+    if (!elsewhere.empty()) {
+      Splitter other(elsewhere, true, true);
       // A kernel here may call a device function of a user header or of another file of the
       // program: one that waits there keeps the kernel off region loops as one here does.
-      if (!elsewhere.empty())
-        waiting_functions_ = Splitter(elsewhere, true, true).waiting_functions();
-      find_waiting_functions();
+      if (regions_) waiting_functions_ = other.waiting_functions();
+      // `namespace cg = cooperative_groups;` may stand in a header.
+      group_namespaces_.merge(other.group_namespaces_);
+      using_groups_ = using_groups_ || other.using_groups_;
+      // Its macros, which a kernel here may name.
+      for (const auto& [name, body] : other.macros_) macros_[name] += " " + body;
     }
+    if (regions_) find_waiting_functions();
     for (std::size_t i = 0; i < s_.size(); ++i) {
       if (!word_start(i)) continue;
       const std::size_t e = word_end(i);
@@ -177,14 +205,7 @@ class Splitter {
   }
 
   std::size_t match_forward(std::size_t open, char close) const {
-    const char o = s_[open];
-    int depth = 0;
-    for (std::size_t k = open; k < s_.size(); ++k) {
-      if (!code_[k]) continue;
-      if (s_[k] == o) ++depth;
-      if (s_[k] == close && --depth == 0) return k;
-    }
-    return std::string_view::npos;
+    return matching_close(s_, code_, open, close);
   }
 
   std::size_t match_back(std::size_t close, char open) const {
@@ -310,6 +331,140 @@ class Splitter {
     return !(ident_char(p) || p == ')' || p == ']' || p == '>');
   }
 
+  // ---- Cooperative groups' block barrier --------------------------------------------------------
+  //
+  // `b.sync();`, `NS::sync(b);` and `NS::this_thread_block().sync();`, where the kernel declares
+  // `NS::thread_block b = NS::this_thread_block();` (or `auto b = ...`; `const` too) and NS is
+  // the cooperative_groups namespace or a name of it (`namespace cg = cooperative_groups;`), or
+  // nothing after `using namespace cooperative_groups;`, are __syncthreads() itself
+  // (simt/cooperative_groups.hpp), and a thread_block holds no state.
+
+  static constexpr std::size_t npos = std::string_view::npos;
+
+  // The names of the cooperative_groups namespace in this text, and whether it is used whole.
+  void find_group_namespaces() {
+    constexpr std::string_view kName = "cooperative_groups";
+    for (std::size_t k = s_.find(kName); k != npos; k = s_.find(kName, k + 1)) {
+      if (!word_start(k) || word_end(k) != k + kName.size()) continue;
+      std::size_t b = skip_space_back(k);
+      if (b >= 2 && s_[b - 1] == ':' && s_[b - 2] == ':') b = skip_space_back(b - 2);
+      if (b > 0 && s_[b - 1] == '=') {
+        const std::string_view alias = word_before(b - 1);
+        const std::size_t alias_at = skip_space_back(b - 1) - alias.size();
+        if (!alias.empty() && word_before(alias_at) == "namespace")
+          group_namespaces_.emplace(alias);
+      } else if (word_before(b) == "namespace" &&
+                 word_before(skip_space_back(b) - std::string_view("namespace").size()) ==
+                     "using") {
+        using_groups_ = true;
+      }
+    }
+  }
+
+  // The word w at k: the position after it and the spaces after it; npos if it is not there.
+  std::size_t word_at(std::size_t k, std::string_view w) const {
+    if (k >= s_.size() || !word_start(k) || word_end(k) != k + w.size() || !at(k, w)) return npos;
+    return skip_space(k + w.size());
+  }
+  // The code characters p at k, likewise.
+  std::size_t punct_at(std::size_t k, std::string_view p) const {
+    if (k >= s_.size() || !code_[k] || !at(k, p)) return npos;
+    return skip_space(k + p.size());
+  }
+  // After `NS::` at k (or at k itself after `using namespace cooperative_groups;`); npos if none.
+  std::size_t groups_qualifier(std::size_t k) const {
+    if (k >= s_.size()) return npos;
+    if (word_start(k) && group_namespaces_.contains(s_.substr(k, word_end(k) - k))) {
+      return punct_at(skip_space(word_end(k)), "::");
+    }
+    return using_groups_ ? k : npos;
+  }
+  std::string_view word_here(std::size_t k) const {
+    return k < s_.size() && word_start(k) ? s_.substr(k, word_end(k) - k) : std::string_view();
+  }
+
+  // `[const] NS::thread_block b = NS::this_thread_block();` at k: its ';' (b added to names).
+  std::size_t group_declaration(std::size_t k, std::set<std::string, std::less<>>& names) const {
+    const std::size_t after_const = word_at(k, "const");
+    const std::size_t p = after_const == npos ? k : after_const;
+    std::size_t name = word_at(p, "auto");
+    if (name == npos) name = word_at(groups_qualifier(p), "thread_block");
+    const std::string_view b = word_here(name);
+    if (b.empty() || type_word(b) || refused_word(b)) return npos;
+    std::size_t q =
+        word_at(groups_qualifier(punct_at(skip_space(name + b.size()), "=")), "this_thread_block");
+    q = punct_at(punct_at(q, "("), ")");
+    if (q >= s_.size() || s_[q] != ';') return npos;
+    names.emplace(b);
+    return q;
+  }
+
+  // A block's sync at k, `b.sync()`, `NS::sync(b)` or `NS::this_thread_block().sync()` before a
+  // ';': that ';'.
+  std::size_t group_sync(std::size_t k, const std::set<std::string, std::less<>>& names) const {
+    if (member_at(k)) return npos;
+    std::size_t q = npos;
+    if (names.contains(word_here(k))) {
+      q = word_at(punct_at(skip_space(word_end(k)), "."), "sync");
+      q = punct_at(punct_at(q, "("), ")");
+    }
+    if (q == npos) {
+      const std::size_t p = punct_at(word_at(groups_qualifier(k), "sync"), "(");
+      if (names.contains(word_here(p))) q = punct_at(skip_space(word_end(p)), ")");
+    }
+    if (q == npos) {
+      std::size_t p = word_at(groups_qualifier(k), "this_thread_block");
+      p = word_at(punct_at(punct_at(punct_at(p, "("), ")"), "."), "sync");
+      q = punct_at(punct_at(p, "("), ")");
+    }
+    return q < s_.size() && s_[q] == ';' ? q : npos;
+  }
+
+  // A kernel's block syncs and block declarations (each from its first character to its ';'), or
+  // nothing when the kernel names cooperative groups in any other way.
+  struct BlockGroups {
+    std::map<std::size_t, std::size_t> syncs, declarations;
+    std::set<std::string, std::less<>> names;  // the groups declared
+  };
+  std::optional<BlockGroups> block_groups(const Function& f) const {
+    BlockGroups g;
+    std::set<std::string, std::less<>> names;
+    for (std::size_t k = f.body + 1; k < f.end; ++k) {
+      if (!word_start(k)) continue;
+      const std::size_t before = skip_space_back(k);
+      const char prev = before > 0 ? s_[before - 1] : ';';
+      if (prev == ';' || prev == '{' || prev == '}') {
+        if (const std::size_t semi = group_declaration(k, names); semi < f.end) {
+          g.declarations[k] = semi;
+          k = semi;
+          continue;
+        }
+      }
+      if (const std::size_t semi = group_sync(k, names); semi < f.end) {
+        g.syncs[k] = semi;
+        k = semi;
+        continue;
+      }
+      const std::string_view w = s_.substr(k, word_end(k) - k);
+      if ((refused_word(w) && !w.starts_with("co_")) || group_namespaces_.contains(w))
+        return std::nullopt;
+      k = word_end(k) - 1;
+    }
+    g.names = std::move(names);
+    return g;
+  }
+
+  // `b.thread_rank()` and the like at k (the method's name): a block group's query, which reads
+  // threadIdx, blockIdx or blockDim and waits for nothing.
+  bool block_query(std::size_t k, std::string_view method, const BlockGroups& g) const {
+    static constexpr std::array<std::string_view, 7> kQueries{
+        "thread_rank",  "size",      "num_threads", "group_index",
+        "thread_index", "group_dim", "dim_threads"};
+    const std::size_t dot = skip_space_back(k);
+    return one_of(method, kQueries) && dot > 0 && s_[dot - 1] == '.' &&
+           g.names.contains(word_before(dot - 1));
+  }
+
   bool transform_kernel(const Function& f) {
     struct Site {
       std::size_t at, length;
@@ -321,10 +476,22 @@ class Splitter {
     // variable-length one and refuses it, so the declaration moves to the kernel's own body, ahead
     // of the coroutine, which uses it as a thread_local of the enclosing function.
     std::vector<std::pair<std::size_t, std::size_t>> dynamic_shared;  // [extern, ';']
+    const auto groups = block_groups(f);
+    if (!groups) return false;
     for (std::size_t k = f.body + 1; k < f.end; ++k) {
       if (!code_[k]) continue;
       if (s_[k] == '[' && lambda_at(k)) return false;
       if (!word_start(k)) continue;
+      // A block's sync is __syncthreads(); its group's declaration stays as it is.
+      if (const auto g = groups->syncs.find(k); g != groups->syncs.end()) {
+        collectives.push_back({k, g->second - k, "syncthreads()"});
+        k = g->second;
+        continue;
+      }
+      if (const auto g = groups->declarations.find(k); g != groups->declarations.end()) {
+        k = g->second;
+        continue;
+      }
       std::size_t e = std::min(word_end(k), f.end);
       const std::string_view word = s_.substr(k, e - k);
       if (refused_word(word)) return false;
@@ -373,7 +540,10 @@ class Splitter {
              " " + hoisted + "::gpulab::simt::co::start([](" + params +
                  ") -> ::gpulab::simt::co::Thread {" + binds);
     for (const Site& c : collectives) {
-      add_edit(c.at, c.length, "co_await ::gpulab::simt::co::" + std::string(c.awaitable));
+      // A call over several lines (`cg::sync(\n b)`) waits at its first line.
+      add_edit(c.at, c.length,
+               "co_await ::gpulab::simt::co::" + std::string(c.awaitable) +
+                   blank_lines(c.at, c.at + c.length));
     }
     for (const std::size_t r : returns) add_edit(r, 6, "co_return");
     add_edit(f.end, 0, "}(" + args + ")); ");
@@ -406,12 +576,13 @@ class Splitter {
 
   // ---- Region loops (docs/simt.md, "Region loops"; simt/region.hpp) -----------------------------
   //
-  // A kernel whose every barrier is a plain `__syncthreads();` statement of its body, or of the
-  // body of a `for`/`while` loop (itself such a statement) whose header every thread evaluates
-  // alike, runs as region loops: the body becomes a lambda that runs one thread from one barrier
-  // to the next (a barrier is `return N;` followed by the label the next region starts from), and
-  // the locals it declares before a barrier of their scope live in per-thread slots. Anything the
-  // checks below cannot prove keeps the kernel as a coroutine.
+  // A kernel whose every barrier is a plain `__syncthreads();` statement (or a thread block's
+  // sync) of its body, or of the body of a `for`/`while` loop or of a branch of an `if` (itself
+  // such a statement) whose header every thread evaluates alike, runs as region loops: the body
+  // becomes a lambda that runs one thread from one barrier to the next (a barrier is `return N;`
+  // followed by the label the next region starts from), and the locals it declares before a barrier
+  // of their scope live in per-thread slots. Anything the checks below cannot prove keeps the
+  // kernel as a coroutine.
 
   bool word_start(std::size_t k) const {
     return code_[k] && ident_char(s_[k]) && (k == 0 || !ident_char(s_[k - 1])) &&
@@ -485,40 +656,11 @@ class Splitter {
            w == "__nanosleep";
   }
 
-  // Words whose statement the region form cannot keep as it is.
-  static bool region_refused_word(std::string_view w) {
-    static constexpr std::array<std::string_view, 9> kWords{
-        "goto", "throw", "asm", "__asm__", "setjmp", "longjmp", "try", "catch", "co_await"};
-    return std::find(kWords.begin(), kWords.end(), w) != kWords.end();
-  }
-
-  // Words a thread-uniform expression may hold besides the names checked one by one.
-  static bool uniform_word(std::string_view w) {
-    static constexpr std::array<std::string_view, 22> kWords{
-        "int",      "unsigned",    "signed",   "char",     "short",   "long",
-        "float",    "double",      "bool",     "size_t",   "true",    "false",
-        "sizeof",   "static_cast", "blockIdx", "blockDim", "gridDim", "warpSize",
-        "uint32_t", "int64_t",     "uint64_t", "int32_t"};
-    return std::find(kWords.begin(), kWords.end(), w) != kWords.end();
-  }
-
-  // Words that do not begin a declaration of a local at a statement's start.
-  static bool statement_word(std::string_view w) {
-    static constexpr std::array<std::string_view, 16> kWords{
-        "if",      "else",  "for",           "while",        "do",       "switch",
-        "return",  "break", "case",          "default",      "continue", "goto",
-        "typedef", "using", "static_assert", "__syncthreads"};
-    return std::find(kWords.begin(), kWords.end(), w) != kWords.end();
-  }
-
-  // Words a local's type may not hold (its type then cannot be written again, or its storage is
-  // no automatic variable's).
-  static bool untypable_word(std::string_view w) {
-    static constexpr std::array<std::string_view, 14> kWords{
-        "auto",   "decltype", "struct",       "class",      "enum",      "union",    "register",
-        "static", "extern",   "thread_local", "__shared__", "constexpr", "typename", "operator"};
-    return std::find(kWords.begin(), kWords.end(), w) != kWords.end();
-  }
+  // The word lists ahead of the class.
+  static bool region_refused_word(std::string_view w) { return one_of(w, kRegionRefusedWords); }
+  static bool uniform_word(std::string_view w) { return one_of(w, kUniformWords); }
+  static bool statement_word(std::string_view w) { return one_of(w, kStatementWords); }
+  static bool untypable_word(std::string_view w) { return one_of(w, kUntypableWords); }
 
   // A declaration `T a = x, b;` of a local: T's text, and each name with its initializer.
   struct Declarator {
@@ -625,11 +767,15 @@ class Splitter {
     std::size_t scope_begin = 0;  // where its name may first stand: its declarator, or its loop
   };
 
-  // A scope whose statements hold barriers: the kernel's body or a barrier loop's body.
+  // A scope whose statements hold barriers: the kernel's body, a barrier loop's body, or a branch
+  // of an `if` whose condition is uniform (and its `else`, barriers or not).
   struct BarrierScope {
     std::size_t open = 0, close = 0;
-    std::size_t keyword = std::string::npos;  // `for`/`while`, for a loop's body
+    std::size_t keyword = std::string::npos;  // `for`/`while`/`if`/`else`, but for the body
     std::size_t header_open = 0, header_close = 0;
+    std::string_view kind;  // the keyword; empty for the kernel's body
+    // False for `if (c) __syncthreads();`: open is the barrier, close its ';'.
+    bool braced = true;
   };
 
   // The '{' that most closely encloses `p`, searching back to `floor`.
@@ -668,21 +814,55 @@ class Splitter {
                      std::map<std::size_t, BarrierScope>& scopes) {
     if (scopes.contains(open)) return true;
     if (open == f.body) {
-      scopes[open] = BarrierScope{f.body, f.end};
+      scopes[open] = BarrierScope{f.body, f.end, std::string::npos, 0, 0, {}, true};
       return true;
     }
     const std::size_t before = skip_space_back(open);
-    if (before == 0 || s_[before - 1] != ')') return false;
+    if (before == 0) return false;
+    if (word_before(open) == "else") {
+      // The else of `if (c) { ... } else {`: the if's scope brings it.
+      const std::size_t if_close = skip_space_back(before - 4);
+      if (if_close == 0 || s_[if_close - 1] != '}') return false;
+      const std::size_t if_open = match_back(if_close - 1, '{');
+      return if_open != npos && barrier_scope(if_open, f, scopes) && scopes.contains(open);
+    }
+    if (s_[before - 1] != ')') return false;
     const std::size_t header_open = match_back(before - 1, '(');
     if (header_open == std::string::npos) return false;
     const std::string_view kw = word_before(header_open);
-    if (kw != "for" && kw != "while") return false;
+    if (kw != "for" && kw != "while" && kw != "if") return false;
     const std::size_t keyword = skip_space_back(header_open) - kw.size();
     const std::size_t parent = enclosing_open(keyword, f.body);
     if (!statement_at_top(parent, keyword) || !barrier_scope(parent, f, scopes)) return false;
     const std::size_t close = match_forward(open, '}');
     if (close == std::string::npos || close > f.end) return false;
-    scopes[open] = BarrierScope{open, close, keyword, header_open, before - 1};
+    scopes[open] = BarrierScope{open, close, keyword, header_open, before - 1, kw, true};
+    if (kw == "if") {
+      // Its else, of the same condition, is a scope too (with barriers or not): `else {` only.
+      const std::size_t next = skip_space(close + 1);
+      if (const std::size_t body = word_at(next, "else"); body != npos && next < f.end) {
+        if (body >= f.end || s_[body] != '{') return false;
+        const std::size_t body_close = match_forward(body, '}');
+        if (body_close == std::string::npos || body_close > f.end) return false;
+        scopes[body] = BarrierScope{body, body_close, next, 0, 0, "else", true};
+      }
+    }
+    return true;
+  }
+
+  // `if (c) __syncthreads();` (the barrier statement [b, semi]) at the top level of a barrier
+  // scope, with no else: a scope of its own, added to `scopes`; false if it is none.
+  bool unbraced_if(std::size_t b, std::size_t semi, const Function& f,
+                   std::map<std::size_t, BarrierScope>& scopes) {
+    const std::size_t before = skip_space_back(b);
+    if (before == 0 || s_[before - 1] != ')') return false;
+    const std::size_t header_open = match_back(before - 1, '(');
+    if (header_open == npos || word_before(header_open) != "if") return false;
+    const std::size_t keyword = skip_space_back(header_open) - 2;
+    const std::size_t parent = enclosing_open(keyword, f.body);
+    if (!statement_at_top(parent, keyword) || !barrier_scope(parent, f, scopes)) return false;
+    if (word_at(skip_space(semi + 1), "else") != npos) return false;
+    scopes[b] = BarrierScope{b, semi, keyword, header_open, before - 1, "if", false};
     return true;
   }
 
@@ -745,7 +925,6 @@ class Splitter {
       if (member_at(start)) continue;  // .x of blockIdx.x
       if (uniform_word(w) || (thread && w == "threadIdx")) continue;
       if (skip_space(we) < s_.size() && s_[skip_space(we)] == '(') return false;  // a call
-      if (constant_name(w)) continue;
       bool known = false;
       for (const Parameter& p : params) {
         if (p.name == w) {
@@ -758,8 +937,13 @@ class Splitter {
       for (const RegionVar& v : vars) {
         if (v.name == w) var = &v;
       }
-      if (var == nullptr) return false;  // a variable of a nested block, a global, ...
-      if (var->loop_var) continue;       // checked with its loop
+      // A constant, not a parameter or local of an ALL_CAPS name (`int T = threadIdx.x;`); else
+      // a variable of a nested block, a global, ...
+      if (var == nullptr) {
+        if (constant_name(w, thread)) continue;
+        return false;
+      }
+      if (var->loop_var) continue;  // checked with its loop
       if (var->eq == std::string::npos || var->at >= b ||
           !uniform_updates(*var, f, params, vars, depth, thread) ||
           !uniform(var->eq + 1, var->init_end, f, params, vars, depth + 1, thread)) {
@@ -817,10 +1001,62 @@ class Splitter {
 
   // A name that is a compile-time constant: a macro or constant by convention (ALL_CAPS), or
   // declared constexpr or #define'd in the file.
-  bool constant_name(std::string_view w) const {
+  // A macro (object-like, #define'd in the file or elsewhere in the program) is one only if its
+  // replacement is (`#define TID threadIdx.x` is not; with `thread`, it may name threadIdx).
+  bool constant_name(std::string_view w, bool thread = false, int depth = 0) const {
+    if (const auto m = macros_.find(w); m != macros_.end()) {
+      return depth < 8 && constant_text(m->second, thread, depth + 1);
+    }
     const bool caps = std::none_of(
         w.begin(), w.end(), [](char c) { return std::islower(static_cast<unsigned char>(c)); });
     return caps || declared_constant(w);
+  }
+  // Whether a macro's replacement is alike in every thread of a block: numbers, operators, the
+  // uniform words and constant names; no subscript, `->` or call.
+  bool constant_text(std::string_view t, bool thread, int depth) const {
+    for (std::size_t k = 0; k < t.size(); ++k) {
+      if (t[k] == '[' || t.substr(k, 2) == "->") return false;
+      if (!ident_char(t[k])) continue;
+      std::size_t e = k;
+      while (e < t.size() && ident_char(t[e])) ++e;
+      const std::string_view w = t.substr(k, e - k);
+      std::size_t before = k;
+      while (before > 0 && std::isspace(static_cast<unsigned char>(t[before - 1]))) --before;
+      std::size_t after = e;
+      while (after < t.size() && std::isspace(static_cast<unsigned char>(t[after]))) ++after;
+      const bool number = std::isdigit(static_cast<unsigned char>(t[k]));
+      k = e - 1;
+      if (number || (before > 0 && t[before - 1] == '.')) continue;            // 1.0f, .x
+      if (after < t.size() && t[after] == '(' && w != "sizeof") return false;  // a call
+      if (uniform_word(w) || (thread && w == "threadIdx")) continue;
+      if (!constant_name(w, thread, depth)) return false;
+    }
+    return true;
+  }
+  // The object-like macros of this text (`#define NAME replacement`): a name defined more than
+  // once keeps every replacement.
+  void find_macros() {
+    for (std::size_t k = 0; k < s_.size(); ++k) {
+      if (s_[k] != '#' || !code_[k] || !preprocessor_line(k)) continue;
+      std::size_t d = k + 1;
+      while (d < s_.size() && (s_[d] == ' ' || s_[d] == '\t')) ++d;
+      if (!at(d, "define") || d + 6 >= s_.size() || ident_char(s_[d + 6])) continue;
+      std::size_t n = d + 6;
+      while (n < s_.size() && (s_[n] == ' ' || s_[n] == '\t')) ++n;
+      const std::size_t ne = word_end(n);
+      if (ne == n || (ne < s_.size() && s_[ne] == '(')) continue;  // none, or function-like
+      std::string body = " ";
+      std::size_t j = ne;
+      for (; j < s_.size() && s_[j] != '\n'; ++j) {
+        if (s_[j] == '\\' && j + 1 < s_.size() && s_[j + 1] == '\n') {
+          ++j;  // a continued line
+          continue;
+        }
+        body += code_[j] ? s_[j] : ' ';
+      }
+      macros_[std::string(s_.substr(n, ne - n))] += body;
+      k = j;
+    }
   }
   bool declared_constant(std::string_view w) const {
     for (std::size_t k = s_.find(w); k != std::string_view::npos; k = s_.find(w, k + 1)) {
@@ -847,7 +1083,10 @@ class Splitter {
 
   bool region_kernel(const Function& f) {
     std::vector<std::size_t> barriers, returns, breaks;
+    std::map<std::size_t, std::size_t> barrier_end;  // each barrier statement's ';'
     std::vector<std::pair<std::size_t, std::size_t>> dynamic_shared;
+    const auto groups = block_groups(f);
+    if (!groups) return false;
     // The kernel's code: the words that decide whether it can run as region loops at all.
     for (std::size_t k = f.body + 1; k < f.end; ++k) {
       if (!code_[k]) continue;
@@ -855,6 +1094,16 @@ class Splitter {
       if (s_[k] == '#' && preprocessor_line(k)) return false;
       if (s_[k] == '<' && at(k, "<<<")) return false;  // a child launch
       if (!word_start(k)) continue;
+      if (const auto g = groups->syncs.find(k); g != groups->syncs.end()) {
+        barriers.push_back(k);
+        barrier_end[k] = g->second;
+        k = g->second;
+        continue;
+      }
+      if (const auto g = groups->declarations.find(k); g != groups->declarations.end()) {
+        k = g->second;
+        continue;
+      }
       const std::size_t e = word_end(k);
       const std::string_view w = s_.substr(k, e - k);
       const std::size_t next = skip_space(e);
@@ -866,6 +1115,7 @@ class Splitter {
         const std::size_t close = skip_space(next + 1);
         if (close >= f.end || s_[close] != ')' || s_[skip_space(close + 1)] != ';') return false;
         barriers.push_back(k);
+        barrier_end[k] = skip_space(close + 1);
       } else if (awaitable_of(w)) {
         return false;  // another collective: the coroutine form
       } else if (w == "return") {
@@ -878,7 +1128,8 @@ class Splitter {
         dynamic_shared.emplace_back(k, end);
         k = end;
         continue;
-      } else if (call && (member_at(k) || waiting_functions_.contains(w))) {
+      } else if (call && (member_at(k) || waiting_functions_.contains(w)) &&
+                 !block_query(k, w, *groups)) {
         return false;  // a method or a function that may wait
       }
       k = e - 1;
@@ -886,11 +1137,14 @@ class Splitter {
     if (barriers.empty()) return false;
     if (yield_in_spin_loops(f.body + 1, f.end, true) > 0) return false;
 
-    // Every barrier a statement of a barrier scope.
+    // Every barrier a statement of a barrier scope, or the whole of a uniform if's.
     std::map<std::size_t, BarrierScope> scopes;
     for (const std::size_t b : barriers) {
       const std::size_t open = enclosing_open(b, f.body);
-      if (!statement_at_top(open, b) || !barrier_scope(open, f, scopes)) return false;
+      if (statement_at_top(open, b) ? !barrier_scope(open, f, scopes)
+                                    : !unbraced_if(b, barrier_end[b], f, scopes)) {
+        return false;
+      }
     }
     const auto last_barrier_in = [&](std::size_t b, std::size_t e) {
       std::size_t last = std::string::npos;
@@ -899,11 +1153,13 @@ class Splitter {
       }
       return last;
     };
-    // No thread leaves a barrier loop early or the kernel before its last barrier.
+    // No thread leaves a barrier loop early or the kernel before its last barrier. (A `break` in
+    // a branch leaves a loop or switch inside it, or the barrier loop around it.)
     for (const auto& [open, scope] : scopes) {
       if (scope.keyword == std::string::npos) continue;
       for (const std::size_t r : breaks) {
-        if (r > scope.open && r < scope.close) return false;
+        if (r > scope.open && r < scope.close && (scope.kind == "for" || scope.kind == "while"))
+          return false;
       }
       for (const std::size_t r : returns) {
         if (r > scope.keyword && r < scope.close) return false;
@@ -928,7 +1184,8 @@ class Splitter {
     // Static storage (`__shared__`, `static`, `constexpr`) declared before a barrier of its scope.
     std::vector<std::pair<std::size_t, std::size_t>> statics;
     for (const auto& [open, scope] : scopes) {
-      if (scope.keyword != std::string::npos && word_before(scope.header_open) == "for") {
+      if (!scope.braced) continue;  // the barrier alone
+      if (scope.kind == "for") {
         // The loop's own variables: `for (T a = x, b = y; ...)`.
         std::size_t semi = scope.header_open + 1;
         int depth = 0;
@@ -957,8 +1214,10 @@ class Splitter {
           }
         }
       }
-      // The statements at the scope's top level.
+      // The statements at the scope's top level (none of an else without barriers lives across
+      // one).
       const std::size_t last = last_barrier_in(scope.open, scope.close);
+      if (last == std::string::npos) continue;
       int depth = 0;
       bool start = true;
       for (std::size_t k = scope.open + 1; k < scope.close; ++k) {
@@ -972,8 +1231,9 @@ class Splitter {
         if (!statement || !word_start(k) || k > last) continue;
         const std::size_t we = word_end(k);
         const std::string_view w = s_.substr(k, we - k);
-        if (statement_word(w) || w == "extern") continue;
-        if (w == "__shared__" || w == "static" || w == "constexpr") {
+        if (statement_word(w) || w == "extern" || barrier_end.contains(k)) continue;
+        if (w == "__shared__" || w == "static" || w == "constexpr" ||
+            groups->declarations.contains(k)) {
           // Static storage: moves ahead of the region loops, where every region sees it.
           const std::size_t end = statement_end(k, scope.close);
           if (end == std::string_view::npos) return false;
@@ -1048,9 +1308,10 @@ class Splitter {
       }
     }
 
-    // Every barrier loop's header alike in every thread; its variables not assigned in its body.
+    // Every barrier loop's or branch's header alike in every thread; a loop's variables not
+    // assigned in its body.
     for (const auto& [open, scope] : scopes) {
-      if (scope.keyword == std::string::npos) continue;
+      if (scope.keyword == std::string::npos || scope.kind == "else") continue;
       if (!uniform(scope.header_open + 1, scope.header_close, f, *params, vars, 0)) return false;
       for (const RegionVar& v : vars) {
         if (!v.loop_var || v.scope_end != scope.close) continue;
@@ -1164,15 +1425,14 @@ class Splitter {
       Cut cut;
     };
     std::vector<At> cuts{{f.body + 1, 0, Cut::start}, {f.end, 0, Cut::end}};
-    for (const std::size_t b : barriers) {
-      const std::size_t semi = skip_space(skip_space(skip_space(word_end(b)) + 1) + 1);
-      cuts.push_back({b, semi + 1 - b, Cut::barrier});
-    }
+    for (const std::size_t b : barriers) cuts.push_back({b, barrier_end[b] + 1 - b, Cut::barrier});
     for (const auto& [open, scope] : scopes) {
       if (scope.keyword == std::string::npos) continue;
       cuts.push_back({scope.keyword, 0, Cut::loop});
-      cuts.push_back({scope.open + 1, 0, Cut::body_open});
-      cuts.push_back({scope.close, 0, Cut::body_close});
+      if (scope.braced) {
+        cuts.push_back({scope.open + 1, 0, Cut::body_open});
+        cuts.push_back({scope.close, 0, Cut::body_close});
+      }
       cuts.push_back({scope.close + 1, 0, Cut::after_loop});
     }
     // At one place: the cut that closes a loop first, then one that opens.
@@ -1227,7 +1487,10 @@ class Splitter {
       }
       if (c.cut == Cut::start) text += prologue;
       if (c.cut == Cut::barrier) {
-        text += blank_lines(c.at, c.at + c.erase) + " if (gpulab_rb_.barrier()) return;";
+        // The whole of an if (`if (c) __syncthreads();`) in braces.
+        const bool alone = scopes.contains(c.at);
+        text += blank_lines(c.at, c.at + c.erase) + (alone ? " {" : "") +
+                " if (gpulab_rb_.barrier()) return;" + (alone ? " }" : "");
       }
       if (c.cut == Cut::end) text += " } ";
       if (region_after(i)) text += open_loop;
@@ -1354,6 +1617,11 @@ class Splitter {
   std::map<std::size_t, Edit> edits_;
   // Device functions that wait or may (a barrier, a collective, a spin), and those that call one.
   std::set<std::string, std::less<>> waiting_functions_;
+  // The names of the cooperative_groups namespace, and whether it is used whole.
+  std::set<std::string, std::less<>> group_namespaces_{"cooperative_groups"};
+  bool using_groups_ = false;
+  // Object-like macros, by name: their replacement text (comments blank).
+  std::map<std::string, std::string, std::less<>> macros_;
 };
 
 }  // namespace

@@ -6,8 +6,9 @@
 // of its block lets it run (docs/simt.md, "Spinning threads").
 //
 // The transformation is lexical and keeps every line where it was. A kernel it cannot prove it can
-// transform (a lambda in its body, cooperative groups, a parameter it cannot name, ...) is left as
-// it is and runs on fibers, with the same results and diagnostics, only more slowly.
+// transform (a lambda in its body, cooperative groups other than a thread block's sync, a
+// parameter it cannot name, ...) is left as it is and runs on fibers, with the same results and
+// diagnostics, only more slowly.
 #pragma once
 
 #include <string>
@@ -32,6 +33,6 @@ Split split_kernels(std::string_view source, bool coroutines = true, bool region
 
 // Goes into gpulab run's cache key: a change of the transformation (or of the emulator build's
 // flags) rebuilds cached programs.
-inline constexpr const char* kSplitVersion = "split-5";
+inline constexpr const char* kSplitVersion = "split-6";
 
 }  // namespace gpulab::run

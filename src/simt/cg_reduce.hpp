@@ -9,6 +9,19 @@
 
 namespace cooperative_groups {
 
+namespace gpulab_detail {
+// One whole warp's butterfly: every lane ends with op over the 32 values, combined in the order a
+// GPU combines them.
+template <class R, class Op>
+R warp_butterfly(R out, Op& op, const std::source_location& where) {
+  for (unsigned lane_mask = 16; lane_mask > 0; lane_mask /= 2) {
+    out = op(out,
+             shuffle(WarpOp::shfl_xor, 0xffffffffu, out, static_cast<int>(lane_mask), 32, where));
+  }
+  return out;
+}
+}  // namespace gpulab_detail
+
 // A butterfly over the tile, as CUDA computes it: every lane gets the result, and floating-point
 // sums add in the same order as on a GPU.
 template <unsigned N, class P, class T, class Op>
@@ -28,10 +41,7 @@ auto reduce(const thread_block_tile<N, P>& tile, T value, Op&& op,
     // is thread_local, like __shared__ memory.
     static_assert(std::is_trivially_copyable_v<R>, "cg::reduce: a trivially copyable type");
     thread_block_tile<N, void>::require_whole_tile(where);
-    for (unsigned lane_mask = 16; lane_mask > 0; lane_mask /= 2) {
-      out = op(out, gpulab_detail::shuffle(gpulab_detail::WarpOp::shfl_xor, 0xffffffffu, out,
-                                           static_cast<int>(lane_mask), 32, where));
-    }
+    out = gpulab_detail::warp_butterfly(out, op, where);
     alignas(R) static thread_local unsigned char scratch[32 * sizeof(R)];
     const unsigned rank = gpulab_detail::block_rank();
     if (rank % 32 == 0) std::memcpy(scratch + rank / 32 * sizeof(R), &out, sizeof(R));
@@ -55,14 +65,7 @@ auto reduce(const coalesced_group& group, T value, Op&& op,
             std::source_location where = std::source_location::current())
     -> std::remove_cvref_t<decltype(op(value, value))> {
   using R = std::remove_cvref_t<decltype(op(value, value))>;
-  if (group.size() == 32) {
-    R out = value;
-    for (unsigned lane_mask = 16; lane_mask > 0; lane_mask /= 2) {
-      out = op(out, gpulab_detail::shuffle(gpulab_detail::WarpOp::shfl_xor, 0xffffffffu, out,
-                                           static_cast<int>(lane_mask), 32, where));
-    }
-    return out;
-  }
+  if (group.size() == 32) return gpulab_detail::warp_butterfly(static_cast<R>(value), op, where);
   R out = group.shfl(static_cast<R>(value), 0, where);
   for (unsigned r = 1; r < group.size(); ++r) {
     out = op(out, group.shfl(static_cast<R>(value), static_cast<int>(r), where));

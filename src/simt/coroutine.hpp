@@ -164,6 +164,13 @@ struct WarpAwait {
 template <class T>
 using ShflType = decltype(__shfl_sync(0u, std::declval<T>(), 0));
 
+// A shuffle of var, sent as the intrinsic's own type R: arg is the source lane, delta or lane mask.
+template <class R, class T>
+WarpAwait<R> shuffle(WarpOp op, unsigned mask, T var, int arg, int width,
+                     std::source_location where) {
+  return {op, mask, bits_of(static_cast<R>(var)), arg, width, where};
+}
+
 }  // namespace detail
 
 using Here = std::source_location;
@@ -205,30 +212,24 @@ inline detail::WarpAwait<unsigned> activemask(Here where = Here::current()) {
 template <class T, class R = detail::ShflType<T>>
 detail::WarpAwait<R> shfl_sync(unsigned mask, T var, int src_lane, int width = warpSize,
                                Here where = Here::current()) {
-  return {
-      detail::WarpOp::shfl_idx, mask, detail::bits_of(static_cast<R>(var)), src_lane, width, where};
+  return detail::shuffle<R>(detail::WarpOp::shfl_idx, mask, var, src_lane, width, where);
 }
 template <class T, class R = detail::ShflType<T>>
 detail::WarpAwait<R> shfl_up_sync(unsigned mask, T var, unsigned int delta, int width = warpSize,
                                   Here where = Here::current()) {
-  return {detail::WarpOp::shfl_up,       mask,  detail::bits_of(static_cast<R>(var)),
-          static_cast<int>(delta & 31u), width, where};
+  return detail::shuffle<R>(detail::WarpOp::shfl_up, mask, var, static_cast<int>(delta & 31u),
+                            width, where);
 }
 template <class T, class R = detail::ShflType<T>>
 detail::WarpAwait<R> shfl_down_sync(unsigned mask, T var, unsigned int delta, int width = warpSize,
                                     Here where = Here::current()) {
-  return {detail::WarpOp::shfl_down,     mask,  detail::bits_of(static_cast<R>(var)),
-          static_cast<int>(delta & 31u), width, where};
+  return detail::shuffle<R>(detail::WarpOp::shfl_down, mask, var, static_cast<int>(delta & 31u),
+                            width, where);
 }
 template <class T, class R = detail::ShflType<T>>
 detail::WarpAwait<R> shfl_xor_sync(unsigned mask, T var, int lane_mask, int width = warpSize,
                                    Here where = Here::current()) {
-  return {detail::WarpOp::shfl_xor,
-          mask,
-          detail::bits_of(static_cast<R>(var)),
-          lane_mask,
-          width,
-          where};
+  return detail::shuffle<R>(detail::WarpOp::shfl_xor, mask, var, lane_mask, width, where);
 }
 template <class T, class R = detail::ShflType<T>>
 detail::WarpAwait<unsigned> match_any_sync(unsigned mask, T value, Here where = Here::current()) {

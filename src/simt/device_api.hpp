@@ -153,6 +153,13 @@ constexpr T from_bits(std::uint64_t v) {
   }
 }
 
+// A shuffle of a scalar `var` over the warp: its bits travel, the receiving lane reads them back as
+// a T.
+template <class T>
+T shuffle_scalar(WarpOp op, unsigned mask, T var, int arg, int width, std::source_location where) {
+  return from_bits<T>(warp_collective(op, mask, to_bits(var), arg, width, where));
+}
+
 // CUDA's atomics are relaxed at device scope; blocks of one launch run on several OS threads, so
 // the operations must be real atomics. Exotic cases (min/max, inc/dec, float CAS loops) use a CAS
 // loop.
@@ -223,27 +230,23 @@ inline unsigned __activemask(std::source_location where = std::source_location::
 #define GPULAB_SIMT_SHUFFLES(T)                                                                    \
   inline T __shfl_sync(unsigned mask, T var, int srcLane, int width = warpSize,                    \
                        std::source_location where = std::source_location::current()) {             \
-    return gpulab::simt::detail::from_bits<T>(gpulab::simt::detail::warp_collective(               \
-        gpulab::simt::detail::WarpOp::shfl_idx, mask, gpulab::simt::detail::to_bits(var), srcLane, \
-        width, where));                                                                            \
+    return gpulab::simt::detail::shuffle_scalar(gpulab::simt::detail::WarpOp::shfl_idx, mask, var, \
+                                                srcLane, width, where);                            \
   }                                                                                                \
   inline T __shfl_up_sync(unsigned mask, T var, unsigned int delta, int width = warpSize,          \
                           std::source_location where = std::source_location::current()) {          \
-    return gpulab::simt::detail::from_bits<T>(gpulab::simt::detail::warp_collective(               \
-        gpulab::simt::detail::WarpOp::shfl_up, mask, gpulab::simt::detail::to_bits(var),           \
-        static_cast<int>(delta & 31u), width, where));                                             \
+    return gpulab::simt::detail::shuffle_scalar(gpulab::simt::detail::WarpOp::shfl_up, mask, var,  \
+                                                static_cast<int>(delta & 31u), width, where);      \
   }                                                                                                \
   inline T __shfl_down_sync(unsigned mask, T var, unsigned int delta, int width = warpSize,        \
                             std::source_location where = std::source_location::current()) {        \
-    return gpulab::simt::detail::from_bits<T>(gpulab::simt::detail::warp_collective(               \
-        gpulab::simt::detail::WarpOp::shfl_down, mask, gpulab::simt::detail::to_bits(var),         \
-        static_cast<int>(delta & 31u), width, where));                                             \
+    return gpulab::simt::detail::shuffle_scalar(gpulab::simt::detail::WarpOp::shfl_down, mask,     \
+                                                var, static_cast<int>(delta & 31u), width, where); \
   }                                                                                                \
   inline T __shfl_xor_sync(unsigned mask, T var, int laneMask, int width = warpSize,               \
                            std::source_location where = std::source_location::current()) {         \
-    return gpulab::simt::detail::from_bits<T>(gpulab::simt::detail::warp_collective(               \
-        gpulab::simt::detail::WarpOp::shfl_xor, mask, gpulab::simt::detail::to_bits(var),          \
-        laneMask, width, where));                                                                  \
+    return gpulab::simt::detail::shuffle_scalar(gpulab::simt::detail::WarpOp::shfl_xor, mask, var, \
+                                                laneMask, width, where);                           \
   }                                                                                                \
   inline unsigned __match_any_sync(unsigned mask, T value,                                         \
                                    std::source_location where = std::source_location::current()) { \
@@ -511,27 +514,31 @@ inline unsigned int __funnelshift_r(unsigned int lo, unsigned int hi, unsigned i
   return static_cast<unsigned int>(v >> (shift & 31u));
 }
 
-// CUDA's min/max work on integers and floats alike in device code. Mixed signed/unsigned arguments
-// follow the usual arithmetic conversions, as CUDA's overloads do.
+namespace gpulab::simt::detail {
+// CUDA's min (Max false) and max (Max true) work on integers and floats alike in device code.
+// Mixed signed/unsigned arguments follow the usual arithmetic conversions, as CUDA's overloads do;
+// floats compare as fmin/fmax do (a NaN loses to a number).
+template <bool Max, class A, class B>
+constexpr std::common_type_t<A, B> min_or_max(A a, B b) {
+  using C = std::common_type_t<A, B>;
+  const C x = static_cast<C>(a), y = static_cast<C>(b);
+  if constexpr (std::is_floating_point_v<C>) {
+    return Max ? std::fmax(x, y) : std::fmin(x, y);
+  } else {
+    return (Max ? x < y : y < x) ? y : x;
+  }
+}
+}  // namespace gpulab::simt::detail
+
 template <class A, class B>
 requires std::is_arithmetic_v<A> && std::is_arithmetic_v<B>
 constexpr std::common_type_t<A, B> min(A a, B b) {
-  using C = std::common_type_t<A, B>;
-  if constexpr (std::is_floating_point_v<C>) {
-    return std::fmin(static_cast<C>(a), static_cast<C>(b));
-  } else {
-    return static_cast<C>(b) < static_cast<C>(a) ? static_cast<C>(b) : static_cast<C>(a);
-  }
+  return gpulab::simt::detail::min_or_max<false>(a, b);
 }
 template <class A, class B>
 requires std::is_arithmetic_v<A> && std::is_arithmetic_v<B>
 constexpr std::common_type_t<A, B> max(A a, B b) {
-  using C = std::common_type_t<A, B>;
-  if constexpr (std::is_floating_point_v<C>) {
-    return std::fmax(static_cast<C>(a), static_cast<C>(b));
-  } else {
-    return static_cast<C>(a) < static_cast<C>(b) ? static_cast<C>(b) : static_cast<C>(a);
-  }
+  return gpulab::simt::detail::min_or_max<true>(a, b);
 }
 GPULAB_SIMT_FN(unsigned int, umin, (unsigned int a, unsigned int b), (a < b ? a : b))
 GPULAB_SIMT_FN(unsigned int, umax, (unsigned int a, unsigned int b), (a < b ? b : a))

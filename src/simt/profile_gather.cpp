@@ -7,6 +7,7 @@
 #include <bit>
 #include <map>
 #include <mutex>
+#include <span>
 #include <unordered_map>
 
 #include "simt/memory_check.hpp"
@@ -104,15 +105,32 @@ struct PendingStep {
   std::uint8_t targets = 0;
 };
 
-struct BranchTotals {
-  std::vector<std::uintptr_t> targets;
-  std::uint64_t uniform = 0, divergent = 0;
-  std::uint32_t example_active = 0;
-  std::vector<std::uint32_t> example_masks;
-  uint3 example_block{0, 0, 0};
-  std::uint32_t example_warp = 0;
+// A branch as the launch counts it: ProfiledBranch's fields (pc is filled in when it is handed
+// out) and whether an example divergent execution is kept yet.
+struct BranchTotals : ProfiledBranch {
   bool has_example = false;
 };
+
+// Keeps the costlier of the site's example and this warp-level execution of it.
+void offer_example(ProfiledAccess& site, const profile::WarpAccess& access, std::uint64_t cost,
+                   uint3 block, std::uint32_t warp) {
+  if (cost <= site.example_cost) return;
+  site.example = access;
+  site.example_cost = cost;
+  site.example_block = block;
+  site.example_warp = warp;
+}
+
+// A branch's first divergent execution is its example.
+void offer_example(BranchTotals& branch, std::uint32_t active, std::span<const std::uint32_t> masks,
+                   uint3 block, std::uint32_t warp) {
+  if (branch.has_example) return;
+  branch.has_example = true;
+  branch.example_active = active;
+  branch.example_masks.assign(masks.begin(), masks.end());
+  branch.example_block = block;
+  branch.example_warp = warp;
+}
 
 struct SiteKey {
   std::uintptr_t pc;
@@ -135,19 +153,9 @@ struct Totals {
       if (fresh) continue;
       ProfiledAccess& m = it->second;
       m.width = std::max(m.width, a.width);
-      profile::Counters c;  // reuse the counters' sums
-      c.add_global(m.global, false);
-      c.add_global(a.global, false);
-      m.global = c.global_ld;
-      c.add_shared(m.smem, false);
-      c.add_shared(a.smem, false);
-      m.smem = c.shared_ld;
-      if (a.example_cost > m.example_cost) {
-        m.example = a.example;
-        m.example_cost = a.example_cost;
-        m.example_block = a.example_block;
-        m.example_warp = a.example_warp;
-      }
+      profile::add_to(m.global, a.global);
+      profile::add_to(m.smem, a.smem);
+      offer_example(m, a.example, a.example_cost, a.example_block, a.example_warp);
     }
     for (auto& [pc, b] : o.branches) {
       BranchTotals& m = branches[pc];
@@ -156,13 +164,8 @@ struct Totals {
           m.targets.push_back(t);
       m.uniform += b.uniform;
       m.divergent += b.divergent;
-      if (!m.has_example && b.has_example) {
-        m.has_example = true;
-        m.example_active = b.example_active;
-        m.example_masks = b.example_masks;
-        m.example_block = b.example_block;
-        m.example_warp = b.example_warp;
-      }
+      if (b.has_example)
+        offer_example(m, b.example_active, b.example_masks, b.example_block, b.example_warp);
     }
     for (auto& [pc, b] : o.blocks) {
       ProfiledBlock& m = blocks[pc];
@@ -292,26 +295,16 @@ struct ProfileCollector::Impl {
       site.width = std::max(site.width, p.access.width);
       site.array = p.array;
       std::uint64_t cost = 0;
-      profile::Counters c;
       if (p.shared) {
         const profile::SharedCost s = profile::shared_cost(p.access);
-        c.add_shared(site.smem, false);
-        c.add_shared(s, false);
-        site.smem = c.shared_ld;
+        profile::add_to(site.smem, s);
         cost = s.wavefronts * 64 + s.worst_way;
       } else {
         const profile::GlobalCost g = profile::global_cost(p.access);
-        c.add_global(site.global, false);
-        c.add_global(g, false);
-        site.global = c.global_ld;
+        profile::add_to(site.global, g);
         cost = g.sectors;
       }
-      if (cost > site.example_cost) {
-        site.example = p.access;
-        site.example_cost = cost;
-        site.example_block = block;
-        site.example_warp = p.warp;
-      }
+      offer_example(site, p.access, cost, block, p.warp);
     }
     accesses.clear();
     access_index.clear();
@@ -333,13 +326,7 @@ struct ProfileCollector::Impl {
         ++br.uniform;
       } else {
         ++br.divergent;
-        if (!br.has_example) {
-          br.has_example = true;
-          br.example_active = s.active;
-          br.example_masks.assign(s.lanes.begin(), s.lanes.begin() + s.targets);
-          br.example_block = block;
-          br.example_warp = s.warp;
-        }
+        offer_example(br, s.active, std::span(s.lanes).first(s.targets), block, s.warp);
       }
     }
     steps.clear();
@@ -531,15 +518,8 @@ LaunchProfile end_profiled_launch() {
     // A block that every lane always left for the same block ends in a jump or a fall-through:
     // not a branch of the source.
     if (b.targets.size() < 2) continue;
-    ProfiledBranch out;
+    ProfiledBranch out = b;  // the totals less has_example
     out.pc = pc;
-    out.targets = b.targets;
-    out.uniform = b.uniform;
-    out.divergent = b.divergent;
-    out.example_active = b.example_active;
-    out.example_masks = b.example_masks;
-    out.example_block = b.example_block;
-    out.example_warp = b.example_warp;
     r.total.branch.branches += b.uniform + b.divergent;
     r.total.branch.uniform += b.uniform;
     r.total.branch.divergent += b.divergent;

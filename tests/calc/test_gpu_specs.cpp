@@ -163,8 +163,8 @@ TEST_CASE("arch_info: known compute capabilities", "[calc][specs]") {
   CHECK(h->max_threads_per_sm == 2048);
   CHECK(h->max_warps_per_sm == 64);
   CHECK(h->max_blocks_per_sm == 32);
-  CHECK(h->max_shared_per_sm_kib == 228);
-  CHECK(h->max_shared_per_block_kib == 227);
+  CHECK(h->max_shared_memory_per_sm_kib == 228);
+  CHECK(h->max_shared_memory_per_block_kib == 227);
   CHECK(h->registers_per_sm == 65536);
   CHECK(h->max_registers_per_thread == 255);
 
@@ -175,7 +175,7 @@ TEST_CASE("arch_info: known compute capabilities", "[calc][specs]") {
   CHECK(g->max_warps_per_sm == 24);
   CHECK(g->max_blocks_per_sm == 8);
   CHECK(g->registers_per_sm == 8192);
-  CHECK(g->max_shared_per_sm_kib == 16);
+  CHECK(g->max_shared_memory_per_sm_kib == 16);
 
   auto turing = arch_info(7, 5);
   REQUIRE(turing);
@@ -188,7 +188,7 @@ TEST_CASE("arch_info: known compute capabilities", "[calc][specs]") {
   auto ga100 = arch_info(8, 0);
   REQUIRE(ga100);
   CHECK(ga100->cores_per_sm == 64);
-  CHECK(ga100->max_shared_per_block_kib == 163);
+  CHECK(ga100->max_shared_memory_per_block_kib == 163);
   CHECK(arch_info(2, 1)->cores_per_sm == 48);
   CHECK(arch_info(3, 5)->cores_per_sm == 192);
   CHECK(arch_info(6, 0)->cores_per_sm == 64);
@@ -220,7 +220,7 @@ TEST_CASE("The compute-capability table covers what CUDA documents, consistently
     CHECK(a.major * 10 + a.minor > previous);  // oldest first, no duplicates
     previous = a.major * 10 + a.minor;
     CHECK(a.max_warps_per_sm * 32 == a.max_threads_per_sm);
-    CHECK(a.max_shared_per_block_kib <= a.max_shared_per_sm_kib);
+    CHECK(a.max_shared_memory_per_block_kib <= a.max_shared_memory_per_sm_kib);
     CHECK(a.max_threads_per_block <= a.max_threads_per_sm);
     CHECK(a.cores_per_sm > 0);
     CHECK(a.warp_schedulers_per_sm > 0);

@@ -194,12 +194,12 @@ TEST_CASE("Every architecture has its allocation figures", "[calc][occupancy][sp
     CHECK(a.warp_alloc_granularity > 0);
     CHECK(a.shared_alloc_unit > 0);
     CHECK(a.max_shared_per_block_default_kib > 0);
-    CHECK(a.max_shared_per_block_default_kib <= a.max_shared_per_block_kib);
+    CHECK(a.max_shared_per_block_default_kib <= a.max_shared_memory_per_block_kib);
     CHECK(a.registers_per_block == (a.major == 1));
     CHECK(a.reserved_shared_per_block == (a.major >= 8 ? 1024 : 0));
     if (a.major >= 7) {
       REQUIRE_FALSE(a.shared_carveouts_kib.empty());
-      CHECK(a.shared_carveouts_kib.back() == a.max_shared_per_sm_kib);
+      CHECK(a.shared_carveouts_kib.back() == a.max_shared_memory_per_sm_kib);
     }
     // One block of 32 threads always fits.
     CHECK(occupancy(a, {32, 16, 0, 0, std::nullopt}).blocks >= 1);
@@ -222,11 +222,11 @@ TEST_CASE("Agrees with CUDA's cuda_occupancy.h on every architecture from 3.0 on
     p.regsPerMultiprocessor = a.registers_per_sm;
     p.warpSize = 32;
     p.sharedMemPerBlock = static_cast<size_t>(a.max_shared_per_block_default_kib) * 1024;
-    p.sharedMemPerMultiprocessor = static_cast<size_t>(a.max_shared_per_sm_kib) * 1024;
+    p.sharedMemPerMultiprocessor = static_cast<size_t>(a.max_shared_memory_per_sm_kib) * 1024;
     p.numSms = 1;
-    p.sharedMemPerBlockOptin = static_cast<size_t>(a.max_shared_per_block_kib) * 1024;
+    p.sharedMemPerBlockOptin = static_cast<size_t>(a.max_shared_memory_per_block_kib) * 1024;
     p.reservedSharedMemPerBlock = static_cast<size_t>(a.reserved_shared_per_block);
-    const std::int64_t optin = static_cast<std::int64_t>(a.max_shared_per_block_kib) * 1024;
+    const std::int64_t optin = static_cast<std::int64_t>(a.max_shared_memory_per_block_kib) * 1024;
     const int carveouts[] = {-1, 0, 25, 50, 100};
     for (int carveout : carveouts) {
       if (carveout >= 0 && a.major < 7) continue;

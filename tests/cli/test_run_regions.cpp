@@ -140,3 +140,169 @@ TEST_CASE("run: a barrier under a thread's condition keeps its divergent-barrier
         "kernel fault: block (0,0,0): __syncthreads() is not reached by every thread of the "
         "block: threads 0-15 wait at divergent_barrier.cu:4; threads 16-31 returned");
 }
+
+namespace {
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// The compiled copies that gpulab run keeps of a program's files and headers in its cache
+// entry (under `cache`): the text of each file named `name` there.
+std::string cached(const fs::path& cache, const std::string& name) {
+  std::string all;
+  for (const auto& e : fs::recursive_directory_iterator(cache)) {
+    if (e.path().filename() == name) all += read(e.path());
+  }
+  return all;
+}
+
+RunResult run_cached(const fs::path& cache, const std::vector<std::string>& args) {
+  std::vector<std::string> all = {"run", "--backend", "cpu", "--json"};
+  all.insert(all.end(), args.begin(), args.end());
+  return run_gpulab(all, {}, {"XDG_CACHE_HOME=" + cache.string()});
+}
+
+constexpr const char* kRegionStart = "::gpulab::simt::region::begin()";
+
+}  // namespace
+
+TEST_CASE("run: a kernel in a user header runs as region loops, its faults at its own lines",
+          "[run][regions]") {
+  const fs::path dir = scratch() / "header";
+  fs::create_directories(dir / "inc");
+  std::ofstream(dir / "inc" / "tiles.cuh")
+      << "// A block's sum, kept in a header as the samples keep their kernels.\n"
+         "#pragma once\n"
+         "__global__ void block_sum(const int* in, int* out, int trap_thread) {\n"
+         "  __shared__ int s[64];\n"
+         "  const int t = threadIdx.x;\n"
+         "  s[t] = in[blockIdx.x * 64 + t];\n"
+         "  __syncthreads();\n"
+         "  if (t == trap_thread) __trap();\n"
+         "  for (int stride = 32; stride > 0; stride /= 2) {\n"
+         "    if (t < stride) s[t] += s[t + stride];\n"
+         "    __syncthreads();\n"
+         "  }\n"
+         "  if (t == 0) out[blockIdx.x] = s[0];\n"
+         "}\n";
+  std::ofstream(dir / "main.cu")
+      << "#include <cstdio>\n#include <cstdlib>\n#include \"tiles.cuh\"\n"
+         "int main(int argc, char** argv) {\n"
+         "  const int trap = argc > 1 ? std::atoi(argv[1]) : -1;\n"
+         "  int *in, *out;\n"
+         "  cudaMallocManaged(&in, 4 * 64 * sizeof(int));\n"
+         "  cudaMallocManaged(&out, 4 * sizeof(int));\n"
+         "  for (int k = 0; k < 4 * 64; ++k) in[k] = k;\n"
+         "  block_sum<<<4, 64>>>(in, out, trap);\n"
+         "  const cudaError_t e = cudaDeviceSynchronize();\n"
+         "  if (e != cudaSuccess) std::printf(\"%s\\n\", cudaGetErrorName(e));\n"
+         "  else std::printf(\"%d %d %d %d\\n\", out[0], out[1], out[2], out[3]);\n"
+         "  cudaFree(in);\n"
+         "  cudaFree(out);\n"
+         "}\n";
+  const fs::path cache = scratch() / "header-cache";
+  const std::string include = "-I" + (dir / "inc").string();
+  const std::string main_cu = (dir / "main.cu").string();
+  RunResult r = run_cached(cache, {include, main_cu});
+  CAPTURE(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "2016 6112 10208 14304\n");
+  json j = json::parse(r.err);
+  CHECK(j["findings"].empty());
+  REQUIRE(j["launches"].size() == 1);
+  CHECK(j["launches"][0]["barriers"] == 4 * 7);  // 1 + 6 rounds of the tree, each block
+  // The header's compiled copy holds the region loops (the file's has no kernel).
+  CHECK(count(cached(cache, "tiles.cuh"), kRegionStart) == 1);
+  CHECK(count(cached(cache, "main.cpp"), kRegionStart) == 0);
+  // Thread 37's trap, inside the first region's loop, named at the header's own line.
+  r = run_cached(cache, {include, main_cu, "--", "37"});
+  CHECK(r.out == "cudaErrorLaunchFailure\n");
+  j = json::parse(r.err);
+  REQUIRE(j["findings"].size() == 1);
+  CHECK(j["findings"][0]["where"] == "tiles.cuh:8");
+  CHECK(j["findings"][0]["message"].get<std::string>().find(
+            "block (0,0,0): thread 37 called __trap() at tiles.cuh:8") != std::string::npos);
+}
+
+TEST_CASE(
+    "run: barriers under a block's own condition and a block group's sync run as region "
+    "loops",
+    "[run][regions]") {
+  const fs::path file = kCorpus / "ok" / "uniform_barriers.cu";
+  const fs::path cache = scratch() / "uniform-cache";
+  for (const char* shuffle : {"", "7"}) {
+    CAPTURE(shuffle);
+    std::vector<std::string> args = {file.string()};
+    if (*shuffle != '\0') args.insert(args.begin(), {"--shuffle-blocks", shuffle});
+    const RunResult r = run_cached(cache, args);
+    CAPTURE(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out == read(fs::path(file).replace_extension(".out")));
+    const json j = json::parse(r.err);
+    CHECK(j["findings"].empty());
+    // One crossing per barrier per block, as on the other paths: 40 blocks; bin_counts crosses
+    // 2, block_scan 1 + 7, add_block_sums 1 in each block but the first.
+    REQUIRE(j["launches"].size() == 3);
+    CHECK(j["launches"][0]["barriers"] == 40 * 2);
+    CHECK(j["launches"][1]["barriers"] == 40 * 8);
+    CHECK(j["launches"][2]["barriers"] == 39);
+  }
+  // All three kernels are region loops.
+  CHECK(count(cached(cache, "main.cpp"), kRegionStart) == 3);
+}
+
+TEST_CASE("run: a block group's sync under a thread's condition keeps its divergent-barrier report",
+          "[run][regions]") {
+  const RunResult r =
+      run_program({write("cg_divergent.cu",
+                         "#include <cooperative_groups.h>\n"
+                         "namespace cg = cooperative_groups;\n"
+                         "__global__ void k(int* out) {\n"
+                         "  cg::thread_block block = cg::this_thread_block();\n"
+                         "  if (threadIdx.x < 16) block.sync();\n"
+                         "  out[threadIdx.x] = 1;\n"
+                         "}\n"
+                         "int main() {\n"
+                         "  int* out;\n"
+                         "  cudaMallocManaged(&out, 32 * sizeof(int));\n"
+                         "  k<<<1, 32>>>(out);\n"
+                         "  return cudaDeviceSynchronize() == cudaSuccess ? 0 : 1;\n"
+                         "}\n")
+                       .string()});
+  const json j = json::parse(r.err);
+  REQUIRE(j["findings"].size() == 1);
+  CHECK(j["findings"][0]["kind"] == "kernel_fault");
+  CHECK(j["findings"][0]["where"] == "cg_divergent.cu:5");
+  CHECK(j["findings"][0]["message"] ==
+        "kernel fault: block (0,0,0): __syncthreads() is not reached by every thread of the "
+        "block: threads 0-15 wait at cg_divergent.cu:5; threads 16-31 returned");
+}
+
+TEST_CASE("run: a local made of threadIdx through a macro is each thread's own in region loops",
+          "[run][regions]") {
+  // `TID` is an ALL_CAPS name, but no constant: each thread's t is its own index.
+  const RunResult r = run_program({write("macro_tid.cu",
+                                         "#include <cstdio>\n"
+                                         "#define TID threadIdx.x\n"
+                                         "__global__ void k(int* out) {\n"
+                                         "  __shared__ int s[64];\n"
+                                         "  const int t = TID;\n"
+                                         "  s[t] = t;\n"
+                                         "  __syncthreads();\n"
+                                         "  out[t] = s[63 - t];\n"
+                                         "}\n"
+                                         "int main() {\n"
+                                         "  int* out;\n"
+                                         "  cudaMallocManaged(&out, 64 * sizeof(int));\n"
+                                         "  k<<<1, 64>>>(out);\n"
+                                         "  cudaDeviceSynchronize();\n"
+                                         "  printf(\"%d %d %d\\n\", out[0], out[1], out[63]);\n"
+                                         "  cudaFree(out);\n"
+                                         "}\n")
+                                       .string()});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "63 62 0\n");
+}

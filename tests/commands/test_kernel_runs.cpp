@@ -283,10 +283,10 @@ TEST_CASE("warp-hiding --measure on the emulator: every chain ends where the hos
     CHECK(p.verified);
     CHECK(p.blocks_per_sm * p.threads_per_block == 32 * p.warps_per_sm);
     CHECK(p.threads_per_block <= 1024);
-    CHECK(p.min_warps_seen == p.warps_per_sm);
-    CHECK(p.max_warps_seen == p.warps_per_sm);
+    CHECK(p.min_warps_seen_per_sm == p.warps_per_sm);
+    CHECK(p.max_warps_seen_per_sm == p.warps_per_sm);
     CHECK(p.cycles_per_step > 0);
-    CHECK(p.fma_per_cycle == Approx(p.warps_per_sm * 8.0 / p.cycles_per_step));
+    CHECK(p.fma_per_cycle_per_sm == Approx(p.warps_per_sm * 8.0 / p.cycles_per_step));
   }
   CHECK(r.best_fma_per_cycle > 0);
   CHECK(r.saturation_warps_per_sm >= 1);

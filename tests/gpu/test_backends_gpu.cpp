@@ -160,12 +160,12 @@ TEST_CASE("warp-hiding --measure on the GPU: more warps hide the latency", "[gpu
     CAPTURE(p.warps_per_sm);
     CHECK(p.verified);
     // Every SM really held W warps: the blocks spread evenly, as the rate per SM assumes.
-    CHECK(p.min_warps_seen == p.warps_per_sm);
-    CHECK(p.max_warps_seen == p.warps_per_sm);
-    CHECK(p.fma_per_cycle <= 1.02 * limit);
+    CHECK(p.min_warps_seen_per_sm == p.warps_per_sm);
+    CHECK(p.max_warps_seen_per_sm == p.warps_per_sm);
+    CHECK(p.fma_per_cycle_per_sm <= 1.02 * limit);
   }
   // Latency hiding: the full SM does several times the work of a lone warp per cycle.
-  CHECK(r.points.back().fma_per_cycle > 4 * r.points.front().fma_per_cycle);
+  CHECK(r.points.back().fma_per_cycle_per_sm > 4 * r.points.front().fma_per_cycle_per_sm);
   CHECK(r.saturation_warps_per_sm > 1);
 }
 

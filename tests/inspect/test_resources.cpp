@@ -31,17 +31,17 @@ TEST_CASE("parse_resource_usage reads each kernel's line and ignores device func
   CHECK(v[0].name == "vector_add(int const*, int const*, int*, int)");
   CHECK(v[0].short_name == "vector_add");
   CHECK(v[0].registers == 10);
-  CHECK(v[0].static_shared == 0);
-  CHECK(v[0].constant_bank0 == 380);
+  CHECK(v[0].static_shared_bytes == 0);
+  CHECK(v[0].constant_bank0_bytes == 380);
   CHECK(v[1].short_name == "spilly");
   CHECK(v[1].registers == 24);
   CHECK(v[1].barriers == 1);
-  CHECK(v[1].static_shared == 4096);
-  CHECK(v[1].stack_frame == 1536);  // its own, not the helper's 48
-  CHECK(v[1].spill_stores == 3280);
-  CHECK(v[1].spill_loads == 3380);
-  CHECK(v[1].cumulative_stack == 1584);
-  CHECK_FALSE(v[1].constant_bank0.has_value());
+  CHECK(v[1].static_shared_bytes == 4096);
+  CHECK(v[1].stack_frame_bytes == 1536);  // its own, not the helper's 48
+  CHECK(v[1].spill_store_bytes == 3280);
+  CHECK(v[1].spill_load_bytes == 3380);
+  CHECK(v[1].cumulative_stack_bytes == 1584);
+  CHECK_FALSE(v[1].constant_bank0_bytes.has_value());
 }
 
 TEST_CASE("kernel_short_name keeps template arguments and namespaces", "[inspect]") {

@@ -23,6 +23,13 @@ std::string kernel(const std::string& body, const std::string& params = "float* 
          params + ") {\n" + body + "\n}\n";
 }
 
+// How many times `what` stands in `text`.
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
 }  // namespace
 
 TEST_CASE("split: kernels whose barriers every thread reaches become region loops", "[split]") {
@@ -55,6 +62,17 @@ TEST_CASE("split: kernels whose barriers every thread reaches become region loop
       "  constexpr int kHalf = 32;\n  __shared__ float s[2 * kHalf];\n  float v = "
       "out[threadIdx.x];\n"
       "  s[threadIdx.x] = v;\n  __syncthreads();\n  out[threadIdx.x] = s[kHalf] + v;",
+      // Barriers under an if whose condition every thread of a block computes alike (blockIdx,
+      // a by-value parameter, a uniform local): braced or not, with an else or not, in a loop.
+      "  if (n > 2) __syncthreads();\n  out[threadIdx.x] = 1;",
+      "  float v = out[threadIdx.x];\n  if (blockIdx.x > 0) {\n    __syncthreads();\n"
+      "    out[threadIdx.x] = v;\n  }",
+      "  __shared__ float s[SIZE];\n  const int half = n / 2;\n  if (half > 2) {\n"
+      "    float v = s[threadIdx.x];\n    __syncthreads();\n    out[threadIdx.x] = v;\n"
+      "  } else {\n    int w = n;\n    out[threadIdx.x] = w;\n  }\n  __syncthreads();",
+      "  if (gridDim.x == 1) {\n    out[0] = 1;\n  } else {\n    __syncthreads();\n  }",
+      "  for (int i = 0; i < n; ++i) {\n    if (i % 2 == 0) {\n      __syncthreads();\n    }\n"
+      "    out[threadIdx.x] += i;\n  }",
   };
   for (const char* body : eligible) {
     CAPTURE(body);
@@ -69,13 +87,6 @@ TEST_CASE("split: kernels whose barriers every thread reaches become region loop
 }
 
 TEST_CASE("split: each region is a loop over the threads, a barrier loop the block's", "[split]") {
-  const auto count = [](const std::string& text, const std::string& what) {
-    std::size_t n = 0;
-    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) {
-      ++n;
-    }
-    return n;
-  };
   const std::string loop = "gpulab_rb_.thread(gpulab_rt_";
   // The tree: the load, the loop body's one region (the code after its barrier is empty), the
   // store; the loop's header stays the block's own, run once.
@@ -129,7 +140,20 @@ TEST_CASE("split: what region loops cannot prove stays a coroutine", "[split]") 
   const char* refused[] = {
       // A barrier under a condition that depends on the thread (the divergent-barrier report).
       "  if (threadIdx.x < 16) {\n    __syncthreads();\n  }\n  out[threadIdx.x] = 1;",
-      "  if (n > 2) __syncthreads();\n  out[threadIdx.x] = 1;",
+      "  if (threadIdx.x < 16) __syncthreads();\n  out[threadIdx.x] = 1;",
+      "  int t = threadIdx.x;\n  if (t > 0) {\n    __syncthreads();\n  }",
+      "  if (out[0] > 0) {\n    __syncthreads();\n  }",
+      "  if (blockIdx.x > 0) {\n    __syncthreads();\n  } else if (threadIdx.x > 1) {\n"
+      "    __syncthreads();\n  }",
+      "  if (n > 2) __syncthreads(); else out[0] = 1;",
+      // A local of an ALL_CAPS name is no constant.
+      "  const int T = threadIdx.x;\n  if (T < 16) {\n    __syncthreads();\n  }\n  out[T] = 1;",
+      "  const int LIM = threadIdx.x;\n  for (int i = 0; i < LIM; ++i) {\n    __syncthreads();\n  "
+      "}",
+      "  if (n > 2) {\n    __syncthreads();\n  } else out[0] = 1;",
+      "  if (blockIdx.x > 0) {\n    __syncthreads();\n    return;\n  }\n  __syncthreads();",
+      "  int m = n;\n  if (threadIdx.x == 0) {\n    m = 2;\n  }\n  if (m > 1) {\n"
+      "    __syncthreads();\n  }",
       // A loop header that depends on the thread, or on memory.
       "  for (int i = threadIdx.x; i < n; i += 32) {\n    out[i] = 0;\n    __syncthreads();\n  }",
       "  for (int i = 0; i < out[0]; ++i) {\n    __syncthreads();\n  }",
@@ -198,4 +222,84 @@ TEST_CASE("split: a device function that waits in another file keeps its callers
   CHECK(split_kernels(calls_outer, true, true,
                       header + "__device__ void outer(float* t) { tile_sum(t); }\n")
             .regions == 0);
+}
+
+TEST_CASE("split: a thread block's sync is __syncthreads", "[split]") {
+  const std::string alias = "namespace cg = cooperative_groups;\n";
+  const std::string forms =
+      "  cg::thread_block cta = cg::this_thread_block();\n  __shared__ float s[SIZE];\n"
+      "  s[threadIdx.x] = 1;\n  cg::sync(cta);\n  out[cta.thread_rank()] = s[0];\n  cta.sync();\n"
+      "  if (blockIdx.x > 0) cg::this_thread_block().sync();\n  out[0] = 2;";
+  const std::string source = alias + kernel(forms);
+  const auto regions = split_kernels(source);
+  CHECK(regions.regions == 1);
+  CHECK(lines(regions.text) == lines(source));
+  CHECK(count(regions.text, "gpulab_rb_.barrier()") == 3);
+  // The group's declaration moves ahead of the loops (it holds no state).
+  CHECK(regions.text.find("gpulab_rb_(*gpulab_rl_); cg::thread_block cta = "
+                          "cg::this_thread_block();") != std::string::npos);
+  const auto coroutine = split_kernels(source, true, false);
+  CHECK(coroutine.kernels == 1);
+  CHECK(count(coroutine.text, "co_await ::gpulab::simt::co::syncthreads()") == 3);
+  CHECK(lines(coroutine.text) == lines(source));
+  // The namespace used whole, the group declared auto, a sync across lines.
+  const std::string whole = "using namespace cooperative_groups;\n" +
+                            kernel(
+                                "  const auto b = this_thread_block();\n  out[threadIdx.x] = 1;\n"
+                                "  sync(\n    b);\n  b.sync();\n  out[0] = 2;");
+  const auto w = split_kernels(whole);
+  CHECK(w.regions == 1);
+  CHECK(lines(w.text) == lines(whole));
+  // Without the namespace's name in the program, `cg` is not known to be it.
+  CHECK(split_kernels(kernel(forms)).kernels == 0);
+  // Any other use of cooperative groups keeps the kernel on fibers: tiles, a thread_group, a
+  // group passed on.
+  const char* fibers[] = {
+      "  cg::thread_block cta = cg::this_thread_block();\n"
+      "  auto tile = cg::tiled_partition<32>(cta);\n  tile.sync();\n  __syncthreads();",
+      "  cg::thread_group g = cg::this_thread_block();\n  g.sync();\n  out[0] = 1;",
+      "  cg::thread_block cta = cg::this_thread_block();\n  cg::sync(cta);\n"
+      "  out[0] = cg::reduce(cg::tiled_partition<32>(cta), 1.0f, cg::plus<float>());",
+  };
+  for (const char* body : fibers) {
+    CAPTURE(body);
+    const auto split = split_kernels(alias + kernel(body));
+    CHECK(split.kernels == 0);
+    CHECK(split.regions == 0);
+  }
+  // A block's sync under a thread's condition: a coroutine, which reports the divergence.
+  const auto divergent = split_kernels(
+      alias + kernel("  cg::thread_block cta = cg::this_thread_block();\n"
+                     "  if (threadIdx.x < 16) {\n    cta.sync();\n  }\n  out[0] = 1;"));
+  CHECK(divergent.regions == 0);
+  CHECK(divergent.kernels == 1);
+}
+
+TEST_CASE("split: a macro is a constant only if its replacement is alike in every thread",
+          "[split]") {
+  const std::string divergent =
+      kernel("  if (TID < 16) {\n    __syncthreads();\n  }\n  out[0] = 1;");
+  // Defined in the file or elsewhere in the program (a header).
+  for (const auto& [file, elsewhere] :
+       {std::pair<std::string, std::string>{"#define TID threadIdx.x\n" + divergent, ""},
+        {divergent, "#define TID (threadIdx.x + 0)\n"},
+        {"#define LANE (TID % 32)\n#define TID \\\n  threadIdx.x\n" +
+             kernel("  if (LANE < 16) {\n    __syncthreads();\n  }"),
+         ""}}) {
+    CAPTURE(file, elsewhere);
+    const auto split = split_kernels(file, true, true, elsewhere);
+    CHECK(split.regions == 0);
+    CHECK(split.kernels == 1);
+  }
+  // A macro of constants and the block's own values is one.
+  CHECK(split_kernels("#define HALF (SIZE / 2)\n#define FIRST (blockIdx.x == 0)\n" +
+                      kernel("  if (HALF > n && !FIRST) {\n    __syncthreads();\n  }"))
+            .regions == 1);
+  // A local made of threadIdx through a macro is still computed again in each region.
+  const auto thread =
+      split_kernels("#define TID threadIdx.x\n" +
+                    kernel("  const int t = TID;\n  __shared__ float s[SIZE];\n  s[t] = 1;\n"
+                           "  __syncthreads();\n  out[t] = s[0];"));
+  CHECK(thread.regions == 1);
+  CHECK(thread.text.find("[[maybe_unused]] const int  t = TID;") != std::string::npos);
 }

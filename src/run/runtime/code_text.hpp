@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string_view>
 
 namespace gpulab::rt {
 
@@ -12,6 +13,9 @@ struct CodeText {
   const char* name;
   const char* text;
 };
+// A row: the code, its name spelt as in the code, and its words.
+#define GPULAB_CODE_TEXT(code, text) \
+  { code, #code, text }
 
 // The row of `code`, or nullptr when the table lacks it.
 template <class Code, std::size_t N>
@@ -26,6 +30,13 @@ template <class Code, std::size_t N>
 const char* code_name(const CodeText<Code> (&table)[N], Code code, const char* unknown) {
   const CodeText<Code>* t = find_code(table, code);
   return t != nullptr ? t->name : unknown;
+}
+// The code named `name`, or `unknown` when the table lacks it.
+template <class Code, std::size_t N>
+Code code_named(const CodeText<Code> (&table)[N], std::string_view name, Code unknown) {
+  for (const CodeText<Code>& t : table)
+    if (t.name == name) return t.code;
+  return unknown;
 }
 // The words for `code`, or `unknown` when the table lacks it.
 template <class Code, std::size_t N>

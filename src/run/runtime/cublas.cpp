@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <new>
+#include <tuple>
 
 #include "cublas_api.h"
 #include "run/runtime/code_text.hpp"
@@ -257,17 +258,34 @@ void gemm_one(cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, T
   written(C, (static_cast<std::size_t>(n - 1) * ldc + m) * sizeof(T));
 }
 
+// `batch` products C = alpha op(A) op(B) + beta C, the i-th on the matrices at(i) gives ({A, B, C}:
+// from an array of pointers or at a stride); `name` is the BLAS routine that reports a bad
+// argument.
+template <class T, class At>
+cublasStatus_t gemm_each(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n,
+                         int k, const T* alpha, int lda, int ldb, const T* beta, int ldc, int batch,
+                         const char* name, At at) {
+  if (const auto s = gemm_check<T>(h, ta, tb, m, n, k, lda, ldb, ldc, name);
+      s != CUBLAS_STATUS_SUCCESS)
+    return s;
+  if (batch < 0 || alpha == nullptr || beta == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  const Scalar<T> a = scalar(h, alpha), b = scalar(h, beta);
+  return run(h, [=] {
+    for (int i = 0; i < batch; ++i) {
+      const auto [A, B, C] = at(i);
+      gemm_one(ta, tb, m, n, k, a.get(), A, lda, B, ldb, b.get(), C, ldc);
+    }
+  });
+}
+
 template <class T>
 cublasStatus_t gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n,
                     int k, const T* alpha, const T* A, int lda, const T* B, int ldb, const T* beta,
                     T* C, int ldc) {
-  if (const auto s =
-          gemm_check<T>(h, ta, tb, m, n, k, lda, ldb, ldc, blas_name<T>("SGEMM", "DGEMM"));
-      s != CUBLAS_STATUS_SUCCESS)
-    return s;
-  if (alpha == nullptr || beta == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
-  const Scalar<T> a = scalar(h, alpha), b = scalar(h, beta);
-  return run(h, [=] { gemm_one(ta, tb, m, n, k, a.get(), A, lda, B, ldb, b.get(), C, ldc); });
+  return gemm_each(h, ta, tb, m, n, k, alpha, lda, ldb, beta, ldc, 1,
+                   blas_name<T>("SGEMM", "DGEMM"), [=](int) {
+                     return std::tuple{A, B, C};
+                   });
 }
 
 template <class T>
@@ -275,14 +293,8 @@ cublasStatus_t gemm_batched(cublasHandle_t h, cublasOperation_t ta, cublasOperat
                             int n, int k, const T* alpha, const T* const A[], int lda,
                             const T* const B[], int ldb, const T* beta, T* const C[], int ldc,
                             int batch) {
-  if (const auto s = gemm_check<T>(h, ta, tb, m, n, k, lda, ldb, ldc, nullptr);
-      s != CUBLAS_STATUS_SUCCESS)
-    return s;
-  if (batch < 0 || alpha == nullptr || beta == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
-  const Scalar<T> a = scalar(h, alpha), b = scalar(h, beta);
-  return run(h, [=] {
-    for (int i = 0; i < batch; ++i)
-      gemm_one(ta, tb, m, n, k, a.get(), A[i], lda, B[i], ldb, b.get(), C[i], ldc);
+  return gemm_each(h, ta, tb, m, n, k, alpha, lda, ldb, beta, ldc, batch, nullptr, [=](int i) {
+    return std::tuple{A[i], B[i], C[i]};
   });
 }
 
@@ -291,17 +303,10 @@ cublasStatus_t gemm_strided(cublasHandle_t h, cublasOperation_t ta, cublasOperat
                             int n, int k, const T* alpha, const T* A, int lda, long long sa,
                             const T* B, int ldb, long long sb, const T* beta, T* C, int ldc,
                             long long sc, int batch) {
-  if (const auto s = gemm_check<T>(h, ta, tb, m, n, k, lda, ldb, ldc,
-                                   blas_name<T>("SgemmStridedBatched", "DgemmStridedBatched"));
-      s != CUBLAS_STATUS_SUCCESS)
-    return s;
-  if (batch < 0 || alpha == nullptr || beta == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
-  const Scalar<T> a = scalar(h, alpha), b = scalar(h, beta);
-  return run(h, [=] {
-    for (int i = 0; i < batch; ++i)
-      gemm_one(ta, tb, m, n, k, a.get(), A + i * sa, lda, B + i * sb, ldb, b.get(), C + i * sc,
-               ldc);
-  });
+  return gemm_each(h, ta, tb, m, n, k, alpha, lda, ldb, beta, ldc, batch,
+                   blas_name<T>("SgemmStridedBatched", "DgemmStridedBatched"), [=](int i) {
+                     return std::tuple{A + i * sa, B + i * sb, C + i * sc};
+                   });
 }
 
 cublasStatus_t copy_strided(int n, int elem, const void* x, int incx, void* y, int incy) {
@@ -334,23 +339,18 @@ cublasStatus_t copy_matrix(int rows, int cols, int elem, const void* a, int lda,
 
 // cuBLAS's status codes: the name and the words cublasGetStatusName/String give.
 constexpr gpulab::rt::CodeText<cublasStatus_t> kStatuses[] = {
-    {CUBLAS_STATUS_SUCCESS, "CUBLAS_STATUS_SUCCESS", "success"},
-    {CUBLAS_STATUS_NOT_INITIALIZED, "CUBLAS_STATUS_NOT_INITIALIZED",
-     "the library was not initialized"},
-    {CUBLAS_STATUS_ALLOC_FAILED, "CUBLAS_STATUS_ALLOC_FAILED", "the resource allocation failed"},
-    {CUBLAS_STATUS_INVALID_VALUE, "CUBLAS_STATUS_INVALID_VALUE",
-     "an invalid numeric value was used as an argument"},
-    {CUBLAS_STATUS_ARCH_MISMATCH, "CUBLAS_STATUS_ARCH_MISMATCH",
-     "an absent device architectural feature is required"},
-    {CUBLAS_STATUS_MAPPING_ERROR, "CUBLAS_STATUS_MAPPING_ERROR",
-     "an access to GPU memory space failed"},
-    {CUBLAS_STATUS_EXECUTION_FAILED, "CUBLAS_STATUS_EXECUTION_FAILED",
-     "the GPU program failed to execute"},
-    {CUBLAS_STATUS_INTERNAL_ERROR, "CUBLAS_STATUS_INTERNAL_ERROR", "an internal operation failed"},
-    {CUBLAS_STATUS_NOT_SUPPORTED, "CUBLAS_STATUS_NOT_SUPPORTED",
-     "the functionality requested is not supported"},
-    {CUBLAS_STATUS_LICENSE_ERROR, "CUBLAS_STATUS_LICENSE_ERROR",
-     "error detected trying to check the license"},
+    GPULAB_CODE_TEXT(CUBLAS_STATUS_SUCCESS, "success"),
+    GPULAB_CODE_TEXT(CUBLAS_STATUS_NOT_INITIALIZED, "the library was not initialized"),
+    GPULAB_CODE_TEXT(CUBLAS_STATUS_ALLOC_FAILED, "the resource allocation failed"),
+    GPULAB_CODE_TEXT(CUBLAS_STATUS_INVALID_VALUE,
+                     "an invalid numeric value was used as an argument"),
+    GPULAB_CODE_TEXT(CUBLAS_STATUS_ARCH_MISMATCH,
+                     "an absent device architectural feature is required"),
+    GPULAB_CODE_TEXT(CUBLAS_STATUS_MAPPING_ERROR, "an access to GPU memory space failed"),
+    GPULAB_CODE_TEXT(CUBLAS_STATUS_EXECUTION_FAILED, "the GPU program failed to execute"),
+    GPULAB_CODE_TEXT(CUBLAS_STATUS_INTERNAL_ERROR, "an internal operation failed"),
+    GPULAB_CODE_TEXT(CUBLAS_STATUS_NOT_SUPPORTED, "the functionality requested is not supported"),
+    GPULAB_CODE_TEXT(CUBLAS_STATUS_LICENSE_ERROR, "error detected trying to check the license"),
 };
 
 // A handle's setting read back (cublasGet*): NOT_INITIALIZED without a handle, INVALID_VALUE

@@ -1,12 +1,67 @@
 // Errors: the last error (per host thread) and the sticky error of a kernel fault,
 // cudaGetLastError/cudaPeekAtLastError, and CUDA's own error names and messages.
-#include <map>
 #include <string>
 
 #include "run/runtime/code_text.hpp"
 #include "run/runtime/state.hpp"
 
 namespace gpulab::rt {
+
+namespace {
+
+// CUDA's own names and messages.
+constexpr CodeText<cudaError_t> kErrors[] = {
+    GPULAB_CODE_TEXT(cudaSuccess, "no error"),
+    GPULAB_CODE_TEXT(cudaErrorInvalidValue, "invalid argument"),
+    GPULAB_CODE_TEXT(cudaErrorMemoryAllocation, "out of memory"),
+    GPULAB_CODE_TEXT(cudaErrorInitializationError, "initialization error"),
+    GPULAB_CODE_TEXT(cudaErrorCudartUnloading, "driver shutting down"),
+    GPULAB_CODE_TEXT(cudaErrorInvalidConfiguration, "invalid configuration argument"),
+    GPULAB_CODE_TEXT(cudaErrorInvalidPitchValue, "invalid pitch argument"),
+    GPULAB_CODE_TEXT(cudaErrorInvalidSymbol, "invalid device symbol"),
+    GPULAB_CODE_TEXT(cudaErrorInvalidHostPointer, "invalid host pointer"),
+    GPULAB_CODE_TEXT(cudaErrorInvalidDevicePointer, "invalid device pointer"),
+    GPULAB_CODE_TEXT(cudaErrorInvalidMemcpyDirection, "invalid copy direction for memcpy"),
+    GPULAB_CODE_TEXT(cudaErrorInsufficientDriver,
+                     "CUDA driver version is insufficient for CUDA runtime version"),
+    GPULAB_CODE_TEXT(cudaErrorCallRequiresNewerDriver,
+                     "API call is not supported in the installed CUDA driver"),
+    GPULAB_CODE_TEXT(cudaErrorInvalidDeviceFunction, "invalid device function"),
+    GPULAB_CODE_TEXT(cudaErrorNoDevice, "no CUDA-capable device is detected"),
+    GPULAB_CODE_TEXT(cudaErrorInvalidDevice, "invalid device ordinal"),
+    GPULAB_CODE_TEXT(cudaErrorNotMapped, "resource not mapped"),
+    GPULAB_CODE_TEXT(cudaErrorUnsupportedLimit, "limit is not supported on this architecture"),
+    GPULAB_CODE_TEXT(cudaErrorInvalidResourceHandle, "invalid resource handle"),
+    GPULAB_CODE_TEXT(cudaErrorIllegalState,
+                     "the operation cannot be performed in the present state"),
+    GPULAB_CODE_TEXT(cudaErrorSymbolNotFound, "named symbol not found"),
+    GPULAB_CODE_TEXT(cudaErrorNotReady, "device not ready"),
+    GPULAB_CODE_TEXT(cudaErrorIllegalAddress, "an illegal memory access was encountered"),
+    GPULAB_CODE_TEXT(cudaErrorLaunchOutOfResources, "too many resources requested for launch"),
+    GPULAB_CODE_TEXT(cudaErrorLaunchTimeout, "the launch timed out and was terminated"),
+    GPULAB_CODE_TEXT(cudaErrorAssert, "device-side assert triggered"),
+    GPULAB_CODE_TEXT(cudaErrorHostMemoryAlreadyRegistered,
+                     "part or all of the requested memory range is already mapped"),
+    GPULAB_CODE_TEXT(cudaErrorHostMemoryNotRegistered,
+                     "pointer does not correspond to a registered memory region"),
+    GPULAB_CODE_TEXT(cudaErrorIllegalInstruction, "an illegal instruction was encountered"),
+    GPULAB_CODE_TEXT(cudaErrorMisalignedAddress, "misaligned address"),
+    GPULAB_CODE_TEXT(cudaErrorLaunchFailure, "unspecified launch failure"),
+    GPULAB_CODE_TEXT(cudaErrorCooperativeLaunchTooLarge, "too many blocks in cooperative launch"),
+    GPULAB_CODE_TEXT(cudaErrorNotPermitted, "operation not permitted"),
+    GPULAB_CODE_TEXT(cudaErrorNotSupported, "operation not supported"),
+    GPULAB_CODE_TEXT(cudaErrorStreamCaptureUnsupported,
+                     "operation not permitted when stream is capturing"),
+    GPULAB_CODE_TEXT(
+        cudaErrorStreamCaptureImplicit,
+        "operation would make the legacy stream depend on a capturing blocking stream"),
+    GPULAB_CODE_TEXT(cudaErrorGraphExecUpdateFailure,
+                     "the graph update was not performed because it included changes which "
+                     "violated constraints specific to instantiated graph update"),
+    GPULAB_CODE_TEXT(cudaErrorUnknown, "unknown error"),
+};
+
+}  // namespace
 
 cudaError_t set_error(cudaError_t e) {
   if (e != cudaSuccess) t_last_error = e;
@@ -23,15 +78,7 @@ bool broken(cudaError_t* out) {
 }
 
 cudaError_t error_from_name(const std::string& name) {
-  static const std::map<std::string, cudaError_t> names = {
-      {"cudaErrorInvalidValue", cudaErrorInvalidValue},
-      {"cudaErrorInvalidConfiguration", cudaErrorInvalidConfiguration},
-      {"cudaErrorMemoryAllocation", cudaErrorMemoryAllocation},
-      {"cudaErrorLaunchOutOfResources", cudaErrorLaunchOutOfResources},
-      {"cudaErrorCooperativeLaunchTooLarge", cudaErrorCooperativeLaunchTooLarge},
-  };
-  const auto it = names.find(name);
-  return it == names.end() ? cudaErrorUnknown : it->second;
+  return code_named(kErrors, name, cudaErrorUnknown);
 }
 
 }  // namespace gpulab::rt
@@ -61,69 +108,9 @@ cudaError_t cudaPeekAtLastError(void) {
   return gpulab::rt::t_last_error;
 }
 
-namespace {
-// CUDA's own names and messages.
-constexpr gpulab::rt::CodeText<cudaError_t> kErrors[] = {
-    {cudaSuccess, "cudaSuccess", "no error"},
-    {cudaErrorInvalidValue, "cudaErrorInvalidValue", "invalid argument"},
-    {cudaErrorMemoryAllocation, "cudaErrorMemoryAllocation", "out of memory"},
-    {cudaErrorInitializationError, "cudaErrorInitializationError", "initialization error"},
-    {cudaErrorCudartUnloading, "cudaErrorCudartUnloading", "driver shutting down"},
-    {cudaErrorInvalidConfiguration, "cudaErrorInvalidConfiguration",
-     "invalid configuration argument"},
-    {cudaErrorInvalidPitchValue, "cudaErrorInvalidPitchValue", "invalid pitch argument"},
-    {cudaErrorInvalidSymbol, "cudaErrorInvalidSymbol", "invalid device symbol"},
-    {cudaErrorInvalidHostPointer, "cudaErrorInvalidHostPointer", "invalid host pointer"},
-    {cudaErrorInvalidDevicePointer, "cudaErrorInvalidDevicePointer", "invalid device pointer"},
-    {cudaErrorInvalidMemcpyDirection, "cudaErrorInvalidMemcpyDirection",
-     "invalid copy direction for memcpy"},
-    {cudaErrorInsufficientDriver, "cudaErrorInsufficientDriver",
-     "CUDA driver version is insufficient for CUDA runtime version"},
-    {cudaErrorCallRequiresNewerDriver, "cudaErrorCallRequiresNewerDriver",
-     "API call is not supported in the installed CUDA driver"},
-    {cudaErrorInvalidDeviceFunction, "cudaErrorInvalidDeviceFunction", "invalid device function"},
-    {cudaErrorNoDevice, "cudaErrorNoDevice", "no CUDA-capable device is detected"},
-    {cudaErrorInvalidDevice, "cudaErrorInvalidDevice", "invalid device ordinal"},
-    {cudaErrorNotMapped, "cudaErrorNotMapped", "resource not mapped"},
-    {cudaErrorUnsupportedLimit, "cudaErrorUnsupportedLimit",
-     "limit is not supported on this architecture"},
-    {cudaErrorInvalidResourceHandle, "cudaErrorInvalidResourceHandle", "invalid resource handle"},
-    {cudaErrorIllegalState, "cudaErrorIllegalState",
-     "the operation cannot be performed in the present state"},
-    {cudaErrorSymbolNotFound, "cudaErrorSymbolNotFound", "named symbol not found"},
-    {cudaErrorNotReady, "cudaErrorNotReady", "device not ready"},
-    {cudaErrorIllegalAddress, "cudaErrorIllegalAddress",
-     "an illegal memory access was encountered"},
-    {cudaErrorLaunchOutOfResources, "cudaErrorLaunchOutOfResources",
-     "too many resources requested for launch"},
-    {cudaErrorLaunchTimeout, "cudaErrorLaunchTimeout", "the launch timed out and was terminated"},
-    {cudaErrorAssert, "cudaErrorAssert", "device-side assert triggered"},
-    {cudaErrorHostMemoryAlreadyRegistered, "cudaErrorHostMemoryAlreadyRegistered",
-     "part or all of the requested memory range is already mapped"},
-    {cudaErrorHostMemoryNotRegistered, "cudaErrorHostMemoryNotRegistered",
-     "pointer does not correspond to a registered memory region"},
-    {cudaErrorIllegalInstruction, "cudaErrorIllegalInstruction",
-     "an illegal instruction was encountered"},
-    {cudaErrorMisalignedAddress, "cudaErrorMisalignedAddress", "misaligned address"},
-    {cudaErrorLaunchFailure, "cudaErrorLaunchFailure", "unspecified launch failure"},
-    {cudaErrorCooperativeLaunchTooLarge, "cudaErrorCooperativeLaunchTooLarge",
-     "too many blocks in cooperative launch"},
-    {cudaErrorNotPermitted, "cudaErrorNotPermitted", "operation not permitted"},
-    {cudaErrorNotSupported, "cudaErrorNotSupported", "operation not supported"},
-    {cudaErrorStreamCaptureUnsupported, "cudaErrorStreamCaptureUnsupported",
-     "operation not permitted when stream is capturing"},
-    {cudaErrorStreamCaptureImplicit, "cudaErrorStreamCaptureImplicit",
-     "operation would make the legacy stream depend on a capturing blocking stream"},
-    {cudaErrorGraphExecUpdateFailure, "cudaErrorGraphExecUpdateFailure",
-     "the graph update was not performed because it included changes which violated "
-     "constraints specific to instantiated graph update"},
-    {cudaErrorUnknown, "cudaErrorUnknown", "unknown error"},
-};
-}  // namespace
-
 const char* cudaGetErrorString(cudaError_t error) {
-  return gpulab::rt::code_words(kErrors, error, "unrecognized error code");
+  return gpulab::rt::code_words(gpulab::rt::kErrors, error, "unrecognized error code");
 }
 const char* cudaGetErrorName(cudaError_t error) {
-  return gpulab::rt::code_name(kErrors, error, "cudaErrorUnknown");
+  return gpulab::rt::code_name(gpulab::rt::kErrors, error, "cudaErrorUnknown");
 }

@@ -492,7 +492,7 @@ cudaError_t occupancy_available_dynamic_shared(size_t* bytes, const void* kernel
   const bool opted_in = static_cast<std::int64_t>(a.sharedSizeBytes) + a.maxDynamicSharedSizeBytes >
                         kDefaultSharedPerBlock;
   const std::int64_t per_block_limit =
-      (opted_in ? arch.max_shared_per_block_kib * 1024 : kDefaultSharedPerBlock) +
+      (opted_in ? arch.max_shared_memory_per_block_kib * 1024 : kDefaultSharedPerBlock) +
       arch.reserved_shared_per_block;
   const std::int64_t per_sm =
       blocks == 1 ? per_block_limit : calc::shared_for_carveout(arch, carveout_of(kernel));
