@@ -866,9 +866,93 @@ class Splitter {
     return true;
   }
 
+  // Whether parameter `index` of the function `name` defined in this text is a reference (or an
+  // array or pointer to one: `int (&a)[4]`); nothing when the text defines no such function.
+  std::optional<bool> parameter_is_reference(std::string_view name, std::size_t index) const {
+    for (std::size_t at = s_.find(name); at != std::string_view::npos; at = s_.find(name, at + 1)) {
+      if (!word_start(at) || word_end(at) != at + name.size()) continue;
+      const std::size_t open = skip_space(at + name.size());
+      if (open >= s_.size() || s_[open] != '(') continue;
+      const std::size_t close = match_forward(open, ')');
+      if (close == std::string_view::npos) continue;
+      const std::size_t body = skip_space(close + 1);
+      if (body >= s_.size() || s_[body] != '{' || word_before(at).empty()) continue;
+      // A definition: its parameters, split at the top level's commas.
+      std::size_t i = 0, depth = 0, begin = open + 1;
+      for (std::size_t k = open + 1; k <= close; ++k) {
+        if (!code_[k]) continue;
+        const char c = s_[k];
+        if (c == '(' || c == '[' || c == '<') ++depth;
+        if ((c == ')' || c == ']' || c == '>') && depth > 0 && k < close) --depth;
+        if ((depth == 0 && c == ',') || k == close) {
+          if (i == index) return s_.substr(begin, k - begin).find('&') != std::string_view::npos;
+          ++i;
+          begin = k + 1;
+        }
+      }
+      return false;  // fewer parameters: a variadic or defaulted call, by value
+    }
+    return std::nullopt;
+  }
+
+  // Whether a name between `before` (one past the code before it) and `after` (the code after it)
+  // is a whole argument of a call that may take it by reference (`swap(a, b)`, `bump(n)`): any
+  // function but those that take their arguments by value (printf, min, the math functions).
+  bool argument_by_reference(std::size_t before, std::size_t after) const {
+    if (before == 0 || after >= s_.size()) return false;
+    const char p = s_[before - 1], n = s_[after];
+    if ((p != '(' && p != ',') || (n != ')' && n != ',')) return false;
+    std::size_t open = before - 1;
+    if (p == ',') {
+      int depth = 0;
+      for (; open-- > 0;) {
+        if (!code_[open]) continue;
+        const char c = s_[open];
+        if (c == ')' || c == ']' || c == '}') ++depth;
+        if (c == '(' || c == '[' || c == '{') {
+          if (depth == 0) break;
+          --depth;
+        }
+        if (c == ';') return false;
+      }
+      if (open == std::string_view::npos || s_[open] != '(') return false;
+    }
+    const std::string_view callee = word_before(open);
+    if (callee.empty() || !ident_char(s_[skip_space_back(open) - 1])) return false;
+    static constexpr std::array<std::string_view, 14> kNotCalls{
+        "if",      "while",         "for",      "switch", "return",
+        "sizeof",  "alignof",       "decltype", "catch",  "__launch_bounds__",
+        "defined", "static_assert", "noexcept", "case"};
+    if (one_of(callee, kNotCalls)) return false;
+    static constexpr std::array<std::string_view, 12> kByValue{
+        "printf", "min",   "max",   "abs",  "fabs",   "fminf",
+        "fmaxf",  "fabsf", "sqrtf", "sqrt", "rsqrtf", "assert"};
+    if (one_of(callee, kByValue)) return false;
+    // A function of this text says so in its parameter list.
+    std::size_t index = 0;
+    for (std::size_t k = open + 1, depth = 0; k < before - 1; ++k) {
+      if (!code_[k]) continue;
+      if (s_[k] == '(' || s_[k] == '[' || s_[k] == '{') ++depth;
+      if (s_[k] == ')' || s_[k] == ']' || s_[k] == '}') --depth;
+      if (depth == 0 && s_[k] == ',') ++index;
+    }
+    if (const auto by_reference = parameter_is_reference(callee, index)) return *by_reference;
+    // The math library's float forms (`expf`, `__expf`, `__fdividef`, ...) take values too.
+    const bool math = (callee.starts_with("__") && callee.size() > 2 && callee[2] != 's') ||
+                      (callee.size() > 3 && callee.back() == 'f' &&
+                       std::all_of(callee.begin(), callee.end(), [](char c) {
+                         return std::islower(static_cast<unsigned char>(c)) ||
+                                std::isdigit(static_cast<unsigned char>(c));
+                       }));
+    return !math;
+  }
+
   // Whether the identifier `name` is assigned (or has its address taken) in [b, e), other than
-  // by the declarator at `except`.
-  bool assigned(std::string_view name, std::size_t b, std::size_t e, std::size_t except) const {
+  // by the declarator at `except`: also through a member or, with `elements`, an element
+  // (`p.x += 1`, `a[i] = v`; not for a pointer, whose elements are not it), and, with `calls`, as
+  // a whole argument of a call that may take it by reference.
+  bool assigned(std::string_view name, std::size_t b, std::size_t e, std::size_t except,
+                bool elements = true, bool calls = true) const {
     for (std::size_t k = b; k < e; ++k) {
       if (!word_start(k)) continue;
       const std::size_t we = word_end(k);
@@ -876,11 +960,34 @@ class Splitter {
         k = we - 1;
         continue;
       }
-      const std::size_t after = skip_space(we);
+      std::size_t after = skip_space(we);
       const std::size_t before = skip_space_back(k);
+      if (calls && argument_by_reference(before, after)) return true;
+      // A member or element of it written: `p.x += 1`, `c[i] = v` (the op after `.x` / `[i]`).
+      while (after < s_.size() &&
+             ((elements && s_[after] == '[') ||
+              (s_[after] == '.' && after + 1 < s_.size() && ident_char(s_[after + 1])))) {
+        if (s_[after] == '[') {
+          const std::size_t close = match_forward(after, ']');
+          if (close == std::string_view::npos) return true;
+          after = skip_space(close + 1);
+        } else {
+          after = skip_space(word_end(after + 1));
+        }
+      }
       const char a0 = after < s_.size() ? s_[after] : ' ';
       const char a1 = after + 1 < s_.size() ? s_[after + 1] : ' ';
       const char a2 = after + 2 < s_.size() ? s_[after + 2] : ' ';
+      if (!elements && before >= 1 && s_[before - 1] == '*') {
+        // A pointer's unary `*p = v` writes what it points at; `*p++` still moves it.
+        const std::size_t prev = skip_space_back(before - 1);
+        const char q = prev > 0 ? s_[prev - 1] : ';';
+        if (!(ident_char(q) || q == ')' || q == ']')) {
+          if ((a0 == '+' || a0 == '-') && a1 == a0) return true;
+          k = we - 1;
+          continue;
+        }
+      }
       if (a0 == '=' && a1 != '=') return true;
       if (std::string_view("+-*/%&|^").find(a0) != std::string_view::npos && a1 == '=') return true;
       if ((a0 == '<' || a0 == '>') && a1 == a0 && a2 == '=') return true;
@@ -889,7 +996,10 @@ class Splitter {
           s_[before - 2] == s_[before - 1]) {
         return true;
       }
-      if (before >= 1 && s_[before - 1] == '&') {
+      // `&p[i]` and `&p->x` of a pointer take the address of what it points at, not of p.
+      const std::size_t next = skip_space(we);
+      const bool through = next < s_.size() && (s_[next] == '[' || s_.substr(next, 2) == "->");
+      if (before >= 1 && s_[before - 1] == '&' && (elements || !through)) {
         // Unary `&name` (not `a & name` nor `a && name`).
         const std::size_t prev = skip_space_back(before - 1);
         const char p = prev > 0 ? s_[prev - 1] : ';';
@@ -913,6 +1023,12 @@ class Splitter {
       if (!code_[k]) continue;
       const char c = s_[k];
       if (c == '[' || (c == '-' && k + 1 < e && s_[k + 1] == '>')) return false;
+      if (c == '*') {
+        // Unary `*p` reads memory (another thread may write it); `a * b` multiplies.
+        const std::size_t prev = skip_space_back(k);
+        const char q = prev > b ? s_[prev - 1] : '(';
+        if (!(ident_char(q) || q == ')' || q == ']')) return false;
+      }
       if (std::isdigit(static_cast<unsigned char>(c)) && (k == 0 || !ident_char(s_[k - 1]))) {
         k = word_end(k) - 1;  // a number (1.0f, 0x10u)
         continue;
@@ -959,7 +1075,8 @@ class Splitter {
   // every thread, each thread's copy as thread 0's.
   bool uniform_updates(const RegionVar& v, const Function& f, const std::vector<Parameter>& params,
                        const std::vector<RegionVar>& vars, int depth, bool thread) const {
-    if (!assigned(v.name, f.body + 1, f.end, v.at)) return true;
+    if (!assigned(v.name, f.body + 1, f.end, v.at, v.type.find('*') == std::string::npos))
+      return true;
     if (region_scopes_ == nullptr || v.loop_var) return false;
     if (std::find(assuming_.begin(), assuming_.end(), v.name) != assuming_.end()) return true;
     for (std::size_t k = f.body + 1; k < f.end; ++k) {
@@ -1109,6 +1226,10 @@ class Splitter {
       const std::size_t next = skip_space(e);
       const bool call = next < f.end && s_[next] == '(';
       if (refused_word(w) || region_refused_word(w) || spin_word(w)) return false;
+      // A block group only syncs (above) or answers a query (`b.size()`): passed to a function,
+      // copied or named otherwise, it may wait where region loops cannot see.
+      if (groups->names.contains(w) && !member_at(k) && (next >= f.end || s_[next] != '.'))
+        return false;
       if (w == "__syncthreads") {
         // `__syncthreads();` as a statement.
         if (!call || member_at(k)) return false;
@@ -1171,6 +1292,11 @@ class Splitter {
 
     const auto params = parameter_names(f);
     if (!params) return false;
+    // A region loop runs every thread of the block in one call's parameters: a parameter that
+    // the kernel assigns (`d += blockIdx.x * blockDim.x;`) would add up over the threads.
+    for (const Parameter& p : *params) {
+      if (assigned(p.name, f.body + 1, f.end, std::string::npos, !p.pointer, false)) return false;
+    }
     region_scopes_ = &scopes;
     struct Forget {
       const std::map<std::size_t, BarrierScope>*& scopes;
@@ -1345,7 +1471,8 @@ class Splitter {
     for (std::size_t i = 0; i < vars.size(); ++i) {
       const RegionVar& v = vars[i];
       if (v.loop_var || v.scope_end != f.end || v.eq == std::string::npos ||
-          !plain(v.eq + 1, v.init_end) || assigned(v.name, f.body + 1, f.end, v.at)) {
+          !plain(v.eq + 1, v.init_end) ||
+          assigned(v.name, f.body + 1, f.end, v.at, v.type.find('*') == std::string::npos)) {
         continue;
       }
       // Every local its initializer names is computed ahead of it too.
