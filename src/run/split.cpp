@@ -1126,7 +1126,29 @@ class Splitter {
     }
     const bool caps = std::none_of(
         w.begin(), w.end(), [](char c) { return std::islower(static_cast<unsigned char>(c)); });
-    return caps || declared_constant(w);
+    return (caps && !declared_variable(w)) || declared_constant(w);
+  }
+
+  // Whether the text declares `w` a variable in memory a thread can write (`__shared__ int
+  // TOTAL;`, `__device__ float SUM[4];`): an ALL_CAPS name, but no constant.
+  bool declared_variable(std::string_view w) const {
+    for (std::size_t k = s_.find(w); k != std::string_view::npos; k = s_.find(w, k + 1)) {
+      if (!word_start(k) || word_end(k) != k + w.size()) continue;
+      const std::size_t after = skip_space(k + w.size());
+      if (after >= s_.size() || std::string_view(";[=,").find(s_[after]) == std::string_view::npos)
+        continue;
+      std::size_t b = k;
+      while (b > 0 && s_[b - 1] != ';' && s_[b - 1] != '{' && s_[b - 1] != '}') --b;
+      const std::string_view head = s_.substr(b, k - b);
+      if (const std::size_t c = head.find("const");
+          c != std::string_view::npos && (c + 5 == head.size() || !ident_char(head[c + 5])))
+        continue;  // `__device__ const int N = 4;`, `static constexpr`: read-only
+      for (const std::string_view space : {"__shared__", "__device__", "__managed__"}) {
+        if (const std::size_t c = head.find(space); c != std::string_view::npos && code_[b + c])
+          return true;
+      }
+    }
+    return false;
   }
   // Whether a macro's replacement is alike in every thread of a block: numbers, operators, the
   // uniform words and constant names; no subscript, `->` or call.

@@ -60,6 +60,20 @@ __global__ void group_argument(int* out) {
   out[threadIdx.x] = first_of(g, t, threadIdx.x + 5);
 }
 
+// A block's total in an ALL_CAPS __shared__ variable: a variable, not a constant.
+__global__ void shared_total(const int* in, int* out) {
+  __shared__ int TOTAL;
+  if (threadIdx.x == 0) TOTAL = 0;
+  __syncthreads();
+  atomicAdd(&TOTAL, in[blockIdx.x * blockDim.x + threadIdx.x]);
+  __syncthreads();
+  const int total = TOTAL;
+  __syncthreads();
+  if (threadIdx.x == 0) TOTAL = -1;
+  __syncthreads();
+  out[blockIdx.x * blockDim.x + threadIdx.x] = total;
+}
+
 int main() {
   int *in, *out;
   float* f;
@@ -92,6 +106,10 @@ int main() {
   group_argument<<<1, 64>>>(out);
   const cudaError_t e = cudaDeviceSynchronize();
   printf("group_argument: %s %d %d\n", cudaGetErrorName(e), out[0], out[63]);
+
+  shared_total<<<4, 64>>>(in, out);
+  cudaDeviceSynchronize();
+  printf("shared_total: %d %d %d\n", out[0], out[100], out[255]);
 
   cudaFree(in);
   cudaFree(out);
