@@ -47,7 +47,8 @@ TEST_CASE("device-info --json lists the GPUs with sane figures", "[gpu][device-i
       CHECK(d["max_threads_per_sm"] == arch->max_threads_per_sm);
       CHECK(d["max_blocks_per_sm"] == arch->max_blocks_per_sm);
       CHECK(d["shared_memory_per_sm_bytes"] == arch->max_shared_memory_per_sm_kib * 1024);
-      CHECK(d["shared_memory_per_block_optin_bytes"] == arch->max_shared_memory_per_block_kib * 1024);
+      CHECK(d["shared_memory_per_block_optin_bytes"] ==
+            arch->max_shared_memory_per_block_kib * 1024);
       CHECK(d["cuda_cores"] == d["sms"].get<int>() * arch->cores_per_sm);
     }
 

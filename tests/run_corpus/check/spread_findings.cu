@@ -8,8 +8,8 @@ __global__ void spread(float* a, const float* b, float* c, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   float s = 0.0f;
   for (int k = 0; k < 160; ++k) s += b[(i * 7 + k * 4099) % n];  // half never written, some past b
-  a[(i * 37) % n] = s;                                            // blocks write the same elements
-  c[i] = a[(i * 53) % n];                                         // and read what others write
+  a[(i * 37) % n] = s;                                           // blocks write the same elements
+  c[i] = a[(i * 53) % n];                                        // and read what others write
 }
 
 int main() {

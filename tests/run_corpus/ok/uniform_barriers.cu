@@ -132,15 +132,16 @@ int main(int argc, char** argv) {
     std::printf("scan: %s (last %u)\n", wrong == 0 ? "ok" : "WRONG", scan[n - 1]);
   }
   if (launches > 0) {
-    const float counts = time_launches(
-        launches, [&] { bin_counts<<<blocks, BLOCK>>>(values, n, rows, total); });
+    const float counts =
+        time_launches(launches, [&] { bin_counts<<<blocks, BLOCK>>>(values, n, rows, total); });
     const float scans =
         time_launches(launches, [&] { block_scan<<<blocks, BLOCK>>>(values, scan, n); });
     const float adds =
         time_launches(launches, [&] { add_block_sums<<<blocks, BLOCK>>>(scan, sums, n); });
-    std::printf("%u values, %d launches each: bin_counts %.3f ms, block_scan %.3f ms, "
-                "add_block_sums %.3f ms a launch\n",
-                n, launches, counts, scans, adds);
+    std::printf(
+        "%u values, %d launches each: bin_counts %.3f ms, block_scan %.3f ms, "
+        "add_block_sums %.3f ms a launch\n",
+        n, launches, counts, scans, adds);
   }
   cudaFree(values);
   cudaFree(rows);
