@@ -937,13 +937,14 @@ class Splitter {
       if (depth == 0 && s_[k] == ',') ++index;
     }
     if (const auto by_reference = parameter_is_reference(callee, index)) return *by_reference;
-    // The math library's float forms (`expf`, `__expf`, `__fdividef`, ...) take values too.
-    const bool math = (callee.starts_with("__") && callee.size() > 2 && callee[2] != 's') ||
-                      (callee.size() > 3 && callee.back() == 'f' &&
-                       std::all_of(callee.begin(), callee.end(), [](char c) {
-                         return std::islower(static_cast<unsigned char>(c)) ||
-                                std::isdigit(static_cast<unsigned char>(c));
-                       }));
+    // CUDA's intrinsics (`__expf`, `__shfl_sync`, ...) and the math library's float forms (`expf`)
+    // take values too.
+    const bool math =
+        callee.starts_with("__") || (callee.size() > 3 && callee.back() == 'f' &&
+                                     std::all_of(callee.begin(), callee.end(), [](char c) {
+                                       return std::islower(static_cast<unsigned char>(c)) ||
+                                              std::isdigit(static_cast<unsigned char>(c));
+                                     }));
     return !math;
   }
 
