@@ -30,7 +30,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "split_kernels: cannot write %s\n", argv[2]);
     return 1;
   }
-  std::printf("split_kernels: %s: %d kernels as region loops, %d as coroutines, %d spin loops\n",
-              argv[1], split.regions, split.kernels - split.regions, split.spin_loops);
+  std::printf(
+      "split_kernels: %s: %d kernels as region loops, %d as coroutines, %d spin loops; %d calls "
+      "inlined, %d atomic adds deferred\n",
+      argv[1], split.regions, split.kernels - split.regions, split.spin_loops, split.inlined,
+      split.deferred_adds);
   return 0;
 }

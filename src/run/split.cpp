@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <set>
@@ -120,6 +121,11 @@ class Splitter {
  public:
   Splitter(std::string_view s, bool coroutines, bool regions)
       : s_(s), code_(code_mask(s)), coroutines_(coroutines), regions_(coroutines && regions) {
+    // A `#line` directive (inline_waiting_calls writes them between statements) is no code.
+    for (std::size_t k = s_.find("#line "); k != npos; k = s_.find("#line ", k + 1)) {
+      if (k > 0 && s_[k - 1] != '\n') continue;
+      for (; k < s_.size() && s_[k] != '\n'; ++k) code_[k] = false;
+    }
     find_group_namespaces();
     find_macros();
   }
@@ -144,6 +150,7 @@ class Splitter {
       for (const auto& [name, body] : other.macros_) macros_[name] += " " + body;
     }
     if (regions_) find_waiting_functions();
+    atomic_add_defined_ = defines_atomic_add(s_) || defines_atomic_add(elsewhere);
     for (std::size_t i = 0; i < s_.size(); ++i) {
       if (!word_start(i)) continue;
       const std::size_t e = word_end(i);
@@ -156,6 +163,8 @@ class Splitter {
               ++out.regions;
             } else if (transform_kernel(*f)) {
               ++out.kernels;
+            } else {
+              out.deferred_adds += defer_atomic_adds(*f);
             }
           }
           out.spin_loops += yield_in_spin_loops(f->body + 1, f->end);
@@ -463,6 +472,622 @@ class Splitter {
     const std::size_t dot = skip_space_back(k);
     return one_of(method, kQueries) && dot > 0 && s_[dot - 1] == '.' &&
            g.names.contains(word_before(dot - 1));
+  }
+
+  // ---- Device functions that wait, inlined into the kernels that call them ---------------------
+  //
+  // A region loop cannot wait inside a called function: `uint4 o = scan4(v, s, n, block);`, whose
+  // callee syncs the block passed to it, keeps its kernel on fibers. Where the call is a statement
+  // of the kernel (`f(a);`, `T x = f(a) rest;`, `lhs = f(a) rest;`, `rest` without calls or
+  // side effects) and the callee a plain device function of this text, defined before the kernel,
+  // whose only return is its last statement, the statement becomes the callee's body:
+  //
+  //   P1 gpulab_inN_M_p1 = (a1); ...            (the parameters, as the call initializes them)
+  //   #line <the callee's first line>
+  //   ... the callee's body, its parameters and locals renamed; `return e;` -> `R gpulab_inN_M_ =
+  //   e;` #line <the call's line> T x = gpulab_inN_M_ rest;
+  //
+  // A block group parameter takes the argument's name (the kernel's group: a thread_block holds no
+  // state). The body keeps its own lines, so faults and barriers name them as before. C++ sequences
+  // an assignment's right side before its left, and the callee's arguments before its body, as
+  // this order does. The kernel then holds the barrier itself: region loops where every thread
+  // provably reaches it together, else a coroutine. A callee the rules below cannot vouch for
+  // (a name of the kernel it could capture, a macro that names its locals, an early return, ...)
+  // is left called.
+  struct Callee {
+    Function f;
+    std::size_t begin = 0;  // the definition's first character
+    std::string result;     // its return type, as written; "void" for none
+    std::vector<Parameter> params;
+    std::vector<std::string> types;              // each parameter's type, as written
+    std::vector<bool> group;                     // a block group parameter
+    std::size_t ret = npos;                      // `return` of its last statement
+    std::set<std::string, std::less<>> renamed;  // parameters and locals
+    std::set<std::string, std::less<>> names;    // every other name it says
+  };
+
+  // The code text of [b, e) on one line; nothing when it holds a comment, a literal or a
+  // preprocessor line.
+  std::optional<std::string> one_line(std::size_t b, std::size_t e) const {
+    std::string t;
+    for (std::size_t k = b; k < e; ++k) {
+      const char c = s_[k];
+      const bool space = std::isspace(static_cast<unsigned char>(c));
+      if (!code_[k] && !space) return std::nullopt;
+      t += space ? ' ' : c;
+    }
+    return t;
+  }
+
+  // The line a compiler gives position p (after the last `#line N` before it, if any).
+  std::size_t line_of(std::size_t p) const {
+    std::size_t from = 0, line = 1;
+    if (const std::size_t d = s_.rfind("\n#line ", p); d != npos) {
+      line = std::strtoul(std::string(s_.substr(d + 7, 12)).c_str(), nullptr, 10);
+      from = s_.find('\n', d + 1) + 1;
+    }
+    return line +
+           static_cast<std::size_t>(std::count(s_.begin() + static_cast<std::ptrdiff_t>(from),
+                                               s_.begin() + static_cast<std::ptrdiff_t>(p), '\n'));
+  }
+
+  // Whether the type text t names a block group (`cg::thread_block`, `const thread_block&`).
+  bool group_type(std::string t) const {
+    std::erase_if(t,
+                  [](char c) { return std::isspace(static_cast<unsigned char>(c)) || c == '&'; });
+    if (t.starts_with("const")) t.erase(0, 5);
+    if (t == "thread_block") return using_groups_;
+    const std::size_t q = t.find("::");
+    return q != std::string::npos && t.substr(q + 2) == "thread_block" &&
+           group_namespaces_.contains(t.substr(0, q));
+  }
+
+  // Whether f takes a block group (which it may sync: region loops cannot see that).
+  bool group_parameter(const Function& f) const {
+    for (std::size_t k = f.params_open; k < f.params_close; ++k) {
+      if (word_start(k) && s_.substr(k, word_end(k) - k) == "thread_block") return true;
+    }
+    return false;
+  }
+
+  // The words a name may not be though it is no parameter's or local's of a callee: CUDA's and
+  // C++'s own.
+  static bool builtin_word(std::string_view w) {
+    static constexpr std::array<std::string_view, 18> kWords{
+        "threadIdx", "return", "for",     "while",   "if",   "else",  "do",    "break", "continue",
+        "switch",    "case",   "default", "nullptr", "uint", "uint4", "uint2", "this",  "new"};
+    return type_word(w) || uniform_word(w) || one_of(w, kWords);
+  }
+
+  // The callee defined by f (after `__device__` at `word`), or nothing when it cannot be inlined.
+  std::optional<Callee> callee(const Function& f, std::size_t word) const {
+    Callee c;
+    c.f = f;
+    c.begin = npos;
+    // Its first character: after the code before it (a ';' or brace) and any preprocessor line.
+    std::size_t b = word;
+    while (b > 0 && !(code_[b - 1] && (s_[b - 1] == ';' || s_[b - 1] == '{' || s_[b - 1] == '}')))
+      --b;
+    std::string result;
+    for (std::size_t k = b; k < f.params_open;) {
+      if (!code_[k] || std::isspace(static_cast<unsigned char>(s_[k]))) {
+        ++k;
+        continue;
+      }
+      if (s_[k] == '#' && preprocessor_line(k)) {
+        while (k < f.params_open && s_[k] != '\n') ++k;
+        continue;
+      }
+      if (c.begin == npos) c.begin = k;
+      if (word_start(k)) {
+        const std::string_view w = s_.substr(k, word_end(k) - k);
+        static constexpr std::array<std::string_view, 8> kQualifiers{
+            "inline",       "__inline__", "__device__", "__forceinline__",
+            "__noinline__", "static",     "__host__",   "constexpr"};
+        if (w == "template" || w == "operator" || w == "auto" || w == "decltype" || w == "extern" ||
+            w == "__global__")
+          return std::nullopt;
+        if (!one_of(w, kQualifiers)) result += std::string(w) + " ";
+        k = word_end(k);
+        continue;
+      }
+      if (s_[k] == ':' && k + 1 < f.params_open && s_[k + 1] == ':') {
+        if (!result.empty() && result.back() == ' ') result.pop_back();
+        result += "::";
+        k += 2;
+        continue;
+      }
+      if (s_[k] != '*') return std::nullopt;  // a reference, template, attribute, ...
+      result += "* ";
+      ++k;
+    }
+    // Its name was the last word.
+    const std::string_view name = word_before(f.params_open);
+    if (result.size() <= name.size() + 1) return std::nullopt;
+    result.resize(result.size() - name.size() - 1);
+    while (!result.empty() && result.back() == ' ') result.pop_back();
+    c.result = result;
+    const auto params = parameter_names(f);
+    if (!params) return std::nullopt;
+    c.params = *params;
+    for (std::size_t i = 0; i < c.params.size(); ++i) {
+      const Parameter& p = c.params[i];
+      std::size_t start = p.at;
+      while (start > f.params_open + 1 && !(code_[start - 1] && s_[start - 1] == ',')) --start;
+      const auto type = one_line(start, p.at);
+      // Nothing but the name after it: no array parameter.
+      const std::size_t after = skip_space(p.at + p.name.size());
+      if (!type || (after != f.params_close && s_[after] != ',')) return std::nullopt;
+      const bool group = group_type(*type);
+      if (!group && type->find_first_of("&[(") != std::string::npos) return std::nullopt;
+      c.types.push_back(*type);
+      c.group.push_back(group);
+      c.renamed.emplace(p.name);
+    }
+    // The body: a return only as its last statement; nothing that names the function's own
+    // frame or storage, or leaves it another way.
+    static constexpr std::array<std::string_view, 18> kRefused{
+        "goto",         "asm",       "__asm__",  "throw",   "try",        "catch",
+        "co_await",     "co_return", "co_yield", "static",  "__shared__", "extern",
+        "thread_local", "this",      "setjmp",   "longjmp", "template",   "using"};
+    int depth = 0;
+    bool start = true;
+    for (std::size_t k = f.body + 1; k < f.end; ++k) {
+      if (!code_[k] || std::isspace(static_cast<unsigned char>(s_[k]))) continue;
+      const char ch = s_[k];
+      const bool statement = start && depth == 0;
+      start = false;
+      if (ch == '#' || (ch == '[' && lambda_at(k))) return std::nullopt;
+      if (ch == '(' || ch == '[' || ch == '{') ++depth;
+      if (ch == ')' || ch == ']' || ch == '}') --depth;
+      if (depth == 0 && (ch == ';' || ch == '}')) start = true;
+      if (!word_start(k)) continue;
+      const std::size_t we = word_end(k);
+      const std::string_view w = s_.substr(k, we - k);
+      if (one_of(w, kRefused) || (statement && untypable_word(w))) return std::nullopt;
+      if (w == "return") {
+        if (!statement || c.ret != npos) return std::nullopt;
+        const std::size_t semi = statement_end(we, f.end);
+        if (semi == npos || skip_space(semi + 1) != f.end) return std::nullopt;
+        if ((c.result == "void") != (skip_space(we) == semi)) return std::nullopt;
+        c.ret = k;
+      } else if (statement && !statement_word(w)) {
+        // A declaration at the body's top level: its names are renamed (the body joins the
+        // kernel's scope).
+        const std::size_t after = skip_space(we);
+        const bool declaration =
+            uniform_word(w) || w == "const" || w == "volatile" ||
+            (after < f.end && (word_start(after) || s_[after] == '*' ||
+                               (s_[after] == '<' && s_[after + 1] != '<' && s_[after + 1] != '=') ||
+                               (s_[after] == ':' && s_[after + 1] == ':') ||
+                               (s_[after] == '&' && s_[after + 1] != '&' && s_[after + 1] != '=')));
+        if (after < f.end && s_[after] == ':' && s_[after + 1] != ':')
+          return std::nullopt;  // label
+        // `ns::f(x);`, `a::b::g(y);`: a call, no declaration.
+        std::size_t q = we;
+        for (;;) {
+          const std::size_t n = punct_at(skip_space(q), "::");
+          if (n == npos || n >= f.end || !word_start(n)) break;
+          q = word_end(n);
+        }
+        const bool qualified_call = q != we && skip_space(q) < f.end && s_[skip_space(q)] == '(';
+        if (declaration && !qualified_call) {
+          const std::size_t semi = statement_end(k, f.end);
+          const auto d = semi == npos ? std::nullopt : parse_declaration(k, semi);
+          if (!d) return std::nullopt;
+          for (const Declarator& n : d->names) c.renamed.insert(n.name);
+        }
+      }
+      k = we - 1;
+    }
+    if (c.result != "void" && c.ret == npos) return std::nullopt;
+    // Locals of nested scopes (`for (uint i = 0; ...)`, `{ int t = ...; }`) are renamed too: a
+    // word after a type's word. Every other name of its signature and body is kept.
+    for (std::size_t k = c.begin; k < f.end; ++k) {
+      if (!word_start(k)) continue;
+      const std::size_t we = word_end(k);
+      const std::string_view w = s_.substr(k, we - k);
+      k = we - 1;
+      if (member_at(k + 1 - w.size())) continue;
+      const std::string_view before = word_before(we - w.size());
+      const std::size_t after = skip_space(we);
+      if (we > f.body && !before.empty() && !builtin_word(w) && !statement_word(before) &&
+          before != "return" && before != "case" && before != "new" && after < f.end &&
+          std::string_view("=;,[").find(s_[after]) != std::string_view::npos &&
+          s_[after + 1] != '=') {
+        c.renamed.emplace(w);
+      }
+    }
+    for (std::size_t k = c.begin; k < f.end; ++k) {
+      if (!word_start(k)) continue;
+      const std::size_t we = word_end(k);
+      const std::string_view w = s_.substr(k, we - k);
+      if (!member_at(k) && !c.renamed.contains(w) && !builtin_word(w)) c.names.emplace(w);
+      k = we - 1;
+    }
+    c.names.erase(std::string(name));
+    return c;
+  }
+
+  // The names a kernel may declare (its parameters, and every word after a word, '*', '&', ','
+  // or '>' in its body): a callee's own names must not be among them, or they would stand for
+  // the kernel's variables once the body is in the kernel.
+  std::set<std::string, std::less<>> declared_names(const Function& f) const {
+    std::set<std::string, std::less<>> names;
+    if (const auto params = parameter_names(f)) {
+      for (const Parameter& p : *params) names.insert(p.name);
+    } else {
+      names.emplace("");  // unknown: no callee is inlined
+    }
+    for (std::size_t k = f.body + 1; k < f.end; ++k) {
+      if (!word_start(k)) continue;
+      const std::size_t we = word_end(k);
+      const std::size_t b = skip_space_back(k), a = skip_space(we);
+      if (b > 0 && !member_at(k) &&
+          (ident_char(s_[b - 1]) || std::string_view("*&,>").find(s_[b - 1]) != npos) &&
+          a < f.end && std::string_view("=;,[():{").find(s_[a]) != npos) {
+        names.emplace(s_.substr(k, we - k));
+      }
+      k = we - 1;
+    }
+    return names;
+  }
+
+  // Macros (object- or function-like) of this text and `elsewhere`, by name: their lines.
+  static void macro_lines(std::string_view t,
+                          std::map<std::string, std::string, std::less<>>& out) {
+    for (std::size_t k = t.find("define"); k != npos; k = t.find("define", k + 1)) {
+      std::size_t h = k;
+      while (h > 0 && (t[h - 1] == ' ' || t[h - 1] == '\t')) --h;
+      if (h == 0 || t[h - 1] != '#') continue;
+      std::size_t n = k + 6;
+      while (n < t.size() && (t[n] == ' ' || t[n] == '\t')) ++n;
+      std::size_t ne = n;
+      while (ne < t.size() && ident_char(t[ne])) ++ne;
+      std::size_t end = ne;
+      while (end < t.size() && (t[end] != '\n' || t[end - 1] == '\\')) ++end;
+      out[std::string(t.substr(n, ne - n))] += std::string(t.substr(ne, end - ne)) + "\n";
+    }
+  }
+
+ public:
+  // The text with the calls of waiting device functions in this text's kernels inlined (above);
+  // nothing when there is none. pass: a number for the names it makes.
+  std::optional<std::string> inline_waiting_calls(int pass, std::string_view elsewhere) {
+    find_waiting_functions();
+    std::map<std::string, std::string, std::less<>> macros;
+    macro_lines(s_, macros);
+    macro_lines(elsewhere, macros);
+    // The waiting device functions defined once in this text, by name.
+    std::map<std::string, std::optional<Callee>, std::less<>> callees;
+    std::vector<Function> kernels;
+    for (std::size_t i = 0; i < s_.size(); ++i) {
+      if (!word_start(i)) continue;
+      const std::size_t e = word_end(i);
+      const std::string_view word = s_.substr(i, e - i);
+      if (word == "__global__" || word == "__device__") {
+        if (const auto f = function_after(i, e)) {
+          const std::string name(word_before(f->params_open));
+          if (word == "__global__") {
+            kernels.push_back(*f);
+          } else if (waiting_functions_.contains(name) || group_parameter(*f)) {
+            if (callees.contains(name)) {
+              callees[name].reset();  // an overload: which is called is not this file's to say
+            } else {
+              auto c = callee(*f, i);
+              // A macro its body names must not name its renamed names.
+              for (std::size_t k = f->body + 1; c && k < f->end; ++k) {
+                if (!word_start(k)) continue;
+                const std::size_t we = word_end(k);
+                if (const auto m = macros.find(s_.substr(k, we - k)); m != macros.end()) {
+                  for (const std::string& r : c->renamed) {
+                    for (std::size_t at = m->second.find(r); at != npos;
+                         at = m->second.find(r, at + 1)) {
+                      if ((at == 0 || !ident_char(m->second[at - 1])) &&
+                          !ident_char(m->second[at + r.size()]))
+                        c.reset();
+                      if (!c) break;
+                    }
+                    if (!c) break;
+                  }
+                }
+                k = we - 1;
+              }
+              callees[name] = std::move(c);
+            }
+          }
+          i = f->end;
+          continue;
+        }
+      }
+      i = e - 1;
+    }
+    int made = 0;
+    for (const Function& f : kernels) {
+      const auto groups = block_groups(f);
+      // A kernel in a macro's continued lines: no line may be added.
+      if (!groups || s_.substr(f.body, f.end - f.body).find("\\\n") != npos) continue;
+      const auto kernel_names = declared_names(f);
+      for (std::size_t k = f.body + 1; k < f.end; ++k) {
+        if (!word_start(k)) continue;
+        const std::size_t we = word_end(k);
+        const auto it = callees.find(s_.substr(k, we - k));
+        const std::size_t open = skip_space(we);
+        if (it == callees.end() || !it->second || it->second->begin > f.body || member_at(k) ||
+            open >= f.end || s_[open] != '(') {
+          k = we - 1;
+          continue;
+        }
+        const Callee& c = *it->second;
+        const std::size_t close = match_forward(open, ')');
+        if (const auto inlined =
+                inline_call(f, c, k, open, close, *groups, kernel_names, pass, made)) {
+          k = *inlined;
+          ++made;
+        } else {
+          k = we - 1;
+        }
+      }
+    }
+    if (made == 0) return std::nullopt;
+    calls_inlined_ = made;
+    std::string out;
+    std::size_t copied = 0;
+    for (const auto& [at, edit] : edits_) {
+      out.append(s_.substr(copied, at - copied));
+      out += edit.text;
+      copied = at + edit.erase;
+    }
+    out.append(s_.substr(copied));
+    return out;
+  }
+
+  int calls_inlined() const { return calls_inlined_; }
+
+ private:
+  // The call of c at [k, close] in kernel f inlined: the end of its statement; nothing when the
+  // call is not a statement of the forms above.
+  std::optional<std::size_t> inline_call(const Function& f, const Callee& c, std::size_t k,
+                                         std::size_t open, std::size_t close,
+                                         const BlockGroups& groups,
+                                         const std::set<std::string, std::less<>>& kernel_names,
+                                         int pass, int made) {
+    if (close == npos || close >= f.end) return std::nullopt;
+    for (const std::string& n : c.names) {
+      if (kernel_names.contains(n)) return std::nullopt;
+    }
+    if (kernel_names.contains("")) return std::nullopt;
+    // The statement: back to the ';' or brace before it, inside no parenthesis.
+    std::size_t b = k;
+    for (int depth = 0; b > f.body;) {
+      --b;
+      if (!code_[b]) continue;
+      const char ch = s_[b];
+      if (ch == ')' || ch == ']') ++depth;
+      if (ch == '(' || ch == '[') {
+        if (depth == 0) return std::nullopt;
+        --depth;
+      }
+      if (depth == 0 && (ch == ';' || ch == '{' || ch == '}')) break;
+    }
+    b = skip_space(b + 1);
+    const std::size_t semi = statement_end(b, f.end);
+    if (semi == npos || semi < close) return std::nullopt;
+    const std::string_view first = word_here(b);
+    if (statement_word(first) || first == "else" || first == "do") return std::nullopt;
+    // What follows the call: no call, assignment or increment.
+    for (std::size_t j = close + 1; j < semi; ++j) {
+      if (!code_[j]) continue;
+      const char ch = s_[j];
+      if (ch == '(' || ch == '{' || (ch == '+' && s_[j + 1] == '+') ||
+          (ch == '-' && s_[j + 1] == '-') || ch == ',' || ch == '?')
+        return std::nullopt;
+      if (ch == '=' && std::string_view("=!<>").find(s_[j - 1]) == npos && s_[j + 1] != '=')
+        return std::nullopt;
+    }
+    std::string head;  // the statement before the call: "", "T x = " or "lhs op= "
+    if (b != k) {
+      const std::size_t eq = skip_space_back(k);
+      if (eq == 0 || s_[eq - 1] != '=' || (eq >= 2 && s_[eq - 2] == '=')) return std::nullopt;
+      const auto d = parse_declaration(b, semi);
+      if (d) {
+        if (d->names.size() != 1 || d->names.front().eq + 1 != eq) return std::nullopt;
+      } else {
+        // `lhs = f(...)`, `lhs += f(...)`: the left side has no '=', call, '?' or label of its own.
+        for (std::size_t j = b; j + 1 < eq; ++j) {
+          if (!code_[j]) continue;
+          const char ch = s_[j];
+          if (ch == '=' || ch == '?' || ch == ';' || ch == '{' ||
+              (ch == ':' && s_[j + 1] != ':' && (j == 0 || s_[j - 1] != ':')))
+            return std::nullopt;
+          if (ch == '(' && ident_char(s_[skip_space_back(j) - 1])) return std::nullopt;
+        }
+      }
+      const auto h = one_line(b, k);
+      if (!h) return std::nullopt;
+      head = *h;
+    } else if (skip_space(close + 1) != semi) {
+      return std::nullopt;
+    }
+    if (c.result == "void" && !head.empty()) return std::nullopt;
+    // The arguments, one per parameter.
+    std::vector<std::pair<std::size_t, std::size_t>> args;
+    {
+      std::size_t a = open + 1;
+      int depth = 0;
+      for (std::size_t j = open + 1; j <= close; ++j) {
+        if (!code_[j]) continue;
+        const char ch = s_[j];
+        if (ch == '(' || ch == '[' || ch == '{') ++depth;
+        if ((ch == ')' || ch == ']' || ch == '}') && j < close) --depth;
+        if ((depth == 0 && ch == ',') || j == close) {
+          if (skip_space(a) < j) args.emplace_back(a, j);
+          a = j + 1;
+        }
+      }
+    }
+    if (args.size() != c.params.size()) return std::nullopt;
+    const std::string prefix =
+        "gpulab_in" + std::to_string(pass) + "_" + std::to_string(made) + "_";
+    std::map<std::string, std::string, std::less<>> rename;
+    for (const std::string& r : c.renamed) rename[r] = prefix + r;
+    std::string text;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      const auto arg = one_line(args[i].first, args[i].second);
+      if (!arg) return std::nullopt;
+      if (c.group[i]) {
+        // The kernel's own group, by its name.
+        const std::size_t a = skip_space(args[i].first);
+        const std::string_view g = word_here(a);
+        if (g.empty() || !groups.names.contains(g) || skip_space(a + g.size()) != args[i].second)
+          return std::nullopt;
+        rename[c.params[i].name] = std::string(g);
+        continue;
+      }
+      // Another call of a waiting function in an argument: not this pass's.
+      for (std::size_t j = args[i].first; j < args[i].second; ++j) {
+        if (word_start(j) && waiting_functions_.contains(s_.substr(j, word_end(j) - j)))
+          return std::nullopt;
+      }
+      text += c.types[i] + " " + prefix + c.params[i].name + " = (" + *arg + "); ";
+    }
+    text += "\n#line " + std::to_string(line_of(c.f.body)) + "\n";
+    for (std::size_t j = c.f.body + 1; j < c.f.end; ++j) {
+      if (j == c.ret) {
+        text += c.result == "void" ? "" : c.result + " " + prefix + " =";
+        j += 5;
+        continue;
+      }
+      if (word_start(j)) {
+        const std::size_t we = word_end(j);
+        const auto r = rename.find(s_.substr(j, we - j));
+        text += r != rename.end() && !member_at(j) ? r->second : std::string(s_.substr(j, we - j));
+        j = we - 1;
+        continue;
+      }
+      text += s_[j];
+    }
+    text += "\n#line " + std::to_string(line_of(b)) + "\n";
+    if (head.empty()) {
+      text += blank_lines(b, semi) + ";";
+    } else {
+      text += head + prefix + blank_lines(b, close + 1) +
+              std::string(s_.substr(close + 1, semi - close));
+    }
+    add_edit(b, semi + 1 - b, text);
+    return semi;
+  }
+
+  // ---- Deferred atomic adds (docs/simt.md, "Deferred atomic adds"; simt/deferred_add.hpp) ------
+  //
+  // `atomicAdd(p, v);` as a statement after which its thread does nothing (only closing braces
+  // follow, of the kernel's body, a plain block, an `if` without `else` or an `else`), in a kernel
+  // that waits for nothing, spins on nothing, reads nothing through volatile and fences nothing,
+  // becomes `::gpulab::simt::detail::deferred_add(p, v);`: no operation of the thread comes after
+  // the add and none of another thread is ordered after it, so it may land at the end of its
+  // block's loop, combined with the others to the same address. The number of statements changed.
+  int defer_atomic_adds(const Function& f) {
+    if (atomic_add_defined_) return 0;
+    std::vector<std::size_t> sites;
+    for (std::size_t k = f.body + 1; k < f.end; ++k) {
+      if (!code_[k]) continue;
+      if ((s_[k] == '[' && lambda_at(k)) || (s_[k] == '<' && at(k, "<<<")) ||
+          (s_[k] == '#' && preprocessor_line(k)))
+        return 0;
+      if (!word_start(k)) continue;
+      const std::size_t we = word_end(k);
+      const std::string_view w = s_.substr(k, we - k);
+      if (awaitable_of(w) || refused_word(w) || spin_word(w) || region_refused_word(w) ||
+          w == "volatile" || w.starts_with("__threadfence") || w.starts_with("atomic") ||
+          w == "__syncthreads" || waiting_functions_.contains(w)) {
+        if (w != "atomicAdd") return 0;
+        const std::size_t open = skip_space(we);
+        const std::size_t before = skip_space_back(k);
+        const char p = before > 0 ? s_[before - 1] : ';';
+        if (open >= f.end || s_[open] != '(' || member_at(k) ||
+            !(p == ';' || p == '{' || p == '}' || p == ')' || word_before(k) == "else"))
+          return 0;
+        const std::size_t close = match_forward(open, ')');
+        if (close == npos || close >= f.end) return 0;
+        const std::size_t semi = skip_space(close + 1);
+        if (semi >= f.end || s_[semi] != ';' || !last_action(f, semi + 1)) return 0;
+        // `if (c) atomicAdd(...);`: the header is an if's.
+        if (p == ')') {
+          const std::size_t h = match_back(before - 1, '(');
+          if (h == npos || word_before(h) != "if") return 0;
+        }
+        sites.push_back(k);
+      }
+      k = we - 1;
+    }
+    for (const std::size_t k : sites) add_edit(k, 9, "::gpulab::simt::detail::deferred_add");
+    return static_cast<int>(sites.size());
+  }
+
+  // Whether text t defines (or declares) a function atomicAdd: `T atomicAdd(`.
+  static bool defines_atomic_add(std::string_view t) {
+    for (std::size_t k = t.find("atomicAdd"); k != npos; k = t.find("atomicAdd", k + 1)) {
+      std::size_t b = k;
+      while (b > 0 && (t[b - 1] == ' ' || t[b - 1] == '\t' || t[b - 1] == '\n')) --b;
+      if (k + 9 < t.size() && !ident_char(t[k + 9]) && b > 0 &&
+          (ident_char(t[b - 1]) || t[b - 1] == '*') && (k == 0 || !ident_char(t[k - 1]))) {
+        std::size_t w = b;
+        while (w > 0 && ident_char(t[w - 1])) --w;
+        const std::string_view before = t.substr(w, b - w);
+        if (before != "return" && before != "else" && before != "do") return true;
+      }
+    }
+    return false;
+  }
+
+  // After the branch that starts at b (`{ ... }`, `if (c) ...` with its own branches, or a
+  // statement without braces): one past its end; npos if it cannot be told.
+  std::size_t skip_branch(std::size_t b, std::size_t end) const {
+    if (b >= end) return npos;
+    if (s_[b] == '{') {
+      const std::size_t close = match_forward(b, '}');
+      return close == npos || close >= end ? npos : close + 1;
+    }
+    if (const std::size_t h = word_at(b, "if"); h != npos) {
+      if (h >= end || s_[h] != '(') return npos;
+      const std::size_t close = match_forward(h, ')');
+      if (close == npos || close >= end) return npos;
+      std::size_t after = skip_branch(skip_space(close + 1), end);
+      while (after != npos && word_at(skip_space(after), "else") != npos)
+        after = skip_branch(word_at(skip_space(after), "else"), end);
+      return after;
+    }
+    if (const std::string_view w = word_here(b); statement_word(w) || w == "do")
+      return npos;  // a loop, a switch, a jump, ... as the branch
+    const std::size_t semi = statement_end(b, end);
+    return semi == npos ? npos : semi + 1;
+  }
+
+  // Whether nothing but closing braces follow `p` in kernel f, each of the kernel's body, a plain
+  // block, an `if` without else, or an else.
+  bool last_action(const Function& f, std::size_t p) const {
+    for (;;) {
+      std::size_t c = skip_space(p);
+      // An if's branch that just ended: its else does not run after it.
+      while (c < f.end && word_at(c, "else") != npos) {
+        c = skip_branch(word_at(c, "else"), f.end);
+        if (c == npos) return false;
+        c = skip_space(c);
+      }
+      if (c >= f.end) return c == f.end;
+      if (s_[c] != '}') return false;
+      const std::size_t open = match_back(c, '{');
+      if (open == npos || open < f.body) return false;
+      const std::size_t before = skip_space_back(open);
+      const char q = before > 0 ? s_[before - 1] : ';';
+      if (q == ')') {
+        const std::size_t h = match_back(before - 1, '(');
+        if (h == npos || word_before(h) != "if") return false;
+      } else if (!(q == ';' || q == '{' || q == '}' || word_before(open) == "else")) {
+        return false;
+      }
+      p = c + 1;
+    }
   }
 
   bool transform_kernel(const Function& f) {
@@ -1042,6 +1667,8 @@ class Splitter {
       if (member_at(start)) continue;  // .x of blockIdx.x
       if (uniform_word(w) || (thread && w == "threadIdx")) continue;
       if (skip_space(we) < s_.size() && s_[skip_space(we)] == '(') return false;  // a call
+      // A type's name before the name it declares (`for (uint i = 0; ...)`): no value.
+      if (skip_space(we) < e && word_start(skip_space(we))) continue;
       bool known = false;
       for (const Parameter& p : params) {
         if (p.name == w) {
@@ -1772,13 +2399,30 @@ class Splitter {
   bool using_groups_ = false;
   // Object-like macros, by name: their replacement text (comments blank).
   std::map<std::string, std::string, std::less<>> macros_;
+  int calls_inlined_ = 0;
+  // The program defines a function of its own named atomicAdd: no add is deferred.
+  bool atomic_add_defined_ = false;
 };
 
 }  // namespace
 
 Split split_kernels(std::string_view source, bool coroutines, bool regions,
                     std::string_view elsewhere) {
-  return Splitter(source, coroutines, regions).run(elsewhere);
+  if (!coroutines) return Splitter(source, coroutines, regions).run(elsewhere);
+  // Waiting device functions inlined into the kernels that call them, a level at each pass (a
+  // callee's own calls are the next pass's), while the text stays within bounds.
+  std::string text(source);
+  int inlined = 0;
+  for (int pass = 0; pass < 8 && text.size() < 4 * source.size() + 65536; ++pass) {
+    Splitter splitter(text, coroutines, regions);
+    auto next = splitter.inline_waiting_calls(pass, elsewhere);
+    if (!next) break;
+    inlined += splitter.calls_inlined();
+    text = std::move(*next);
+  }
+  Split out = Splitter(text, coroutines, regions).run(elsewhere);
+  out.inlined = inlined;
+  return out;
 }
 
 }  // namespace gpulab::run

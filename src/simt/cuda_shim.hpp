@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "simt/coroutine.hpp"
+#include "simt/deferred_add.hpp"
 #include "simt/device_api.hpp"
 #include "simt/region.hpp"
 

@@ -32,6 +32,31 @@ struct ThreadLoop {
   void (*exit)(void* runner, std::uint32_t t) = nullptr;
 };
 
+// Integer atomic adds of this OS thread's block whose result no one reads, not yet made
+// (simt/deferred_add.hpp): made when the block's loop ends.
+struct DeferredAdds {
+  // Direct-mapped by the address (a histogram's bins, side by side, take a slot each).
+  static constexpr unsigned kSlots = 16;
+  void* address[kSlots] = {};
+  unsigned long long sum[kSlots] = {};
+  void (*apply[kSlots])(void*, unsigned long long) = {};
+  unsigned used = 0;  // slots taken
+
+  void flush() {
+    for (unsigned i = 0; i < kSlots; ++i) {
+      if (address[i] != nullptr) apply[i](address[i], sum[i]);
+      address[i] = nullptr;
+    }
+    used = 0;
+  }
+  void drop() {
+    for (void*& a : address) a = nullptr;
+    used = 0;
+  }
+};
+
+inline thread_local DeferredAdds deferred_adds;
+
 // Thrown by a thread that ends where it stands while its warp's other lanes go on (a failed
 // device-side assert: on a GPU every lane of the warp that fails it prints its line before the
 // launch stops). The loop goes on with the next thread; the scheduler ends the block after the
@@ -47,6 +72,13 @@ struct ThreadEnded {};
 // inlined, which check mode can afford.
 template <class Body>
 __attribute__((no_sanitize("thread"))) void run_thread_loop(ThreadLoop& loop, const Body& body) {
+  // Adds left by a block that faulted (its loop never ended) are not made: the launch failed.
+  if (deferred_adds.used != 0) deferred_adds.drop();
+  struct Flush {
+    ~Flush() {
+      if (deferred_adds.used != 0) deferred_adds.flush();
+    }
+  } flush;
   // The common case, a one-dimensional block whose threads have not waited yet: the loop's books
   // are plain stores the body cannot see, threadIdx.x is the loop variable, and the compiler may
   // keep all of it in registers around an inlined body that calls nothing. A thread that parks

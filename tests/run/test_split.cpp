@@ -171,7 +171,6 @@ TEST_CASE("split: what region loops cannot prove stays a coroutine", "[split]") 
       "  if (threadIdx.x >= n) return;\n  __syncthreads();\n  out[threadIdx.x] = 1;",
       // Other collectives, a device function that waits, a lambda, a spin.
       "  float v = __shfl_down_sync(0xffffffffu, 1.0f, 1);\n  __syncthreads();\n  out[0] = v;",
-      "  helper(out);\n  __syncthreads();",
       "  __syncthreads_count(1);\n  __syncthreads();",
       "  atomicCAS((int*)out, 0, 1);\n  __syncthreads();",
       // A static local initialized from a local each thread keeps.
@@ -222,6 +221,96 @@ TEST_CASE("split: a device function that waits in another file keeps its callers
   CHECK(split_kernels(calls_outer, true, true,
                       header + "__device__ void outer(float* t) { tile_sum(t); }\n")
             .regions == 0);
+}
+
+TEST_CASE("split: a device function that waits is inlined where its call is a statement",
+          "[split]") {
+  // helper (defined before k) waits: its body joins the kernel, between #line directives that
+  // keep its lines, and the kernel's barriers are then its own.
+  const auto inlined = split_kernels(kernel("  helper(out);\n  __syncthreads();"));
+  CHECK(inlined.inlined == 1);
+  CHECK(inlined.regions == 1);
+  CHECK(inlined.text.find("\n#line 1\n") != std::string::npos);
+  CHECK(inlined.text.find("\n#line 4\n") != std::string::npos);
+  CHECK(count(inlined.text, "gpulab_rb_.barrier()") == 2);
+  // A block group passed on, a value returned into a declaration and an assignment, a call in a
+  // return (the next pass's): all inlined, the kernel a region loop.
+  const std::string groups =
+      "namespace cg = cooperative_groups;\n"
+      "__device__ int inner(cg::thread_block b, int* t, int v) {\n"
+      "  t[b.thread_rank()] = v;\n  b.sync();\n  return t[0];\n}\n"
+      "__device__ int outer(int* t, int v, cg::thread_block g) {\n"
+      "  return inner(g, t, v + 1) * 2;\n}\n"
+      "__global__ void k(int* out) {\n  __shared__ int t[64];\n"
+      "  cg::thread_block block = cg::this_thread_block();\n"
+      "  int r = outer(t, threadIdx.x, block);\n  out[threadIdx.x] = outer(t, r, block);\n}\n";
+  const auto both = split_kernels(groups);
+  CHECK(both.inlined == 4);
+  CHECK(both.regions == 1);
+  CHECK(both.text.find("outer(") == both.text.rfind("outer("));  // the definition alone
+  // Left called (the kernel keeps its coroutine or fibers): a callee defined after the kernel, a
+  // name of the kernel the callee says, an early return, a call inside a condition.
+  const std::string after =
+      "__global__ void k(float* out, int n) {\n  __syncthreads();\n  late(out);\n}\n"
+      "__device__ void late(float* s) { s[0] = 1; __syncthreads(); }\n";
+  CHECK(split_kernels(after).inlined == 0);
+  CHECK(split_kernels(after).regions == 0);
+  const std::string captured =
+      "__device__ int scale = 3;\n"
+      "__device__ void scaled(float* s) { s[threadIdx.x] *= scale; __syncthreads(); }\n"
+      "__global__ void k(float* out) {\n  const int scale = 2;\n  scaled(out);\n"
+      "  out[0] += scale;\n}\n";
+  CHECK(split_kernels(captured).inlined == 0);
+  const std::string early =
+      "__device__ void early(float* s) {\n  if (threadIdx.x > 3) return;\n  __syncthreads();\n}\n"
+      "__global__ void k(float* out) {\n  early(out);\n}\n";
+  CHECK(split_kernels(early).inlined == 0);
+  const std::string condition =
+      "__device__ int once(float* s) { __syncthreads(); return 1; }\n"
+      "__global__ void k(float* out) {\n  if (once(out) > 0) out[0] = 1;\n}\n";
+  CHECK(split_kernels(condition).inlined == 0);
+  // Not in check builds.
+  CHECK(split_kernels(kernel("  helper(out);\n  __syncthreads();"), false).inlined == 0);
+}
+
+TEST_CASE("split: an atomicAdd that is its thread's last action is deferred", "[split]") {
+  const std::string deferred = "::gpulab::simt::detail::deferred_add(";
+  const char* eligible[] = {
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) {\n"
+      "    if (out[i] > 0) {\n      atomicAdd((int*)&out[0], 1);\n    }\n  }",
+      "  if (threadIdx.x > 2) atomicAdd((int*)out, 1);\n  else {\n"
+      "    atomicAdd((int*)out + 1, 2);\n  }",
+      "  if (n > 3) return;\n  atomicAdd((unsigned*)out, 1u);",
+  };
+  for (const char* body : eligible) {
+    CAPTURE(body);
+    const auto split = split_kernels(kernel(body));
+    CHECK(split.deferred_adds >= 1);
+    CHECK(count(split.text, "atomicAdd") == 0);
+    CHECK(count(split.text, deferred) == static_cast<std::size_t>(split.deferred_adds));
+  }
+  const char* refused[] = {
+      // Something after it, its result read, a loop around it, another atomic, a fence, a spin.
+      "  atomicAdd((int*)out, 1);\n  out[1] = 2;",
+      "  int old = atomicAdd((int*)out, 1);\n  out[1] = old;",
+      "  for (int i = 0; i < n; ++i) {\n    atomicAdd((int*)out, i);\n  }",
+      "  if (n > 2) {\n    atomicAdd((int*)out, 1);\n  }\n  out[2] = 1;",
+      "  atomicMax((int*)out + 1, 3);\n  atomicAdd((int*)out, 1);",
+      "  out[0] = 1;\n  __threadfence();\n  atomicAdd((int*)out, 1);",
+      "  volatile float* v = out;\n  atomicAdd((int*)out, (int)v[1]);",
+      "  __syncthreads();\n  atomicAdd((int*)out, 1);",
+  };
+  for (const char* body : refused) {
+    CAPTURE(body);
+    const auto split = split_kernels(kernel(body));
+    CHECK(split.deferred_adds == 0);
+    CHECK(count(split.text, deferred) == 0);
+  }
+  // A program with an atomicAdd of its own, and check builds: none.
+  const std::string own = "__device__ double atomicAdd(double* a, double v) { return *a += v; }\n" +
+                          kernel("  atomicAdd((int*)out, 1);");
+  CHECK(split_kernels(own).deferred_adds == 0);
+  CHECK(split_kernels(kernel("  atomicAdd((int*)out, 1);"), false).deferred_adds == 0);
 }
 
 TEST_CASE("split: a thread block's sync is __syncthreads", "[split]") {
