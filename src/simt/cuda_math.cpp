@@ -1,9 +1,13 @@
-// CUDA's sinf, cosf, sincosf, logf, log2f and log10f, operation for operation as nvcc 13 compiles
-// them for sm_90: every step below is one PTX instruction (fma.rn, mul.rn, add.rn, an integer
-// operation or a conversion), with its constants as bit patterns. This file is compiled without
-// floating-point contraction, so that no multiply and add are fused where the GPU rounds twice.
+// CUDA's sinf, cosf, sincosf, logf, log2f, log10f, log1pf, atan2f and hypotf, operation for
+// operation as nvcc 13 compiles them for sm_90: every step below is one PTX instruction (fma.rn,
+// mul.rn, add.rn, an integer operation or a conversion), with its constants as bit patterns. This
+// file is compiled without floating-point contraction, so that no multiply and add are fused where
+// the GPU rounds twice.
 #include "simt/cuda_math.hpp"
 
+#include "simt/device_api.hpp"  // __fadd_rz
+
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -190,6 +194,67 @@ float cuda_log2f(float x) {
   const float q = t * (t * s);
   const float r = log_ends(p, p.e + std::fma(t, from_bits(0x3FB8AA3Bu), q));
   return gpu_nan(x == 0.0f ? -std::numeric_limits<float>::infinity() : r);
+}
+
+float cuda_log1pf(float x) {
+  const std::uint32_t xb = bits_of(x);
+  // 1 + x = 2^e * m, m in [3/4, 3/2), rounded toward zero; t = x * 2^-e + (2^-e - 1) = m - 1.
+  const std::uint32_t exponent = (bits_of(__fadd_rz(x, 1.0f)) - 0x3F400000u) & 0xFF800000u;
+  const float t =
+      std::fma(0.25f, from_bits(0x40800000u - exponent), -1.0f) + from_bits(xb - exponent);
+  const float e = static_cast<float>(static_cast<std::int32_t>(exponent)) * from_bits(0x34000000u);
+  float s = std::fma(from_bits(0xBD39BF78u), t, from_bits(0x3DD80012u));
+  for (const std::uint32_t c : {0xBE0778E0u, 0x3E146475u, 0xBE2A68DDu, 0x3E4CAF9Eu, 0xBE800042u,
+                                0x3EAAAAE6u, 0xBF000000u}) {
+    s = std::fma(s, t, from_bits(c));
+  }
+  float r = std::fma(e, from_bits(0x3F317218u), std::fma(t * s, t, t));
+  if (!(xb < 0x7F800000u)) {                               // infinities, NaN, negative x
+    if (!(static_cast<std::int32_t>(xb) < -1082130431)) {  // not in [-1, -0]
+      const float inf = std::numeric_limits<float>::infinity();
+      r = std::fma(x, inf, inf);
+    }
+    if (x == 0.0f) r = -0.0f;
+  }
+  return gpu_nan(r);
+}
+
+float cuda_atan2f(float y, float x) {
+  const float ax = std::fabs(x), ay = std::fabs(y);
+  const bool steep = ay > ax;
+  const float big = steep ? ay : ax;
+  const float t = (steep ? ax : ay) / big;  // in [0, 1]
+  const float t2 = t * t;
+  float s = std::fma(from_bits(0x3B33710Bu), t2, from_bits(0xBC807748u));
+  for (const std::uint32_t c :
+       {0x3D2CDAB2u, 0xBD992D10u, 0x3DD9EA6Cu, 0xBE117CB1u, 0x3E4CBCE0u, 0xBEAAAA7Du}) {
+    s = std::fma(s, t2, from_bits(c));
+  }
+  float r = std::fma(t2 * s, t, t);  // atan(t)
+  const bool x_negative = (bits_of(x) >> 31) != 0;
+  const float pi_part = from_bits(0x3FD774EBu);
+  if (steep) {
+    r = std::fma(from_bits(0x3F6EE581u), pi_part, x_negative ? r : -r);  // pi/2 -+ atan(t)
+  } else if (x_negative) {
+    r = std::fma(from_bits(0x3FEEE581u), pi_part, -r);  // pi - atan(t)
+  }
+  if (ax == ay) r = x_negative ? from_bits(0x4016CBE4u) : from_bits(0x3F490FDBu);  // 3pi/4, pi/4
+  if (big == 0.0f) r = x_negative ? from_bits(0x40490FDBu) : 0.0f;                 // pi, 0
+  const float sum = ax + ay;
+  return std::isnan(sum) ? gpu_nan(sum) : std::copysign(r, y);
+}
+
+float cuda_hypotf(float a, float b) {
+  const std::uint32_t ba = bits_of(std::fabs(a)), bb = bits_of(std::fabs(b));
+  const float lo = from_bits(std::min(ba, bb)), hi = from_bits(std::max(ba, bb));
+  // Both scaled by a power of two that brings the larger near 1, then scaled back.
+  const std::uint32_t exponent = std::max(ba, bb) & 0xFE000000u;
+  const float scale = from_bits(0x7E800000u - exponent);
+  const float slo = lo * scale, shi = hi * scale;
+  const float r = std::sqrt(std::fma(shi, shi, slo * slo)) * from_bits(exponent | 0x00800000u);
+  float out = lo == 0.0f ? hi : r;
+  if (lo == std::numeric_limits<float>::infinity()) out = lo;
+  return gpu_nan(out);
 }
 
 }  // namespace gpulab::simt

@@ -17,5 +17,8 @@ void cuda_sincosf(float x, float* s, float* c);
 float cuda_logf(float x);
 float cuda_log2f(float x);
 float cuda_log10f(float x);
+float cuda_log1pf(float x);
+float cuda_atan2f(float y, float x);
+float cuda_hypotf(float a, float b);
 
 }  // namespace gpulab::simt

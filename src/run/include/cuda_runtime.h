@@ -1235,8 +1235,14 @@ void gpulab_rt_sincosf(float x, float* s, float* c);
 float gpulab_rt_logf(float x);
 float gpulab_rt_log2f(float x);
 float gpulab_rt_log10f(float x);
+float gpulab_rt_log1pf(float x);
+float gpulab_rt_atan2f(float y, float x);
+float gpulab_rt_hypotf(float a, float b);
 namespace std {
+using ::gpulab_rt_atan2f;
 using ::gpulab_rt_cosf;
+using ::gpulab_rt_hypotf;
+using ::gpulab_rt_log1pf;
 using ::gpulab_rt_log10f;
 using ::gpulab_rt_log2f;
 using ::gpulab_rt_logf;
@@ -1249,3 +1255,6 @@ using ::gpulab_rt_sinf;
 #define logf gpulab_rt_logf
 #define log2f gpulab_rt_log2f
 #define log10f gpulab_rt_log10f
+#define log1pf gpulab_rt_log1pf
+#define atan2f gpulab_rt_atan2f
+#define hypotf gpulab_rt_hypotf

@@ -32,3 +32,12 @@ float gpulab_rt_log2f(float x) {
 float gpulab_rt_log10f(float x) {
   return in_kernel() ? gpulab::simt::cuda_log10f(x) : ::log10f(x);
 }
+float gpulab_rt_log1pf(float x) {
+  return in_kernel() ? gpulab::simt::cuda_log1pf(x) : ::log1pf(x);
+}
+float gpulab_rt_atan2f(float y, float x) {
+  return in_kernel() ? gpulab::simt::cuda_atan2f(y, x) : ::atan2f(y, x);
+}
+float gpulab_rt_hypotf(float a, float b) {
+  return in_kernel() ? gpulab::simt::cuda_hypotf(a, b) : ::hypotf(a, b);
+}

@@ -47,17 +47,25 @@ __device__ float input(unsigned i, bool angles) {
   return static_cast<float>(angles ? static_cast<int>(w % 8388608u) - 4194304 : w % 1000000u + 1u);
 }
 
-constexpr int kFunctions = 7;
+constexpr int kFunctions = 10;
 
 __global__ void apply(unsigned n, unsigned* out) {
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const float a = input(i, true), l = input(i, false);
+  // A second operand: the special values against each other first, then another thread's input.
+  // (__fmul_rn: nvcc at -O3 would fuse a plain l * 1e-7f - 1.0f into one fma, and -G would not.)
+  const unsigned j = i < kSpecial * kSpecial ? i / kSpecial : mix(i, 7u) % n;
+  const float a1 = i < kSpecial * kSpecial ? input(i % kSpecial, true) : a;
+  const float b = input(j, true);
+  const float small =
+      i % 5 == 0 ? __fmul_rn(l, 1e-7f) - 1.0f : (i % 5 == 1 ? -l : l);  // log1pf's domain
   float s = 0.0f, c = 0.0f;
   sincosf(a, &s, &c);
-  const unsigned r[kFunctions] = {bits_of(sinf(a)),  bits_of(cosf(a)), bits_of(s),
-                                  bits_of(c),        bits_of(logf(l)), bits_of(log2f(l)),
-                                  bits_of(log10f(l))};
+  const unsigned r[kFunctions] = {
+      bits_of(sinf(a)),       bits_of(cosf(a)),      bits_of(s),         bits_of(c),
+      bits_of(logf(l)),       bits_of(log2f(l)),     bits_of(log10f(l)), bits_of(log1pf(small)),
+      bits_of(atan2f(a1, b)), bits_of(hypotf(a1, b))};
   for (int k = 0; k < kFunctions; ++k) out[static_cast<size_t>(k) * n + i] = r[k];
 }
 
@@ -80,8 +88,8 @@ __global__ void unit_circle(unsigned n, float* a) {
   } while (0)
 
 int main() {
-  const char* names[kFunctions] = {"sinf", "cosf",  "sincosf sin", "sincosf cos",
-                                   "logf", "log2f", "log10f"};
+  const char* names[kFunctions] = {"sinf",  "cosf",   "sincosf sin", "sincosf cos", "logf",
+                                   "log2f", "log10f", "log1pf",      "atan2f",      "hypotf"};
   const unsigned n = 1u << 20;
   unsigned* d = nullptr;
   const size_t bytes = sizeof(unsigned) * kFunctions * n;
