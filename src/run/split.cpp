@@ -151,37 +151,20 @@ class Splitter {
     }
     if (regions_) find_waiting_functions();
     atomic_add_defined_ = defines_atomic_add(s_) || defines_atomic_add(elsewhere);
-    for (std::size_t i = 0; i < s_.size(); ++i) {
-      if (!word_start(i)) continue;
-      const std::size_t e = word_end(i);
-      const std::string_view word = s_.substr(i, e - i);
-      if (word == "__global__" || word == "__device__") {
-        if (const auto f = function_after(i, e)) {
-          if (word == "__global__" && coroutines_) {
-            if (regions_ && region_kernel(*f)) {
-              ++out.kernels;
-              ++out.regions;
-            } else if (transform_kernel(*f)) {
-              ++out.kernels;
-            } else {
-              out.deferred_adds += defer_atomic_adds(*f);
-            }
-          }
-          out.spin_loops += yield_in_spin_loops(f->body + 1, f->end);
-          i = f->end;
-          continue;
+    each_function([&](bool kernel, std::size_t, const Function& f) {
+      if (kernel && coroutines_) {
+        if (regions_ && region_kernel(f)) {
+          ++out.kernels;
+          ++out.regions;
+        } else if (transform_kernel(f)) {
+          ++out.kernels;
+        } else {
+          out.deferred_adds += defer_atomic_adds(f);
         }
       }
-      i = e - 1;
-    }
-    out.text.reserve(s_.size() + 256 * edits_.size());
-    std::size_t copied = 0;
-    for (const auto& [at, edit] : edits_) {
-      out.text.append(s_.substr(copied, at - copied));
-      out.text += edit.text;
-      copied = at + edit.erase;
-    }
-    out.text.append(s_.substr(copied));
+      out.spin_loops += yield_in_spin_loops(f.body + 1, f.end);
+    });
+    out.text = edited();
     return out;
   }
 
@@ -195,6 +178,39 @@ class Splitter {
   };
 
   bool at(std::size_t i, std::string_view w) const { return s_.compare(i, w.size(), w) == 0; }
+
+  // Each function the text defines `__global__` or `__device__`, in order: visit(whether it is a
+  // kernel, where that word stands, the function).
+  template <class Visit>
+  void each_function(Visit visit) {
+    for (std::size_t i = 0; i < s_.size(); ++i) {
+      if (!word_start(i)) continue;
+      const std::size_t e = word_end(i);
+      const std::string_view word = s_.substr(i, e - i);
+      if (word == "__global__" || word == "__device__") {
+        if (const auto f = function_after(i, e)) {
+          visit(word == "__global__", i, *f);
+          i = f->end;
+          continue;
+        }
+      }
+      i = e - 1;
+    }
+  }
+
+  // The text with the edits made.
+  std::string edited() const {
+    std::string out;
+    out.reserve(s_.size() + 256 * edits_.size());
+    std::size_t copied = 0;
+    for (const auto& [at, edit] : edits_) {
+      out.append(s_.substr(copied, at - copied));
+      out += edit.text;
+      copied = at + edit.erase;
+    }
+    out.append(s_.substr(copied));
+    return out;
+  }
 
   // Two insertions at one place are kept in the order made.
   void add_edit(std::size_t at, std::size_t erase, std::string text) {
@@ -474,6 +490,31 @@ class Splitter {
            g.names.contains(word_before(dot - 1));
   }
 
+  // A scope's code characters, one at a time: whether each begins a statement at its top level.
+  struct TopLevel {
+    int depth = 0;
+    bool start = true;
+    bool statement(char c) {
+      const bool at = start && depth == 0;
+      start = false;
+      if (c == '(' || c == '[' || c == '{') ++depth;
+      if (c == ')' || c == ']' || c == '}') --depth;
+      if (depth == 0 && (c == ';' || c == '}')) start = true;
+      return at;
+    }
+  };
+
+  // Whether the statement that begins with the word w, which ends at we (before limit), declares
+  // a local: `T x`, `T* x`, `T<U> x`, `ns::T x`, `T& x`, `const ...`.
+  bool declaration_start(std::string_view w, std::size_t we, std::size_t limit) const {
+    const std::size_t after = skip_space(we);
+    return uniform_word(w) || w == "const" || w == "volatile" ||
+           (after < limit && (word_start(after) || s_[after] == '*' ||
+                              (s_[after] == '<' && s_[after + 1] != '<' && s_[after + 1] != '=') ||
+                              (s_[after] == ':' && s_[after + 1] == ':') ||
+                              (s_[after] == '&' && s_[after + 1] != '&' && s_[after + 1] != '=')));
+  }
+
   // ---- Device functions that wait, inlined into the kernels that call them ---------------------
   //
   // A region loop cannot wait inside a called function: `uint4 o = scan4(v, s, n, block);`, whose
@@ -630,17 +671,12 @@ class Splitter {
         "goto",         "asm",       "__asm__",  "throw",   "try",        "catch",
         "co_await",     "co_return", "co_yield", "static",  "__shared__", "extern",
         "thread_local", "this",      "setjmp",   "longjmp", "template",   "using"};
-    int depth = 0;
-    bool start = true;
+    TopLevel top;
     for (std::size_t k = f.body + 1; k < f.end; ++k) {
       if (!code_[k] || std::isspace(static_cast<unsigned char>(s_[k]))) continue;
       const char ch = s_[k];
-      const bool statement = start && depth == 0;
-      start = false;
+      const bool statement = top.statement(ch);
       if (ch == '#' || (ch == '[' && lambda_at(k))) return std::nullopt;
-      if (ch == '(' || ch == '[' || ch == '{') ++depth;
-      if (ch == ')' || ch == ']' || ch == '}') --depth;
-      if (depth == 0 && (ch == ';' || ch == '}')) start = true;
       if (!word_start(k)) continue;
       const std::size_t we = word_end(k);
       const std::string_view w = s_.substr(k, we - k);
@@ -655,12 +691,7 @@ class Splitter {
         // A declaration at the body's top level: its names are renamed (the body joins the
         // kernel's scope).
         const std::size_t after = skip_space(we);
-        const bool declaration =
-            uniform_word(w) || w == "const" || w == "volatile" ||
-            (after < f.end && (word_start(after) || s_[after] == '*' ||
-                               (s_[after] == '<' && s_[after + 1] != '<' && s_[after + 1] != '=') ||
-                               (s_[after] == ':' && s_[after + 1] == ':') ||
-                               (s_[after] == '&' && s_[after + 1] != '&' && s_[after + 1] != '=')));
+        const bool declaration = declaration_start(w, we, f.end);
         if (after < f.end && s_[after] == ':' && s_[after + 1] != ':')
           return std::nullopt;  // label
         // `ns::f(x);`, `a::b::g(y);`: a call, no declaration.
@@ -751,6 +782,25 @@ class Splitter {
   }
 
  public:
+  // Whether the body of f names a macro (of `macros`) whose text names a name c renames.
+  bool macro_names(const Function& f, const Callee& c,
+                   const std::map<std::string, std::string, std::less<>>& macros) const {
+    for (std::size_t k = f.body + 1; k < f.end; ++k) {
+      if (!word_start(k)) continue;
+      const std::size_t we = word_end(k);
+      if (const auto m = macros.find(s_.substr(k, we - k)); m != macros.end()) {
+        const std::string& t = m->second;
+        for (const std::string& r : c.renamed) {
+          for (std::size_t at = t.find(r); at != npos; at = t.find(r, at + 1)) {
+            if ((at == 0 || !ident_char(t[at - 1])) && !ident_char(t[at + r.size()])) return true;
+          }
+        }
+      }
+      k = we - 1;
+    }
+    return false;
+  }
+
   // The text with the calls of waiting device functions in this text's kernels inlined (above);
   // nothing when there is none. pass: a number for the names it makes.
   std::optional<std::string> inline_waiting_calls(int pass, std::string_view elsewhere) {
@@ -761,47 +811,18 @@ class Splitter {
     // The waiting device functions defined once in this text, by name.
     std::map<std::string, std::optional<Callee>, std::less<>> callees;
     std::vector<Function> kernels;
-    for (std::size_t i = 0; i < s_.size(); ++i) {
-      if (!word_start(i)) continue;
-      const std::size_t e = word_end(i);
-      const std::string_view word = s_.substr(i, e - i);
-      if (word == "__global__" || word == "__device__") {
-        if (const auto f = function_after(i, e)) {
-          const std::string name(word_before(f->params_open));
-          if (word == "__global__") {
-            kernels.push_back(*f);
-          } else if (waiting_functions_.contains(name) || group_parameter(*f)) {
-            if (callees.contains(name)) {
-              callees[name].reset();  // an overload: which is called is not this file's to say
-            } else {
-              auto c = callee(*f, i);
-              // A macro its body names must not name its renamed names.
-              for (std::size_t k = f->body + 1; c && k < f->end; ++k) {
-                if (!word_start(k)) continue;
-                const std::size_t we = word_end(k);
-                if (const auto m = macros.find(s_.substr(k, we - k)); m != macros.end()) {
-                  for (const std::string& r : c->renamed) {
-                    for (std::size_t at = m->second.find(r); at != npos;
-                         at = m->second.find(r, at + 1)) {
-                      if ((at == 0 || !ident_char(m->second[at - 1])) &&
-                          !ident_char(m->second[at + r.size()]))
-                        c.reset();
-                      if (!c) break;
-                    }
-                    if (!c) break;
-                  }
-                }
-                k = we - 1;
-              }
-              callees[name] = std::move(c);
-            }
-          }
-          i = f->end;
-          continue;
-        }
+    each_function([&](bool kernel, std::size_t word, const Function& f) {
+      const std::string name(word_before(f.params_open));
+      if (kernel) {
+        kernels.push_back(f);
+      } else if (waiting_functions_.contains(name) || group_parameter(f)) {
+        auto c = callees.contains(name) ? std::nullopt : callee(f, word);
+        // An overload: which one is called is not this file's to say. A macro the body names
+        // must not name a renamed name.
+        if (c && macro_names(f, *c, macros)) c.reset();
+        callees[name] = std::move(c);
       }
-      i = e - 1;
-    }
+    });
     int made = 0;
     for (const Function& f : kernels) {
       const auto groups = block_groups(f);
@@ -831,15 +852,7 @@ class Splitter {
     }
     if (made == 0) return std::nullopt;
     calls_inlined_ = made;
-    std::string out;
-    std::size_t copied = 0;
-    for (const auto& [at, edit] : edits_) {
-      out.append(s_.substr(copied, at - copied));
-      out += edit.text;
-      copied = at + edit.erase;
-    }
-    out.append(s_.substr(copied));
-    return out;
+    return edited();
   }
 
   int calls_inlined() const { return calls_inlined_; }
@@ -1994,16 +2007,10 @@ class Splitter {
       // one).
       const std::size_t last = last_barrier_in(scope.open, scope.close);
       if (last == std::string::npos) continue;
-      int depth = 0;
-      bool start = true;
+      TopLevel top;
       for (std::size_t k = scope.open + 1; k < scope.close; ++k) {
         if (!code_[k] || std::isspace(static_cast<unsigned char>(s_[k]))) continue;
-        const char c = s_[k];
-        const bool statement = start && depth == 0;
-        start = false;
-        if (c == '(' || c == '[' || c == '{') ++depth;
-        if (c == ')' || c == ']' || c == '}') --depth;
-        if (depth == 0 && (c == ';' || c == '}')) start = true;
+        const bool statement = top.statement(s_[k]);
         if (!statement || !word_start(k) || k > last) continue;
         const std::size_t we = word_end(k);
         const std::string_view w = s_.substr(k, we - k);
@@ -2015,19 +2022,10 @@ class Splitter {
           if (end == std::string_view::npos) return false;
           statics.emplace_back(k, end);
           k = end;
-          depth = 0;
-          start = true;
+          top = TopLevel{};
           continue;
         }
-        const std::size_t after = skip_space(we);
-        const bool declaration =
-            uniform_word(w) || w == "const" || w == "volatile" ||
-            (after < scope.close &&
-             (word_start(after) || s_[after] == '*' ||
-              (s_[after] == '<' && s_[after + 1] != '<' && s_[after + 1] != '=') ||
-              (s_[after] == ':' && s_[after + 1] == ':') ||
-              (s_[after] == '&' && s_[after + 1] != '&' && s_[after + 1] != '=')));
-        if (!declaration) continue;
+        if (!declaration_start(w, we, scope.close)) continue;
         // Its ';' (a brace first: no declaration this form keeps).
         std::size_t end = k;
         int d2 = 0;
@@ -2058,8 +2056,7 @@ class Splitter {
           statics.emplace_back(k, end);
         }
         k = end;
-        depth = 0;
-        start = true;
+        top = TopLevel{};
       }
     }
 
