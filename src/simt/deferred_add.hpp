@@ -36,6 +36,9 @@ inline void deferred_add(T* p, V v) {
       d.sum[slot] += add;
       return;
     }
+    // The address's first add of the block is made at once, by this thread (an add of 0): a
+    // wild pointer faults here, at the thread and line that wrote it, as atomicAdd would.
+    std::atomic_ref<T>(*p).fetch_add(T{0}, std::memory_order_relaxed);
     if (d.address[slot] != nullptr) {
       d.apply[slot](d.address[slot], d.sum[slot]);
     } else {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "simt/builtin_vars.hpp"
 #include "simt/vector_types.hpp"
@@ -72,11 +73,24 @@ struct ThreadEnded {};
 // inlined, which check mode can afford.
 template <class Body>
 __attribute__((no_sanitize("thread"))) void run_thread_loop(ThreadLoop& loop, const Body& body) {
-  // Adds left by a block that faulted (its loop never ended) are not made: the launch failed.
-  if (deferred_adds.used != 0) deferred_adds.drop();
+  // This loop's deferred adds are made when it ends, however it ends but by a fault's jump. Adds
+  // pending when it starts are an enclosing loop's (a launch from device code runs its blocks
+  // here): kept aside and given back at its end, for that loop to make. A block that faulted
+  // (siglongjmp: no destructor ran) left its adds pending too: set aside by every loop after it,
+  // they are never made (the launch failed; its memory may be freed since).
   struct Flush {
+    std::optional<DeferredAdds> outer;
+    Flush() {
+      if (deferred_adds.used != 0) {
+        outer = deferred_adds;
+        deferred_adds.drop();
+      }
+    }
+    Flush(const Flush&) = delete;
+    Flush& operator=(const Flush&) = delete;
     ~Flush() {
       if (deferred_adds.used != 0) deferred_adds.flush();
+      if (outer) deferred_adds = *outer;
     }
   } flush;
   // The common case, a one-dimensional block whose threads have not waited yet: the loop's books
