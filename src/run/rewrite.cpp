@@ -124,8 +124,8 @@ class Rewriter {
         ++i;
         continue;
       }
-      if (at(i, "<<<")) {
-        if (auto launch = parse_launch(i)) {
+      if (const std::size_t opener = chevrons_at(i, '<')) {
+        if (auto launch = parse_launch(i, opener)) {
           out.text.append(s_.substr(copied, launch->callee_begin - copied));
           out.text += launch->replacement;
           copied = launch->end;
@@ -222,6 +222,15 @@ class Rewriter {
 
   bool at(std::size_t i, std::string_view what) const {
     return s_.compare(i, what.size(), what) == 0;
+  }
+
+  // The length of a launch's `<<<` (c '<') or `>>>` (c '>') at i, 0 if there is none. nvcc also
+  // takes `<< <` and `>> >`, as Visual Studio's formatter writes them: two, blanks, one.
+  std::size_t chevrons_at(std::size_t i, char c) const {
+    if (i + 1 >= s_.size() || s_[i] != c || s_[i + 1] != c) return 0;
+    std::size_t j = i + 2;
+    while (j < s_.size() && (s_[j] == ' ' || s_[j] == '\t')) ++j;
+    return j < s_.size() && s_[j] == c ? j + 1 - i : 0;
   }
 
   int line_of(std::size_t pos) const {
@@ -339,9 +348,10 @@ class Rewriter {
         "gpulab_tag_)>(" + n + "), \"" + escape(n) + "\"); else return false; }(0);";
   }
 
-  std::optional<Launch> parse_launch(std::size_t chevrons) const {
+  std::optional<Launch> parse_launch(std::size_t chevrons, std::size_t opener) const {
     // The configuration ends at the first `>>>` outside brackets.
-    std::size_t k = chevrons + 3;
+    std::size_t k = chevrons + opener;
+    std::size_t closer = 0;
     int depth = 0;
     std::size_t config_end = std::string_view::npos;
     for (; k < s_.size(); ++k) {
@@ -350,13 +360,13 @@ class Rewriter {
       if (c == '(' || c == '[' || c == '{') ++depth;
       if (c == ')' || c == ']' || c == '}') --depth;
       if (depth < 0 || c == ';') return std::nullopt;
-      if (depth == 0 && at(k, ">>>")) {
+      if (depth == 0 && (closer = chevrons_at(k, '>')) != 0) {
         config_end = k;
         break;
       }
     }
     if (config_end == std::string_view::npos) return std::nullopt;
-    const std::size_t paren = skip_space(config_end + 3);
+    const std::size_t paren = skip_space(config_end + closer);
     if (paren >= s_.size() || s_[paren] != '(') return std::nullopt;
     const std::size_t close = match_forward(paren, ')');
     if (close == std::string_view::npos) return std::nullopt;
@@ -373,8 +383,8 @@ class Rewriter {
     }
     for (std::size_t p = skip_space_back(chevrons); p < chevrons; ++p)
       dropped_newlines += s_[p] == '\n';
-    for (std::size_t p = config_end + 3; p < paren; ++p) dropped_newlines += s_[p] == '\n';
-    const std::string_view config = s_.substr(chevrons + 3, config_end - chevrons - 3);
+    for (std::size_t p = config_end + closer; p < paren; ++p) dropped_newlines += s_[p] == '\n';
+    const std::string_view config = s_.substr(chevrons + opener, config_end - chevrons - opener);
     const std::string_view args = s_.substr(paren + 1, close - paren - 1);
     const bool no_args = skip_space(paren + 1) == close;
 

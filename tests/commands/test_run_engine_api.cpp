@@ -81,6 +81,24 @@ TEST_CASE("rewrite: a header's kernel registration does not clash with its inclu
   CHECK(a.text.starts_with("#line 1 \"/x/a.cuh\""));
 }
 
+TEST_CASE("rewrite: a launch written << < ... >> >, as Visual Studio formats it, is a launch",
+          "[run_engine]") {
+  // nvcc takes the chevrons with blanks between the second and the third (measured with nvcc 13).
+  const Rewritten r = rewrite_for_emulator(
+      "__global__ void k(int* p) { *p = 1; }\n"
+      "void f(int* p, int n) {\n"
+      "  k << <n >> 1, 32 >> > (p);\n"
+      "  k<<<1, 1>>>(p);\n"
+      "  k << <\t2, 2 >>\t> (p);\n"
+      "  int x = n << 2, y = n >> 1;\n"
+      "}\n",
+      "/x/spaced.cu");
+  CHECK(r.launches == 3);
+  CHECK(r.text.find("config(n >> 1, 32 )") != std::string::npos);
+  CHECK(r.text.find("int x = n << 2, y = n >> 1;") != std::string::npos);
+  CHECK(r.text.find("<< <") == std::string::npos);
+}
+
 TEST_CASE("rewrite: extern __shared__ in a function is bound to the block's window",
           "[run_engine]") {
   // g++ drops an asm label on a block-scope extern in a template (the samples' SharedMemory<T>).
