@@ -717,41 +717,60 @@ inline T gpulab_add_directed(T a, T b, GpulabRound mode) {
   return gpulab_nan_of(gpulab_directed(s, gpulab_sign(static_cast<double>(error)), mode,
                                        std::isfinite(a) && std::isfinite(b)));
 }
+// Below this, a double's error (an fma's remainder) may itself underflow and lose its sign: the
+// operands are scaled by a power of two first, which changes no sign.
+inline constexpr double kGpulabTinyDouble = 0x1p-968;
 template <class T>
 inline T gpulab_mul_directed(T a, T b, GpulabRound mode) {
   const T p = a * b;
-  // Two floats' product is exact in double; a double's error is exact by an fma (short of
-  // underflow).
-  const double error = std::is_same_v<T, float>
-                           ? static_cast<double>(a) * static_cast<double>(b) - p
-                           : std::fma(static_cast<double>(a), static_cast<double>(b), -double(p));
-  return gpulab_nan_of(
-      gpulab_directed(p, gpulab_sign(error), mode, std::isfinite(a) && std::isfinite(b)));
+  const bool finite = std::isfinite(a) && std::isfinite(b);
+  int sign = 0;
+  if constexpr (std::is_same_v<T, float>) {
+    sign = gpulab_sign(static_cast<double>(a) * static_cast<double>(b) - p);  // exact in double
+  } else if (finite && a != 0 && b != 0 && std::fabs(p) < kGpulabTinyDouble) {
+    // Both mantissas in [0.5, 1): their product a normal double hi + lo, against p scaled alike.
+    int ea = 0, eb = 0;
+    const double x = std::frexp(double(a), &ea), y = std::frexp(double(b), &eb);
+    const double hi = x * y, lo = std::fma(x, y, -hi), scaled = std::ldexp(double(p), -(ea + eb));
+    sign = hi != scaled ? gpulab_sign(hi - scaled) : gpulab_sign(lo);
+  } else {
+    sign = gpulab_sign(std::fma(a, b, -p));
+  }
+  return gpulab_nan_of(gpulab_directed(p, sign, mode, finite));
 }
 // a / b: the remainder a - q * b (exact by an fma, in double for floats) has the sign of the
 // error times the sign of b.
 template <class T>
 inline T gpulab_div_directed(T a, T b, GpulabRound mode) {
   const T q = a / b;
-  if (!std::isfinite(q) || q == 0 || b == 0) {
+  if (!std::isfinite(q) || b == 0 || !std::isfinite(b)) {
     const bool finite = std::isfinite(a) && std::isfinite(b) && b != 0;
     if (std::isinf(q) && finite) return gpulab_nan_of(gpulab_directed(q, 1, mode, true));
-    if (q == 0 && a != 0 && std::isfinite(b)) {  // underflow to zero: the exact value is not 0
-      const int sign = std::signbit(q) ? -1 : 1;
-      return gpulab_directed(q, sign, mode, true);
-    }
     return gpulab_nan_of(q);
   }
-  const double r =
-      std::fma(-static_cast<double>(q), static_cast<double>(b), static_cast<double>(a));
+  if (a == 0) return q;
+  double r = 0;
+  if (std::is_same_v<T, double> && std::fabs(q) < kGpulabTinyDouble) {
+    r = std::fma(-std::ldexp(double(q), 600), double(b), std::ldexp(double(a), 600));
+  } else if (std::is_same_v<T, double> && std::fabs(a) < kGpulabTinyDouble) {
+    // a / b = (a 2^600) / (b 2^600), and |b| <= 1 here, so neither scaled operand overflows.
+    r = std::fma(-double(q), std::ldexp(double(b), 600), std::ldexp(double(a), 600));
+  } else {
+    r = std::fma(-static_cast<double>(q), static_cast<double>(b), static_cast<double>(a));
+  }
   return gpulab_nan_of(gpulab_directed(q, gpulab_sign(r) * (b > 0 ? 1 : -1), mode, true));
 }
 template <class T>
 inline T gpulab_sqrt_directed(T x, GpulabRound mode) {
   const T s = std::sqrt(x);
   if (!(s > 0) || std::isinf(s)) return gpulab_nan_of(s);
-  const double r =
-      std::fma(-static_cast<double>(s), static_cast<double>(s), static_cast<double>(x));
+  double r = 0;
+  if (std::is_same_v<T, double> && x < kGpulabTinyDouble) {
+    const double scaled = std::ldexp(double(s), 300);
+    r = std::fma(-scaled, scaled, std::ldexp(double(x), 600));
+  } else {
+    r = std::fma(-static_cast<double>(s), static_cast<double>(s), static_cast<double>(x));
+  }
   return gpulab_nan_of(gpulab_directed(s, gpulab_sign(r), mode, true));
 }
 #define GPULAB_SIMT_DIRECTED(T, f, d, mode)    \
