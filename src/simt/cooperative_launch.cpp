@@ -293,13 +293,27 @@ void run_resident_blocks(const LaunchShape& shape, StackPool& pool, const BlockS
   std::vector<std::unique_ptr<ResidentBlock>> parked;
   std::uint64_t linear = 0;
   uint3 index{0, 0, 0};
-  while (source.take(&linear, &index)) {
-    auto b = std::make_unique<ResidentBlock>(shape, pool, options, linear, index);
-    start(*b);
-    if (b->ended) {
-      finish(*b);
-    } else {
-      parked.push_back(std::move(b));
+  try {
+    while (source.take(&linear, &index)) {
+      auto b = std::make_unique<ResidentBlock>(shape, pool, options, linear, index);
+      start(*b);
+      if (b->ended) {
+        finish(*b);
+      } else {
+        parked.push_back(std::move(b));
+      }
+    }
+  } catch (...) {
+    // No room for another block (its runner or its fiber's stack): the grid cannot be resident.
+    // The parked blocks are still resumed below, to fail at the broken barrier (a suspended fiber
+    // is never destroyed).
+    const bool cause = grid.abandon(
+        "the emulator could not keep every block of the cooperative grid resident (out of "
+        "memory), so the blocks cannot all wait at grid.sync()");
+    stop.store(true, std::memory_order_relaxed);
+    if (!out.error || (out.consequence && cause)) {
+      out.error = std::current_exception();
+      out.consequence = !cause;
     }
   }
   // Every block is taken: the barrier passes once each has arrived (or breaks).
