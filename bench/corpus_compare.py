@@ -54,8 +54,11 @@ STABLE_FILTERS = [
      "the device's properties (\"Label: value\" lines of deviceQuery-style listings)"),
     (re.compile(r"0x[0-9a-fA-F]{6,}|\(nil\)|\b[0-9a-f]{12,}\b"), "an address or pointer"),
     (re.compile(r"OS_System_Type|\buname\b|hostname", re.I), "the host machine's operating system"),
-    (re.compile(r"^\s*\[[^\]]*\]\s*-\s*Starting|^\S*/\S+ Starting\.\.\.", re.I),
-     "the sample's banner with the program's own path (argv[0])"),
+    (re.compile(r"^\s*\[[^\]]*\]\s*-\s*Starting|^\S*/\S+ (Starting\.\.\.|completed, returned)",
+                re.I),
+     "the sample's banners with the program's own path (argv[0])"),
+    (re.compile(r"^(memcopy|kernel|non-streamed|\d+ streams):\t+\d+\.\d+$"),
+     "simpleStreams' table of elapsed milliseconds (printed without a unit)"),
 ]
 
 

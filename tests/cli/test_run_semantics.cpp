@@ -333,6 +333,22 @@ TEST_CASE("run: a cooperative launch syncs its grid; a grid too large is refused
   CHECK(refused);
 }
 
+// An H100's 132 SMs: a cooperative grid sized as the samples size it (1056 blocks of 256 threads,
+// 264 of 1024) has every block resident on the worker threads; shared memory is the block's own
+// across grid.sync(); the sum equals a host double-precision one; one block more is refused.
+TEST_CASE("run: a cooperative grid of 132 SMs' worth of blocks runs with every block resident",
+          "[run]") {
+  const Outcome o = run_program("grid_resident");
+  check_output("grid_resident", o);
+  CHECK(o.report["findings"].empty());
+  // Both grids ran (the refused ones are listed with their error).
+  std::vector<unsigned> grids;
+  for (const json& l : o.report["launches"]) {
+    if (!l.contains("error")) grids.push_back(l["grid"][0].get<unsigned>());
+  }
+  CHECK(grids == std::vector<unsigned>{1056, 264});
+}
+
 TEST_CASE("run: grid.sync() outside a cooperative launch is a fault that says why", "[run]") {
   const Outcome o = run_program("grid_sync_misuse");
   check_output("grid_sync_misuse", o);
