@@ -550,13 +550,20 @@ void ProfileCollector::basic_block(std::uintptr_t pc, std::uint32_t thread) {
   impl_->basic_block(pc, thread);
 }
 
-void ProfileCollector::events(std::span<const ProfileEvent> batch, std::uint32_t thread,
-                              ProfileStack stack, bool& instrumented) {
+void ProfileCollector::events(std::span<const ProfileEvent> batch, ProfileSegment& segment,
+                              bool& instrumented) {
   Impl& m = *impl_;
   const std::uintptr_t tls_bytes = m.spaces.tls_end - m.spaces.tls_begin;
+  std::uint32_t thread = segment.thread;
+  ProfileStack stack = segment.stack;
   for (const ProfileEvent& e : batch) {
-    if (e.meta == ProfileEvent::kBasicBlock) {
-      m.basic_block(e.pc, thread);
+    if (e.meta >= ProfileEvent::kSegment) {
+      if (e.meta == ProfileEvent::kBasicBlock) {
+        m.basic_block(e.pc, thread);
+      } else {
+        thread = static_cast<std::uint32_t>(e.meta);
+        stack = ProfileStack{e.pc, e.address};
+      }
       continue;
     }
     // What RaceChecker::access and access_checked do with an access while only the profile is
@@ -571,6 +578,7 @@ void ProfileCollector::events(std::span<const ProfileEvent> batch, std::uint32_t
     m.memory_access(e.address, static_cast<std::size_t>(e.meta >> 2), (e.meta & 2) != 0, e.pc,
                     thread, stack);
   }
+  segment = ProfileSegment{thread, stack};
 }
 
 void begin_profiled_launch() {

@@ -77,11 +77,15 @@ struct LaunchShape;
 
 // One event of a CUDA thread's kernel code as the hooks saw it, kept until it is sorted and
 // counted in bulk (ProfileCollector::events): an access or a basic block.
+// A batch holds the events of several threads' turns, each after a segment marker.
 struct ProfileEvent {
   static constexpr std::uint64_t kBasicBlock = ~std::uint64_t{0};
+  // | the thread: the events that follow are its; pc and address are its stack's begin and size.
+  static constexpr std::uint64_t kSegment = ~std::uint64_t{0} << 32;
   std::uintptr_t pc = 0;       // the hook's return address
   std::uintptr_t address = 0;  // an access: the address
-  std::uint64_t meta = 0;      // kBasicBlock, or an access's bytes << 2 | write << 1 | atomic
+  std::uint64_t meta = 0;      // kBasicBlock, kSegment | thread, or an access's
+                               // bytes << 2 | write << 1 | atomic
 };
 
 // Where the kernel's memory spaces lie for one worker (race_check.hpp finds them): this OS
@@ -97,6 +101,12 @@ struct ProfileSpaces {
 struct ProfileStack {
   std::uintptr_t begin = 0;
   std::size_t size = 0;
+};
+
+// Whose events a batch's events are, as its segment markers say.
+struct ProfileSegment {
+  std::uint32_t thread = 0;
+  ProfileStack stack;
 };
 
 void begin_profiled_launch();
@@ -118,11 +128,12 @@ class ProfileCollector {
   void memory_access(std::uintptr_t address, std::size_t size, bool write, std::uintptr_t pc,
                      std::uint32_t thread, ProfileStack stack);
   void basic_block(std::uintptr_t pc, std::uint32_t thread);
-  // A batch of one CUDA thread's events in the order it made them, as the hooks recorded them
-  // (atomics included); `instrumented` is set when an access shows that the kernel is instrumented
-  // (it reads the TLS block: threadIdx & co.), as RaceChecker::access does.
-  void events(std::span<const ProfileEvent> batch, std::uint32_t thread, ProfileStack stack,
-              bool& instrumented);
+  // A batch of events in the order the CUDA threads made them, as the hooks recorded them
+  // (atomics included); `segment`: the thread (and stack) of the events before the batch's first
+  // marker, and after the batch the one of its last. `instrumented` is set when an access shows
+  // that the kernel is instrumented (it reads the TLS block: threadIdx & co.), as
+  // RaceChecker::access does.
+  void events(std::span<const ProfileEvent> batch, ProfileSegment& segment, bool& instrumented);
 
  private:
   struct Impl;

@@ -76,16 +76,11 @@ RaceChecker::RaceChecker(const LaunchShape& shape, std::size_t max_reports)
     profile_only_ = profiling_only();
     if (profile_only_) {
       profile_batch_.resize(kProfileBatch);
-      profile_begin_ = profile_next_ = profile_end_ = profile_batch_.data();
+      profile_begin_ = profile_next_ = profile_batch_.data();
+      profile_end_ = profile_begin_ + kProfileBatch;
     }
   }
   fast_global_ = check_global_ && !recording_ && !profile_;
-}
-
-ProfileStack RaceChecker::current_stack() const {
-  if (runner_ == nullptr) return {};
-  const StackBounds stack = runner_->current_stack();
-  return {reinterpret_cast<std::uintptr_t>(stack.bottom), stack.size};
 }
 
 void RaceChecker::count_profile_batch() {
@@ -96,7 +91,7 @@ void RaceChecker::count_profile_batch() {
   tl_recording = nullptr;
   {
     const EmulatorCode emulator;
-    profile_->events({profile_begin_, profile_next_}, batch_thread_, batch_stack_, instrumented_);
+    profile_->events({profile_begin_, profile_next_}, profile_segment_, instrumented_);
   }
   tl_recording = recording;
   profile_next_ = profile_begin_;
@@ -104,32 +99,36 @@ void RaceChecker::count_profile_batch() {
 
 bool RaceChecker::make_room(std::uintptr_t sp) {
   if (profile_begin_ == nullptr) return false;
-  if (profile_end_ == profile_begin_) {
-    // The thread's first event of its turn: the batch is its, until it gives up the OS thread.
-    batch_thread_ = thread_;
-    batch_stack_ = current_stack();
+  if (!profile_segment_open_) {
+    // The thread's first event of its turn: a marker names it and its stack.
+    const ProfileStack stack = current_stack();
     // A hook keeps an event only well above the last kHookStackBytes of the stack (its frame is
     // a little above access_checked's), where access_checked would have counted it too.
-    profile_sp_min_ =
-        batch_stack_.begin == 0 ? 0 : batch_stack_.begin + kHookStackBytes + kHookStackBytes / 4;
-    profile_end_ = profile_begin_ + kProfileBatch;
-  } else if (sp >= profile_sp_min_) {
-    count_profile_batch();
-  } else {
-    return false;
+    const std::uintptr_t sp_min =
+        stack.begin == 0 ? 0 : stack.begin + kHookStackBytes + kHookStackBytes / 4;
+    if (profile_end_ - profile_next_ < 2) {
+      if (sp < sp_min) return false;
+      count_profile_batch();
+    }
+    *profile_next_++ = ProfileEvent{stack.begin, stack.size, ProfileEvent::kSegment | thread_};
+    profile_segment_open_ = true;
+    profile_sp_min_ = sp_min;
+    return true;
   }
+  if (profile_next_ != profile_end_) return true;
+  if (sp < profile_sp_min_) return false;
+  count_profile_batch();
   return true;
 }
 
 void RaceChecker::profile_push(const ProfileEvent& e) {
   // From access_checked or basic_block, past access_checked's test of the stack where it applies.
-  if (profile_next_ == profile_end_) make_room(~std::uintptr_t{0});
+  if (!profile_segment_open_ || profile_next_ == profile_end_) make_room(~std::uintptr_t{0});
   *profile_next_++ = e;
 }
 
 void RaceChecker::end_profile_batch() {
   if (profile_next_ != profile_begin_) count_profile_batch();
-  profile_end_ = profile_begin_;
 }
 
 void RaceChecker::record_shared(std::uintptr_t address, std::size_t size, bool write, bool atomic) {

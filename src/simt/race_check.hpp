@@ -37,8 +37,10 @@ class RaceChecker {
   void on_barrier();
   void on_warp_sync(std::uint32_t warp, std::uint32_t mask);
   void set_thread(std::uint32_t t) {
-    if (profile_end_ != profile_begin_) end_profile_batch();  // the batch was the last thread's
     thread_ = t;
+    // Its first event opens a segment of the profile batch (make_room).
+    profile_segment_open_ = false;
+    profile_sp_min_ = ~std::uintptr_t{0};
   }
   void set_runner(BlockRunner* runner) { runner_ = runner; }
   // The worker's block faulted: no block after it is checked (global-memory checks).
@@ -114,9 +116,9 @@ class RaceChecker {
   std::vector<Race> take_races() { return std::move(races_); }
   std::uint64_t races_found() const { return races_found_; }
 
-  // The first event of a thread's turn opens the batch; one that finds it full counts it first
-  // (not with the stack pointer `sp` below profile_sp_min_: the counting needs stack). False
-  // where it did neither, or profiling is not batched.
+  // The first event of a thread's turn opens its segment of the batch; one that finds the batch
+  // full counts it first (not with the stack pointer `sp` near the end of the stack: the counting
+  // needs stack). False where it did neither, or profiling is not batched.
   bool make_room(std::uintptr_t sp);
 
  private:
@@ -176,22 +178,28 @@ class RaceChecker {
   std::unique_ptr<ProfileCollector> profile_;
   bool profile_only_ = false;
   // The batch of keep_profile_event: [profile_begin_, profile_next_) kept, room up to
-  // profile_end_ (== profile_begin_ while no batch is open); the thread it is of, that thread's
-  // stack, and the lowest stack pointer at which a hook may keep an event.
+  // profile_end_. A segment marker (ProfileEvent::kSegment) names the thread of the events that
+  // follow and its stack; profile_segment_open_ while the current thread's is in the batch, and
+  // profile_sp_min_ is the lowest stack pointer at which a hook may keep an event (the largest
+  // value while no segment is open). The segment that the batch ends in, as counted so far.
   static constexpr std::size_t kProfileBatch = 4096;
   std::vector<ProfileEvent> profile_batch_;
   ProfileEvent* profile_begin_ = nullptr;
   ProfileEvent* profile_next_ = nullptr;
   ProfileEvent* profile_end_ = nullptr;
-  std::uintptr_t profile_sp_min_ = 0;
-  std::uint32_t batch_thread_ = 0;
-  ProfileStack batch_stack_;
+  std::uintptr_t profile_sp_min_ = ~std::uintptr_t{0};
+  bool profile_segment_open_ = false;
+  ProfileSegment profile_segment_;
   // Makes room and keeps `e` in the batch.
   void profile_push(const ProfileEvent& e);
-  // Counts what the batch holds and empties it; end_profile_batch also closes it.
+  // Counts what the batch holds and empties it.
   void count_profile_batch();
   void end_profile_batch();
-  ProfileStack current_stack() const;
+  ProfileStack current_stack() const {
+    if (runner_ == nullptr) return {};
+    const StackBounds stack = runner_->current_stack();
+    return {reinterpret_cast<std::uintptr_t>(stack.bottom), stack.size};
+  }
   // What each byte of the TLS block holds (race_check.cpp, tls_kinds): shared by all workers.
   std::atomic<std::uint8_t>* tls_kinds_ = nullptr;
   std::uintptr_t tls_bytes_ = 0;  // 0 until the table is there
