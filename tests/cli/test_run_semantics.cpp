@@ -394,6 +394,18 @@ TEST_CASE("run: __fadd_rz and __fmul_rz round toward zero, bit for bit as the H1
   CHECK(o.report["findings"].empty());
 }
 
+TEST_CASE("run: sinf, cosf, logf, atan2f and the like in a kernel, bit for bit as the GPU",
+          "[run]") {
+  // math_functions.out is the GPU's output (an H200, sm_90, nvcc 13 at -O3 and at -O0 -G alike):
+  // for sinf, cosf, sincosf, logf, log2f, log10f, log1pf, atan2f and hypotf, a checksum of the
+  // results over 2^20 inputs (special values, random bits, typical arguments) and the results for
+  // the special ones; then NVIDIA's blog's unit-circle error 1.192093e-07, where the C library's
+  // sinf and cosf give 5.960464e-08.
+  const Outcome o = run_program("math_functions");
+  check_output("math_functions", o);
+  CHECK(o.report["findings"].empty());
+}
+
 TEST_CASE("run: integer, conversion and correctly rounded intrinsics, bit for bit as the H100",
           "[run]") {
   // intrinsics.out is the H100's output: per intrinsic, a checksum of its results over 2^16

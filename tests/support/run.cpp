@@ -8,8 +8,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
+#include <string_view>
 
 extern char** environ;
 
@@ -34,10 +36,18 @@ RunResult run_gpulab(const std::vector<std::string>& args, const std::string& st
   for (auto& a : argv_s) argv.push_back(a.data());
   argv.push_back(nullptr);
   std::vector<std::string> env_s;
+  // A variable the test sets replaces the inherited one (getenv finds the first of two).
+  const auto set_by_test = [&](const char* entry) {
+    const std::string_view e(entry);
+    const std::string_view name = e.substr(0, e.find('=') + 1);
+    return std::any_of(env.begin(), env.end(),
+                       [&](const std::string& mine) { return mine.starts_with(name); });
+  };
   for (char** e = environ; *e != nullptr; ++e) {
     // Tests see the plain, English, colourless defaults unless they ask otherwise.
     if (std::strncmp(*e, "NO_COLOR=", 9) == 0 || std::strncmp(*e, "LANG=", 5) == 0 ||
-        std::strncmp(*e, "LC_ALL=", 7) == 0 || std::strncmp(*e, "LC_MESSAGES=", 12) == 0) {
+        std::strncmp(*e, "LC_ALL=", 7) == 0 || std::strncmp(*e, "LC_MESSAGES=", 12) == 0 ||
+        set_by_test(*e)) {
       continue;
     }
     env_s.emplace_back(*e);

@@ -1225,3 +1225,36 @@ using ::gpulab_rt_malloc;
 }  // namespace std
 #define malloc gpulab_rt_malloc
 #define free gpulab_rt_free
+
+// The math functions a GPU computes with exact arithmetic give its bits in a kernel (CUDA's sinf is
+// within 2 ulp, the C library's correctly rounded: a printed error differed in the last digit) and
+// the C library's in host code, as with nvcc (src/run/runtime/math.cpp). std:: ones too.
+float gpulab_rt_sinf(float x);
+float gpulab_rt_cosf(float x);
+void gpulab_rt_sincosf(float x, float* s, float* c);
+float gpulab_rt_logf(float x);
+float gpulab_rt_log2f(float x);
+float gpulab_rt_log10f(float x);
+float gpulab_rt_log1pf(float x);
+float gpulab_rt_atan2f(float y, float x);
+float gpulab_rt_hypotf(float a, float b);
+namespace std {
+using ::gpulab_rt_atan2f;
+using ::gpulab_rt_cosf;
+using ::gpulab_rt_hypotf;
+using ::gpulab_rt_log1pf;
+using ::gpulab_rt_log10f;
+using ::gpulab_rt_log2f;
+using ::gpulab_rt_logf;
+using ::gpulab_rt_sincosf;
+using ::gpulab_rt_sinf;
+}  // namespace std
+#define sinf gpulab_rt_sinf
+#define cosf gpulab_rt_cosf
+#define sincosf gpulab_rt_sincosf
+#define logf gpulab_rt_logf
+#define log2f gpulab_rt_log2f
+#define log10f gpulab_rt_log10f
+#define log1pf gpulab_rt_log1pf
+#define atan2f gpulab_rt_atan2f
+#define hypotf gpulab_rt_hypotf
