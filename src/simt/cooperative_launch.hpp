@@ -80,7 +80,7 @@ struct ResidentOptions {
 
 // Check mode: a kernel that reported no access was not compiled with the instrumentation
 // (launch.cpp): throws UsageError unless the caller vouches for it.
-void require_instrumented(const RaceChecker& checker, bool assume_instrumented);
+void require_instrumented(RaceChecker& checker, bool assume_instrumented);
 
 // One worker's part of a cooperative launch: takes blocks from `source` until none is left, each
 // on a fiber of its own with its own runner (and race checker in check mode), parking those that

@@ -291,7 +291,7 @@ std::string place_key(const Race& r) {
 
 }  // namespace
 
-void require_instrumented(const RaceChecker& checker, bool assume_instrumented) {
+void require_instrumented(RaceChecker& checker, bool assume_instrumented) {
   if (assume_instrumented || checker.instrumented()) return;
   throw UsageError(
       "race checks need the kernel compiled with instrumentation (CMake: "
