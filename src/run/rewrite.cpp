@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 
 #include <fmt/format.h>
@@ -105,7 +106,9 @@ enum class Match : std::uint8_t { whole, prefix, driver_call, blas_routine };
 class Rewriter {
  public:
   Rewriter(std::string_view s, const std::string& path)
-      : s_(s), code_(code_mask(s)), path_(path), tag_(fmt::format("{:08x}", fnv1a(path) >> 32)) {}
+      : s_(s), code_(code_mask(s)), path_(path), tag_(fmt::format("{:08x}", fnv1a(path) >> 32)) {
+    find_kernel_templates();
+  }
 
   Rewritten run() {
     Rewritten out;
@@ -174,6 +177,19 @@ class Rewriter {
               out.text += " __asm__(\"gpulab_simt_dynamic_shared\")";
             }
             copied = at_semicolon;
+          }
+        } else if (kernel_templates_.count(std::string(word)) != 0) {
+          // A kernel template's instantiation named as a value ((void*)k<float>, &k<int>): it is
+          // registered by address where it is named, as a kernel that is no template is where it
+          // is defined, so that cudaLaunchKernel and cudaLaunchCooperativeKernel find it.
+          if (const auto named = parse_template_value(i, e)) {
+            out.text.append(s_.substr(copied, named->begin - copied));
+            out.text += "::gpulab::rt::registered(";
+            out.text.append(s_.substr(named->begin, named->end - named->begin));
+            out.text += ", \"" + escape(std::string(word)) + "\")";
+            copied = named->end;
+            i = named->end;
+            continue;
           }
         } else if (word == "__global__") {
           note_kernel_definition(e);
@@ -302,6 +318,77 @@ class Rewriter {
 
   std::size_t match_forward(std::size_t open, char close_char) const {
     return matching_close(s_, code_, open, close_char);
+  }
+
+  // The names of the kernels defined or declared as templates (`template <...> __global__ void
+  // k(`).
+  void find_kernel_templates() {
+    for (std::size_t at = s_.find("__global__"); at != std::string_view::npos;
+         at = s_.find("__global__", at + 10)) {
+      if (!code_[at]) continue;
+      std::size_t start = at;
+      while (start > 0 && s_[start - 1] != ';' && s_[start - 1] != '}' && s_[start - 1] != '{') {
+        --start;
+      }
+      const std::string_view head = s_.substr(start, at - start);
+      const std::size_t t = head.find("template");
+      if (t == std::string_view::npos || head.find('<', t) == std::string_view::npos) continue;
+      std::size_t k = at + 10;
+      std::string_view name;
+      while (k < s_.size()) {
+        k = skip_space(k);
+        std::size_t e = k;
+        while (e < s_.size() && ident_char(s_[e])) ++e;
+        if (e == k) break;
+        const std::size_t next = skip_space(e);
+        if (next < s_.size() && s_[next] == '(') {
+          const std::string_view word = s_.substr(k, e - k);
+          if (!word.starts_with("__")) {
+            name = word;
+            break;
+          }
+          const std::size_t close = match_forward(next, ')');
+          if (close == std::string_view::npos) break;
+          k = close + 1;
+          continue;
+        }
+        k = e;
+      }
+      if (!name.empty()) kernel_templates_.insert(std::string(name));
+    }
+  }
+
+  // `name<args>` (with a unary & before it) where it stands for a function's address: not called
+  // and not launched.
+  struct Span {
+    std::size_t begin = 0, end = 0;
+  };
+  std::optional<Span> parse_template_value(std::size_t name_begin, std::size_t name_end) const {
+    std::size_t open = skip_space(name_end);
+    if (open >= s_.size() || s_[open] != '<' || chevrons_at(open, '<') != 0) return std::nullopt;
+    int angle = 0, paren = 0;
+    std::size_t k = open;
+    for (; k < s_.size(); ++k) {
+      const char c = s_[k];
+      if (c == ';' || c == '{' || c == '}') return std::nullopt;
+      if (c == '(') ++paren;
+      if (c == ')') --paren;
+      if (paren > 0) continue;
+      if (c == '<') ++angle;
+      if (c == '>' && --angle == 0) break;
+    }
+    if (k >= s_.size()) return std::nullopt;
+    const std::size_t end = k + 1;
+    const std::size_t after = skip_space(end);
+    if (after < s_.size() && (s_[after] == '(' || chevrons_at(after, '<') != 0)) {
+      return std::nullopt;  // a call, a launch or a declaration
+    }
+    Span span{name_begin, end};
+    const std::size_t before = skip_space_back(name_begin);
+    if (before > 0 && s_[before - 1] == '&' && (before < 2 || s_[before - 2] != '&')) {
+      span.begin = before - 1;
+    }
+    return span;
   }
 
   // After `__global__`: when it begins a kernel's definition, the kernel's registration goes right
@@ -704,6 +791,7 @@ class Rewriter {
   std::string path_;
   std::string tag_;  // from the path: a header's registrations never clash with its includer's
   std::map<std::size_t, std::string> registrations_;  // position -> a kernel's registration
+  std::set<std::string> kernel_templates_;
   int registrations_made_ = 0;
 };
 

@@ -135,7 +135,7 @@ namespace gpulab::rt {
 
 // Kernels a program defines, by address, so that a kernel node (or any launch that names the
 // kernel by a `void*`) can be made from an array of pointers to its arguments. gpulab's rewrite
-// registers every kernel that is no template.
+// registers every kernel where it is defined, and a template's instantiation where it is named.
 using LaunchFromArguments = void (*)(const void* kernel, const LaunchSite& site,
                                      const LaunchConfig& config, void** arguments);
 bool register_kernel_erased(const void* address, const char* name, LaunchFromArguments launch);
@@ -169,6 +169,13 @@ template <class... P>
 bool register_kernel(void (*kernel)(P...), const char* name) {
   return register_kernel_erased(reinterpret_cast<const void*>(kernel), name,
                                 &RegisteredKernel<P...>::launch);
+}
+// A kernel template's instantiation where the program names it as a value: registered, and
+// given back as it was (gpulab's rewrite wraps `k<T>` and `&k<T>` in it).
+template <class... P>
+auto registered(void (*kernel)(P...), const char* name) {
+  register_kernel(kernel, name);
+  return kernel;
 }
 
 }  // namespace gpulab::rt
