@@ -37,8 +37,10 @@ STABLE_FILTERS = [
      "a number with a time unit"),
     (re.compile(r"\b(GB|MB|KB|GiB|MiB|KiB|bytes?)\s*/\s*s(ec)?\b|\bG?B/s\b", re.I), "a transfer rate"),
     (re.compile(r"\b([GMT]?FLOP/?S|[GMT]Flop/?s|GFlops?|TFlops?|[GM]ops|Gelem|Melem|"
-                r"[GM]?elements?/s|M?samples?/s|[GMK]?Items?/s|throughput|bandwidth|speed-?up|"
+                r"[GM]?elements?/s|[GMK]?samples?/s|per second|[GMK]?Items?/s|throughput|bandwidth|speed-?up|"
                 r"performance=)", re.I), "a rate or speed derived from a timing"),
+    (re.compile(r"\bvs\.?\b[^:]*:\s*" + NUM + r"x\s*$", re.I),
+     "a ratio of two timings (\"GPU Scatter vs Sequential: 0.61x\")"),
     (re.compile(r"\b(NVIDIA|GeForce|Tesla|Quadro|H100|H200|A100|Hopper|gpulab|emulat\w*)\b", re.I),
      "the device's name (the emulator does not call itself a GPU)"),
     (re.compile(r"\b(GPU Device|Device \d+|device \d+|Using (CUDA )?device|Selected device|"
@@ -54,8 +56,12 @@ STABLE_FILTERS = [
      "the device's properties (\"Label: value\" lines of deviceQuery-style listings)"),
     (re.compile(r"0x[0-9a-fA-F]{6,}|\(nil\)|\b[0-9a-f]{12,}\b"), "an address or pointer"),
     (re.compile(r"OS_System_Type|\buname\b|hostname", re.I), "the host machine's operating system"),
-    (re.compile(r"^\s*\[[^\]]*\]\s*-\s*Starting|^\S*/\S+ Starting\.\.\.", re.I),
-     "the sample's banner with the program's own path (argv[0])"),
+    (re.compile(r"^\s*\[[^\]]*\]\s*-\s*Starting|^\S*/\S+ (Starting\.\.\.|completed, returned)|"
+                r"^Starting \[[^\]]*\]\.\.\.",
+                re.I),
+     "the sample's banners with the program's own path (argv[0])"),
+    (re.compile(r"^(memcopy|kernel|non-streamed|\d+ streams):\t+\d+\.\d+$"),
+     "simpleStreams' table of elapsed milliseconds (printed without a unit)"),
 ]
 
 

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 
 #include <fmt/format.h>
@@ -105,7 +106,9 @@ enum class Match : std::uint8_t { whole, prefix, driver_call, blas_routine };
 class Rewriter {
  public:
   Rewriter(std::string_view s, const std::string& path)
-      : s_(s), code_(code_mask(s)), path_(path), tag_(fmt::format("{:08x}", fnv1a(path) >> 32)) {}
+      : s_(s), code_(code_mask(s)), path_(path), tag_(fmt::format("{:08x}", fnv1a(path) >> 32)) {
+    find_kernel_templates();
+  }
 
   Rewritten run() {
     Rewritten out;
@@ -124,8 +127,8 @@ class Rewriter {
         ++i;
         continue;
       }
-      if (at(i, "<<<")) {
-        if (auto launch = parse_launch(i)) {
+      if (const std::size_t opener = chevrons_at(i, '<')) {
+        if (auto launch = parse_launch(i, opener)) {
           out.text.append(s_.substr(copied, launch->callee_begin - copied));
           out.text += launch->replacement;
           copied = launch->end;
@@ -175,6 +178,19 @@ class Rewriter {
             }
             copied = at_semicolon;
           }
+        } else if (kernel_templates_.count(std::string(word)) != 0) {
+          // A kernel template's instantiation named as a value ((void*)k<float>, &k<int>): it is
+          // registered by address where it is named, as a kernel that is no template is where it
+          // is defined, so that cudaLaunchKernel and cudaLaunchCooperativeKernel find it.
+          if (const auto named = parse_template_value(i, e)) {
+            out.text.append(s_.substr(copied, named->begin - copied));
+            out.text += "::gpulab::rt::registered(";
+            out.text.append(s_.substr(named->begin, named->end - named->begin));
+            out.text += ", \"" + escape(std::string(word)) + "\")";
+            copied = named->end;
+            i = named->end;
+            continue;
+          }
         } else if (word == "__global__") {
           note_kernel_definition(e);
         } else if ((word == "clock" || word == "clock64") && out.clock_line == 0 &&
@@ -222,6 +238,15 @@ class Rewriter {
 
   bool at(std::size_t i, std::string_view what) const {
     return s_.compare(i, what.size(), what) == 0;
+  }
+
+  // The length of a launch's `<<<` (c '<') or `>>>` (c '>') at i, 0 if there is none. nvcc also
+  // takes `<< <` and `>> >`, as Visual Studio's formatter writes them: two, blanks, one.
+  std::size_t chevrons_at(std::size_t i, char c) const {
+    if (i + 1 >= s_.size() || s_[i] != c || s_[i + 1] != c) return 0;
+    std::size_t j = i + 2;
+    while (j < s_.size() && (s_[j] == ' ' || s_[j] == '\t')) ++j;
+    return j < s_.size() && s_[j] == c ? j + 1 - i : 0;
   }
 
   int line_of(std::size_t pos) const {
@@ -295,6 +320,77 @@ class Rewriter {
     return matching_close(s_, code_, open, close_char);
   }
 
+  // The names of the kernels defined or declared as templates (`template <...> __global__ void
+  // k(`).
+  void find_kernel_templates() {
+    for (std::size_t at = s_.find("__global__"); at != std::string_view::npos;
+         at = s_.find("__global__", at + 10)) {
+      if (!code_[at]) continue;
+      std::size_t start = at;
+      while (start > 0 && s_[start - 1] != ';' && s_[start - 1] != '}' && s_[start - 1] != '{') {
+        --start;
+      }
+      const std::string_view head = s_.substr(start, at - start);
+      const std::size_t t = head.find("template");
+      if (t == std::string_view::npos || head.find('<', t) == std::string_view::npos) continue;
+      std::size_t k = at + 10;
+      std::string_view name;
+      while (k < s_.size()) {
+        k = skip_space(k);
+        std::size_t e = k;
+        while (e < s_.size() && ident_char(s_[e])) ++e;
+        if (e == k) break;
+        const std::size_t next = skip_space(e);
+        if (next < s_.size() && s_[next] == '(') {
+          const std::string_view word = s_.substr(k, e - k);
+          if (!word.starts_with("__")) {
+            name = word;
+            break;
+          }
+          const std::size_t close = match_forward(next, ')');
+          if (close == std::string_view::npos) break;
+          k = close + 1;
+          continue;
+        }
+        k = e;
+      }
+      if (!name.empty()) kernel_templates_.insert(std::string(name));
+    }
+  }
+
+  // `name<args>` (with a unary & before it) where it stands for a function's address: not called
+  // and not launched.
+  struct Span {
+    std::size_t begin = 0, end = 0;
+  };
+  std::optional<Span> parse_template_value(std::size_t name_begin, std::size_t name_end) const {
+    std::size_t open = skip_space(name_end);
+    if (open >= s_.size() || s_[open] != '<' || chevrons_at(open, '<') != 0) return std::nullopt;
+    int angle = 0, paren = 0;
+    std::size_t k = open;
+    for (; k < s_.size(); ++k) {
+      const char c = s_[k];
+      if (c == ';' || c == '{' || c == '}') return std::nullopt;
+      if (c == '(') ++paren;
+      if (c == ')') --paren;
+      if (paren > 0) continue;
+      if (c == '<') ++angle;
+      if (c == '>' && --angle == 0) break;
+    }
+    if (k >= s_.size()) return std::nullopt;
+    const std::size_t end = k + 1;
+    const std::size_t after = skip_space(end);
+    if (after < s_.size() && (s_[after] == '(' || chevrons_at(after, '<') != 0)) {
+      return std::nullopt;  // a call, a launch or a declaration
+    }
+    Span span{name_begin, end};
+    const std::size_t before = skip_space_back(name_begin);
+    if (before > 0 && s_[before - 1] == '&' && (before < 2 || s_[before - 2] != '&')) {
+      span.begin = before - 1;
+    }
+    return span;
+  }
+
   // After `__global__`: when it begins a kernel's definition, the kernel's registration goes right
   // after the definition's closing brace (on the same line).
   void note_kernel_definition(std::size_t after_word) {
@@ -339,9 +435,10 @@ class Rewriter {
         "gpulab_tag_)>(" + n + "), \"" + escape(n) + "\"); else return false; }(0);";
   }
 
-  std::optional<Launch> parse_launch(std::size_t chevrons) const {
+  std::optional<Launch> parse_launch(std::size_t chevrons, std::size_t opener) const {
     // The configuration ends at the first `>>>` outside brackets.
-    std::size_t k = chevrons + 3;
+    std::size_t k = chevrons + opener;
+    std::size_t closer = 0;
     int depth = 0;
     std::size_t config_end = std::string_view::npos;
     for (; k < s_.size(); ++k) {
@@ -350,13 +447,13 @@ class Rewriter {
       if (c == '(' || c == '[' || c == '{') ++depth;
       if (c == ')' || c == ']' || c == '}') --depth;
       if (depth < 0 || c == ';') return std::nullopt;
-      if (depth == 0 && at(k, ">>>")) {
+      if (depth == 0 && (closer = chevrons_at(k, '>')) != 0) {
         config_end = k;
         break;
       }
     }
     if (config_end == std::string_view::npos) return std::nullopt;
-    const std::size_t paren = skip_space(config_end + 3);
+    const std::size_t paren = skip_space(config_end + closer);
     if (paren >= s_.size() || s_[paren] != '(') return std::nullopt;
     const std::size_t close = match_forward(paren, ')');
     if (close == std::string_view::npos) return std::nullopt;
@@ -373,8 +470,8 @@ class Rewriter {
     }
     for (std::size_t p = skip_space_back(chevrons); p < chevrons; ++p)
       dropped_newlines += s_[p] == '\n';
-    for (std::size_t p = config_end + 3; p < paren; ++p) dropped_newlines += s_[p] == '\n';
-    const std::string_view config = s_.substr(chevrons + 3, config_end - chevrons - 3);
+    for (std::size_t p = config_end + closer; p < paren; ++p) dropped_newlines += s_[p] == '\n';
+    const std::string_view config = s_.substr(chevrons + opener, config_end - chevrons - opener);
     const std::string_view args = s_.substr(paren + 1, close - paren - 1);
     const bool no_args = skip_space(paren + 1) == close;
 
@@ -694,6 +791,7 @@ class Rewriter {
   std::string path_;
   std::string tag_;  // from the path: a header's registrations never clash with its includer's
   std::map<std::size_t, std::string> registrations_;  // position -> a kernel's registration
+  std::set<std::string> kernel_templates_;
   int registrations_made_ = 0;
 };
 

@@ -666,28 +666,143 @@ inline float __frsqrt_rn(float x) {
 }
 GPULAB_SIMT_FN(float, __frcp_rn, (float x), (gpulab_gpu_nan(1.0f / x)))
 GPULAB_SIMT_FN(float, __fadd_rn, (float a, float b), (gpulab_gpu_nan(a + b)))
-// Rounded toward zero, as the GPU rounds __fadd_rz and __fmul_rz: the nearest float, one step
-// toward zero where the exact value lies between it and zero (its error, exact by TwoSum or an fma,
-// has the other sign); a finite overflow is the largest float, not infinity.
-inline float gpulab_toward_zero(float nearest, double error, bool finite_inputs) {
-  if (std::isinf(nearest)) return finite_inputs ? std::copysign(3.40282347e38f, nearest) : nearest;
-  if (nearest == 0.0f || error == 0.0 || std::isnan(error)) return nearest;
-  return (nearest > 0.0f) != (error > 0.0) ? std::nextafter(nearest, 0.0f) : nearest;
+// The directed roundings of the _rz, _rd and _ru intrinsics, from the nearest result and the sign
+// of its error (the exact value minus it, exact by TwoSum or an fma): one step toward zero, down or
+// up where the exact value lies that way. A finite overflow is the largest float where the
+// direction says so, not infinity.
+enum class GpulabRound { zero, down, up };
+template <class T>
+inline T gpulab_directed(T nearest, int error_sign, GpulabRound mode, bool finite_inputs) {
+  constexpr T kInf = std::numeric_limits<T>::infinity();
+  if (std::isinf(nearest)) {
+    if (!finite_inputs) return nearest;
+    const T max = std::copysign(std::numeric_limits<T>::max(), nearest);
+    const bool keep =
+        mode == GpulabRound::up ? nearest > 0 : mode == GpulabRound::down && nearest < 0;
+    return keep ? nearest : max;
+  }
+  if (error_sign == 0 || std::isnan(nearest)) return nearest;
+  switch (mode) {
+    case GpulabRound::zero:
+      if (nearest == 0) return nearest;
+      return (nearest > 0) != (error_sign > 0) ? std::nextafter(nearest, T(0)) : nearest;
+    case GpulabRound::down:
+      return error_sign < 0 ? std::nextafter(nearest, -kInf) : nearest;
+    case GpulabRound::up:
+      return error_sign > 0 ? std::nextafter(nearest, kInf) : nearest;
+  }
+  return nearest;
 }
-inline float __fadd_rz(float a, float b) {
-  const float s = a + b;
-  const float b_part = s - a;
-  return gpulab_gpu_nan(gpulab_toward_zero(s, (a - (s - b_part)) + (b - b_part),
-                                           std::isfinite(a) && std::isfinite(b)));
+inline int gpulab_sign(double e) {
+  return e > 0 ? 1 : e < 0 ? -1 : 0;
 }
+template <class T>
+inline T gpulab_nan_of(T x) {
+  if constexpr (std::is_same_v<T, float>) {
+    return gpulab_gpu_nan(x);
+  } else {
+    return x;
+  }
+}
+// a + b rounded as asked: TwoSum gives the error; an exact zero sum is -0 when rounding down,
+// unless both are +0 (IEEE 754).
+template <class T>
+inline T gpulab_add_directed(T a, T b, GpulabRound mode) {
+  const T s = a + b;
+  const T b_part = s - a;
+  const T error = (a - (s - b_part)) + (b - b_part);
+  if (s == 0 && error == 0 && mode == GpulabRound::down) {
+    return a == 0 && b == 0 && !std::signbit(a) && !std::signbit(b) ? T(0) : -T(0);
+  }
+  return gpulab_nan_of(gpulab_directed(s, gpulab_sign(static_cast<double>(error)), mode,
+                                       std::isfinite(a) && std::isfinite(b)));
+}
+// Below this, a double's error (an fma's remainder) may itself underflow and lose its sign: the
+// operands are scaled by a power of two first, which changes no sign.
+inline constexpr double kGpulabTinyDouble = 0x1p-968;
+template <class T>
+inline T gpulab_mul_directed(T a, T b, GpulabRound mode) {
+  const T p = a * b;
+  const bool finite = std::isfinite(a) && std::isfinite(b);
+  int sign = 0;
+  if constexpr (std::is_same_v<T, float>) {
+    sign = gpulab_sign(static_cast<double>(a) * static_cast<double>(b) - p);  // exact in double
+  } else if (finite && a != 0 && b != 0 && std::fabs(p) < kGpulabTinyDouble) {
+    // Both mantissas in [0.5, 1): their product a normal double hi + lo, against p scaled alike.
+    int ea = 0, eb = 0;
+    const double x = std::frexp(double(a), &ea), y = std::frexp(double(b), &eb);
+    const double hi = x * y, lo = std::fma(x, y, -hi), scaled = std::ldexp(double(p), -(ea + eb));
+    sign = hi != scaled ? gpulab_sign(hi - scaled) : gpulab_sign(lo);
+  } else {
+    sign = gpulab_sign(std::fma(a, b, -p));
+  }
+  return gpulab_nan_of(gpulab_directed(p, sign, mode, finite));
+}
+// a / b: the remainder a - q * b (exact by an fma, in double for floats) has the sign of the
+// error times the sign of b.
+template <class T>
+inline T gpulab_div_directed(T a, T b, GpulabRound mode) {
+  const T q = a / b;
+  if (!std::isfinite(q) || b == 0 || !std::isfinite(b)) {
+    const bool finite = std::isfinite(a) && std::isfinite(b) && b != 0;
+    if (std::isinf(q) && finite) return gpulab_nan_of(gpulab_directed(q, 1, mode, true));
+    return gpulab_nan_of(q);
+  }
+  if (a == 0) return q;
+  double r = 0;
+  if (std::is_same_v<T, double> && std::fabs(q) < kGpulabTinyDouble) {
+    r = std::fma(-std::ldexp(double(q), 600), double(b), std::ldexp(double(a), 600));
+  } else if (std::is_same_v<T, double> && std::fabs(a) < kGpulabTinyDouble) {
+    // a / b = (a 2^600) / (b 2^600), and |b| <= 1 here, so neither scaled operand overflows.
+    r = std::fma(-double(q), std::ldexp(double(b), 600), std::ldexp(double(a), 600));
+  } else {
+    r = std::fma(-static_cast<double>(q), static_cast<double>(b), static_cast<double>(a));
+  }
+  return gpulab_nan_of(gpulab_directed(q, gpulab_sign(r) * (b > 0 ? 1 : -1), mode, true));
+}
+template <class T>
+inline T gpulab_sqrt_directed(T x, GpulabRound mode) {
+  const T s = std::sqrt(x);
+  if (!(s > 0) || std::isinf(s)) return gpulab_nan_of(s);
+  double r = 0;
+  if (std::is_same_v<T, double> && x < kGpulabTinyDouble) {
+    const double scaled = std::ldexp(double(s), 300);
+    r = std::fma(-scaled, scaled, std::ldexp(double(x), 600));
+  } else {
+    r = std::fma(-static_cast<double>(s), static_cast<double>(s), static_cast<double>(x));
+  }
+  return gpulab_nan_of(gpulab_directed(s, gpulab_sign(r), mode, true));
+}
+#define GPULAB_SIMT_DIRECTED(T, f, d, mode)    \
+  inline T __##f##add_##d(T a, T b) {          \
+    return gpulab_add_directed(a, b, mode);    \
+  }                                            \
+  inline T __##f##sub_##d(T a, T b) {          \
+    return gpulab_add_directed(a, -b, mode);   \
+  }                                            \
+  inline T __##f##mul_##d(T a, T b) {          \
+    return gpulab_mul_directed(a, b, mode);    \
+  }                                            \
+  inline T __##f##div_##d(T a, T b) {          \
+    return gpulab_div_directed(a, b, mode);    \
+  }                                            \
+  inline T __##f##sqrt_##d(T x) {              \
+    return gpulab_sqrt_directed(x, mode);      \
+  }                                            \
+  inline T __##f##rcp_##d(T x) {               \
+    return gpulab_div_directed(T(1), x, mode); \
+  }
+GPULAB_SIMT_DIRECTED(float, f, rz, GpulabRound::zero)
+GPULAB_SIMT_DIRECTED(float, f, rd, GpulabRound::down)
+GPULAB_SIMT_DIRECTED(float, f, ru, GpulabRound::up)
+GPULAB_SIMT_DIRECTED(double, d, rz, GpulabRound::zero)
+GPULAB_SIMT_DIRECTED(double, d, rd, GpulabRound::down)
+GPULAB_SIMT_DIRECTED(double, d, ru, GpulabRound::up)
+#undef GPULAB_SIMT_DIRECTED
 GPULAB_SIMT_FN(float, __fsub_rn, (float a, float b), (gpulab_gpu_nan(a - b)))
 GPULAB_SIMT_FN(float, __fmul_rn, (float a, float b), (gpulab_gpu_nan(a * b)))
-inline float __fmul_rz(float a, float b) {
-  // Two floats' product is exact in double, subnormal results included.
-  const double exact = static_cast<double>(a) * static_cast<double>(b);
-  const float p = static_cast<float>(exact);
-  return gpulab_gpu_nan(gpulab_toward_zero(p, exact - p, std::isfinite(a) && std::isfinite(b)));
-}
+GPULAB_SIMT_FN(double, __dsub_rn, (double a, double b), (a - b))
+GPULAB_SIMT_FN(double, __ddiv_rn, (double a, double b), (a / b))
 GPULAB_SIMT_FN(float, __fdiv_rn, (float a, float b), (gpulab_gpu_nan(a / b)))
 GPULAB_SIMT_FN(float, __fmaf_rn, (float a, float b, float c), (gpulab_gpu_nan(std::fma(a, b, c))))
 GPULAB_SIMT_FN(double, __dadd_rn, (double a, double b), (a + b))

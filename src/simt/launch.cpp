@@ -291,6 +291,15 @@ std::string place_key(const Race& r) {
 
 }  // namespace
 
+void require_instrumented(RaceChecker& checker, bool assume_instrumented) {
+  if (assume_instrumented || checker.instrumented()) return;
+  throw UsageError(
+      "race checks need the kernel compiled with instrumentation (CMake: "
+      "gpulab_simt_instrument(<source>)); this kernel reported no memory access",
+      "检查竞争需要带插桩编译的内核（CMake：gpulab_simt_instrument(<source>)）；"
+      "这个内核没有报告任何内存访问");
+}
+
 std::size_t static_shared_erased(const void* kernel) {
   return ProgramSymbols::get().static_shared_bytes(kernel);
 }
@@ -358,12 +367,10 @@ LaunchStats launch_erased(const ErasedKernel& kernel, dim3 grid, dim3 block,
 
   unsigned workers = options.workers != 0 ? options.workers : std::thread::hardware_concurrency();
   workers = static_cast<unsigned>(std::clamp<std::uint64_t>(workers, 1, stats.blocks));
-  // A cooperative launch: one OS thread per block (the caller checked that they fit the device).
+  // A cooperative launch: its blocks all resident on the workers (the caller checked that they fit
+  // the device), with a grid barrier between them (cooperative_launch.hpp).
   std::optional<GridBarrier> grid_barrier;
-  if (options.cooperative) {
-    workers = static_cast<unsigned>(stats.blocks);
-    grid_barrier.emplace(stats.blocks);
-  }
+  if (options.cooperative) grid_barrier.emplace(stats.blocks);
   stats.workers = workers;
   if (options.check) checked_launch_workers(workers);
 
@@ -393,20 +400,6 @@ LaunchStats launch_erased(const ErasedKernel& kernel, dim3 grid, dim3 block,
         ~PoolReturn() { StackPool::give_back(std::move(pool)); }
       } pool_return{pool};
       prepare_worker(dynamic_shared_bytes, options.check);  // guard.hpp
-      if (options.check) checker.emplace(shape, options.max_reports);
-      BlockRunner runner(shape, *pool, checker ? &*checker : nullptr);
-      if (checker) checker->set_runner(&runner);
-      struct RunnerScope {
-        RunnerScope(BlockRunner* r, bool checked) {
-          tl_runner = r;
-          // Checked runs book every arrival through a call (their recording is paused there).
-          tl_gather = checked ? nullptr : r->gather();
-        }
-        ~RunnerScope() {
-          tl_runner = nullptr;
-          tl_gather = nullptr;
-        }
-      } scope(&runner, checker.has_value());
 
       const std::uint64_t gx = grid.x, gy = grid.y;
       std::uint64_t claimed = 0, claimed_end = 0;  // the chunk this worker holds
@@ -437,21 +430,41 @@ LaunchStats launch_erased(const ErasedKernel& kernel, dim3 grid, dim3 block,
                                  return (*static_cast<decltype(take)*>(c))(b_out, index_out);
                                },
                                const_cast<void*>(static_cast<const void*>(&take))};
-      // A block that never waits is followed by the next on the same fiber, except where each
-      // block must be seen on its own: check mode, and a cooperative launch's grid barrier.
-      if (!checker && !grid_barrier) runner.set_source(&source);
+      if (grid_barrier) {
+        ResidentResult resident;
+        run_resident_blocks(
+            shape, *pool, source, *grid_barrier,
+            {options.check, options.assume_instrumented, options.max_reports, dynamic_shared_bytes},
+            stop, resident);
+        out.totals = resident.totals;
+        out.races = std::move(resident.races);
+        out.races_found = resident.races_found;
+        out.error = resident.error;
+        out.consequence = resident.consequence;
+        return;
+      }
+      if (options.check) checker.emplace(shape, options.max_reports);
+      BlockRunner runner(shape, *pool, checker ? &*checker : nullptr);
+      if (checker) checker->set_runner(&runner);
+      struct RunnerScope {
+        RunnerScope(BlockRunner* r, bool checked) {
+          tl_runner = r;
+          // Checked runs book every arrival through a call (their recording is paused there).
+          tl_gather = checked ? nullptr : r->gather();
+        }
+        ~RunnerScope() {
+          tl_runner = nullptr;
+          tl_gather = nullptr;
+        }
+      } scope(&runner, checker.has_value());
+      // A block that never waits is followed by the next on the same fiber, except in check
+      // mode, where each block must be seen on its own.
+      if (!checker) runner.set_source(&source);
       std::uint64_t b = 0;
       uint3 index3{0, 0, 0};
       while (take(&b, &index3)) {
         runner.run(b, index3);
-        if (grid_barrier) grid_barrier->block_ended();
-        if (checker && !options.assume_instrumented && !checker->instrumented()) {
-          throw UsageError(
-              "race checks need the kernel compiled with instrumentation (CMake: "
-              "gpulab_simt_instrument(<source>)); this kernel reported no memory access",
-              "检查竞争需要带插桩编译的内核（CMake：gpulab_simt_instrument(<source>)）；"
-              "这个内核没有报告任何内存访问");
-        }
+        if (checker) require_instrumented(*checker, options.assume_instrumented);
       }
       out.totals = runner.totals();
       if (checker) {
@@ -465,19 +478,14 @@ LaunchStats launch_erased(const ErasedKernel& kernel, dim3 grid, dim3 block,
         out.races = checker->take_races();
         out.races_found = checker->races_found();
       }
-      // The blocks that wait at grid.sync() for this one fail too: only the first fault is the
-      // cause.
+      // The blocks that wait at grid.sync() fail too: only the first fault is the cause.
       if (grid_barrier)
         out.consequence = !grid_barrier->abandon("another block of the grid faulted");
       stop.store(true, std::memory_order_relaxed);
     }
   };
 
-  if (grid_barrier) {
-    stats.workers = run_cooperative(
-        workers, [](const void* w, unsigned index) { (*static_cast<decltype(&work)>(w))(index); },
-        &work, *grid_barrier);
-  } else if (workers == 1) {
+  if (workers == 1) {
     work(0);
   } else if (WorkerPool* pool = WorkerPool::get();
              std::unique_lock use{pool->use(), std::try_to_lock}) {

@@ -219,10 +219,19 @@ constexpr std::size_t kTraceCap = 1u << 16;
 constexpr std::uint32_t kTraceThread = 1024;
 
 struct ProfileCollector::Impl {
-  explicit Impl(const LaunchShape& s)
-      : shape(s), last(s.threads), cursor(s.threads), diverged(s.threads), traces(s.warps) {}
+  Impl(const LaunchShape& s, const ProfileSpaces& sp)
+      : shape(s),
+        spaces(sp),
+        last(s.threads),
+        cursor(s.threads),
+        diverged(s.threads),
+        traces(s.warps) {}
 
   const LaunchShape& shape;
+  const ProfileSpaces spaces;
+  // The shared arrays found last (a kernel's accesses go to a few: a lookup saved per access).
+  std::array<const ProgramSymbols::TlsSymbol*, 4> tls_symbols{};
+  std::size_t next_tls_symbol = 0;
   uint3 block{0, 0, 0};
   // Block barriers passed in this block: every lane is in the same epoch, so the k-th execution
   // counts from the last barrier (a lane that skipped a site in an earlier loop iteration, as in
@@ -339,6 +348,14 @@ struct ProfileCollector::Impl {
     flush_steps();
   }
 
+  // `address`: for global memory the address; for shared memory the byte offset in `array`.
+  void access(std::uintptr_t address, std::size_t size, bool write, const char* array,
+              std::uintptr_t pc, std::uint32_t thread);
+  // A global access not in shared memory: counted if it lands in device memory.
+  bool is_global(std::uintptr_t address);
+  void memory_access(std::uintptr_t address, std::size_t size, bool write, std::uintptr_t pc,
+                     std::uint32_t thread, ProfileStack stack);
+  void basic_block(std::uintptr_t pc, std::uint32_t thread);
   // What access() and basic_block() do for a lane that is not where its warp's trace says.
   [[gnu::noinline]] void access_off_trace(std::uintptr_t address, std::size_t size, bool write,
                                           const char* array, std::uintptr_t pc,
@@ -353,8 +370,8 @@ struct ProfileCollector::Impl {
   }
 };
 
-ProfileCollector::ProfileCollector(const LaunchShape& shape)
-    : impl_(std::make_unique<Impl>(shape)) {}
+ProfileCollector::ProfileCollector(const LaunchShape& shape, const ProfileSpaces& spaces)
+    : impl_(std::make_unique<Impl>(shape, spaces)) {}
 
 ProfileCollector::~ProfileCollector() {
   impl_->publish();
@@ -376,8 +393,8 @@ void ProfileCollector::on_barrier() {
   ++impl_->epoch;
 }
 
-bool ProfileCollector::is_global(std::uintptr_t address) {
-  Impl& m = *impl_;
+bool ProfileCollector::Impl::is_global(std::uintptr_t address) {
+  Impl& m = *this;
   for (const auto& [b, e] : m.regions)
     if (address >= b && address < e) return true;
   const std::uintptr_t granule = (address >> 6) + 1;
@@ -397,9 +414,10 @@ bool ProfileCollector::is_global(std::uintptr_t address) {
   return true;
 }
 
-void ProfileCollector::access(std::uintptr_t address, std::size_t size, bool write,
-                              const char* array, std::uintptr_t pc, std::uint32_t thread) {
-  Impl& m = *impl_;
+inline void ProfileCollector::Impl::access(std::uintptr_t address, std::size_t size, bool write,
+                                           const char* array, std::uintptr_t pc,
+                                           std::uint32_t thread) {
+  Impl& m = *this;
   // Nearly every access: one piece, by a lane that follows its warp's trace to a group made by an
   // earlier lane. Its address joins the group; nothing else to find. (The rest is a function of
   // its own, so that this path saves no registers.)
@@ -447,8 +465,8 @@ void ProfileCollector::Impl::access_off_trace(std::uintptr_t address, std::size_
   }
 }
 
-void ProfileCollector::basic_block(std::uintptr_t pc, std::uint32_t thread) {
-  Impl& m = *impl_;
+inline void ProfileCollector::Impl::basic_block(std::uintptr_t pc, std::uint32_t thread) {
+  Impl& m = *this;
   // Nearly every block: a lane that follows its warp's trace, from a step whose first target is
   // this block (where the lanes before it went). What basic_block_off_trace does then, without
   // its registers saved.
@@ -493,6 +511,74 @@ void ProfileCollector::Impl::basic_block_off_trace(std::uintptr_t pc, std::uint3
   m.steps[index - 1].active |= lane_bit;
   m.last[thread] = index;
   m.totals.saw_blocks = true;
+}
+
+inline void ProfileCollector::Impl::memory_access(std::uintptr_t address, std::size_t size,
+                                                  bool write, std::uintptr_t pc,
+                                                  std::uint32_t thread, ProfileStack stack) {
+  if (address >= spaces.dyn_begin && address < spaces.dyn_end) {
+    access(address - spaces.dyn_begin, size, write, "extern", pc, thread);
+    return;
+  }
+  if (address >= spaces.tls_begin && address < spaces.tls_end) {
+    const std::uint64_t off = address - spaces.tls_begin;
+    const ProgramSymbols::TlsSymbol* sym = nullptr;
+    for (const ProgramSymbols::TlsSymbol* s : tls_symbols) {
+      if (s != nullptr && off >= s->offset && off < s->offset + s->size) {
+        sym = s;
+        break;
+      }
+    }
+    if (sym == nullptr) {
+      sym = ProgramSymbols::get().tls_symbol_at(off);
+      if (sym != nullptr) tls_symbols[next_tls_symbol++ % tls_symbols.size()] = sym;
+    }
+    if (sym != nullptr && sym->user_shared)
+      access(off - sym->offset, size, write, sym->name.c_str(), pc, thread);
+    return;
+  }
+  if (address >= stack.begin && address < stack.begin + stack.size) return;  // the thread's locals
+  if (is_global(address)) access(address, size, write, nullptr, pc, thread);
+}
+
+void ProfileCollector::memory_access(std::uintptr_t address, std::size_t size, bool write,
+                                     std::uintptr_t pc, std::uint32_t thread, ProfileStack stack) {
+  impl_->memory_access(address, size, write, pc, thread, stack);
+}
+
+void ProfileCollector::basic_block(std::uintptr_t pc, std::uint32_t thread) {
+  impl_->basic_block(pc, thread);
+}
+
+void ProfileCollector::events(std::span<const ProfileEvent> batch, ProfileSegment& segment,
+                              bool& instrumented) {
+  Impl& m = *impl_;
+  const std::uintptr_t tls_bytes = m.spaces.tls_end - m.spaces.tls_begin;
+  std::uint32_t thread = segment.thread;
+  ProfileStack stack = segment.stack;
+  for (const ProfileEvent& e : batch) {
+    if (e.meta >= ProfileEvent::kSegment) {
+      if (e.meta == ProfileEvent::kBasicBlock) {
+        m.basic_block(e.pc, thread);
+      } else {
+        thread = static_cast<std::uint32_t>(e.meta);
+        stack = ProfileStack{e.pc, e.address};
+      }
+      continue;
+    }
+    // What RaceChecker::access and access_checked do with an access while only the profile is
+    // on: the emulator's own TLS variables (threadIdx & co.) prove the kernel instrumented, and
+    // atomics are not loads or stores to Nsight Compute.
+    const std::uintptr_t off = e.address - m.spaces.tls_begin;
+    if (off < tls_bytes) {
+      instrumented = true;
+      if (m.spaces.tls_kinds[off].load(std::memory_order_relaxed) == 1) continue;
+    }
+    if ((e.meta & 1) != 0) continue;
+    m.memory_access(e.address, static_cast<std::size_t>(e.meta >> 2), (e.meta & 2) != 0, e.pc,
+                    thread, stack);
+  }
+  segment = ProfileSegment{thread, stack};
 }
 
 void begin_profiled_launch() {

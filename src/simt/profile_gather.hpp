@@ -12,8 +12,10 @@
 // worker, merged into the launch's totals at the end of each block.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "profile/counting.hpp"
@@ -73,12 +75,46 @@ namespace detail {
 
 struct LaunchShape;
 
+// One event of a CUDA thread's kernel code as the hooks saw it, kept until it is sorted and
+// counted in bulk (ProfileCollector::events): an access or a basic block.
+// A batch holds the events of several threads' turns, each after a segment marker.
+struct ProfileEvent {
+  static constexpr std::uint64_t kBasicBlock = ~std::uint64_t{0};
+  // | the thread: the events that follow are its; pc and address are its stack's begin and size.
+  static constexpr std::uint64_t kSegment = ~std::uint64_t{0} << 32;
+  std::uintptr_t pc = 0;       // the hook's return address
+  std::uintptr_t address = 0;  // an access: the address
+  std::uint64_t meta = 0;      // kBasicBlock, kSegment | thread, or an access's
+                               // bytes << 2 | write << 1 | atomic
+};
+
+// Where the kernel's memory spaces lie for one worker (race_check.hpp finds them): this OS
+// thread's TLS block (threadIdx & co. and the static __shared__ arrays) and the dynamic shared
+// buffer; tls_kinds marks the TLS bytes known to be the emulator's own (1).
+struct ProfileSpaces {
+  std::uintptr_t tls_begin = 0, tls_end = 0;
+  std::uintptr_t dyn_begin = 0, dyn_end = 0;
+  const std::atomic<std::uint8_t>* tls_kinds = nullptr;
+};
+
+// The CUDA thread's own stack (its locals: not memory traffic), [begin, begin + size).
+struct ProfileStack {
+  std::uintptr_t begin = 0;
+  std::size_t size = 0;
+};
+
+// Whose events a batch's events are, as its segment markers say.
+struct ProfileSegment {
+  std::uint32_t thread = 0;
+  ProfileStack stack;
+};
+
 void begin_profiled_launch();
 LaunchProfile end_profiled_launch();
 
 class ProfileCollector {
  public:
-  explicit ProfileCollector(const LaunchShape& shape);
+  ProfileCollector(const LaunchShape& shape, const ProfileSpaces& spaces);
   ProfileCollector(const ProfileCollector&) = delete;
   ProfileCollector& operator=(const ProfileCollector&) = delete;
   ~ProfileCollector();
@@ -86,12 +122,18 @@ class ProfileCollector {
   void begin_block(uint3 block_index);
   // At a block barrier every lane has finished what it did before: warp groups are complete.
   void on_barrier();
-  // `address`: for global memory the address; for shared memory the byte offset in `array`.
-  void access(std::uintptr_t address, std::size_t size, bool write, const char* array,
-              std::uintptr_t pc, std::uint32_t thread);
-  // A global access not in shared memory: counted if it lands in device memory.
-  bool is_global(std::uintptr_t address);
+  // An access of instrumented code, atomics left out: sorted into shared memory (an array or the
+  // dynamic buffer), global memory (device memory), or neither (the thread's stack, the
+  // emulator's own variables, the kernel's argument block), and counted if it is memory traffic.
+  void memory_access(std::uintptr_t address, std::size_t size, bool write, std::uintptr_t pc,
+                     std::uint32_t thread, ProfileStack stack);
   void basic_block(std::uintptr_t pc, std::uint32_t thread);
+  // A batch of events in the order the CUDA threads made them, as the hooks recorded them
+  // (atomics included); `segment`: the thread (and stack) of the events before the batch's first
+  // marker, and after the batch the one of its last. `instrumented` is set when an access shows
+  // that the kernel is instrumented (it reads the TLS block: threadIdx & co.), as
+  // RaceChecker::access does.
+  void events(std::span<const ProfileEvent> batch, ProfileSegment& segment, bool& instrumented);
 
  private:
   struct Impl;

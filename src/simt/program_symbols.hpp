@@ -30,6 +30,8 @@ class ProgramSymbols {
   // Total bytes of the function-local thread_local (= __shared__) variables of the kernel at
   // `code`.
   std::size_t static_shared_bytes(const void* code) const;
+  // Every TLS symbol of the executable, sorted by offset.
+  const std::vector<TlsSymbol>& tls_symbols() const { return tls_; }
   // The TLS symbol that holds `offset`, or nullptr.
   const TlsSymbol* tls_symbol_at(std::uint64_t offset) const;
   // The kernel's __shared__ array that ends last at or before `offset` (nullptr: none): the one an

@@ -7,6 +7,7 @@
 
 #include "simt/access_record.hpp"
 #include "simt/device_api.hpp"
+#include "simt/kernel_code.hpp"
 #include "simt/memory_check.hpp"
 #include "simt/program_symbols.hpp"
 
@@ -70,42 +71,64 @@ RaceChecker::RaceChecker(const LaunchShape& shape, std::size_t max_reports)
   check_global_ = memory_checks_enabled();
   recording_ = access_recording_enabled();
   if (profiling_enabled()) {
-    profile_ = std::make_unique<ProfileCollector>(shape);
+    profile_ = std::make_unique<ProfileCollector>(
+        shape, ProfileSpaces{tls_begin_, tls_end_, dyn_begin_, dyn_end_, tls_kinds_});
     profile_only_ = profiling_only();
+    if (profile_only_) {
+      profile_batch_.resize(kProfileBatch);
+      profile_begin_ = profile_next_ = profile_batch_.data();
+      profile_end_ = profile_begin_ + kProfileBatch;
+    }
   }
   fast_global_ = check_global_ && !recording_ && !profile_;
 }
 
-void RaceChecker::profile_access(std::uintptr_t address, std::size_t size, bool write,
-                                 std::uintptr_t pc) {
-  if (address >= dyn_begin_ && address < dyn_end_) {
-    profile_->access(address - dyn_begin_, size, write, "extern", pc, thread_);
-    return;
+void RaceChecker::count_profile_batch() {
+  // The emulator's work, wherever the batch ends (a hook, the scheduler): its allocations are
+  // the host's (kernel_code.hpp), and an instrumented copy of an inline function that it runs is
+  // not the kernel's access.
+  RaceChecker* const recording = tl_recording;
+  tl_recording = nullptr;
+  {
+    const EmulatorCode emulator;
+    profile_->events({profile_begin_, profile_next_}, profile_segment_, instrumented_);
   }
-  if (address >= tls_begin_ && address < tls_end_) {
-    const std::uint64_t off = address - tls_begin_;
-    // A kernel's accesses go to a few arrays: the last ones found are asked first.
-    const ProgramSymbols::TlsSymbol* sym = nullptr;
-    for (const ProgramSymbols::TlsSymbol* s : profile_tls_) {
-      if (s != nullptr && off >= s->offset && off < s->offset + s->size) {
-        sym = s;
-        break;
-      }
+  tl_recording = recording;
+  profile_next_ = profile_begin_;
+}
+
+bool RaceChecker::make_room(std::uintptr_t sp) {
+  if (profile_begin_ == nullptr) return false;
+  if (!profile_segment_open_) {
+    // The thread's first event of its turn: a marker names it and its stack.
+    const ProfileStack stack = current_stack();
+    // A hook keeps an event only well above the last kHookStackBytes of the stack (its frame is
+    // a little above access_checked's), where access_checked would have counted it too.
+    const std::uintptr_t sp_min =
+        stack.begin == 0 ? 0 : stack.begin + kHookStackBytes + kHookStackBytes / 4;
+    if (profile_end_ - profile_next_ < 2) {
+      if (sp < sp_min) return false;
+      count_profile_batch();
     }
-    if (sym == nullptr) {
-      sym = ProgramSymbols::get().tls_symbol_at(off);
-      if (sym != nullptr) profile_tls_[profile_tls_next_++ % profile_tls_.size()] = sym;
-    }
-    if (sym != nullptr && sym->user_shared)
-      profile_->access(off - sym->offset, size, write, sym->name.c_str(), pc, thread_);
-    return;
+    *profile_next_++ = ProfileEvent{stack.begin, stack.size, ProfileEvent::kSegment | thread_};
+    profile_segment_open_ = true;
+    profile_sp_min_ = sp_min;
+    return true;
   }
-  if (runner_ != nullptr) {
-    const StackBounds stack = runner_->current_stack();
-    const auto begin = reinterpret_cast<std::uintptr_t>(stack.bottom);
-    if (address >= begin && address < begin + stack.size) return;  // the thread's locals
-  }
-  if (profile_->is_global(address)) profile_->access(address, size, write, nullptr, pc, thread_);
+  if (profile_next_ != profile_end_) return true;
+  if (sp < profile_sp_min_) return false;
+  count_profile_batch();
+  return true;
+}
+
+void RaceChecker::profile_push(const ProfileEvent& e) {
+  // From access_checked or basic_block, past access_checked's test of the stack where it applies.
+  if (!profile_segment_open_ || profile_next_ == profile_end_) make_room(~std::uintptr_t{0});
+  *profile_next_++ = e;
+}
+
+void RaceChecker::end_profile_batch() {
+  if (profile_next_ != profile_begin_) count_profile_batch();
 }
 
 void RaceChecker::record_shared(std::uintptr_t address, std::size_t size, bool write, bool atomic) {
@@ -124,15 +147,18 @@ void RaceChecker::record_shared(std::uintptr_t address, std::size_t size, bool w
 }
 
 RaceChecker::~RaceChecker() {
+  end_profile_batch();
   // The worker's last block ended (one that faulted was ended by worker_faulted() first).
   if (check_global_) checked_worker_done(false);
 }
 
 void RaceChecker::worker_faulted() {
+  end_profile_batch();
   if (check_global_) checked_worker_done(true);
 }
 
 void RaceChecker::begin_block(std::uint64_t linear_block, uint3 block_index) {
+  end_profile_batch();
   ++epoch_;
   block_first_epoch_ = epoch_;
   block_linear_ = linear_block;
@@ -143,6 +169,7 @@ void RaceChecker::begin_block(std::uint64_t linear_block, uint3 block_index) {
 }
 
 void RaceChecker::on_barrier() {
+  end_profile_batch();
   ++epoch_;
   if (profile_) profile_->on_barrier();
 }
@@ -240,12 +267,14 @@ void RaceChecker::access_checked(std::uintptr_t address, std::size_t size, bool 
     if (stack_begin != 0 && sp >= stack_begin && sp < stack_begin + kHookStackBytes) return;
   }
   if (profile_only_) {
-    if (address >= tls_begin_ && address < tls_end_) instrumented_ = true;
-    // Nsight Compute counts atomics apart from loads and stores: so does gpulab profile.
-    if (!atomic) profile_access(address, size, write, pc);
+    // Sorted and counted with the rest of the thread's batch (ProfileCollector::events), atomics
+    // left out there: Nsight Compute counts them apart from loads and stores.
+    profile_push(ProfileEvent{
+        pc, address, std::uint64_t{size} << 2 | std::uint64_t{write} << 1 | std::uint64_t{atomic}});
     return;
   }
-  if (profile_ && !atomic) profile_access(address, size, write, pc);
+  if (profile_ && !atomic)
+    profile_->memory_access(address, size, write, pc, thread_, current_stack());
   if (address < tls_begin_ || address >= tls_end_) {
     if (recording_)
       record_access(address, size, write, atomic, nullptr, block_linear_, block_index_, thread_);

@@ -36,7 +36,12 @@ class RaceChecker {
   void begin_block(std::uint64_t linear_block, uint3 block_index);
   void on_barrier();
   void on_warp_sync(std::uint32_t warp, std::uint32_t mask);
-  void set_thread(std::uint32_t t) { thread_ = t; }
+  void set_thread(std::uint32_t t) {
+    thread_ = t;
+    // Its first event opens a segment of the profile batch (make_room).
+    profile_segment_open_ = false;
+    profile_sp_min_ = ~std::uintptr_t{0};
+  }
   void set_runner(BlockRunner* runner) { runner_ = runner; }
   // The worker's block faulted: no block after it is checked (global-memory checks).
   void worker_faulted();
@@ -76,10 +81,30 @@ class RaceChecker {
     }
     access_checked(address, size, write, pc, atomic);
   }
-  bool instrumented() const { return instrumented_; }
+  bool instrumented() {
+    end_profile_batch();
+    return instrumented_;
+  }
   // Called from the basic-block hook (gpulab profile's builds) while a CUDA thread runs.
   void basic_block(std::uintptr_t pc) {
-    if (profile_) profile_->basic_block(pc, thread_);
+    if (profile_only_) {
+      profile_push(ProfileEvent{pc, 0, ProfileEvent::kBasicBlock});
+    } else if (profile_) {
+      profile_->basic_block(pc, thread_);
+    }
+  }
+
+  // gpulab profile without --check: the hooks append the CUDA thread's accesses and basic blocks
+  // to a batch (ProfileEvent) and return; the batch is sorted and counted in bulk when the thread
+  // gives up the OS thread, at a barrier, at the block's end, or when it is full, in the order the
+  // events were made. False (nothing kept) where the hook must call access() or basic_block():
+  // no open batch with room (make_room, then again), profiling with the checks, or a stack
+  // pointer `sp` near the end of the thread's stack (access_checked leaves those accesses out).
+  [[gnu::always_inline]] bool keep_profile_event(std::uintptr_t pc, std::uintptr_t address,
+                                                 std::uint64_t meta, std::uintptr_t sp) {
+    if (profile_next_ == profile_end_ || sp < profile_sp_min_) return false;
+    *profile_next_++ = ProfileEvent{pc, address, meta};
+    return true;
   }
 
   // Spin locks: an atomic write of the word a thread holds a lock on (an exchange, a store, a
@@ -90,6 +115,11 @@ class RaceChecker {
 
   std::vector<Race> take_races() { return std::move(races_); }
   std::uint64_t races_found() const { return races_found_; }
+
+  // The first event of a thread's turn opens its segment of the batch; one that finds the batch
+  // full counts it first (not with the stack pointer `sp` near the end of the stack: the counting
+  // needs stack). False where it did neither, or profiling is not batched.
+  bool make_room(std::uintptr_t sp);
 
  private:
   // The last accesses to one byte within the current barrier interval. An epoch identifies a
@@ -147,10 +177,29 @@ class RaceChecker {
   // gpulab profile: the counters (profile_gather.hpp); with profile_only_, no race checks.
   std::unique_ptr<ProfileCollector> profile_;
   bool profile_only_ = false;
-  void profile_access(std::uintptr_t address, std::size_t size, bool write, std::uintptr_t pc);
-  // The shared arrays profiled last (a lookup saved per access).
-  std::array<const ProgramSymbols::TlsSymbol*, 4> profile_tls_{};
-  std::size_t profile_tls_next_ = 0;
+  // The batch of keep_profile_event: [profile_begin_, profile_next_) kept, room up to
+  // profile_end_. A segment marker (ProfileEvent::kSegment) names the thread of the events that
+  // follow and its stack; profile_segment_open_ while the current thread's is in the batch, and
+  // profile_sp_min_ is the lowest stack pointer at which a hook may keep an event (the largest
+  // value while no segment is open). The segment that the batch ends in, as counted so far.
+  static constexpr std::size_t kProfileBatch = 4096;
+  std::vector<ProfileEvent> profile_batch_;
+  ProfileEvent* profile_begin_ = nullptr;
+  ProfileEvent* profile_next_ = nullptr;
+  ProfileEvent* profile_end_ = nullptr;
+  std::uintptr_t profile_sp_min_ = ~std::uintptr_t{0};
+  bool profile_segment_open_ = false;
+  ProfileSegment profile_segment_;
+  // Makes room and keeps `e` in the batch.
+  void profile_push(const ProfileEvent& e);
+  // Counts what the batch holds and empties it.
+  void count_profile_batch();
+  void end_profile_batch();
+  ProfileStack current_stack() const {
+    if (runner_ == nullptr) return {};
+    const StackBounds stack = runner_->current_stack();
+    return {reinterpret_cast<std::uintptr_t>(stack.bottom), stack.size};
+  }
   // What each byte of the TLS block holds (race_check.cpp, tls_kinds): shared by all workers.
   std::atomic<std::uint8_t>* tls_kinds_ = nullptr;
   std::uintptr_t tls_bytes_ = 0;  // 0 until the table is there

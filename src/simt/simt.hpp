@@ -26,6 +26,9 @@ inline constexpr std::uint64_t kMaxThreadsPerBlock = limits::kMaxThreadsPerBlock
 inline constexpr std::size_t kDefaultSharedPerBlock = limits::kDefaultSharedPerBlock;
 inline constexpr std::size_t kMaxSharedPerBlockOptin = 227 * 1024;
 inline constexpr unsigned kWarpSize = 32;
+// An H100 SXM5's streaming multiprocessors: the SM count the emulated device reports, so that
+// programs size their grids (cooperative ones too) as they do on an H100.
+inline constexpr unsigned kSmCount = 132;
 
 struct RunOptions {
   unsigned workers = 0;  // OS threads that run blocks; 0 = hardware_concurrency()
@@ -35,8 +38,8 @@ struct RunOptions {
   // The caller built the kernels with the instrumentation itself (gpulab run --check): a kernel
   // that reads no thread-local state (no threadIdx) is then not mistaken for an uninstrumented one.
   bool assume_instrumented = false;
-  // cudaLaunchCooperativeKernel: every block on an OS thread of its own, all resident at once, so
-  // that grid.sync() works (cooperative_launch.hpp); `workers` is then the number of blocks.
+  // cudaLaunchCooperativeKernel: every block resident at once (kept alive on the workers while it
+  // waits), so that grid.sync() works (cooperative_launch.hpp).
   bool cooperative = false;
 };
 

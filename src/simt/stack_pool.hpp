@@ -1,10 +1,12 @@
-// Fiber stacks for parked CUDA threads: mmap'd with a guard page, and recycled.
+// Fiber stacks for parked CUDA threads: mmap'd with a guard page (in large numbers, carved from
+// chunks), and recycled.
 //
 // Recycled so that a block with barriers costs no system call once its worker has warmed up.
 #pragma once
 
 #include <cstddef>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include <boost/context/stack_context.hpp>
@@ -33,8 +35,14 @@ class StackPool {
   static void give_back(std::unique_ptr<StackPool> pool) noexcept;
 
  private:
+  // Stacks with a guard page of their own, per pool (a block of 1024 threads and a few idle
+  // fibers); later ones come kStacksPerChunk to a mapping, without guard pages.
+  static constexpr std::size_t kGuardedStacks = 1024 + 32;
+  static constexpr std::size_t kStacksPerChunk = 64;
+
   std::vector<boost::context::stack_context> free_;
-  std::vector<void*> owned_;  // mapping bases
+  std::vector<std::pair<void*, std::size_t>> owned_;  // mappings: base, bytes
+  std::size_t made_ = 0;
 };
 
 // A boost::context StackAllocator that hands out a stack taken from the pool beforehand (so that

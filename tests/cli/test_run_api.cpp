@@ -134,7 +134,8 @@ TEST_CASE("run: a header's compile error, finding and edit point at the header",
 }
 
 TEST_CASE("run: the runtime API of the samples, with CUDA's semantics and error codes", "[run]") {
-  for (const char* name : {"zero_copy", "memory_2d3d", "streams_launch", "warp_queries"}) {
+  for (const char* name :
+       {"zero_copy", "memory_2d3d", "streams_launch", "warp_queries", "pools_graph_params"}) {
     CAPTURE(name);
     const fs::path file = kCorpus / "api" / (std::string(name) + ".cu");
     const RunResult r = run({file.string()});

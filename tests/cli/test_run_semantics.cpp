@@ -333,6 +333,22 @@ TEST_CASE("run: a cooperative launch syncs its grid; a grid too large is refused
   CHECK(refused);
 }
 
+// An H100's 132 SMs: a cooperative grid sized as the samples size it (1056 blocks of 256 threads,
+// 264 of 1024) has every block resident on the worker threads; shared memory is the block's own
+// across grid.sync(); the sum equals a host double-precision one; one block more is refused.
+TEST_CASE("run: a cooperative grid of 132 SMs' worth of blocks runs with every block resident",
+          "[run]") {
+  const Outcome o = run_program("grid_resident");
+  check_output("grid_resident", o);
+  CHECK(o.report["findings"].empty());
+  // Both grids ran (the refused ones are listed with their error).
+  std::vector<unsigned> grids;
+  for (const json& l : o.report["launches"]) {
+    if (!l.contains("error")) grids.push_back(l["grid"][0].get<unsigned>());
+  }
+  CHECK(grids == std::vector<unsigned>{1056, 264});
+}
+
 TEST_CASE("run: grid.sync() outside a cooperative launch is a fault that says why", "[run]") {
   const Outcome o = run_program("grid_sync_misuse");
   check_output("grid_sync_misuse", o);
@@ -391,6 +407,15 @@ TEST_CASE("run: __fadd_rz and __fmul_rz round toward zero, bit for bit as the H1
   // pairs round differently than to nearest (add 463088, mul 513275) and a checksum of all.
   const Outcome o = run_program("round_toward_zero");
   check_output("round_toward_zero", o);
+  CHECK(o.report["findings"].empty());
+}
+
+TEST_CASE("run: directed-rounding intrinsics (_rz, _rd, _ru), bit for bit as the GPU", "[run]") {
+  // directed_rounding.out is the GPU's output: per intrinsic (add, sub, mul, div, sqrt and rcp, float
+  // and double, toward zero, down and up), a checksum of its results over 2^18 operand pairs and of
+  // the special ones (zeros of both signs, infinities, subnormals, the largest floats).
+  const Outcome o = run_program("directed_rounding");
+  check_output("directed_rounding", o);
   CHECK(o.report["findings"].empty());
 }
 

@@ -81,6 +81,45 @@ TEST_CASE("rewrite: a header's kernel registration does not clash with its inclu
   CHECK(a.text.starts_with("#line 1 \"/x/a.cuh\""));
 }
 
+TEST_CASE("rewrite: a kernel template named by address is registered where it is named",
+          "[run_engine]") {
+  const Rewritten r = rewrite_for_emulator(
+      "template <typename T>\n"
+      "__global__ void scale(T* p, T k) { *p *= k; }\n"
+      "template <typename T, int N> __global__ void fill(T* p) { p[0] = N; }\n"
+      "void f(float* p, int* q) {\n"
+      "  void* a = (void*)scale<float>;\n"
+      "  auto b = &fill<int, 3>;\n"
+      "  scale<float><<<1, 1>>>(p, 2.0f);\n"
+      "  scale<int><<<1, 1>>>(q, 2);\n"
+      "}\n",
+      "/x/templates.cu");
+  CHECK(r.text.find("(void*)::gpulab::rt::registered(scale<float>, \"scale\")") !=
+        std::string::npos);
+  CHECK(r.text.find("auto b = ::gpulab::rt::registered(&fill<int, 3>, \"fill\")") !=
+        std::string::npos);
+  CHECK(r.launches == 2);
+  CHECK(r.text.find("registered(scale<int>") == std::string::npos);
+}
+
+TEST_CASE("rewrite: a launch written << < ... >> >, as Visual Studio formats it, is a launch",
+          "[run_engine]") {
+  // nvcc takes the chevrons with blanks between the second and the third (measured with nvcc 13).
+  const Rewritten r = rewrite_for_emulator(
+      "__global__ void k(int* p) { *p = 1; }\n"
+      "void f(int* p, int n) {\n"
+      "  k << <n >> 1, 32 >> > (p);\n"
+      "  k<<<1, 1>>>(p);\n"
+      "  k << <\t2, 2 >>\t> (p);\n"
+      "  int x = n << 2, y = n >> 1;\n"
+      "}\n",
+      "/x/spaced.cu");
+  CHECK(r.launches == 3);
+  CHECK(r.text.find("config(n >> 1, 32 )") != std::string::npos);
+  CHECK(r.text.find("int x = n << 2, y = n >> 1;") != std::string::npos);
+  CHECK(r.text.find("<< <") == std::string::npos);
+}
+
 TEST_CASE("rewrite: extern __shared__ in a function is bound to the block's window",
           "[run_engine]") {
   // g++ drops an asm label on a block-scope extern in a template (the samples' SharedMemory<T>).

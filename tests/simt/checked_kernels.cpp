@@ -6,7 +6,9 @@
 #include "test_util.hpp"
 
 namespace simt_test::checked_kernels {
+GPULAB_SIMT_DYNAMIC_SHARED(int, coop_dyn);
 #include "cg.cuh"
+#include "cooperative.cuh"
 #include "primitives.cuh"
 }  // namespace simt_test::checked_kernels
 
@@ -26,6 +28,13 @@ LaunchStats partial_tile_min(const int* in, int* out, unsigned threads) {
 
 LaunchStats exchange(int* out, int mode) {
   return launch(k::cg_exchange_kernel, 1, 64, 0, simt_test::check_mode(), out, mode);
+}
+
+LaunchStats cooperative_race(int* out, unsigned blocks, unsigned workers) {
+  gpulab::simt::RunOptions o = simt_test::check_mode();
+  o.cooperative = true;
+  o.workers = workers;
+  return launch(k::coop_race, blocks, 32, 0, o, out);
 }
 
 }  // namespace simt_test::checked

@@ -12,4 +12,7 @@ gpulab::simt::LaunchStats partial_tile_min(const int* in, int* out, unsigned thr
 // cg_exchange_kernel(out, mode) on one block of 64 threads.
 gpulab::simt::LaunchStats exchange(int* out, int mode);
 
+// coop_race(out) as a cooperative launch of `blocks` blocks of 32 threads on `workers` workers.
+gpulab::simt::LaunchStats cooperative_race(int* out, unsigned blocks, unsigned workers);
+
 }  // namespace simt_test::checked

@@ -583,6 +583,53 @@ cudaError_t cudaMallocAsync(void** ptr, size_t size, cudaStream_t stream,
                             std::source_location where = std::source_location::current());
 cudaError_t cudaFreeAsync(void* ptr, cudaStream_t stream);
 
+// Stream-ordered memory pools: the device's default pool (what cudaMallocAsync takes from) and
+// pools of the program's own. The emulator hands memory back to the host when it is freed, so a
+// pool reserves exactly what its allocations use; the release threshold is kept and reported.
+typedef struct gpulab_mem_pool* cudaMemPool_t;
+enum cudaMemPoolAttr {
+  cudaMemPoolReuseFollowEventDependencies = 0x1,
+  cudaMemPoolReuseAllowOpportunistic = 0x2,
+  cudaMemPoolReuseAllowInternalDependencies = 0x3,
+  cudaMemPoolAttrReleaseThreshold = 0x4,
+  cudaMemPoolAttrReservedMemCurrent = 0x5,
+  cudaMemPoolAttrReservedMemHigh = 0x6,
+  cudaMemPoolAttrUsedMemCurrent = 0x7,
+  cudaMemPoolAttrUsedMemHigh = 0x8
+};
+enum cudaMemAllocationType {
+  cudaMemAllocationTypeInvalid = 0x0,
+  cudaMemAllocationTypePinned = 0x1,
+  cudaMemAllocationTypeMax = 0x7FFFFFFF
+};
+enum cudaMemAllocationHandleType {
+  cudaMemHandleTypeNone = 0x0,
+  cudaMemHandleTypePosixFileDescriptor = 0x1,
+  cudaMemHandleTypeWin32 = 0x2,
+  cudaMemHandleTypeWin32Kmt = 0x4,
+  cudaMemHandleTypeFabric = 0x8
+};
+struct cudaMemPoolProps {
+  enum cudaMemAllocationType allocType;
+  enum cudaMemAllocationHandleType handleTypes;
+  struct cudaMemLocation location;
+  void* win32SecurityAttributes;
+  size_t maxSize;
+  unsigned short usage;
+  unsigned char reserved[54];
+};
+cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t* pool, int device);
+cudaError_t cudaDeviceGetMemPool(cudaMemPool_t* pool, int device);
+cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t pool);
+cudaError_t cudaMemPoolCreate(cudaMemPool_t* pool, const struct cudaMemPoolProps* props);
+cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool);
+cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, enum cudaMemPoolAttr attr, void* value);
+cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, enum cudaMemPoolAttr attr, void* value);
+cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t min_bytes_to_keep);
+cudaError_t cudaMallocFromPoolAsync(void** ptr, size_t size, cudaMemPool_t pool,
+                                    cudaStream_t stream,
+                                    std::source_location where = std::source_location::current());
+
 // Host memory the device reaches (zero-copy): the emulator's device memory is host memory, so a
 // mapped pointer is the host pointer itself, as with CUDA's unified addressing.
 cudaError_t cudaHostRegister(void* ptr, size_t size, unsigned int flags,
@@ -1000,6 +1047,12 @@ inline cudaError_t cudaMallocAsync(T** ptr, size_t size, cudaStream_t stream,
                                    std::source_location where = std::source_location::current()) {
   return cudaMallocAsync(reinterpret_cast<void**>(ptr), size, stream, where);
 }
+template <class T>
+inline cudaError_t cudaMallocFromPoolAsync(
+    T** ptr, size_t size, cudaMemPool_t pool, cudaStream_t stream,
+    std::source_location where = std::source_location::current()) {
+  return cudaMallocFromPoolAsync(reinterpret_cast<void**>(ptr), size, pool, stream, where);
+}
 inline cudaError_t cudaEventCreate(cudaEvent_t* event, unsigned int flags) {
   return cudaEventCreateWithFlags(event, flags);
 }
@@ -1242,8 +1295,8 @@ namespace std {
 using ::gpulab_rt_atan2f;
 using ::gpulab_rt_cosf;
 using ::gpulab_rt_hypotf;
-using ::gpulab_rt_log1pf;
 using ::gpulab_rt_log10f;
+using ::gpulab_rt_log1pf;
 using ::gpulab_rt_log2f;
 using ::gpulab_rt_logf;
 using ::gpulab_rt_sincosf;

@@ -76,6 +76,14 @@ cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t* node, cudaGraph_t graph,
                                    const cudaGraphNode_t* dependencies, size_t count,
                                    const struct cudaKernelNodeParams* params,
                                    std::source_location where = std::source_location::current());
+// A kernel node's launch shape and arguments changed, in a graph or in an instantiated graph (its
+// kernel stays the one the node was made with).
+cudaError_t cudaGraphKernelNodeSetParams(
+    cudaGraphNode_t node, const struct cudaKernelNodeParams* params,
+    std::source_location where = std::source_location::current());
+cudaError_t cudaGraphExecKernelNodeSetParams(
+    cudaGraphExec_t exec, cudaGraphNode_t node, const struct cudaKernelNodeParams* params,
+    std::source_location where = std::source_location::current());
 cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t* node, cudaGraph_t graph,
                                      const cudaGraphNode_t* dependencies, size_t count, void* dst,
                                      const void* src, size_t bytes, enum cudaMemcpyKind kind);
@@ -110,6 +118,16 @@ inline cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph
 }
 cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph,
                                 cudaGraphExecUpdateResultInfo* result);
+// CUDA 11's form, which CUDA 12 and 13 keep in C++: the node and the result apart.
+inline cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph,
+                                       cudaGraphNode_t* error_node,
+                                       enum cudaGraphExecUpdateResult* result) {
+  cudaGraphExecUpdateResultInfo info{};
+  const cudaError_t status = cudaGraphExecUpdate(exec, graph, &info);
+  if (error_node != nullptr) *error_node = info.errorNode;
+  if (result != nullptr) *result = info.result;
+  return status;
+}
 cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream);
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec);
 
@@ -117,7 +135,7 @@ namespace gpulab::rt {
 
 // Kernels a program defines, by address, so that a kernel node (or any launch that names the
 // kernel by a `void*`) can be made from an array of pointers to its arguments. gpulab's rewrite
-// registers every kernel that is no template.
+// registers every kernel where it is defined, and a template's instantiation where it is named.
 using LaunchFromArguments = void (*)(const void* kernel, const LaunchSite& site,
                                      const LaunchConfig& config, void** arguments);
 bool register_kernel_erased(const void* address, const char* name, LaunchFromArguments launch);
@@ -151,6 +169,13 @@ template <class... P>
 bool register_kernel(void (*kernel)(P...), const char* name) {
   return register_kernel_erased(reinterpret_cast<const void*>(kernel), name,
                                 &RegisteredKernel<P...>::launch);
+}
+// A kernel template's instantiation where the program names it as a value: registered, and
+// given back as it was (gpulab's rewrite wraps `k<T>` and `&k<T>` in it).
+template <class... P>
+auto registered(void (*kernel)(P...), const char* name) {
+  register_kernel(kernel, name);
+  return kernel;
 }
 
 }  // namespace gpulab::rt

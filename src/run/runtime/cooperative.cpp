@@ -1,6 +1,6 @@
 // Cooperative launches on the emulator: cudaLaunchCooperativeKernel's limits (cooperative.hpp) and
-// the launches by address (gpulab_cooperative.h). The blocks themselves run on OS threads of their
-// own, all at once, with a grid barrier between them (simt/cooperative_launch.hpp).
+// the launches by address (gpulab_cooperative.h). The blocks themselves are all resident on the
+// emulator's worker threads, with a grid barrier between them (simt/cooperative_launch.hpp).
 #include "run/runtime/cooperative.hpp"
 
 #include <algorithm>
@@ -38,13 +38,13 @@ void check_cooperative_fits(const void* kernel, const LaunchConfig& config) {
       std::to_string(threads) + " threads: at most " + std::to_string(most) +
       " can be resident at once (" + std::to_string(per_sm) + " per SM by the occupancy " +
       "calculator's rules for compute capability 9.0, x " + std::to_string(sms) +
-      " SMs, the emulator's worker threads); size the grid with "
+      " SMs of an H100); size the grid with "
       "cudaOccupancyMaxActiveBlocksPerMultiprocessor x multiProcessorCount";
   const std::string why_zh =
       "协作启动了 " + std::to_string(blocks) + " 个线程块，每块 " + std::to_string(threads) +
       " 个线程：同时驻留的最多只能有 " + std::to_string(most) + " 个（按占用率计算器对计算能力 " +
       "9.0 的规则每个 SM " + std::to_string(per_sm) + " 个，乘以 " + std::to_string(sms) +
-      " 个 SM，即模拟器的工作线程数）；请用 cudaOccupancyMaxActiveBlocksPerMultiprocessor 乘以 "
+      " 个 SM，即 H100 的 SM 数）；请用 cudaOccupancyMaxActiveBlocksPerMultiprocessor 乘以 "
       "multiProcessorCount 来确定网格大小";
   throw CudaError("cudaErrorCooperativeLaunchTooLarge", {why, why_zh});
 }

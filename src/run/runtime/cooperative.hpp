@@ -14,7 +14,7 @@ int blocks_per_sm(const void* kernel, int block_threads, size_t dynamic_shared_b
 
 // A cooperative launch's blocks must all be resident at once: throws CudaError
 // (cudaErrorCooperativeLaunchTooLarge) naming the numbers when the grid has more blocks than
-// blocks_per_sm x the device's SMs (the emulator's worker threads).
+// blocks_per_sm x the device's 132 SMs (an H100's).
 void check_cooperative_fits(const void* kernel, const LaunchConfig& config);
 
 }  // namespace gpulab::rt

@@ -1,12 +1,13 @@
-// The device and its properties: one device (0), whose properties describe the emulator (its
-// workers as SMs, the host's memory; no textures, no caches), every attribute and property of
-// CUDA 13 and the fields CUDA 13 removed from cudaDeviceProp (for older books' programs; the
-// report names their replacements), device flags, limits, cudaDeviceSynchronize (where a fault of
-// an earlier launch surfaces) and cudaDeviceReset, the driver and runtime versions,
-// cudaMemGetInfo; and what a kernel reads of the machine: clock() and clock64() (nanoseconds of
-// the CPU's monotonic clock: a 1 GHz clock, so that cycles / cudaDevAttrClockRate gives
-// milliseconds as on a GPU) and the special registers inline PTX reads (%smid: the worker thread
-// running the block, %nsmid, %globaltimer), which gpulab's rewrite turns into calls here.
+// The device and its properties: one device (0), whose properties describe the emulator (an
+// H100's 132 SMs and limits, the host's memory; no textures, no caches), every attribute and
+// property of CUDA 13 and the fields CUDA 13 removed from cudaDeviceProp (for older books'
+// programs; the report names their replacements), device flags, limits, cudaDeviceSynchronize
+// (where a fault of an earlier launch surfaces) and cudaDeviceReset, the driver and runtime
+// versions, cudaMemGetInfo; and what a kernel reads of the machine: clock() and clock64()
+// (nanoseconds of the CPU's monotonic clock: a 1 GHz clock, so that cycles / cudaDevAttrClockRate
+// gives milliseconds as on a GPU) and the special registers inline PTX reads (%smid: the number of
+// the worker thread running the block, %nsmid: 132, %globaltimer), which gpulab's rewrite turns
+// into calls here.
 #include <time.h>
 #include <unistd.h>
 
@@ -136,8 +137,10 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int device) {
   p->major = 9;
   p->minor = 0;
   p->textureAlignment = 512;
-  p->multiProcessorCount = static_cast<int>(workers);  // one "SM" per worker thread
-  p->integrated = 1;                                   // device memory is host memory
+  // An H100's: programs size grids from it (a cooperative grid of 132 x the occupancy's blocks
+  // per SM runs, all its blocks resident on the worker threads).
+  p->multiProcessorCount = static_cast<int>(gpulab::simt::kSmCount);
+  p->integrated = 1;  // device memory is host memory
   p->canMapHostMemory = 1;
   p->concurrentKernels = 0;  // launches run one after another
   p->asyncEngineCount = 0;
@@ -150,7 +153,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int device) {
   p->managedMemory = 1;
   p->pageableMemoryAccess = 1;
   p->concurrentManagedAccess = 1;
-  p->cooperativeLaunch = 1;  // cudaLaunchCooperativeKernel: every block on a thread of its own
+  p->cooperativeLaunch = 1;  // cudaLaunchCooperativeKernel: every block resident at once
   p->sharedMemPerBlockOptin = 227 * 1024;
   p->maxBlocksPerMultiProcessor = 32;
   p->reservedSharedMemPerBlock = 1024;
@@ -617,15 +620,15 @@ extern "C" clock_t gpulab_rt_clock(void) {
 }
 
 extern "C" unsigned gpulab_rt_ptx_smid(void) {
-  // The emulated SMs are the worker threads: each OS thread that runs blocks gets a number.
+  // Each OS thread that runs blocks gets a number (modulo the device's 132 SMs): blocks that give
+  // the same number ran on the same worker thread.
   static std::atomic<unsigned> next{0};
   thread_local const unsigned mine = next.fetch_add(1);
-  const unsigned sms = gpulab::rt::worker_count();
-  return sms == 0 ? 0 : mine % sms;
+  return mine % gpulab::simt::kSmCount;
 }
 
 extern "C" unsigned gpulab_rt_ptx_nsmid(void) {
-  return gpulab::rt::worker_count();
+  return gpulab::simt::kSmCount;
 }
 
 extern "C" unsigned long long gpulab_rt_ptx_globaltimer(void) {

@@ -380,9 +380,12 @@ cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
   return live ? cudaSuccess : cudaErrorInvalidValue;
 }
 
-cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t* node, cudaGraph_t graph,
-                                   const cudaGraphNode_t* dependencies, size_t count,
-                                   const cudaKernelNodeParams* params, std::source_location where) {
+namespace gpulab::rt {
+namespace {
+
+// A kernel node made from `params` as a launch recorded into it (its argument bytes copied).
+cudaError_t make_kernel_node(const cudaKernelNodeParams* params, const std::source_location& where,
+                             std::unique_ptr<CUgraphNode_st>* out) {
   if (params == nullptr || params->func == nullptr) return cudaErrorInvalidValue;
   gpulab::rt::LaunchFromArguments launch = nullptr;
   const char* name = "";
@@ -396,15 +399,68 @@ cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t* node, cudaGraph_t graph,
   }
   if (params->kernelParams == nullptr && params->extra != nullptr) return cudaErrorNotSupported;
   auto n = std::make_unique<CUgraphNode_st>();
-  gpulab::rt::t_kernel_node = n.get();
+  t_kernel_node = n.get();
   // The node's launches are reported at the line that made the node.
-  launch(params->func,
-         gpulab::rt::LaunchSite{name, where.file_name(), static_cast<int>(where.line())},
-         gpulab::rt::config(params->gridDim, params->blockDim, params->sharedMemBytes),
-         params->kernelParams);
-  gpulab::rt::t_kernel_node = nullptr;
+  launch(params->func, LaunchSite{name, where.file_name(), static_cast<int>(where.line())},
+         config(params->gridDim, params->blockDim, params->sharedMemBytes), params->kernelParams);
+  t_kernel_node = nullptr;
   if (n->type != cudaGraphNodeTypeKernel) return cudaErrorInvalidValue;
+  *out = std::move(n);
+  return cudaSuccess;
+}
+
+// `made` takes `node`'s place: its kernel, launch shape and argument bytes, not its dependencies.
+// A node's kernel stays the one it was made with (CUDA's cudaErrorInvalidValue otherwise).
+cudaError_t replace_kernel(CUgraphNode_st& node, CUgraphNode_st& made) {
+  if (node.type != cudaGraphNodeTypeKernel || made.kernel != node.kernel) {
+    return cudaErrorInvalidValue;
+  }
+  made.dependencies = std::move(node.dependencies);
+  node = std::move(made);
+  return cudaSuccess;
+}
+
+}  // namespace
+}  // namespace gpulab::rt
+
+cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                                   const cudaGraphNode_t* dependencies, size_t count,
+                                   const cudaKernelNodeParams* params, std::source_location where) {
+  std::unique_ptr<CUgraphNode_st> n;
+  if (const cudaError_t e = gpulab::rt::make_kernel_node(params, where, &n); e != cudaSuccess) {
+    return e;
+  }
   return gpulab::rt::add_node(node, graph, dependencies, count, std::move(n));
+}
+
+cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const cudaKernelNodeParams* params,
+                                         std::source_location where) {
+  std::unique_ptr<CUgraphNode_st> n;
+  if (const cudaError_t e = gpulab::rt::make_kernel_node(params, where, &n); e != cudaSuccess) {
+    return e;
+  }
+  auto& g = gpulab::rt::graphs();
+  std::lock_guard lock(g.mutex);
+  for (cudaGraph_t graph : g.graphs) {
+    if (gpulab::rt::owns(graph, node)) return gpulab::rt::replace_kernel(*node, *n);
+  }
+  return cudaErrorInvalidValue;
+}
+
+cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t exec, cudaGraphNode_t node,
+                                             const cudaKernelNodeParams* params,
+                                             std::source_location where) {
+  std::unique_ptr<CUgraphNode_st> n;
+  if (const cudaError_t e = gpulab::rt::make_kernel_node(params, where, &n); e != cudaSuccess) {
+    return e;
+  }
+  auto& g = gpulab::rt::graphs();
+  std::lock_guard lock(g.mutex);
+  if (g.execs.count(exec) == 0) return cudaErrorInvalidValue;
+  for (size_t i = 0; i < exec->nodes.size(); ++i) {
+    if (exec->made_from[i] == node) return gpulab::rt::replace_kernel(exec->nodes[i], *n);
+  }
+  return cudaErrorInvalidValue;
 }
 
 cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t* node, cudaGraph_t graph,

@@ -3,10 +3,13 @@
 // the device reaches (cudaHostAlloc's flags, cudaHostRegister, cudaHostGetDevicePointer) and
 // unified memory's hints (cudaMemAdvise, cudaMemPrefetchAsync in both forms). Every allocation is
 // simt's (simt/memory_check), which knows its call site for --check.
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <vector>
 
 #include "run/runtime/graph.hpp"
 #include "run/runtime/state.hpp"
@@ -318,11 +321,178 @@ cudaError_t cudaMemset3DAsync(cudaPitchedPtr pitched, int value, cudaExtent exte
   return cudaMemset3D(pitched, value, extent);
 }
 
+// A memory pool: what its allocations use now and at most, and the threshold the program set.
+struct gpulab_mem_pool {
+  std::uint64_t release_threshold = 0;
+  std::uint64_t used = 0, used_high = 0;
+  bool reuse[3] = {true, true, true};  // the three reuse policies, on by default
+};
+
+namespace gpulab::rt {
+namespace {
+
+struct Pools {
+  std::mutex m;
+  gpulab_mem_pool default_pool;
+  cudaMemPool_t current = &default_pool;                                // cudaDeviceSetMemPool's
+  std::map<const void*, std::pair<cudaMemPool_t, std::uint64_t>> from;  // allocation -> pool, bytes
+  std::vector<std::unique_ptr<gpulab_mem_pool>> created;
+};
+
+Pools& pools() {
+  static Pools p;
+  return p;
+}
+
+bool known_pool(Pools& p, cudaMemPool_t pool) {
+  if (pool == &p.default_pool) return true;
+  return std::any_of(p.created.begin(), p.created.end(),
+                     [&](const auto& c) { return c.get() == pool; });
+}
+
+cudaError_t allocate_from(void** ptr, size_t size, cudaMemPool_t pool,
+                          const std::source_location& where) {
+  Pools& p = pools();
+  {
+    std::lock_guard lock(p.m);
+    if (!known_pool(p, pool)) return set_error(cudaErrorInvalidValue);
+  }
+  const cudaError_t e = allocate(ptr, size, simt::AllocationKind::device, where);
+  if (e != cudaSuccess || *ptr == nullptr) return e;
+  std::lock_guard lock(p.m);
+  p.from[*ptr] = {pool, size};
+  pool->used += size;
+  pool->used_high = std::max(pool->used_high, pool->used);
+  return cudaSuccess;
+}
+
+}  // namespace
+}  // namespace gpulab::rt
+
 cudaError_t cudaMallocAsync(void** ptr, size_t size, cudaStream_t, std::source_location where) {
-  return gpulab::rt::allocate(ptr, size, gpulab::simt::AllocationKind::device, where);
+  cudaMemPool_t pool;
+  {
+    std::lock_guard lock(gpulab::rt::pools().m);
+    pool = gpulab::rt::pools().current;
+  }
+  return gpulab::rt::allocate_from(ptr, size, pool, where);
+}
+cudaError_t cudaMallocFromPoolAsync(void** ptr, size_t size, cudaMemPool_t pool, cudaStream_t,
+                                    std::source_location where) {
+  return gpulab::rt::allocate_from(ptr, size, pool, where);
 }
 cudaError_t cudaFreeAsync(void* ptr, cudaStream_t) {
-  return gpulab::rt::free_kind(ptr, gpulab::simt::AllocationKind::device);
+  const cudaError_t e = gpulab::rt::free_kind(ptr, gpulab::simt::AllocationKind::device);
+  if (e != cudaSuccess || ptr == nullptr) return e;
+  auto& p = gpulab::rt::pools();
+  std::lock_guard lock(p.m);
+  if (const auto it = p.from.find(ptr); it != p.from.end()) {
+    it->second.first->used -= it->second.second;
+    p.from.erase(it);
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t* pool, int device) {
+  if (pool == nullptr) return set_error(cudaErrorInvalidValue);
+  if (device != 0) return set_error(cudaErrorInvalidDevice);
+  *pool = &gpulab::rt::pools().default_pool;
+  return cudaSuccess;
+}
+cudaError_t cudaDeviceGetMemPool(cudaMemPool_t* pool, int device) {
+  if (pool == nullptr) return set_error(cudaErrorInvalidValue);
+  if (device != 0) return set_error(cudaErrorInvalidDevice);
+  auto& p = gpulab::rt::pools();
+  std::lock_guard lock(p.m);
+  *pool = p.current;
+  return cudaSuccess;
+}
+cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t pool) {
+  if (device != 0) return set_error(cudaErrorInvalidDevice);
+  auto& p = gpulab::rt::pools();
+  std::lock_guard lock(p.m);
+  if (!gpulab::rt::known_pool(p, pool)) return set_error(cudaErrorInvalidValue);
+  p.current = pool;
+  return cudaSuccess;
+}
+cudaError_t cudaMemPoolCreate(cudaMemPool_t* pool, const cudaMemPoolProps* props) {
+  if (pool == nullptr || props == nullptr || props->allocType != cudaMemAllocationTypePinned ||
+      props->location.type != cudaMemLocationTypeDevice || props->location.id != 0) {
+    return set_error(cudaErrorInvalidValue);
+  }
+  if (props->handleTypes != cudaMemHandleTypeNone) return set_error(cudaErrorNotSupported);
+  auto& p = gpulab::rt::pools();
+  std::lock_guard lock(p.m);
+  p.created.push_back(std::make_unique<gpulab_mem_pool>());
+  *pool = p.created.back().get();
+  return cudaSuccess;
+}
+cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool) {
+  auto& p = gpulab::rt::pools();
+  std::lock_guard lock(p.m);
+  // The default pool cannot be destroyed; a destroyed pool's live allocations stay valid.
+  const auto it = std::find_if(p.created.begin(), p.created.end(),
+                               [&](const auto& c) { return c.get() == pool; });
+  if (it == p.created.end()) return set_error(cudaErrorInvalidValue);
+  if (p.current == pool) p.current = &p.default_pool;
+  for (auto a = p.from.begin(); a != p.from.end();) {
+    a = a->second.first == pool ? p.from.erase(a) : std::next(a);
+  }
+  p.created.erase(it);
+  return cudaSuccess;
+}
+cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, void* value) {
+  auto& p = gpulab::rt::pools();
+  std::lock_guard lock(p.m);
+  if (value == nullptr || !gpulab::rt::known_pool(p, pool)) return set_error(cudaErrorInvalidValue);
+  switch (attr) {
+    case cudaMemPoolReuseFollowEventDependencies:
+    case cudaMemPoolReuseAllowOpportunistic:
+    case cudaMemPoolReuseAllowInternalDependencies:
+      pool->reuse[attr - 1] = *static_cast<const int*>(value) != 0;
+      return cudaSuccess;
+    case cudaMemPoolAttrReleaseThreshold:
+      pool->release_threshold = *static_cast<const std::uint64_t*>(value);
+      return cudaSuccess;
+    case cudaMemPoolAttrReservedMemHigh:
+    case cudaMemPoolAttrUsedMemHigh:
+      // Only a reset to zero is allowed: the high-water mark becomes what is used now.
+      if (*static_cast<const std::uint64_t*>(value) != 0) return set_error(cudaErrorInvalidValue);
+      pool->used_high = pool->used;
+      return cudaSuccess;
+    default:
+      return set_error(cudaErrorInvalidValue);
+  }
+}
+cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, void* value) {
+  auto& p = gpulab::rt::pools();
+  std::lock_guard lock(p.m);
+  if (value == nullptr || !gpulab::rt::known_pool(p, pool)) return set_error(cudaErrorInvalidValue);
+  switch (attr) {
+    case cudaMemPoolReuseFollowEventDependencies:
+    case cudaMemPoolReuseAllowOpportunistic:
+    case cudaMemPoolReuseAllowInternalDependencies:
+      *static_cast<int*>(value) = pool->reuse[attr - 1] ? 1 : 0;
+      return cudaSuccess;
+    case cudaMemPoolAttrReleaseThreshold:
+      *static_cast<std::uint64_t*>(value) = pool->release_threshold;
+      return cudaSuccess;
+    case cudaMemPoolAttrReservedMemCurrent:
+    case cudaMemPoolAttrUsedMemCurrent:
+      *static_cast<std::uint64_t*>(value) = pool->used;
+      return cudaSuccess;
+    case cudaMemPoolAttrReservedMemHigh:
+    case cudaMemPoolAttrUsedMemHigh:
+      *static_cast<std::uint64_t*>(value) = pool->used_high;
+      return cudaSuccess;
+  }
+  return set_error(cudaErrorInvalidValue);
+}
+cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t) {
+  auto& p = gpulab::rt::pools();
+  std::lock_guard lock(p.m);
+  // Nothing is held beyond what is in use: there is nothing to trim.
+  return gpulab::rt::known_pool(p, pool) ? cudaSuccess : set_error(cudaErrorInvalidValue);
 }
 
 cudaError_t cudaMemPrefetchAsync(const void* ptr, size_t count, cudaMemLocation location,
