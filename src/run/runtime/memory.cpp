@@ -441,52 +441,60 @@ cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool) {
   p.created.erase(it);
   return cudaSuccess;
 }
-cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, void* value) {
-  auto& p = gpulab::rt::pools();
+namespace gpulab::rt {
+namespace {
+
+// f(pool) under the pools' lock, for a pool the program has and a value to read or write.
+template <class F>
+cudaError_t with_pool(cudaMemPool_t pool, const void* value, const F& f) {
+  auto& p = pools();
   std::lock_guard lock(p.m);
-  if (value == nullptr || !gpulab::rt::known_pool(p, pool)) return set_error(cudaErrorInvalidValue);
-  switch (attr) {
-    case cudaMemPoolReuseFollowEventDependencies:
-    case cudaMemPoolReuseAllowOpportunistic:
-    case cudaMemPoolReuseAllowInternalDependencies:
-      pool->reuse[attr - 1] = *static_cast<const int*>(value) != 0;
-      return cudaSuccess;
-    case cudaMemPoolAttrReleaseThreshold:
-      pool->release_threshold = *static_cast<const std::uint64_t*>(value);
-      return cudaSuccess;
-    case cudaMemPoolAttrReservedMemHigh:
-    case cudaMemPoolAttrUsedMemHigh:
-      // Only a reset to zero is allowed: the high-water mark becomes what is used now.
-      if (*static_cast<const std::uint64_t*>(value) != 0) return set_error(cudaErrorInvalidValue);
-      pool->used_high = pool->used;
-      return cudaSuccess;
-    default:
+  if (value == nullptr || !known_pool(p, pool)) return set_error(cudaErrorInvalidValue);
+  return f(*pool);
+}
+
+// The three reuse policies, kept as reuse[attr - 1].
+bool is_reuse_policy(cudaMemPoolAttr attr) {
+  return attr >= cudaMemPoolReuseFollowEventDependencies &&
+         attr <= cudaMemPoolReuseAllowInternalDependencies;
+}
+
+}  // namespace
+}  // namespace gpulab::rt
+
+cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, void* value) {
+  return gpulab::rt::with_pool(pool, value, [&](gpulab_mem_pool& mp) {
+    // An int for the reuse policies, a 64-bit size for the others.
+    const auto u64 = [&] { return *static_cast<const std::uint64_t*>(value); };
+    if (gpulab::rt::is_reuse_policy(attr)) {
+      mp.reuse[attr - 1] = *static_cast<const int*>(value) != 0;
+    } else if (attr == cudaMemPoolAttrReleaseThreshold) {
+      mp.release_threshold = u64();
+    } else if ((attr == cudaMemPoolAttrReservedMemHigh || attr == cudaMemPoolAttrUsedMemHigh) &&
+               u64() == 0) {
+      mp.used_high = mp.used;  // only a reset is allowed: the high-water mark is what is used now
+    } else {
       return set_error(cudaErrorInvalidValue);
-  }
+    }
+    return cudaSuccess;
+  });
 }
 cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, void* value) {
-  auto& p = gpulab::rt::pools();
-  std::lock_guard lock(p.m);
-  if (value == nullptr || !gpulab::rt::known_pool(p, pool)) return set_error(cudaErrorInvalidValue);
-  switch (attr) {
-    case cudaMemPoolReuseFollowEventDependencies:
-    case cudaMemPoolReuseAllowOpportunistic:
-    case cudaMemPoolReuseAllowInternalDependencies:
-      *static_cast<int*>(value) = pool->reuse[attr - 1] ? 1 : 0;
-      return cudaSuccess;
-    case cudaMemPoolAttrReleaseThreshold:
-      *static_cast<std::uint64_t*>(value) = pool->release_threshold;
-      return cudaSuccess;
-    case cudaMemPoolAttrReservedMemCurrent:
-    case cudaMemPoolAttrUsedMemCurrent:
-      *static_cast<std::uint64_t*>(value) = pool->used;
-      return cudaSuccess;
-    case cudaMemPoolAttrReservedMemHigh:
-    case cudaMemPoolAttrUsedMemHigh:
-      *static_cast<std::uint64_t*>(value) = pool->used_high;
-      return cudaSuccess;
-  }
-  return set_error(cudaErrorInvalidValue);
+  return gpulab::rt::with_pool(pool, value, [&](const gpulab_mem_pool& mp) {
+    auto* u64 = static_cast<std::uint64_t*>(value);
+    if (gpulab::rt::is_reuse_policy(attr)) {
+      *static_cast<int*>(value) = mp.reuse[attr - 1] ? 1 : 0;
+    } else if (attr == cudaMemPoolAttrReleaseThreshold) {
+      *u64 = mp.release_threshold;
+    } else if (attr == cudaMemPoolAttrReservedMemCurrent || attr == cudaMemPoolAttrUsedMemCurrent) {
+      *u64 = mp.used;  // memory goes back to the host when freed: reserved is what is used
+    } else if (attr == cudaMemPoolAttrReservedMemHigh || attr == cudaMemPoolAttrUsedMemHigh) {
+      *u64 = mp.used_high;
+    } else {
+      return set_error(cudaErrorInvalidValue);
+    }
+    return cudaSuccess;
+  });
 }
 cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t) {
   auto& p = gpulab::rt::pools();
