@@ -213,6 +213,12 @@ void recover(int sig, const siginfo_t* info, const void* ucontext) noexcept {
 #else
   c.pc = 0;
 #endif
+  // In a check or profile hook's own code: the access it was called for (pc is read as one past
+  // the faulting instruction, a return address as itself).
+  if (tl_hook_site != nullptr) {
+    c.pc = reinterpret_cast<std::uintptr_t>(tl_hook_site) - 1;
+    tl_hook_site = nullptr;  // the hook will not return to clear it
+  }
   // A second fault before the jump has landed is a crash, not a kernel's fault.
   tl_guard_point = nullptr;
   siglongjmp(point->env, 1);

@@ -231,6 +231,9 @@ class RaceChecker {
 
 // Non-null only while instrumented kernel code of a checked launch runs on this OS thread.
 inline thread_local RaceChecker* tl_recording = nullptr;
+// The instrumented access a hook is working for, while the hook is out of its common path: a
+// fault there (a CUDA thread's stack overflowing in the hook's call) names that access's line.
+inline thread_local void* tl_hook_site = nullptr;
 
 // The dynamic shared buffer of the calling OS thread.
 unsigned char* dynamic_shared_buffer() noexcept;

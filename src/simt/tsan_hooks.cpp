@@ -16,8 +16,20 @@ std::atomic<unsigned> g_instrumented_units{0};
 
 namespace {
 
-// The hook's own frame: how deep the CUDA thread's stack is (RaceChecker::keep_profile_event).
-#define GPULAB_SIMT_HOOK_SP reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0))
+// The stack pointer: how deep the CUDA thread's stack is (RaceChecker::keep_profile_event). Read
+// without asking for a frame, so that the common path writes nothing to the stack.
+[[gnu::always_inline]] inline std::uintptr_t hook_sp() {
+  std::uintptr_t sp = 0;
+#if defined(__x86_64__)
+  asm("mov %%rsp, %0" : "=r"(sp));
+#elif defined(__aarch64__)
+  asm("mov %0, sp" : "=r"(sp));
+#else
+  sp = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
+#endif
+  return sp;
+}
+#define GPULAB_SIMT_HOOK_SP gpulab::simt::detail::hook_sp()
 
 // What a hook does with an access that is not kept in a profile batch (below): the race checker
 // and the profile's counters see it now. Out of line, so that the hooks' common path saves no
@@ -55,7 +67,9 @@ namespace {
             reinterpret_cast<std::uintptr_t>(pc), reinterpret_cast<std::uintptr_t>(p),
             std::uint64_t{size} << 2 | std::uint64_t{write} << 1 | std::uint64_t{atomic}, sp))
       return;
+    tl_hook_site = pc;
     access_slow(c, p, size, write, pc, sp, atomic);
+    tl_hook_site = nullptr;
   }
 }
 
@@ -151,8 +165,10 @@ void __sanitizer_cov_trace_pc() {
     if (c->keep_profile_event(reinterpret_cast<std::uintptr_t>(__builtin_return_address(0)), 0,
                               gpulab::simt::detail::ProfileEvent::kBasicBlock, GPULAB_SIMT_HOOK_SP))
       return;
+    gpulab::simt::detail::tl_hook_site = __builtin_return_address(0);
     gpulab::simt::detail::basic_block_slow(
         c, reinterpret_cast<std::uintptr_t>(__builtin_return_address(0)), GPULAB_SIMT_HOOK_SP);
+    gpulab::simt::detail::tl_hook_site = nullptr;
   }
 }
 void __tsan_vptr_update(void**, void*) {}
