@@ -411,9 +411,9 @@ TEST_CASE("run: __fadd_rz and __fmul_rz round toward zero, bit for bit as the H1
 }
 
 TEST_CASE("run: directed-rounding intrinsics (_rz, _rd, _ru), bit for bit as the GPU", "[run]") {
-  // directed_rounding.out is the GPU's output: per intrinsic (add, sub, mul, div, sqrt and rcp, float
-  // and double, toward zero, down and up), a checksum of its results over 2^18 operand pairs and of
-  // the special ones (zeros of both signs, infinities, subnormals, the largest floats).
+  // directed_rounding.out is the GPU's output: per intrinsic (add, sub, mul, div, sqrt and rcp,
+  // float and double, toward zero, down and up), a checksum of its results over 2^18 operand pairs
+  // and of the special ones (zeros of both signs, infinities, subnormals, the largest floats).
   const Outcome o = run_program("directed_rounding");
   check_output("directed_rounding", o);
   CHECK(o.report["findings"].empty());
