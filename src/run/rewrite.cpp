@@ -19,6 +19,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -322,6 +323,29 @@ class Rewriter {
 
   // The names of the kernels defined or declared as templates (`template <...> __global__ void
   // k(`).
+  // After `__global__`: the kernel's name and the position of its parameter list's `(`, skipping
+  // words such as `void` and attributes such as `__launch_bounds__(...)`.
+  std::optional<std::pair<std::string_view, std::size_t>> kernel_declarator(
+      std::size_t after_word) const {
+    std::size_t k = skip_space(after_word);
+    while (k < s_.size() && ident_char(s_[k])) {
+      std::size_t e = k;
+      while (e < s_.size() && ident_char(s_[e])) ++e;
+      const std::string_view word = s_.substr(k, e - k);
+      const std::size_t next = skip_space(e);
+      if (next < s_.size() && s_[next] == '(') {
+        if (!word.starts_with("__")) return std::make_pair(word, next);
+        // __launch_bounds__(...) and the like.
+        const std::size_t close = match_forward(next, ')');
+        if (close == std::string_view::npos) return std::nullopt;
+        k = skip_space(close + 1);
+        continue;
+      }
+      k = next;
+    }
+    return std::nullopt;
+  }
+
   void find_kernel_templates() {
     for (std::size_t at = s_.find("__global__"); at != std::string_view::npos;
          at = s_.find("__global__", at + 10)) {
@@ -333,28 +357,9 @@ class Rewriter {
       const std::string_view head = s_.substr(start, at - start);
       const std::size_t t = head.find("template");
       if (t == std::string_view::npos || head.find('<', t) == std::string_view::npos) continue;
-      std::size_t k = at + 10;
-      std::string_view name;
-      while (k < s_.size()) {
-        k = skip_space(k);
-        std::size_t e = k;
-        while (e < s_.size() && ident_char(s_[e])) ++e;
-        if (e == k) break;
-        const std::size_t next = skip_space(e);
-        if (next < s_.size() && s_[next] == '(') {
-          const std::string_view word = s_.substr(k, e - k);
-          if (!word.starts_with("__")) {
-            name = word;
-            break;
-          }
-          const std::size_t close = match_forward(next, ')');
-          if (close == std::string_view::npos) break;
-          k = close + 1;
-          continue;
-        }
-        k = e;
+      if (const auto kernel = kernel_declarator(at + 10)) {
+        kernel_templates_.insert(std::string(kernel->first));
       }
-      if (!name.empty()) kernel_templates_.insert(std::string(name));
     }
   }
 
@@ -397,28 +402,9 @@ class Rewriter {
     std::size_t line_start = after_word;
     while (line_start > 0 && s_[line_start - 1] != '\n') --line_start;
     if (s_[skip_space_line(line_start)] == '#') return;  // a macro
-    std::size_t k = skip_space(after_word);
-    std::string_view name;
-    while (k < s_.size() && ident_char(s_[k])) {
-      std::size_t e = k;
-      while (e < s_.size() && ident_char(s_[e])) ++e;
-      const std::string_view word = s_.substr(k, e - k);
-      const std::size_t next = skip_space(e);
-      if (next < s_.size() && s_[next] == '(') {
-        if (!word.starts_with("__")) {
-          name = word;
-          k = next;
-          break;
-        }
-        // __launch_bounds__(...) and the like.
-        const std::size_t close = match_forward(next, ')');
-        if (close == std::string_view::npos) return;
-        k = skip_space(close + 1);
-        continue;
-      }
-      k = next;
-    }
-    if (name.empty()) return;
+    const auto kernel = kernel_declarator(after_word);
+    if (!kernel) return;
+    const auto [name, k] = *kernel;
     const std::size_t close = match_forward(k, ')');
     if (close == std::string_view::npos) return;
     const std::size_t body = skip_space(close + 1);

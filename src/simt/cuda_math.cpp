@@ -5,7 +5,7 @@
 // the GPU rounds twice.
 #include "simt/cuda_math.hpp"
 
-#include "simt/device_api.hpp"  // __fadd_rz
+#include "simt/device_api.hpp"  // __fadd_rz, __float2int_rn, gpulab_gpu_nan
 
 #include <algorithm>
 #include <bit>
@@ -26,20 +26,6 @@ std::uint32_t bits_of(float x) {
   return std::bit_cast<std::uint32_t>(x);
 }
 
-// A GPU's arithmetic makes one NaN, 0x7fffffff, whatever NaN went in.
-float gpu_nan(float r) {
-  return std::isnan(r) ? from_bits(0x7fffffffu) : r;
-}
-
-// cvt.rni.s32.f32: to the nearest integer, ties to even; saturating; NaN gives 0.
-std::int32_t round_to_int(float v) {
-  if (std::isnan(v)) return 0;
-  const float r = std::nearbyint(v);
-  if (r >= 2147483648.0f) return std::numeric_limits<std::int32_t>::max();
-  if (r < -2147483648.0f) return std::numeric_limits<std::int32_t>::min();
-  return static_cast<std::int32_t>(r);
-}
-
 // 2/pi in binary, 192 bits, the least significant 32-bit word first.
 constexpr std::uint32_t kTwoOverPi[6] = {0x3C439041u, 0xDB629599u, 0xF534DDC0u,
                                          0xFC2757D1u, 0x4E441529u, 0xA2F9836Eu};
@@ -53,7 +39,7 @@ struct Reduced {
 // Below 105615 a three-part pi/2 in fma steps; above, the product of x's mantissa with 2/pi's bits
 // (Payne and Hanek's reduction), whose fraction becomes r through a double.
 Reduced reduce_quadrant(float x) {
-  const std::int32_t j = round_to_int(x * from_bits(0x3F22F983u));  // x * 2/pi
+  const std::int32_t j = __float2int_rn(x * from_bits(0x3F22F983u));  // x * 2/pi
   const float fj = static_cast<float>(j);
   float r = std::fma(fj, from_bits(0xBFC90FDAu), x);
   r = std::fma(fj, from_bits(0xB3A22168u), r);
@@ -110,7 +96,7 @@ float sine_polynomial(float r, std::uint32_t quadrant) {
   const float scaled = std::fma(r2, base, 0.0f);
   float out = std::fma(p, scaled, base);
   if ((quadrant & 2u) != 0) out = std::fma(out, -1.0f, 0.0f);
-  return gpu_nan(out);
+  return gpulab_gpu_nan(out);
 }
 
 // What logf, log2f and log10f share: subnormals scaled by 2^23, x = 2^e * m with m in
@@ -175,12 +161,12 @@ void cuda_sincosf(float x, float* s, float* c) {
 
 float cuda_logf(float x) {
   const float r = natural_log(x);
-  return gpu_nan(x == 0.0f ? -std::numeric_limits<float>::infinity() : r);
+  return gpulab_gpu_nan(x == 0.0f ? -std::numeric_limits<float>::infinity() : r);
 }
 
 float cuda_log10f(float x) {
   const float r = natural_log(x) * from_bits(0x3EDE5BD9u);  // log10(e)
-  return gpu_nan(x == 0.0f ? -std::numeric_limits<float>::infinity() : r);
+  return gpulab_gpu_nan(x == 0.0f ? -std::numeric_limits<float>::infinity() : r);
 }
 
 float cuda_log2f(float x) {
@@ -193,7 +179,7 @@ float cuda_log2f(float x) {
   }
   const float q = t * (t * s);
   const float r = log_ends(p, p.e + std::fma(t, from_bits(0x3FB8AA3Bu), q));
-  return gpu_nan(x == 0.0f ? -std::numeric_limits<float>::infinity() : r);
+  return gpulab_gpu_nan(x == 0.0f ? -std::numeric_limits<float>::infinity() : r);
 }
 
 float cuda_log1pf(float x) {
@@ -216,7 +202,7 @@ float cuda_log1pf(float x) {
     }
     if (x == 0.0f) r = -0.0f;
   }
-  return gpu_nan(r);
+  return gpulab_gpu_nan(r);
 }
 
 float cuda_atan2f(float y, float x) {
@@ -241,7 +227,7 @@ float cuda_atan2f(float y, float x) {
   if (ax == ay) r = x_negative ? from_bits(0x4016CBE4u) : from_bits(0x3F490FDBu);  // 3pi/4, pi/4
   if (big == 0.0f) r = x_negative ? from_bits(0x40490FDBu) : 0.0f;                 // pi, 0
   const float sum = ax + ay;
-  return std::isnan(sum) ? gpu_nan(sum) : std::copysign(r, y);
+  return std::isnan(sum) ? gpulab_gpu_nan(sum) : std::copysign(r, y);
 }
 
 float cuda_hypotf(float a, float b) {
@@ -254,7 +240,7 @@ float cuda_hypotf(float a, float b) {
   const float r = std::sqrt(std::fma(shi, shi, slo * slo)) * from_bits(exponent | 0x00800000u);
   float out = lo == 0.0f ? hi : r;
   if (lo == std::numeric_limits<float>::infinity()) out = lo;
-  return gpu_nan(out);
+  return gpulab_gpu_nan(out);
 }
 
 }  // namespace gpulab::simt

@@ -611,9 +611,7 @@ GPULAB_SIMT_FN(double, __int2double_rn, (int x), (x))
 // ---- Float math
 // ------------------------------------------------------------------------------------ The fast
 // intrinsics (__expf, __fdividef, ...) compute the accurate result here: a CPU has no
-// special-function unit, so results may differ from a GPU's in the last bits. Rounding-mode
-// suffixes
-// (_rz, _ru, _rd) are computed in round-to-nearest.
+// special-function unit, so results may differ from a GPU's in the last bits.
 
 // Names that a C library may one day declare itself (C23 has rsqrt, sinpi, ...) are templates
 // with a defaulted parameter: a libc declaration, if present, is preferred by overload resolution

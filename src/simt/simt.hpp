@@ -26,9 +26,6 @@ inline constexpr std::uint64_t kMaxThreadsPerBlock = limits::kMaxThreadsPerBlock
 inline constexpr std::size_t kDefaultSharedPerBlock = limits::kDefaultSharedPerBlock;
 inline constexpr std::size_t kMaxSharedPerBlockOptin = 227 * 1024;
 inline constexpr unsigned kWarpSize = 32;
-// An H100 SXM5's streaming multiprocessors: the SM count the emulated device reports, so that
-// programs size their grids (cooperative ones too) as they do on an H100.
-inline constexpr unsigned kSmCount = 132;
 
 struct RunOptions {
   unsigned workers = 0;  // OS threads that run blocks; 0 = hardware_concurrency()

@@ -30,6 +30,11 @@ namespace gpulab::rt {
 
 namespace {
 
+// An H100 SXM5's streaming multiprocessors (its sheet in src/calc/gpu_models.json): the SM count
+// the emulated device reports, so that programs size their grids, cooperative ones too, as they
+// do on an H100.
+constexpr unsigned kSmCount = 132;
+
 constexpr unsigned kDeviceFlagsValid = cudaDeviceScheduleMask | cudaDeviceMapHost |
                                        cudaDeviceLmemResizeToMax | 0x80;  // cudaDeviceSyncMemops
 
@@ -139,7 +144,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int device) {
   p->textureAlignment = 512;
   // An H100's: programs size grids from it (a cooperative grid of 132 x the occupancy's blocks
   // per SM runs, all its blocks resident on the worker threads).
-  p->multiProcessorCount = static_cast<int>(gpulab::simt::kSmCount);
+  p->multiProcessorCount = static_cast<int>(gpulab::rt::kSmCount);
   p->integrated = 1;  // device memory is host memory
   p->canMapHostMemory = 1;
   p->concurrentKernels = 0;  // launches run one after another
@@ -624,11 +629,11 @@ extern "C" unsigned gpulab_rt_ptx_smid(void) {
   // the same number ran on the same worker thread.
   static std::atomic<unsigned> next{0};
   thread_local const unsigned mine = next.fetch_add(1);
-  return mine % gpulab::simt::kSmCount;
+  return mine % gpulab::rt::kSmCount;
 }
 
 extern "C" unsigned gpulab_rt_ptx_nsmid(void) {
-  return gpulab::simt::kSmCount;
+  return gpulab::rt::kSmCount;
 }
 
 extern "C" unsigned long long gpulab_rt_ptx_globaltimer(void) {

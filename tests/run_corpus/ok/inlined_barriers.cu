@@ -7,7 +7,8 @@ namespace cg = cooperative_groups;
 
 // A Hillis-Steele inclusive scan of the block, as NVIDIA's scan sample writes it: the bound a
 // parameter, the position and the sum each thread's own across the barriers.
-__device__ unsigned scan_block(unsigned v, volatile unsigned* s, unsigned size, cg::thread_block b) {
+__device__ unsigned scan_block(unsigned v, volatile unsigned* s, unsigned size,
+                               cg::thread_block b) {
   unsigned pos = 2 * threadIdx.x - (threadIdx.x & (size - 1));
   s[pos] = 0;
   pos += size;
