@@ -376,15 +376,20 @@ void BlockRunner::switch_to(ctx::fiber&& target, StackBounds target_stack, From 
   GuardPoint* const guard = tl_guard_point;  // each context keeps its own recovery point
   asan_start_switch(&fake_stack, target_stack);
   ctx::fiber incoming = std::move(target).resume();
-  asan_finish_switch(fake_stack, nullptr);
+  StackBounds incoming_stack;
+  asan_finish_switch(fake_stack, &incoming_stack);
   tl_guard_point = guard;
-  accept(std::move(incoming));
+  accept(std::move(incoming), incoming_stack);
 }
 
-void BlockRunner::accept(ctx::fiber&& incoming) {
+// `incoming_stack` is where ASan saw the leaver run (nothing without ASan). The scheduler is not
+// always the context that started the block: a cooperative block's runner is destroyed, and its
+// idle fibers ended, from its worker's stack, not from the block's fiber that ran it.
+void BlockRunner::accept(ctx::fiber&& incoming, StackBounds incoming_stack) {
   switch (from_) {
     case From::scheduler:
       scheduler_ = std::move(incoming);
+      if (kAsanEnabled) scheduler_stack_ = incoming_stack;
       break;
     case From::thread:
       fiber_[from_thread_] = std::move(incoming);
@@ -476,11 +481,10 @@ BlockRunner::~BlockRunner() {
 }
 
 ctx::fiber BlockRunner::loop_entry(ctx::fiber&& incoming) {
-  // The first fiber is always entered from the scheduler: learn where its stack is.
+  // Entered from the scheduler or a parked thread: accept() files the leaver.
   StackBounds from_stack;
   asan_finish_switch(nullptr, &from_stack);
-  if (from_ == From::scheduler && scheduler_stack_.size == 0) scheduler_stack_ = from_stack;
-  accept(std::move(incoming));
+  accept(std::move(incoming), from_stack);
   while (!retiring_) {
     try {
       // A loop fiber started to resume a coroutine thread goes to it first (dispatch), as a

@@ -148,7 +148,7 @@ class BlockRunner {
   void dispatch(From from, std::uint32_t from_thread);
   void switch_to(boost::context::fiber&& target, StackBounds target_stack, From from,
                  std::uint32_t from_thread);
-  void accept(boost::context::fiber&& incoming);
+  void accept(boost::context::fiber&& incoming, StackBounds incoming_stack);
   void start_loop_fiber(From from, std::uint32_t from_thread);
   void set_thread(std::uint32_t t);
   static void loop_enter(void* runner, std::uint32_t t);
@@ -251,9 +251,9 @@ class BlockRunner {
 
   // Fiber plumbing.
   boost::context::fiber scheduler_;  // the suspended scheduler, while a fiber runs
-  StackBounds scheduler_stack_;
-  StackBounds current_stack_;    // the stack of the context that runs now
-  From from_ = From::scheduler;  // the last switch's leaver
+  StackBounds scheduler_stack_;      // ASan builds: the stack of the last scheduler to switch in
+  StackBounds current_stack_;        // the stack of the context that runs now
+  From from_ = From::scheduler;      // the last switch's leaver
   std::uint32_t from_thread_ = 0;
   StackBounds from_stack_;
   // Fibers whose thread loop ran out of threads, kept (with their stacks) for the next loop: a
