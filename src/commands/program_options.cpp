@@ -182,6 +182,8 @@ std::vector<std::string> normalize_run_arguments(const std::vector<std::string>&
       out.push_back("--nvcc-flag=-code=" + v);
     } else if (value_of(t, "-Xptxas", &v) || value_of(t, "--ptxas-options", &v)) {
       out.push_back("--nvcc-flag=-Xptxas=" + v);
+    } else if (value_of(t, "-fmad", &v) || value_of(t, "--fmad", &v)) {
+      out.push_back("--nvcc-flag=-fmad=" + v);
     } else if (value_of(t, "-maxrregcount", &v) || value_of(t, "--maxrregcount", &v)) {
       out.push_back("--nvcc-flag=-maxrregcount=" + v);
     } else if (value_of(t, "-Xnvlink", &v) || value_of(t, "--nvlink-options", &v)) {

@@ -18,7 +18,7 @@ bool gpu_only(const std::string& f) {
          f.starts_with("-O") || f == "-g" || f == "-G" || f == "--debug" || f == "--device-debug" ||
          f == "-lineinfo" || f == "--generate-line-info" || f == "-use_fast_math" ||
          f == "--use_fast_math" || f == "-m64" || f == "-w" || f == "-Wno-deprecated-gpu-targets" ||
-         f.starts_with("-Xptxas=") || f.starts_with("-maxrregcount=") ||
+         f.starts_with("-Xptxas=") || f.starts_with("-maxrregcount=") || f.starts_with("-fmad=") ||
          f.starts_with("-Xnvlink=") || f.starts_with("-ccbin=") || f.starts_with("-cudart=") ||
          f == "--expt-relaxed-constexpr" || f == "--expt-extended-lambda" ||
          f == "--extended-lambda" || f == "-res-usage" || f == "--resource-usage";
@@ -48,10 +48,18 @@ void sort_nvcc_flags(const std::vector<std::string>& flags, RunOptions& o,
     } else if (f.starts_with("-o=")) {
       // gpulab keeps the program in its cache; nvcc's output name has no use here.
       o.emulator_ignores.push_back(f);
+    } else if (f.starts_with("-fmad=") && f != "-fmad=true" && f != "-fmad=false") {
+      throw UsageError(
+          fmt::format("{}: --fmad takes true or false (gpulab help {})", f, command),
+          fmt::format("{}：--fmad 的值是 true 或 false（见 gpulab help {}）", f, command));
     } else if (gpu_only(f)) {
       if (o.gpu) {
         // -dc compiles without linking; a program to run needs both: relocatable device code.
         o.nvcc_flags.push_back(f == "-dc" || f == "-rdc" ? "-rdc=true" : f);
+      } else if (f == "-G" || f == "--device-debug" || f.starts_with("-fmad=")) {
+        // Device code with or without fused multiply-adds, as nvcc compiles it: none for -G
+        // and --fmad=false (the last of them counts).
+        o.fmad = f == "-fmad=true";
       } else {
         o.emulator_ignores.push_back(f);
       }
@@ -59,11 +67,11 @@ void sort_nvcc_flags(const std::vector<std::string>& flags, RunOptions& o,
       throw UsageError(
           fmt::format("{}: an nvcc flag gpulab {} does not know; it takes -I -D -U -l -L "
                       "-std -O -g -G -lineinfo -rdc -dc -Xcompiler -Xptxas -maxrregcount "
-                      "-arch -gencode -code --use_fast_math (gpulab help {})",
+                      "-arch -gencode -code --use_fast_math --fmad (gpulab help {})",
                       f, command, command),
           fmt::format("{}：gpulab {} 不认识的 nvcc 选项（见 gpulab help {}）；它接受 -I -D -U -l "
                       "-L -std -O -g -G -lineinfo -rdc -dc -Xcompiler -Xptxas -maxrregcount -arch "
-                      "-gencode -code --use_fast_math",
+                      "-gencode -code --use_fast_math --fmad",
                       f, command, command));
     }
   }

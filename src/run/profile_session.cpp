@@ -88,6 +88,7 @@ void take_nvcc_flags(const std::vector<std::string>& flags, ProfileOptions& o) {
   o.link_flags.insert(o.link_flags.end(), emulator.link_flags.begin(), emulator.link_flags.end());
   o.flags_without_effect.insert(o.flags_without_effect.end(), emulator.emulator_ignores.begin(),
                                 emulator.emulator_ignores.end());
+  o.fmad = emulator.fmad;
 }
 
 void measure_on_gpu(const ProfileOptions& o, ProfileResult& r) {
@@ -165,6 +166,7 @@ ProfileResult run_profile(const ProfileOptions& o) {
   session.compiler_flags = o.compiler_flags;
   session.link_flags = o.link_flags;
   session.emulator_ignores = o.flags_without_effect;
+  session.fmad = o.fmad;
   session.timeout = o.timeout;
   session.max_output_bytes = o.max_output_bytes;
   session.use_cache = o.use_cache;

@@ -24,6 +24,7 @@ struct ProfileOptions {
   // nvcc to hand to its host compiler, -O, -std=, -arch=, ...).
   std::vector<std::string> gpu_compiler_flags, nvcc_flags;
   std::vector<std::string> flags_without_effect;  // nvcc's flags the emulator accepts, unused
+  bool fmad = true;                               // as RunOptions::fmad
   std::chrono::milliseconds timeout{std::chrono::seconds(120)};
   std::size_t max_output_bytes = 64u << 20;
   bool use_cache = true;

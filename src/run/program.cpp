@@ -501,6 +501,21 @@ std::vector<std::string> file_macro_maps(const std::vector<std::string>& include
   return out;
 }
 
+// The flag that gives g++ this CPU's fused multiply-add instructions, or nullopt where it has none
+// (an x86-64 CPU older than Haswell): then a * b + c in device code rounds twice, as it does
+// without --fmad on a GPU. The program is built for the machine it runs on.
+std::optional<std::string> fma_flag() {
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("fma")) return "-mfma";
+  return std::nullopt;
+#elif defined(__aarch64__)
+  return "";  // every aarch64 CPU has them
+#else
+  return std::nullopt;
+#endif
+}
+
 // The report's FILE:LINE fields (site, launch_site, ..._site, where, other_where) with an absolute
 // path: __FILE__ and std::source_location name a file as the user typed it (file_macro_maps),
 // relative to the folder gpulab and the program run in.
@@ -573,6 +588,8 @@ Build build_program(const BuildRequest& r) {
   key.add(kit.id);
   key.add(kSplitVersion);
   for (const auto& f : r.extra_flags) key.add(f);
+  const std::optional<std::string> fma = r.fmad ? fma_flag() : std::nullopt;
+  key.add(fma ? "fmad:" + *fma : "fmad:off");
   // __FILE__ names the files as typed, relative to the folder gpulab runs in.
   for (const auto& f : r.as_typed) key.add("typed:" + f);
   std::error_code cwd_error;
@@ -879,7 +896,18 @@ Build build_program(const BuildRequest& r) {
         // function of the same name would clash with).
         if (ext == ".cu") {
           argv.insert(argv.end(), {"-include", "cuda_runtime.h", "-DGPULAB_RT_CUDA_SOURCE=1"});
+          // Device code fuses a * b + c as nvcc's does (cuda_runtime.h); -O1 (checked builds)
+          // fuses only with g++'s expensive optimizations. Not in a profiled build: its basic
+          // blocks stay those its counts were checked with against Nsight Compute.
+          if (fma && !profiled) {
+            if (!fma->empty()) argv.push_back(*fma);
+            argv.push_back("-DGPULAB_RT_FMAD=1");
+            if (checked) argv.push_back("-fexpensive-optimizations");
+          }
         }
+        // Host code rounds every operation, in a .cu file and a .cpp one alike (g++'s GNU
+        // dialects would fuse where the instructions are there).
+        argv.push_back("-ffp-contract=off");
         if (checked) argv.insert(argv.end(), kit.check_flags.begin(), kit.check_flags.end());
         // Every basic block calls a hook (the branches); aggregates are not split into scalars,
         // so that a float4 is one 16-byte access as on a GPU, not four 4-byte ones.

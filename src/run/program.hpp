@@ -34,6 +34,9 @@ struct BuildRequest {
   std::vector<std::string> as_typed;
   std::vector<std::string> link_flags;  // -l, -L (both backends)
   std::vector<std::string> nvcc_flags;  // -arch, -rdc, -G, -O, -std, ...: --backend gpu only
+  // The emulator's device code fuses a * b + c into one fma as nvcc's --fmad=true does (its
+  // default); false for -G and --fmad=false.
+  bool fmad = true;
   bool use_cache = true;
   Lang lang = Lang::en;
 };

@@ -354,6 +354,7 @@ RunResult run_program(const RunOptions& o) {
   b.gpu_arch = o.gpu_arch;
   if (o.gpu && b.gpu_arch.empty()) b.gpu_arch = gpu_arch_of_device().value_or("");
   b.extra_flags = o.compiler_flags;
+  b.fmad = o.fmad;
   for (const auto& x : o.extra_sources)
     b.more_sources.push_back(fs::absolute(x).lexically_normal());
   b.use_cache = o.use_cache;

@@ -31,6 +31,8 @@ struct RunOptions {
   std::vector<std::string> compiler_flags;  // -I, -D, -U, -Xcompiler's
   std::vector<std::string> link_flags;      // -l, -L
   std::vector<std::string> nvcc_flags;      // given to nvcc only (-arch, -rdc, -G, -O, -std, ...)
+  // nvcc's --fmad (true unless -G or --fmad=false): the emulator's device code fuses a * b + c.
+  bool fmad = true;
   // nvcc's flags the emulator accepts and does not use (said in the report).
   std::vector<std::string> emulator_ignores;
   std::vector<std::string> extra_sources;  // more translation units (gpulab exercise)

@@ -335,6 +335,50 @@ TEST_CASE("run: -Xptxas -v says what ptxas reports and what the emulator knows i
   fs::remove_all(dir);
 }
 
+TEST_CASE("run: --fmad and -G decide whether device code fuses a * b + c", "[run]") {
+  const fs::path dir = scratch("fmad");
+  // (1 + 2^-12)^2 - (1 + 2^-11): 2^-24 when the product is not rounded on its own, else 0. The
+  // same expression in main (host code) never fuses.
+  std::ofstream(dir / "fma.cu")
+      << "#include <cstdio>\n"
+         "__global__ void k(const float* p, float* out) { *out = p[0] * p[1] + p[2]; }\n"
+         "int main() {\n  float h[3] = {1.0f + 0x1p-12f, 1.0f + 0x1p-12f, -(1.0f + 0x1p-11f)};\n"
+         "  float *p, *out, r;\n  cudaMalloc(&p, sizeof h);\n  cudaMalloc(&out, 4);\n"
+         "  cudaMemcpy(p, h, sizeof h, cudaMemcpyHostToDevice);\n  k<<<1, 1>>>(p, out);\n"
+         "  cudaMemcpy(&r, out, 4, cudaMemcpyDeviceToHost);\n"
+         "  volatile float a = h[0], b = h[1], c = h[2];\n"
+         "  printf(\"%g %g\\n\", r, a * b + c);\n  cudaFree(p);\n  cudaFree(out);\n  return "
+         "0;\n}\n";
+  const std::string file = (dir / "fma.cu").string();
+  // A CPU without FMA instructions fuses nothing (docs/run.md).
+#if defined(__x86_64__)
+  const bool fma = __builtin_cpu_supports("fma");
+#else
+  const bool fma = true;
+#endif
+  const std::string unfused = "0 0\n", fused = fma ? "5.96046e-08 0\n" : unfused;
+  for (const auto& [flags, out] :
+       {std::pair{std::vector<std::string>{}, fused},
+        std::pair{std::vector<std::string>{"-G"}, unfused},
+        std::pair{std::vector<std::string>{"--fmad=false"}, unfused},
+        std::pair{std::vector<std::string>{"-fmad", "false", "--fmad=true"}, fused},
+        std::pair{std::vector<std::string>{"--fmad=true", "-G"}, unfused},
+        std::pair{std::vector<std::string>{"--check"}, fused}}) {
+    std::vector<std::string> args = flags;
+    args.push_back(file);
+    const RunResult r = run(args);
+    CAPTURE(flags, r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.out == out);
+    // They have an effect on the emulator: not listed among the flags without one.
+    CHECK(r.err.find("no effect on the emulator") == std::string::npos);
+  }
+  const RunResult bad = run({"--fmad=maybe", file});
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("-fmad=maybe: --fmad takes true or false") != std::string::npos);
+  fs::remove_all(dir);
+}
+
 namespace {
 
 // Runs in `dir` for as long as it lives, as a student runs gpulab in their folder.

@@ -17,6 +17,37 @@
 #include <type_traits>
 #include <utility>
 
+// The system headers of the emulator's own headers, read before the fused multiply-add region
+// below, so that the host code that uses them keeps its own rounding.
+#include <math.h>
+#include <atomic>
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <coroutine>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <new>
+#include <optional>
+#include <string>
+#include <vector>
+
+// nvcc compiles device code with --fmad=true (unless -G or --fmad=false): a * b + c becomes one
+// fused multiply-add, rounded once. With GPULAB_RT_FMAD (gpulab run's build of a .cu file on a
+// CPU with FMA instructions) the emulator does the same where the GPU does: in __global__ and
+// __device__ functions and in the loops over a block's threads that they are inlined into (this
+// header and the emulator's), while host code, compiled with -ffp-contract=off, rounds each
+// operation as the host compiler does. One difference: a __host__ __device__ function has one
+// body here, device code's, and fuses when host code calls it too (g++ does not inline it there).
+// No loop vectorisation there: g++ would vectorise a short dot product's products and add them
+// one by one (an in-order reduction), where nvcc fuses each product into its sum.
+#if defined(GPULAB_RT_FMAD)
+#pragma GCC push_options
+#pragma GCC optimize("fp-contract=fast", "no-tree-loop-vectorize")
+#endif
+
 #include "simt/cuda_shim.hpp"
 #include "simt/thread_loop.hpp"
 
@@ -1311,3 +1342,19 @@ using ::gpulab_rt_sinf;
 #define log1pf gpulab_rt_log1pf
 #define atan2f gpulab_rt_atan2f
 #define hypotf gpulab_rt_hypotf
+
+// Device code's rule, also on what the rewrite makes of device code (a launch's body, which calls
+// the kernel, so that g++ inlines the kernel into its thread loop: it keeps a function with an
+// optimize attribute out of a caller compiled with other options; a kernel's coroutine).
+#if defined(GPULAB_RT_FMAD)
+#pragma GCC pop_options
+// The attribute on a __device__ variable has no meaning; g++ would warn that it ignores it.
+#pragma GCC diagnostic ignored "-Wattributes"
+#undef GPULAB_RT_DEVICE_CODE
+#define GPULAB_RT_DEVICE_CODE \
+  __attribute__((optimize("fp-contract=fast", "no-tree-loop-vectorize")))
+#undef __global__
+#undef __device__
+#define __global__ GPULAB_RT_DEVICE_CODE
+#define __device__ GPULAB_RT_DEVICE_CODE
+#endif
