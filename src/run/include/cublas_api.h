@@ -1,13 +1,15 @@
 // cuBLAS on gpulab's emulator: the handle, the level-1/2/3 routines courses use (axpy, dot, nrm2,
 // asum, scal, copy, swap, iamax/iamin, gemv, ger, gemm and its batched and strided-batched forms)
-// in single and double precision, with cuBLAS's column-major layout, transposes, argument checks
-// and status codes. The arithmetic is OpenBLAS's on the CPU (sums may round in another order than
-// on a GPU). Complex routines and the rest of cuBLAS are named by gpulab before compiling.
+// in single and double precision (and gemm in half precision, cublasHgemm), with cuBLAS's
+// column-major layout, transposes, argument checks and status codes. The arithmetic is OpenBLAS's
+// on the CPU (sums may round in another order than on a GPU). Complex routines and the rest of
+// cuBLAS are named by gpulab before compiling.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
+#include "cuda_fp16.h"
 #include "cuda_runtime.h"
 
 #define CUBLAS_API_H_
@@ -118,6 +120,10 @@ cublasStatus_t cublasGetMatrixAsync(int rows, int cols, int elem_size, const voi
 GPULAB_CUBLAS_REAL(float, S, s)
 GPULAB_CUBLAS_REAL(double, D, d)
 #undef GPULAB_CUBLAS_REAL
+// Half precision, computed in float and rounded to half once (runtime/cublas.cpp).
+cublasStatus_t cublasHgemm(cublasHandle_t h, cublasOperation_t transa, cublasOperation_t transb,
+                           int m, int n, int k, const __half* alpha, const __half* A, int lda,
+                           const __half* B, int ldb, const __half* beta, __half* C, int ldc);
 
 // The _v2 names cuBLAS's own header maps these to.
 #define cublasCreate_v2 cublasCreate

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <new>
 #include <tuple>
+#include <vector>
 
 #include "cublas_api.h"
 #include "run/runtime/code_text.hpp"
@@ -507,3 +508,47 @@ cublasStatus_t cublasGetMatrixAsync(int r, int c, int e, const void* a, int lda,
   }
 GPULAB_CUBLAS_DEFINE(float, S, s)
 GPULAB_CUBLAS_DEFINE(double, D, d)
+
+// Half precision: the operands widened to float (exactly), the product in float by OpenBLAS's
+// sgemm, each element of C rounded to half once. A GPU's half-precision product may round its
+// partial sums otherwise: results agree exactly where every partial sum is a half (small
+// integers), elsewhere to about a half's precision.
+cublasStatus_t cublasHgemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m,
+                           int n, int k, const __half* alpha, const __half* A, int lda,
+                           const __half* B, int ldb, const __half* beta, __half* C, int ldc) {
+  if (const auto s = gemm_check<float>(h, ta, tb, m, n, k, lda, ldb, ldc, nullptr);
+      s != CUBLAS_STATUS_SUCCESS)
+    return s;
+  if (alpha == nullptr || beta == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  const Scalar<__half> a = scalar(h, alpha), b = scalar(h, beta);
+  return run(h, [=] {
+    if (m == 0 || n == 0) return;
+    // The columns each matrix stores (column-major, leading dimension ld): all of them widened.
+    const auto widen = [](const __half* x, int rows, int columns, int ld) {
+      std::vector<float> out(static_cast<std::size_t>(ld) * static_cast<std::size_t>(columns));
+      for (int c = 0; c < columns; ++c) {
+        for (int r = 0; r < rows; ++r) {
+          const std::size_t at = static_cast<std::size_t>(c) * ld + r;
+          out[at] = __half2float(x[at]);
+        }
+      }
+      return out;
+    };
+    const bool an = ta == CUBLAS_OP_N, bn = tb == CUBLAS_OP_N;
+    const std::vector<float> fa = widen(A, an ? m : k, an ? k : m, lda);
+    const std::vector<float> fb = widen(B, bn ? k : n, bn ? n : k, ldb);
+    const float beta_f = __half2float(b.get());
+    // beta == 0: C is not read (it may hold NaNs), as in BLAS.
+    std::vector<float> fc = beta_f == 0.0f ? std::vector<float>(static_cast<std::size_t>(ldc) * n)
+                                           : widen(C, m, n, ldc);
+    Blas<float>::gemm(to_cblas(ta), to_cblas(tb), m, n, k, __half2float(a.get()), fa.data(), lda,
+                      fb.data(), ldb, beta_f, fc.data(), ldc);
+    for (int c = 0; c < n; ++c) {
+      for (int r = 0; r < m; ++r) {
+        const std::size_t at = static_cast<std::size_t>(c) * ldc + r;
+        C[at] = __float2half(fc[at]);
+      }
+    }
+    written(C, (static_cast<std::size_t>(n - 1) * ldc + m) * sizeof(__half));
+  });
+}
