@@ -440,3 +440,25 @@ TEST_CASE("run: integer, conversion and correctly rounded intrinsics, bit for bi
   check_output("intrinsics", o);
   CHECK(o.report["findings"].empty());
 }
+
+TEST_CASE("run: device code fuses a * b + c as nvcc's does, host code does not", "[run]") {
+  // fused_multiply_add.out is the GPU's output (an H200, nvcc 13's default flags): per expression
+  // (a * b + c, a * b - c, c - a * b, a * b + c * a, a __host__ __device__ function, the
+  // intrinsics that never fuse, a dot product, two double forms), a checksum of its bits over 2^16
+  // operand triples on the device and on the host, and how many results differ between them.
+  const Outcome o = run_program("fused_multiply_add");
+  check_output("fused_multiply_add", o);
+  CHECK(o.report["findings"].empty());
+}
+
+TEST_CASE("run: graph memory nodes, explicit and captured, reuse a freed address", "[run]") {
+  // graph_memory_nodes.out is the H100's output: an allocation made after a free in the graph's
+  // order takes the freed address; a captured cudaMallocAsync/cudaFreeAsync pair becomes two nodes;
+  // a graph's allocation freed by cudaFree between launches; a free node for cudaMalloc's memory
+  // (cudaErrorInvalidValue) and an allocation node on the host (cudaErrorNotSupported) refused.
+  const Outcome o = run_program("graph_memory_nodes");
+  check_output("graph_memory_nodes", o);
+  CHECK(o.report["findings"].empty());
+  // The explicit graph's three kernels per launch (three launches), the captured graph's two (two).
+  CHECK(o.report["launches_total"] == 3 * 3 + 2 * 2);
+}

@@ -27,6 +27,8 @@ enum cudaGraphNodeType {
   cudaGraphNodeTypeHost = 0x03,
   cudaGraphNodeTypeGraph = 0x04,
   cudaGraphNodeTypeEmpty = 0x05,
+  cudaGraphNodeTypeMemAlloc = 0x0a,
+  cudaGraphNodeTypeMemFree = 0x0b,
 };
 enum cudaGraphExecUpdateResult {
   cudaGraphExecUpdateSuccess = 0x0,
@@ -98,6 +100,23 @@ cudaError_t cudaGraphAddHostNode(cudaGraphNode_t* node, cudaGraph_t graph,
                                  const struct cudaHostNodeParams* params);
 cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t* node, cudaGraph_t graph,
                                   const cudaGraphNode_t* dependencies, size_t count);
+// Graph memory nodes: the address is chosen when the node is made (params->dptr), as CUDA does;
+// the memory is the program's from the allocation node's run until a free node, cudaFree or
+// cudaFreeAsync frees it (--check knows it as device memory in between).
+struct cudaMemAccessDesc;
+struct cudaMemAllocNodeParams {
+  struct cudaMemPoolProps poolProps;
+  const struct cudaMemAccessDesc* accessDescs;
+  size_t accessDescCount;
+  size_t bytesize;
+  void* dptr;
+};
+cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                                     const cudaGraphNode_t* dependencies, size_t count,
+                                     struct cudaMemAllocNodeParams* params,
+                                     std::source_location where = std::source_location::current());
+cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                                    const cudaGraphNode_t* dependencies, size_t count, void* dptr);
 cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* node, cudaGraph_t graph,
                                        const cudaGraphNode_t* dependencies, size_t count,
                                        cudaGraph_t child);

@@ -8,13 +8,16 @@
 // on the default stream would: kernels through the ordinary launch (report, faults, printf).
 #include "run/runtime/graph.hpp"
 #include "run/runtime/handles.hpp"
+#include "run/runtime/state.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "simt/memory_check.hpp"
@@ -51,6 +54,11 @@ struct CUgraphNode_st {
   std::shared_ptr<const std::function<void()>> work;
   // Child graph: a copy of the child's nodes in the order they run, taken when the node was made.
   std::shared_ptr<const std::vector<CUgraphNode_st>> child;
+  // Memory allocation or free: the block (its address chosen when the allocation node was made).
+  void* block = nullptr;
+  size_t block_bytes = 0;
+  std::string block_site;    // where the allocation node was made, for --check's reports
+  bool block_taken = false;  // a free node whose block a later allocation node of its graph reuses
 };
 
 struct CUgraph_st {
@@ -79,6 +87,9 @@ struct Graphs {
   std::map<const void*, std::pair<const char*, LaunchFromArguments>> kernels;
   std::set<cudaGraph_t> graphs;
   std::set<cudaGraphExec_t> execs;
+  // The blocks of graph allocation nodes, by address: their bytes. Kept for the process's life
+  // (CUDA reserves the address for the graph; a block outlives the graph that made it).
+  std::map<void*, size_t> blocks;
 };
 Graphs& graphs() {
   static Graphs* g = new Graphs;  // never destroyed: late calls still use it
@@ -108,17 +119,27 @@ bool owns(cudaGraph_t graph, cudaGraphNode_t node) {
   return false;
 }
 
-cudaError_t add_node(cudaGraphNode_t* out, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
-                     size_t count, std::unique_ptr<CUgraphNode_st> n) {
-  Graphs& g = graphs();
-  std::lock_guard lock(g.mutex);
+// The checks of a node to add and its dependencies, taken into n (lock held).
+cudaError_t take_dependencies(Graphs& g, cudaGraphNode_t* out, cudaGraph_t graph,
+                              const cudaGraphNode_t* dependencies, size_t count,
+                              CUgraphNode_st& n) {
   if (out == nullptr || g.graphs.count(graph) == 0 || (count > 0 && dependencies == nullptr)) {
     return cudaErrorInvalidValue;
   }
   for (size_t i = 0; i < count; ++i) {
     if (!owns(graph, dependencies[i])) return cudaErrorInvalidValue;
-    n->dependencies.push_back(dependencies[i]);
+    n.dependencies.push_back(dependencies[i]);
   }
+  return cudaSuccess;
+}
+
+cudaError_t add_node(cudaGraphNode_t* out, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
+                     size_t count, std::unique_ptr<CUgraphNode_st> n) {
+  Graphs& g = graphs();
+  std::lock_guard lock(g.mutex);
+  if (const cudaError_t e = take_dependencies(g, out, graph, dependencies, count, *n);
+      e != cudaSuccess)
+    return e;
   *out = n.get();
   graph->nodes.push_back(std::move(n));
   return cudaSuccess;
@@ -258,6 +279,88 @@ bool graph_record_copy_3d(const cudaMemcpy3DParms& p, cudaStream_t stream) {
     n.pitched = true;
     n.copy3d = p;
   });
+}
+
+namespace {
+
+// An allocation node's block (lock held): the block of a free node among the node's ancestors in
+// its graph, large enough and not reused yet, as CUDA reuses an address freed before the
+// allocation in the graph's order; else a new one. nullptr when out of memory.
+void* graph_block(Graphs& g, const std::vector<cudaGraphNode_t>& dependencies, size_t bytes) {
+  std::vector<cudaGraphNode_t> todo = dependencies;
+  std::set<cudaGraphNode_t> seen;
+  while (!todo.empty()) {
+    const cudaGraphNode_t n = todo.back();
+    todo.pop_back();
+    if (!seen.insert(n).second) continue;
+    if (n->type == cudaGraphNodeTypeMemFree && !n->block_taken && n->block_bytes >= bytes) {
+      n->block_taken = true;
+      return n->block;
+    }
+    todo.insert(todo.end(), n->dependencies.begin(), n->dependencies.end());
+  }
+  void* block = ::operator new (std::max<size_t>(bytes, 1), std::align_val_t{256}, std::nothrow);
+  if (block != nullptr) g.blocks[block] = bytes;
+  return block;
+}
+
+// Fills an allocation node (lock held): false when out of memory.
+bool fill_alloc(Graphs& g, CUgraphNode_st& n, size_t bytes, const std::source_location& where) {
+  n.type = cudaGraphNodeTypeMemAlloc;
+  n.block = graph_block(g, n.dependencies, bytes);
+  n.block_bytes = bytes;
+  n.block_site = site_text(where.file_name(), static_cast<int>(where.line()));
+  return n.block != nullptr;
+}
+
+// The bytes of a graph allocation's block, 0 when `p` is not one (lock held).
+size_t block_bytes(Graphs& g, const void* p) {
+  const auto it = g.blocks.find(const_cast<void*>(p));
+  return it == g.blocks.end() ? 0 : it->second;
+}
+
+}  // namespace
+
+bool graph_record_alloc(void** ptr, size_t bytes, cudaStream_t stream,
+                        const std::source_location& where, cudaError_t* error) {
+  Graphs& g = graphs();
+  std::lock_guard lock(g.mutex);
+  const auto c = capture_of(g, stream);
+  if (!c) return false;
+  if (ptr == nullptr || bytes == 0) {
+    *error = cudaErrorInvalidValue;
+    return true;
+  }
+  auto n = std::make_unique<CUgraphNode_st>();
+  n->dependencies = c->tails[stream];
+  if (!fill_alloc(g, *n, bytes, where)) {
+    *error = cudaErrorMemoryAllocation;
+    return true;
+  }
+  *ptr = n->block;
+  capture_node(*c, stream, std::move(n));
+  *error = cudaSuccess;
+  return true;
+}
+
+bool graph_record_free(void* ptr, cudaStream_t stream, cudaError_t* error) {
+  Graphs& g = graphs();
+  std::lock_guard lock(g.mutex);
+  const auto c = capture_of(g, stream);
+  if (!c) return false;
+  const size_t bytes = block_bytes(g, ptr);
+  if (bytes == 0) {
+    // Only a graph's own allocations are freed inside a graph.
+    *error = cudaErrorInvalidValue;
+    return true;
+  }
+  auto n = std::make_unique<CUgraphNode_st>();
+  n->type = cudaGraphNodeTypeMemFree;
+  n->block = ptr;
+  n->block_bytes = bytes;
+  capture_node(*c, stream, std::move(n));
+  *error = cudaSuccess;
+  return true;
 }
 
 bool graph_record_memset(void* dst, int value, size_t count, cudaStream_t stream) {
@@ -514,6 +617,48 @@ cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t* node, cudaGraph_t graph,
   return gpulab::rt::add_node(node, graph, dependencies, count, std::make_unique<CUgraphNode_st>());
 }
 
+cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                                     const cudaGraphNode_t* dependencies, size_t count,
+                                     cudaMemAllocNodeParams* params, std::source_location where) {
+  // Pinned memory of device 0. Memory elsewhere (the host) is not supported, as an H100's CUDA
+  // 13 answers (tests/run_corpus/gpu_semantics/graph_memory_nodes.cu).
+  if (params == nullptr || params->bytesize == 0 ||
+      params->poolProps.allocType != cudaMemAllocationTypePinned) {
+    return cudaErrorInvalidValue;
+  }
+  if (params->poolProps.location.type != cudaMemLocationTypeDevice) return cudaErrorNotSupported;
+  if (params->poolProps.location.id != 0) return cudaErrorInvalidDevice;
+  auto& g = gpulab::rt::graphs();
+  std::lock_guard lock(g.mutex);
+  // The address is chosen knowing the node's dependencies (a free before it may be reused).
+  auto n = std::make_unique<CUgraphNode_st>();
+  if (const cudaError_t e = gpulab::rt::take_dependencies(g, node, graph, dependencies, count, *n);
+      e != cudaSuccess)
+    return e;
+  if (!gpulab::rt::fill_alloc(g, *n, params->bytesize, where)) return cudaErrorMemoryAllocation;
+  params->dptr = n->block;
+  *node = n.get();
+  graph->nodes.push_back(std::move(n));
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                                    const cudaGraphNode_t* dependencies, size_t count, void* dptr) {
+  size_t bytes = 0;
+  {
+    auto& g = gpulab::rt::graphs();
+    std::lock_guard lock(g.mutex);
+    bytes = gpulab::rt::block_bytes(g, dptr);
+  }
+  // Only what a graph allocation node allocated is freed by a free node.
+  if (bytes == 0) return cudaErrorInvalidValue;
+  return gpulab::rt::add_new_node(node, graph, dependencies, count, cudaGraphNodeTypeMemFree,
+                                  [&](CUgraphNode_st& n) {
+                                    n.block = dptr;
+                                    n.block_bytes = bytes;
+                                  });
+}
+
 cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* node, cudaGraph_t graph,
                                        const cudaGraphNode_t* dependencies, size_t count,
                                        cudaGraph_t child) {
@@ -675,6 +820,18 @@ cudaError_t run_nodes(const std::vector<CUgraphNode_st>& nodes) {
         break;
       case cudaGraphNodeTypeGraph:
         e = run_nodes(*n.child);
+        break;
+      case cudaGraphNodeTypeMemAlloc:
+        // The block is the program's from here (a relaunch before it was freed keeps it).
+        if (const auto a = simt::find_allocation(n.block);
+            !a || a->begin != reinterpret_cast<std::uintptr_t>(n.block)) {
+          simt::register_allocation(n.block, n.block_bytes, simt::AllocationKind::device,
+                                    n.block_site);
+        }
+        break;
+      case cudaGraphNodeTypeMemFree:
+        // Freed once: a block freed already (cudaFree, another graph) is an error, as on a GPU.
+        if (!simt::release(n.block, simt::AllocationKind::device)) e = cudaErrorInvalidValue;
         break;
       default:
         break;

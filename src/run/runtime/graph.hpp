@@ -23,6 +23,11 @@ bool graph_record_work(cudaStream_t stream, std::function<void()> work);
 // cudaEventRecord on a capturing stream marks the event with the stream's last nodes (true: it
 // was captured); cudaStreamWaitEvent on such an event makes the waiting stream join the capture.
 bool graph_record_event(cudaEvent_t event, cudaStream_t stream);
+// cudaMallocAsync and cudaFreeAsync on a capturing stream: an allocation or a free node (true);
+// false when the stream is not capturing. *error: what the call returns when it was recorded.
+bool graph_record_alloc(void** ptr, size_t bytes, cudaStream_t stream,
+                        const std::source_location& where, cudaError_t* error);
+bool graph_record_free(void* ptr, cudaStream_t stream, cudaError_t* error);
 bool graph_wait_event(cudaStream_t stream, cudaEvent_t event);
 
 }  // namespace gpulab::rt

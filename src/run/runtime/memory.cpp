@@ -369,7 +369,11 @@ cudaError_t allocate_from(void** ptr, size_t size, cudaMemPool_t pool,
 }  // namespace
 }  // namespace gpulab::rt
 
-cudaError_t cudaMallocAsync(void** ptr, size_t size, cudaStream_t, std::source_location where) {
+cudaError_t cudaMallocAsync(void** ptr, size_t size, cudaStream_t stream,
+                            std::source_location where) {
+  // On a capturing stream: an allocation node of the graph, its address chosen now.
+  if (cudaError_t e = cudaSuccess; gpulab::rt::graph_record_alloc(ptr, size, stream, where, &e))
+    return e;
   cudaMemPool_t pool;
   {
     std::lock_guard lock(gpulab::rt::pools().m);
@@ -377,11 +381,15 @@ cudaError_t cudaMallocAsync(void** ptr, size_t size, cudaStream_t, std::source_l
   }
   return gpulab::rt::allocate_from(ptr, size, pool, where);
 }
-cudaError_t cudaMallocFromPoolAsync(void** ptr, size_t size, cudaMemPool_t pool, cudaStream_t,
-                                    std::source_location where) {
+cudaError_t cudaMallocFromPoolAsync(void** ptr, size_t size, cudaMemPool_t pool,
+                                    cudaStream_t stream, std::source_location where) {
+  if (cudaError_t e = cudaSuccess; gpulab::rt::graph_record_alloc(ptr, size, stream, where, &e))
+    return e;
   return gpulab::rt::allocate_from(ptr, size, pool, where);
 }
-cudaError_t cudaFreeAsync(void* ptr, cudaStream_t) {
+cudaError_t cudaFreeAsync(void* ptr, cudaStream_t stream) {
+  // On a capturing stream: a free node of the graph.
+  if (cudaError_t e = cudaSuccess; gpulab::rt::graph_record_free(ptr, stream, &e)) return e;
   const cudaError_t e = gpulab::rt::free_kind(ptr, gpulab::simt::AllocationKind::device);
   if (e != cudaSuccess || ptr == nullptr) return e;
   auto& p = gpulab::rt::pools();
