@@ -29,6 +29,7 @@ enum cudaGraphNodeType {
   cudaGraphNodeTypeEmpty = 0x05,
   cudaGraphNodeTypeMemAlloc = 0x0a,
   cudaGraphNodeTypeMemFree = 0x0b,
+  cudaGraphNodeTypeConditional = 0x0d,
 };
 enum cudaGraphExecUpdateResult {
   cudaGraphExecUpdateSuccess = 0x0,
@@ -67,9 +68,86 @@ struct cudaHostNodeParams {
   void* userData;
 };
 
+// Conditional nodes (CUDA 12.4's IF, WHILE and SWITCH): a handle's value, set by
+// cudaGraphSetConditional in a kernel of the graph, decides which body graph runs, at the node's
+// turn in the launch. With cudaGraphCondAssignDefault the value is set back to its default at
+// each launch of the graph; without, it starts at the default and keeps what a kernel set.
+typedef unsigned long long cudaGraphConditionalHandle;
+enum cudaGraphConditionalHandleFlags { cudaGraphCondAssignDefault = 1 };
+enum cudaGraphConditionalNodeType {
+  cudaGraphCondTypeIf = 0,
+  cudaGraphCondTypeWhile = 1,
+  cudaGraphCondTypeSwitch = 2,
+};
+struct cudaConditionalNodeParams {
+  cudaGraphConditionalHandle handle;
+  enum cudaGraphConditionalNodeType type;
+  unsigned int size;         // bodies: 1 (IF, WHILE), 2 (IF/ELSE), n (SWITCH)
+  cudaGraph_t* phGraph_out;  // the node's body graphs, owned by the node
+};
+struct cudaKernelNodeParamsV2 {
+  void* func;
+  dim3 gridDim;
+  dim3 blockDim;
+  unsigned int sharedMemBytes;
+  void** kernelParams;
+  void** extra;
+};
+struct cudaChildGraphNodeParams {
+  cudaGraph_t graph;
+};
+struct cudaGraphEdgeData {
+  unsigned char from_port;
+  unsigned char to_port;
+  unsigned char type;
+  unsigned char reserved[5];
+};
+// cudaGraphAddNode's parameters, one member per node type (the emulator takes kernel, host,
+// child graph, empty and conditional nodes this way).
+struct cudaGraphNodeParams {
+  enum cudaGraphNodeType type;
+  int reserved0[3];
+  union {
+    long long reserved1[29];
+    struct cudaKernelNodeParamsV2 kernel;
+    struct cudaHostNodeParams host;
+    struct cudaChildGraphNodeParams graph;
+    struct cudaConditionalNodeParams conditional;
+  };
+  long long reserved2;
+};
+cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle* handle, cudaGraph_t graph,
+                                             unsigned int default_value = 0,
+                                             unsigned int flags = 0);
+// In a kernel: the handle's value from now on.
+void cudaGraphSetConditional(cudaGraphConditionalHandle handle, unsigned int value);
+cudaError_t cudaGraphAddNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                             const cudaGraphNode_t* dependencies,
+                             const struct cudaGraphEdgeData* edge_data, size_t count,
+                             struct cudaGraphNodeParams* params,
+                             std::source_location where = std::source_location::current());
+
 cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode);
+// A capture into a graph that exists (a conditional node's body), after `dependencies`; its
+// cudaStreamEndCapture may pass nullptr for the graph.
+cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph,
+                                          const cudaGraphNode_t* dependencies,
+                                          const struct cudaGraphEdgeData* edge_data, size_t count,
+                                          enum cudaStreamCaptureMode mode);
 cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph);
 cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus* status);
+// CUDA 13's form: the capture's graph and the stream's last nodes, to add nodes by hand.
+cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStreamCaptureStatus* status,
+                                     unsigned long long* id, cudaGraph_t* graph,
+                                     const cudaGraphNode_t** dependencies,
+                                     const struct cudaGraphEdgeData** edge_data, size_t* count);
+enum cudaStreamUpdateCaptureDependenciesFlags {
+  cudaStreamAddCaptureDependencies = 0x0,
+  cudaStreamSetCaptureDependencies = 0x1,
+};
+cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t* dependencies,
+                                                const struct cudaGraphEdgeData* edge_data,
+                                                size_t count, unsigned int flags);
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* userData);
 
 cudaError_t cudaGraphCreate(cudaGraph_t* graph, unsigned int flags);

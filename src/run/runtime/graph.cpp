@@ -59,6 +59,12 @@ struct CUgraphNode_st {
   size_t block_bytes = 0;
   std::string block_site;    // where the allocation node was made, for --check's reports
   bool block_taken = false;  // a free node whose block a later allocation node of its graph reuses
+  // Conditional: the handle, the kind and the body graphs (the node's own); once instantiated,
+  // each body's nodes in the order they run.
+  cudaGraphConditionalHandle handle = 0;
+  cudaGraphConditionalNodeType conditional = cudaGraphCondTypeIf;
+  std::shared_ptr<std::vector<cudaGraph_t>> bodies;
+  std::shared_ptr<const std::vector<std::vector<CUgraphNode_st>>> body_runs;
 };
 
 struct CUgraph_st {
@@ -68,6 +74,9 @@ struct CUgraph_st {
 struct CUgraphExec_st {
   std::vector<CUgraphNode_st> nodes;  // copies, in the order they run
   std::vector<const CUgraphNode_st*> made_from;
+  // The conditional handles of the graph and its bodies: those made with cudaGraphCondAssignDefault
+  // take their default value at each launch.
+  std::vector<cudaGraphConditionalHandle> handles;
 };
 
 namespace gpulab::rt {
@@ -78,6 +87,8 @@ namespace {
 struct Capture {
   cudaGraph_t graph = nullptr;
   std::map<cudaStream_t, std::vector<cudaGraphNode_t>> tails;
+  bool into_existing = false;  // cudaStreamBeginCaptureToGraph: the graph is the program's
+  unsigned long long id = 0;
 };
 
 struct Graphs {
@@ -90,6 +101,12 @@ struct Graphs {
   // The blocks of graph allocation nodes, by address: their bytes. Kept for the process's life
   // (CUDA reserves the address for the graph; a block outlives the graph that made it).
   std::map<void*, size_t> blocks;
+  // Conditional handles: handle h is handles[h - 1].
+  struct Handle {
+    cudaGraph_t graph;
+    unsigned int default_value, flags, value;
+  };
+  std::vector<Handle> handles;
 };
 Graphs& graphs() {
   static Graphs* g = new Graphs;  // never destroyed: late calls still use it
@@ -117,6 +134,17 @@ bool owns(cudaGraph_t graph, cudaGraphNode_t node) {
   for (const auto& n : graph->nodes)
     if (n.get() == node) return true;
   return false;
+}
+
+unsigned long long capture_ids = 0;  // (graphs().mutex held)
+
+// Edge data the emulator takes: none, or every edge a default one (ports and type 0).
+bool default_edges(const cudaGraphEdgeData* edges, size_t count) {
+  if (edges == nullptr) return true;
+  for (size_t i = 0; i < count; ++i) {
+    if (edges[i].from_port != 0 || edges[i].to_port != 0 || edges[i].type != 0) return false;
+  }
+  return true;
 }
 
 // The checks of a node to add and its dependencies, taken into n (lock held).
@@ -200,6 +228,51 @@ std::vector<const CUgraphNode_st*> run_order(const CUgraph_st& graph, bool* cycl
   }
   *cycle = order.size() != graph.nodes.size();
   return order;
+}
+
+// A node as an instantiated graph keeps it (lock held): a conditional node with each body's nodes
+// in their order, a child graph's conditional nodes too; false for a body with a cycle. The
+// handles of the bodies are added to *handles.
+bool instantiate_node(const Graphs& g, const CUgraphNode_st& n, CUgraphNode_st* out,
+                      std::vector<cudaGraphConditionalHandle>* handles);
+
+// A graph's nodes in their order, instantiated; false for a cycle.
+bool instantiate_graph(const Graphs& g, const CUgraph_st& graph, std::vector<CUgraphNode_st>* out,
+                       std::vector<const CUgraphNode_st*>* made_from,
+                       std::vector<cudaGraphConditionalHandle>* handles) {
+  bool cycle = false;
+  const auto order = run_order(graph, &cycle);
+  if (cycle) return false;
+  for (size_t h = 0; h < g.handles.size(); ++h) {
+    if (g.handles[h].graph == &graph) handles->push_back(h + 1);
+  }
+  for (const CUgraphNode_st* n : order) {
+    out->emplace_back();
+    if (!instantiate_node(g, *n, &out->back(), handles)) return false;
+    if (made_from != nullptr) made_from->push_back(n);
+  }
+  return true;
+}
+
+bool instantiate_node(const Graphs& g, const CUgraphNode_st& n, CUgraphNode_st* out,
+                      std::vector<cudaGraphConditionalHandle>* handles) {
+  *out = n;
+  if (n.type == cudaGraphNodeTypeConditional) {
+    auto runs = std::make_shared<std::vector<std::vector<CUgraphNode_st>>>();
+    for (const cudaGraph_t body : *n.bodies) {
+      runs->emplace_back();
+      if (!instantiate_graph(g, *body, &runs->back(), nullptr, handles)) return false;
+    }
+    out->body_runs = std::move(runs);
+  } else if (n.type == cudaGraphNodeTypeGraph) {
+    auto nodes = std::make_shared<std::vector<CUgraphNode_st>>();
+    for (const CUgraphNode_st& c : *n.child) {
+      nodes->emplace_back();
+      if (!instantiate_node(g, c, &nodes->back(), handles)) return false;
+    }
+    out->child = std::move(nodes);
+  }
+  return true;
 }
 
 }  // namespace
@@ -425,20 +498,92 @@ cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mo
   c->graph = new CUgraph_st;
   g.graphs.insert(c->graph);
   c->tails[stream] = {};
+  c->id = ++gpulab::rt::capture_ids;
+  g.capturing[stream] = c;
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph,
+                                          const cudaGraphNode_t* dependencies,
+                                          const cudaGraphEdgeData* edge_data, size_t count,
+                                          cudaStreamCaptureMode mode) {
+  if (stream == nullptr || stream == cudaStreamLegacy) return cudaErrorStreamCaptureUnsupported;
+  if (mode < cudaStreamCaptureModeGlobal || mode > cudaStreamCaptureModeRelaxed) {
+    return cudaErrorInvalidValue;
+  }
+  if (!gpulab::rt::default_edges(edge_data, count)) return cudaErrorNotSupported;
+  auto& g = graphs();
+  std::lock_guard lock(g.mutex);
+  if (g.graphs.count(graph) == 0 || (count > 0 && dependencies == nullptr)) {
+    return cudaErrorInvalidValue;
+  }
+  if (g.capturing.count(stream) != 0) return cudaErrorIllegalState;
+  auto c = std::make_shared<gpulab::rt::Capture>();
+  c->graph = graph;
+  c->into_existing = true;
+  for (size_t i = 0; i < count; ++i) {
+    if (!gpulab::rt::owns(graph, dependencies[i])) return cudaErrorInvalidValue;
+    c->tails[stream].push_back(dependencies[i]);
+  }
+  c->tails[stream];  // the stream takes part even with no dependency
+  c->id = ++gpulab::rt::capture_ids;
   g.capturing[stream] = c;
   return cudaSuccess;
 }
 
 cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph) {
-  if (graph == nullptr) return cudaErrorInvalidValue;
+  auto& g = graphs();
+  std::lock_guard lock(g.mutex);
+  const auto c = gpulab::rt::capture_of(g, stream);
+  if (!c) return graph == nullptr ? cudaErrorInvalidValue : cudaErrorIllegalState;
+  // A capture into a graph of the program's may end without asking for it.
+  if (graph == nullptr && !c->into_existing) return cudaErrorInvalidValue;
+  for (auto it = g.capturing.begin(); it != g.capturing.end();) {
+    it = it->second == c ? g.capturing.erase(it) : std::next(it);
+  }
+  if (graph != nullptr) *graph = c->graph;
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, cudaStreamCaptureStatus* status,
+                                     unsigned long long* id, cudaGraph_t* graph,
+                                     const cudaGraphNode_t** dependencies,
+                                     const cudaGraphEdgeData** edge_data, size_t* count) {
+  if (status == nullptr) return cudaErrorInvalidValue;
+  auto& g = graphs();
+  std::lock_guard lock(g.mutex);
+  const auto c = gpulab::rt::capture_of(g, stream);
+  *status = c ? cudaStreamCaptureStatusActive : cudaStreamCaptureStatusNone;
+  if (!c) return cudaSuccess;
+  const std::vector<cudaGraphNode_t>& tails = c->tails[stream];
+  if (id != nullptr) *id = c->id;
+  if (graph != nullptr) *graph = c->graph;
+  if (dependencies != nullptr) *dependencies = tails.empty() ? nullptr : tails.data();
+  if (edge_data != nullptr) *edge_data = nullptr;  // every edge a default one
+  if (count != nullptr) *count = tails.size();
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t* dependencies,
+                                                const cudaGraphEdgeData* edge_data, size_t count,
+                                                unsigned int flags) {
+  if (flags != cudaStreamAddCaptureDependencies && flags != cudaStreamSetCaptureDependencies) {
+    return cudaErrorInvalidValue;
+  }
+  if (!gpulab::rt::default_edges(edge_data, count)) return cudaErrorNotSupported;
   auto& g = graphs();
   std::lock_guard lock(g.mutex);
   const auto c = gpulab::rt::capture_of(g, stream);
   if (!c) return cudaErrorIllegalState;
-  for (auto it = g.capturing.begin(); it != g.capturing.end();) {
-    it = it->second == c ? g.capturing.erase(it) : std::next(it);
+  if (count > 0 && dependencies == nullptr) return cudaErrorInvalidValue;
+  std::vector<cudaGraphNode_t>& tails = c->tails[stream];
+  if (flags == cudaStreamSetCaptureDependencies) tails.clear();
+  for (size_t i = 0; i < count; ++i) {
+    if (!gpulab::rt::owns(c->graph, dependencies[i])) return cudaErrorInvalidValue;
+    if (std::find(tails.begin(), tails.end(), dependencies[i]) == tails.end()) {
+      tails.push_back(dependencies[i]);
+    }
   }
-  *graph = c->graph;
   return cudaSuccess;
 }
 
@@ -659,6 +804,76 @@ cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t* node, cudaGraph_t graph,
                                   });
 }
 
+cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle* handle, cudaGraph_t graph,
+                                             unsigned int default_value, unsigned int flags) {
+  if (handle == nullptr || (flags & ~unsigned{cudaGraphCondAssignDefault}) != 0) {
+    return cudaErrorInvalidValue;
+  }
+  auto& g = graphs();
+  std::lock_guard lock(g.mutex);
+  if (g.graphs.count(graph) == 0) return cudaErrorInvalidValue;
+  g.handles.push_back({graph, default_value, flags, default_value});
+  *handle = g.handles.size();
+  return cudaSuccess;
+}
+
+void cudaGraphSetConditional(cudaGraphConditionalHandle handle, unsigned int value) {
+  auto& g = graphs();
+  std::lock_guard lock(g.mutex);
+  if (handle >= 1 && handle <= g.handles.size()) g.handles[handle - 1].value = value;
+}
+
+cudaError_t cudaGraphAddNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                             const cudaGraphNode_t* dependencies,
+                             const cudaGraphEdgeData* edge_data, size_t count,
+                             cudaGraphNodeParams* params, std::source_location where) {
+  if (params == nullptr) return cudaErrorInvalidValue;
+  if (!gpulab::rt::default_edges(edge_data, count)) return cudaErrorNotSupported;
+  switch (params->type) {
+    case cudaGraphNodeTypeKernel: {
+      const cudaKernelNodeParamsV2& k = params->kernel;
+      const cudaKernelNodeParams old{k.func,           k.gridDim,      k.blockDim,
+                                     k.sharedMemBytes, k.kernelParams, k.extra};
+      return cudaGraphAddKernelNode(node, graph, dependencies, count, &old, where);
+    }
+    case cudaGraphNodeTypeHost:
+      return cudaGraphAddHostNode(node, graph, dependencies, count, &params->host);
+    case cudaGraphNodeTypeGraph:
+      return cudaGraphAddChildGraphNode(node, graph, dependencies, count, params->graph.graph);
+    case cudaGraphNodeTypeEmpty:
+      return cudaGraphAddEmptyNode(node, graph, dependencies, count);
+    case cudaGraphNodeTypeConditional:
+      break;
+    default:
+      return cudaErrorNotSupported;  // the other node types: through their own cudaGraphAdd*Node
+  }
+  cudaConditionalNodeParams& c = params->conditional;
+  const bool size_ok = c.type == cudaGraphCondTypeIf       ? c.size == 1 || c.size == 2
+                       : c.type == cudaGraphCondTypeWhile  ? c.size == 1
+                       : c.type == cudaGraphCondTypeSwitch ? c.size >= 1
+                                                           : false;
+  if (!size_ok) return cudaErrorInvalidValue;
+  auto& g = graphs();
+  std::lock_guard lock(g.mutex);
+  if (c.handle < 1 || c.handle > g.handles.size()) return cudaErrorInvalidValue;
+  auto n = std::make_unique<CUgraphNode_st>();
+  if (const cudaError_t e = gpulab::rt::take_dependencies(g, node, graph, dependencies, count, *n);
+      e != cudaSuccess)
+    return e;
+  n->type = cudaGraphNodeTypeConditional;
+  n->handle = c.handle;
+  n->conditional = c.type;
+  n->bodies = std::make_shared<std::vector<cudaGraph_t>>();
+  for (unsigned int i = 0; i < c.size; ++i) {
+    n->bodies->push_back(new CUgraph_st);
+    g.graphs.insert(n->bodies->back());
+  }
+  c.phGraph_out = n->bodies->data();
+  *node = n.get();
+  graph->nodes.push_back(std::move(n));
+  return cudaSuccess;
+}
+
 cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* node, cudaGraph_t graph,
                                        const cudaGraphNode_t* dependencies, size_t count,
                                        cudaGraph_t child) {
@@ -738,16 +953,12 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph, unsig
   auto& g = graphs();
   std::lock_guard lock(g.mutex);
   if (exec == nullptr || g.graphs.count(graph) == 0) return cudaErrorInvalidValue;
-  bool cycle = false;
-  const auto order = gpulab::rt::run_order(*graph, &cycle);
-  if (cycle) return cudaErrorInvalidValue;
-  auto* e = new CUgraphExec_st;
-  for (const CUgraphNode_st* n : order) {
-    e->nodes.push_back(*n);
-    e->made_from.push_back(n);
+  auto e = std::make_unique<CUgraphExec_st>();
+  if (!gpulab::rt::instantiate_graph(g, *graph, &e->nodes, &e->made_from, &e->handles)) {
+    return cudaErrorInvalidValue;
   }
-  g.execs.insert(e);
-  *exec = e;
+  g.execs.insert(e.get());
+  *exec = e.release();
   return cudaSuccess;
 }
 
@@ -789,16 +1000,52 @@ cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph,
       return fail(cudaGraphExecUpdateErrorFunctionChanged, const_cast<cudaGraphNode_t>(&now));
     }
   }
-  for (size_t i = 0; i < order.size(); ++i) {
-    exec->nodes[i] = *order[i];
-    exec->made_from[i] = order[i];
+  std::vector<CUgraphNode_st> nodes;
+  std::vector<const CUgraphNode_st*> made_from;
+  std::vector<cudaGraphConditionalHandle> handles;
+  if (!gpulab::rt::instantiate_graph(g, *graph, &nodes, &made_from, &handles)) {
+    return fail(cudaGraphExecUpdateErrorTopologyChanged, nullptr);
   }
+  exec->nodes = std::move(nodes);
+  exec->made_from = std::move(made_from);
+  exec->handles = std::move(handles);
   if (result != nullptr) *result = {cudaGraphExecUpdateSuccess, nullptr, nullptr};
   return cudaSuccess;
 }
 
 namespace gpulab::rt {
 namespace {
+cudaError_t run_nodes(const std::vector<CUgraphNode_st>& nodes);
+
+unsigned int conditional_value(cudaGraphConditionalHandle h) {
+  Graphs& g = graphs();
+  std::lock_guard lock(g.mutex);
+  return h >= 1 && h <= g.handles.size() ? g.handles[h - 1].value : 0;
+}
+
+// A conditional node at its turn: IF runs its first body when the handle's value is not 0, its
+// second (if any) when it is; WHILE runs its body as long as the value is not 0, tested before
+// each turn; SWITCH runs body number `value`, none past the last. A fault in a body stops the loop
+// (the context is broken: no kernel runs any more, as on a GPU).
+cudaError_t run_conditional(const CUgraphNode_st& n) {
+  const std::vector<std::vector<CUgraphNode_st>>& runs = *n.body_runs;
+  const unsigned int value = conditional_value(n.handle);
+  switch (n.conditional) {
+    case cudaGraphCondTypeIf:
+      if (value != 0) return run_nodes(runs[0]);
+      return runs.size() > 1 ? run_nodes(runs[1]) : cudaSuccess;
+    case cudaGraphCondTypeWhile:
+      for (unsigned int v = value; v != 0; v = conditional_value(n.handle)) {
+        if (cudaError_t e = cudaSuccess; broken(&e)) return cudaSuccess;  // sticky, as on a GPU
+        if (const cudaError_t e = run_nodes(runs[0]); e != cudaSuccess) return e;
+      }
+      return cudaSuccess;
+    case cudaGraphCondTypeSwitch:
+      return value < runs.size() ? run_nodes(runs[value]) : cudaSuccess;
+  }
+  return cudaSuccess;
+}
+
 // Runs nodes in their order, a child graph's where its node stands.
 cudaError_t run_nodes(const std::vector<CUgraphNode_st>& nodes) {
   for (const CUgraphNode_st& n : nodes) {
@@ -829,6 +1076,9 @@ cudaError_t run_nodes(const std::vector<CUgraphNode_st>& nodes) {
                                     n.block_site);
         }
         break;
+      case cudaGraphNodeTypeConditional:
+        e = run_conditional(n);
+        break;
       case cudaGraphNodeTypeMemFree:
         // Freed once: a block freed already (cudaFree, another graph) is an error, as on a GPU.
         if (!simt::release(n.block, simt::AllocationKind::device)) e = cudaErrorInvalidValue;
@@ -849,6 +1099,10 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
     std::lock_guard lock(g.mutex);
     if (g.execs.count(exec) == 0) return cudaErrorInvalidValue;
     if (gpulab::rt::capture_of(g, stream)) return cudaErrorNotSupported;
+    for (const cudaGraphConditionalHandle h : exec->handles) {
+      auto& handle = g.handles[h - 1];
+      if ((handle.flags & cudaGraphCondAssignDefault) != 0) handle.value = handle.default_value;
+    }
   }
   return gpulab::rt::run_nodes(exec->nodes);
 }
