@@ -8,7 +8,7 @@
 //
 //   __global__ void k(const float* gpulab_arg0_, int gpulab_arg1_) { ::gpulab::simt::co::start(
 //   [](co::Arg<decltype(gpulab_arg0_)> gpulab_co0_, co::Arg<decltype(gpulab_arg1_)> gpulab_co1_)
-//   GPULAB_RT_DEVICE_CODE -> ::gpulab::simt::co::Thread { decltype(gpulab_arg0_)& in = ...
+//   -> ::gpulab::simt::co::Thread { decltype(gpulab_arg0_)& in = gpulab_co0_.get(); ...
 //   ... co_await ::gpulab::simt::co::syncthreads(); ... co_return; ... }(gpulab_arg0_,
 //   gpulab_arg1_)); }
 //
@@ -1176,7 +1176,7 @@ class Splitter {
     const std::string hoisted = hoist(dynamic_shared);
     add_edit(f.body + 1, 0,
              " " + hoisted + "::gpulab::simt::co::start([](" + params +
-                 ") GPULAB_RT_DEVICE_CODE -> ::gpulab::simt::co::Thread {" + binds);
+                 ") -> ::gpulab::simt::co::Thread {" + binds);
     for (const Site& c : collectives) {
       // A call over several lines (`cg::sync(\n b)`) waits at its first line.
       add_edit(c.at, c.length,

@@ -39,8 +39,8 @@
 #define __launch_bounds__(...)
 #define __align__(n) __attribute__((aligned(n)))
 #define __grid_constant__
-// What gpulab run's rewrite puts on the device code it makes (a launch's body, a kernel's
-// coroutine): nothing here; device code's floating-point rule under gpulab run (cuda_runtime.h).
+// What gpulab run's rewrite puts on the device code it makes (a launch's body): nothing here;
+// device code's floating-point rule under gpulab run (cuda_runtime.h).
 #define GPULAB_RT_DEVICE_CODE
 
 // Declares the storage of `extern __shared__ T name[];` for the kernels that follow it in the

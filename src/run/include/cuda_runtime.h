@@ -1343,9 +1343,10 @@ using ::gpulab_rt_sinf;
 #define atan2f gpulab_rt_atan2f
 #define hypotf gpulab_rt_hypotf
 
-// Device code's rule, also on what the rewrite makes of device code (a launch's body, which calls
-// the kernel, so that g++ inlines the kernel into its thread loop: it keeps a function with an
-// optimize attribute out of a caller compiled with other options; a kernel's coroutine).
+// Device code's rule, also on a rewritten launch's body, which calls the kernel: so that g++
+// inlines the kernel into its thread loop (it keeps a function with an optimize attribute out of
+// a caller compiled with other options). A kernel the split makes a coroutine does not fuse: g++
+// 12 compiles a coroutine's body with the command line's options, whatever its function's say.
 #if defined(GPULAB_RT_FMAD)
 #pragma GCC pop_options
 // The attribute on a __device__ variable has no meaning; g++ would warn that it ignores it.

@@ -147,30 +147,32 @@ bool default_edges(const cudaGraphEdgeData* edges, size_t count) {
   return true;
 }
 
-// The checks of a node to add and its dependencies, taken into n (lock held).
-cudaError_t take_dependencies(Graphs& g, cudaGraphNode_t* out, cudaGraph_t graph,
+// Adds node n to `graph` after `dependencies`, all checked; then, with the lock held and the
+// dependencies in place, finish(g, n) completes the node (one whose making reads the graphs'
+// tables or its own dependencies) and may refuse it with its error.
+template <class Finish>
+cudaError_t add_finished_node(cudaGraphNode_t* out, cudaGraph_t graph,
                               const cudaGraphNode_t* dependencies, size_t count,
-                              CUgraphNode_st& n) {
+                              std::unique_ptr<CUgraphNode_st> n, Finish finish) {
+  Graphs& g = graphs();
+  std::lock_guard lock(g.mutex);
   if (out == nullptr || g.graphs.count(graph) == 0 || (count > 0 && dependencies == nullptr)) {
     return cudaErrorInvalidValue;
   }
   for (size_t i = 0; i < count; ++i) {
     if (!owns(graph, dependencies[i])) return cudaErrorInvalidValue;
-    n.dependencies.push_back(dependencies[i]);
+    n->dependencies.push_back(dependencies[i]);
   }
+  if (const cudaError_t e = finish(g, *n); e != cudaSuccess) return e;
+  *out = n.get();
+  graph->nodes.push_back(std::move(n));
   return cudaSuccess;
 }
 
 cudaError_t add_node(cudaGraphNode_t* out, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
                      size_t count, std::unique_ptr<CUgraphNode_st> n) {
-  Graphs& g = graphs();
-  std::lock_guard lock(g.mutex);
-  if (const cudaError_t e = take_dependencies(g, out, graph, dependencies, count, *n);
-      e != cudaSuccess)
-    return e;
-  *out = n.get();
-  graph->nodes.push_back(std::move(n));
-  return cudaSuccess;
+  return add_finished_node(out, graph, dependencies, count, std::move(n),
+                           [](Graphs&, CUgraphNode_st&) { return cudaSuccess; });
 }
 
 // A new node of `type`, its parameters set by fill(node), added as add_node does.
@@ -773,35 +775,31 @@ cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t* node, cudaGraph_t graph,
   }
   if (params->poolProps.location.type != cudaMemLocationTypeDevice) return cudaErrorNotSupported;
   if (params->poolProps.location.id != 0) return cudaErrorInvalidDevice;
-  auto& g = gpulab::rt::graphs();
-  std::lock_guard lock(g.mutex);
   // The address is chosen knowing the node's dependencies (a free before it may be reused).
-  auto n = std::make_unique<CUgraphNode_st>();
-  if (const cudaError_t e = gpulab::rt::take_dependencies(g, node, graph, dependencies, count, *n);
-      e != cudaSuccess)
-    return e;
-  if (!gpulab::rt::fill_alloc(g, *n, params->bytesize, where)) return cudaErrorMemoryAllocation;
-  params->dptr = n->block;
-  *node = n.get();
-  graph->nodes.push_back(std::move(n));
-  return cudaSuccess;
+  return gpulab::rt::add_finished_node(
+      node, graph, dependencies, count, std::make_unique<CUgraphNode_st>(),
+      [&](gpulab::rt::Graphs& g, CUgraphNode_st& n) {
+        if (!gpulab::rt::fill_alloc(g, n, params->bytesize, where)) {
+          return cudaErrorMemoryAllocation;
+        }
+        params->dptr = n.block;
+        return cudaSuccess;
+      });
 }
 
 cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t* node, cudaGraph_t graph,
                                     const cudaGraphNode_t* dependencies, size_t count, void* dptr) {
-  size_t bytes = 0;
-  {
-    auto& g = gpulab::rt::graphs();
-    std::lock_guard lock(g.mutex);
-    bytes = gpulab::rt::block_bytes(g, dptr);
-  }
-  // Only what a graph allocation node allocated is freed by a free node.
-  if (bytes == 0) return cudaErrorInvalidValue;
-  return gpulab::rt::add_new_node(node, graph, dependencies, count, cudaGraphNodeTypeMemFree,
-                                  [&](CUgraphNode_st& n) {
-                                    n.block = dptr;
-                                    n.block_bytes = bytes;
-                                  });
+  return gpulab::rt::add_finished_node(node, graph, dependencies, count,
+                                       std::make_unique<CUgraphNode_st>(),
+                                       [&](gpulab::rt::Graphs& g, CUgraphNode_st& n) {
+                                         // Only what a graph allocation node allocated is freed by
+                                         // a free node.
+                                         n.block_bytes = gpulab::rt::block_bytes(g, dptr);
+                                         if (n.block_bytes == 0) return cudaErrorInvalidValue;
+                                         n.type = cudaGraphNodeTypeMemFree;
+                                         n.block = dptr;
+                                         return cudaSuccess;
+                                       });
 }
 
 cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle* handle, cudaGraph_t graph,
@@ -853,25 +851,22 @@ cudaError_t cudaGraphAddNode(cudaGraphNode_t* node, cudaGraph_t graph,
                        : c.type == cudaGraphCondTypeSwitch ? c.size >= 1
                                                            : false;
   if (!size_ok) return cudaErrorInvalidValue;
-  auto& g = graphs();
-  std::lock_guard lock(g.mutex);
-  if (c.handle < 1 || c.handle > g.handles.size()) return cudaErrorInvalidValue;
-  auto n = std::make_unique<CUgraphNode_st>();
-  if (const cudaError_t e = gpulab::rt::take_dependencies(g, node, graph, dependencies, count, *n);
-      e != cudaSuccess)
-    return e;
-  n->type = cudaGraphNodeTypeConditional;
-  n->handle = c.handle;
-  n->conditional = c.type;
-  n->bodies = std::make_shared<std::vector<cudaGraph_t>>();
-  for (unsigned int i = 0; i < c.size; ++i) {
-    n->bodies->push_back(new CUgraph_st);
-    g.graphs.insert(n->bodies->back());
-  }
-  c.phGraph_out = n->bodies->data();
-  *node = n.get();
-  graph->nodes.push_back(std::move(n));
-  return cudaSuccess;
+  return gpulab::rt::add_finished_node(node, graph, dependencies, count,
+                                       std::make_unique<CUgraphNode_st>(),
+                                       [&](gpulab::rt::Graphs& g, CUgraphNode_st& n) {
+                                         if (c.handle < 1 || c.handle > g.handles.size())
+                                           return cudaErrorInvalidValue;
+                                         n.type = cudaGraphNodeTypeConditional;
+                                         n.handle = c.handle;
+                                         n.conditional = c.type;
+                                         n.bodies = std::make_shared<std::vector<cudaGraph_t>>();
+                                         for (unsigned int i = 0; i < c.size; ++i) {
+                                           n.bodies->push_back(new CUgraph_st);
+                                           g.graphs.insert(n.bodies->back());
+                                         }
+                                         c.phGraph_out = n.bodies->data();
+                                         return cudaSuccess;
+                                       });
 }
 
 cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* node, cudaGraph_t graph,

@@ -44,6 +44,15 @@ int show(const char* what) {
   return cudaMemcpyToSymbol(g_count, &zero, sizeof zero) == cudaSuccess ? 0 : 1;
 }
 
+// Launches the graph, waits, and prints the log under `label` followed by `n`.
+int launch_and_show(cudaGraphExec_t exec, cudaStream_t stream, const char* label, int n) {
+  if (cudaGraphLaunch(exec, stream) != cudaSuccess) return 1;
+  if (cudaStreamSynchronize(stream) != cudaSuccess) return 1;
+  char what[48];
+  std::snprintf(what, sizeof what, "%s %d", label, n);
+  return show(what);
+}
+
 cudaError_t add_kernel(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* deps,
                        size_t count, void* func, void** args) {
   cudaGraphNodeParams p = {cudaGraphNodeTypeKernel};
@@ -85,11 +94,7 @@ int main() {
     CHECK(cudaGraphInstantiate(&exec, graph, 0));
     for (int v : {0, 7}) {
       CHECK(cudaMemcpy(value, &v, sizeof v, cudaMemcpyHostToDevice));
-      CHECK(cudaGraphLaunch(exec, stream));
-      CHECK(cudaStreamSynchronize(stream));
-      char what[32];
-      std::snprintf(what, sizeof what, "if/else, value %d", v);
-      if (show(what) != 0) return 1;
+      if (launch_and_show(exec, stream, "if/else, value", v) != 0) return 1;
     }
     CHECK(cudaGraphExecDestroy(exec));
     CHECK(cudaGraphDestroy(graph));
@@ -118,11 +123,7 @@ int main() {
     CHECK(cudaGraphInstantiate(&exec, graph, 0));
     for (int start : {3, 0}) {
       CHECK(cudaMemcpyToSymbol(g_counter, &start, sizeof start));
-      CHECK(cudaGraphLaunch(exec, stream));
-      CHECK(cudaStreamSynchronize(stream));
-      char what[32];
-      std::snprintf(what, sizeof what, "do-while from %d", start);
-      if (show(what) != 0) return 1;
+      if (launch_and_show(exec, stream, "do-while from", start) != 0) return 1;
     }
     CHECK(cudaGraphExecDestroy(exec));
     CHECK(cudaGraphDestroy(graph));
@@ -152,11 +153,7 @@ int main() {
     CHECK(cudaGraphInstantiate(&exec, graph, 0));
     for (int v : {2, 0, 5}) {
       CHECK(cudaMemcpy(value, &v, sizeof v, cudaMemcpyHostToDevice));
-      CHECK(cudaGraphLaunch(exec, stream));
-      CHECK(cudaStreamSynchronize(stream));
-      char what[32];
-      std::snprintf(what, sizeof what, "switch, value %d", v);
-      if (show(what) != 0) return 1;
+      if (launch_and_show(exec, stream, "switch, value", v) != 0) return 1;
     }
     CHECK(cudaGraphExecDestroy(exec));
     CHECK(cudaGraphDestroy(graph));
@@ -201,11 +198,7 @@ int main() {
     CHECK(cudaGraphInstantiate(&exec, captured, 0));
     for (int v : {1, 0}) {
       CHECK(cudaMemcpy(value, &v, sizeof v, cudaMemcpyHostToDevice));
-      CHECK(cudaGraphLaunch(exec, stream));
-      CHECK(cudaStreamSynchronize(stream));
-      char what[40];
-      std::snprintf(what, sizeof what, "captured if, value %d", v);
-      if (show(what) != 0) return 1;
+      if (launch_and_show(exec, stream, "captured if, value", v) != 0) return 1;
     }
     CHECK(cudaGraphExecDestroy(exec));
     CHECK(cudaGraphDestroy(captured));
