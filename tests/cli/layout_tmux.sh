@@ -21,6 +21,7 @@ sys.exit(1 if bad else 0)'
 }
 
 for lang in en zh; do
+  session="$server-$lang"
   # No COLUMNS or LINES from outside: the width and height are the pane's.
   tm new-session -d -s "$session" -x 60 -y 30 \
     "env -u COLUMNS -u LINES XDG_STATE_HOME='$XDG_STATE_HOME' '$gpulab' learn 11 --restart --lang $lang --color never --backend cpu; sleep 60"
@@ -34,6 +35,5 @@ for lang in en zh; do
   tm send-keys -t "$session" Enter           # Enter shows the answer, then the demo runs
   wait_for_re "$cut"                              # its table rows and the grid do not fit 30 rows
   check_width
-  tm kill-session -t "$session"
 done
 echo "layout_tmux: passed"

@@ -14,7 +14,8 @@ start() {
   local envs=()
   while [ "$1" != "--" ]; do envs+=("$1"); shift; done
   shift
-  tm kill-session -t "$session" 2>/dev/null || true
+  starts=$((${starts:-0} + 1))
+  session="$server-$starts"  # a new session each time: see tmux_lib.sh
   tm new-session -d -s "$session" -x 150 -y 60 \
     "env XDG_STATE_HOME='$XDG_STATE_HOME' ${envs[*]} '$gpulab' $* --color never --backend cpu; echo GPULAB-EXITED-\$?; sleep 60"
   tm set-option -t "$session" history-limit 20000 >/dev/null

@@ -1,12 +1,23 @@
 # Shared by the *_tmux.sh tests: a real terminal under tmux, on a tmux server of the test's own
 # (tests run side by side, and one ending its server must not end another's), a work folder, and
-# waits on what the screen shows. Source it after setting `name`; it sets `session` and `work`.
+# waits on what the screen shows. Source it after setting `name`; it sets `server`, `session` and
+# `work`. A test that needs a second terminal starts a second session on the same server rather
+# than killing the first: a server left with no session exits, and a client that reaches its socket
+# while it does fails with "server exited unexpectedly".
 command -v tmux >/dev/null || { echo "FAIL: tmux is not installed (scripts/install-deps.sh installs it)"; exit 1; }
 work=$(mktemp -d)
-session="gpulab-$name-$$"
-trap 'tmux -L "$session" kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
+server="gpulab-$name-$$"
+session=$server
+# Ending the server hangs up on the programs in its sessions, which may still be saving their state
+# while the work folder is removed: the removal is tried until they are gone.
+cleanup() {
+  tmux -L "$server" kill-server 2>/dev/null || true
+  for _ in $(seq 1 50); do rm -rf "$work" 2>/dev/null && return 0; sleep 0.1; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
 
-tm() { tmux -L "$session" "$@"; }
+tm() { tmux -L "$server" "$@"; }
 # The whole scrollback; SCREEN_JOIN=1 joins the lines the terminal had to wrap.
 screen() { if [ "${SCREEN_JOIN:-0}" = 1 ]; then tm capture-pane -p -J -S - -t "$session"; else tm capture-pane -p -S - -t "$session"; fi; }
 fail_with_screen() { echo "FAIL: $1"; echo "----- screen -----"; screen; exit 1; }
