@@ -1,5 +1,6 @@
 // split_kernels IN OUT [--no-regions]: writes IN as gpulab run compiles it for the emulator
-// (src/run/split: kernels with barriers as region loops or coroutines, yields in spin loops), with
+// (src/run/split: kernels with barriers as region loops or coroutines, yields in spin loops,
+// warp-synchronous volatile accesses in rounds), with
 // a #line directive naming IN, so that a benchmark can build its kernels the way a student's
 // program is built. --no-regions: coroutines only (the form before region loops).
 #include <cstdio>
@@ -32,8 +33,8 @@ int main(int argc, char** argv) {
   }
   std::printf(
       "split_kernels: %s: %d kernels as region loops, %d as coroutines, %d spin loops; %d calls "
-      "inlined, %d atomic adds deferred\n",
+      "inlined, %d atomic adds deferred, %d volatile accesses in rounds\n",
       argv[1], split.regions, split.kernels - split.regions, split.spin_loops, split.inlined,
-      split.deferred_adds);
+      split.deferred_adds, split.lockstep_accesses);
   return 0;
 }

@@ -196,8 +196,17 @@ std::string describe_finding(const RunFinding& f, Lang l) {
     return std::string(tr(l, "race on shared memory: ", "共享内存上的竞争：")) +
            x.value("message", "") +
            (f.other_where.empty() ? "" : fmt::format(" ({} / {})", f.other_where, f.where)) +
-           std::string(tr(l, ". The usual fix: a __syncthreads() between the write and the read.",
-                          "。常见的修正：在写和读之间加 __syncthreads()。"));
+           std::string(
+               x.value("same_warp", false)
+                   ? tr(l,
+                        ". Both threads are in one warp: since Volta only __syncwarp() orders "
+                        "them, though a GPU whose warp happens to run in step hides the race. "
+                        "The fix: a __syncwarp() between the write and the read.",
+                        "。两个线程在同一个线程束内：自 Volta 起只有 __syncwarp() 能排定它们的"
+                        "先后，只是线程束恰好齐步执行的 GPU 会掩盖这个竞争。修正：在写和读之间加 "
+                        "__syncwarp()。")
+                   : tr(l, ". The usual fix: a __syncthreads() between the write and the read.",
+                        "。常见的修正：在写和读之间加 __syncthreads()。"));
   }
   if (k == kinds::kernel_fault) {
     // The emulator words its illegal-address faults in both languages, the others in English.

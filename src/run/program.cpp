@@ -767,7 +767,7 @@ Build build_program(const BuildRequest& r) {
         // A header's kernels are split as the file's are (below), every line where it was.
         std::string text = std::move(rewritten.text);
         if (const Split split = split_kernels(original, !checked, true, elsewhere);
-            split.kernels + split.spin_loops + split.deferred_adds > 0) {
+            split.kernels + split.spin_loops + split.deferred_adds + split.lockstep_accesses > 0) {
           plain_headers.emplace_back(copy, std::move(text));
           text = rewrite_for_emulator(split.text, h.string()).text;
         }
@@ -820,7 +820,7 @@ Build build_program(const BuildRequest& r) {
           }
         }
         const Split split = split_kernels(texts[i], !checked, true, elsewhere);
-        if (split.kernels + split.spin_loops + split.deferred_adds > 0) {
+        if (split.kernels + split.spin_loops + split.deferred_adds + split.lockstep_accesses > 0) {
           plain_text = std::move(text);
           text = rewrite_for_emulator(split.text, file.string()).text;
         }

@@ -136,6 +136,13 @@ class Splitter {
     return waiting_functions_;
   }
 
+  // The device functions of this text with warp-synchronous volatile accesses (see
+  // find_lockstep_accesses).
+  std::set<std::string, std::less<>> lockstep_functions() {
+    find_lockstep_accesses();
+    return lockstep_functions_;
+  }
+
   Split run(std::string_view elsewhere) {
     Split out;
     if (!elsewhere.empty()) {
@@ -143,6 +150,8 @@ class Splitter {
       // A kernel here may call a device function of a user header or of another file of the
       // program: one that waits there keeps the kernel off region loops as one here does.
       if (regions_) waiting_functions_ = other.waiting_functions();
+      // So does one whose volatile accesses take rounds (they yield).
+      lockstep_functions_ = other.lockstep_functions();
       // `namespace cg = cooperative_groups;` may stand in a header.
       group_namespaces_.merge(other.group_namespaces_);
       using_groups_ = using_groups_ || other.using_groups_;
@@ -150,7 +159,13 @@ class Splitter {
       for (const auto& [name, body] : other.macros_) macros_[name] += " " + body;
     }
     if (regions_) find_waiting_functions();
+    find_lockstep_accesses();
     atomic_add_defined_ = defines_atomic_add(s_) || defines_atomic_add(elsewhere);
+    for (const std::size_t k : lockstep_sites_) {
+      add_edit(k, 0, "::gpulab::simt::lockstep(");
+      add_edit(word_end(k), 0, ")");
+    }
+    out.lockstep_accesses = static_cast<int>(lockstep_sites_.size());
     each_function([&](bool kernel, std::size_t, const Function& f) {
       if (kernel && coroutines_) {
         if (regions_ && region_kernel(f)) {
@@ -1889,6 +1904,8 @@ class Splitter {
       const std::size_t next = skip_space(e);
       const bool call = next < f.end && s_[next] == '(';
       if (refused_word(w) || region_refused_word(w) || spin_word(w)) return false;
+      // Warp-synchronous volatile accesses yield, which a region loop cannot, here or in a call.
+      if (lockstep_sites_.contains(k) || (call && lockstep_functions_.contains(w))) return false;
       // A block group only syncs (above) or answers a query (`b.size()`): passed to a function,
       // copied or named otherwise, it may wait where region loops cannot see.
       if (groups->names.contains(w) && !member_at(k) && (next >= f.end || s_[next] != '.'))
@@ -2322,6 +2339,268 @@ class Splitter {
     return std::string_view::npos;
   }
 
+  // ---- Warp-synchronous volatile code (docs/simt.md; simt/lockstep.hpp) ---------------------
+  //
+  // `s[t] += s[t + 16];` through a `volatile` pointer or array, in a block of code where nothing
+  // orders a warp's accesses (no barrier, collective, cooperative group or call of a function
+  // that waits anywhere in the innermost `{ }` around it), becomes
+  // `::gpulab::simt::lockstep(s)[t] += ::gpulab::simt::lockstep(s)[t + 16];`: each read and
+  // write lets the block's other threads run up to their own, so a warp's lanes take them in
+  // rounds as a converged warp does. Where a barrier stands in the same block the accesses are
+  // ordered by it (NVIDIA's scan reads and writes its volatile array between barriers) and stay
+  // as they are. Names: parameters and locals declared `volatile T* name` (one `*`) or
+  // `volatile T name[N]` (one dimension); an access is `name[...]`, `*name` or `*(name ...)`.
+  void find_lockstep_accesses() {
+    if (lockstep_found_) return;
+    lockstep_found_ = true;
+    each_function([&](bool, std::size_t, const Function& f) {
+      const std::string name(word_before(f.params_open));
+      std::vector<std::pair<std::string, std::size_t>> names;  // name, where it is in scope
+      for (std::size_t k = f.params_open + 1; k < f.end; ++k) {
+        if (k == f.params_close) k = f.body;
+        if (!word_start(k)) continue;
+        const std::size_t e = word_end(k);
+        if (s_.substr(k, e - k) == "volatile" && declaration_starts(k, k < f.params_close))
+          volatile_declarators(e, f.end, k < f.params_close, names);
+        k = e - 1;
+      }
+      if (names.empty()) return;
+      // The accesses, by the innermost block around them (its `{`): position, whether a write.
+      std::map<std::size_t, std::vector<std::pair<std::size_t, bool>>> blocks;
+      for (std::size_t k = f.body + 1; k < f.end; ++k) {
+        if (!word_start(k)) continue;
+        const std::size_t e = word_end(k);
+        const std::string_view w = s_.substr(k, e - k);
+        const auto it = std::find_if(names.begin(), names.end(),
+                                     [&](const auto& n) { return n.first == w && k >= n.second; });
+        if (it != names.end() && !member_at(k) && access_at(k, e))
+          blocks[enclosing_brace(k, f.body)].emplace_back(k, write_at(k, e));
+        k = e - 1;
+      }
+      for (const auto& [open, accesses] : blocks) {
+        const std::size_t close = match_forward(open, '}');
+        if (orders_warp(open, close)) continue;
+        // Rounds matter where a lane may read or write what another lane wrote with nothing
+        // between: a write followed by another access in the block, or a write repeated by a
+        // loop with no barrier in its body. One step between barriers (a tree level with a
+        // barrier after it, as threadFenceReduction's) is ordered by them.
+        bool needed = false;
+        for (std::size_t a = 0; a < accesses.size() && !needed; ++a) {
+          if (!accesses[a].second) continue;
+          // After the write's statement (`s[t] = s[t] + s[t + 1];` reads first, then writes).
+          const std::size_t end = statement_end(accesses[a].first, close);
+          needed = accesses.back().first > end || repeated_unordered(accesses[a].first, f.body);
+        }
+        if (!needed) continue;
+        for (const auto& access : accesses) lockstep_sites_.insert(access.first);
+        lockstep_functions_.insert(name);
+      }
+    });
+  }
+
+  // Whether the access of the name at [k, e) writes: an assignment, `++` or `--` after it (after
+  // its subscript), or `++`/`--` before it.
+  bool write_at(std::size_t k, std::size_t e) const {
+    std::size_t after = skip_space(e);
+    if (after < s_.size() && s_[after] == '[') {
+      const std::size_t close = match_forward(after, ']');
+      if (close == npos) return false;
+      after = skip_space(close + 1);
+    }
+    if (after + 1 < s_.size()) {
+      const char c = s_[after], d = s_[after + 1];
+      if (c == '=' && d != '=') return true;
+      if ((c == '+' && d == '+') || (c == '-' && d == '-')) return true;
+      if (std::string_view("+-*/%&|^").find(c) != std::string_view::npos && d == '=') return true;
+      if ((c == '<' || c == '>') && d == c && after + 2 < s_.size() && s_[after + 2] == '=')
+        return true;
+    }
+    std::size_t before = skip_space_back(k);
+    if (before > 0 && s_[before - 1] == '*') before = skip_space_back(before - 1);
+    return before > 1 && ((s_[before - 1] == '+' && s_[before - 2] == '+') ||
+                          (s_[before - 1] == '-' && s_[before - 2] == '-'));
+  }
+
+  // Whether the code at pos runs again in a loop (up to the function's body) whose body holds
+  // nothing that orders a warp's accesses; the first loop that does orders the outer ones too.
+  bool repeated_unordered(std::size_t pos, std::size_t body) const {
+    if (braceless_loop(pos)) return true;  // within the innermost block, which orders nothing
+    for (std::size_t open = enclosing_brace(pos, body);; open = enclosing_brace(open, body)) {
+      if (loop_body(open)) return !orders_warp(open, match_forward(open, '}'));
+      if (open == body) return false;
+    }
+  }
+
+  // Whether the statement at pos is a loop's body without braces: `for (...) s[t] += ...;`, also
+  // behind `if (...)` or `else`.
+  bool braceless_loop(std::size_t pos) const {
+    int depth = 0;
+    std::size_t k = pos;
+    while (k > 0) {
+      --k;
+      if (!code_[k]) continue;
+      const char c = s_[k];
+      if (c == ')' || c == ']') ++depth;
+      if ((c == '(' || c == '[') && --depth < 0) return false;  // within parentheses
+      if (depth == 0 && (c == ';' || c == '{' || c == '}')) break;
+    }
+    for (std::size_t at = skip_space(k == 0 && s_[0] != ';' && s_[0] != '{' ? 0 : k + 1);
+         at < pos;) {
+      if (!word_start(at)) return false;
+      const std::size_t e = word_end(at);
+      const std::string_view w = s_.substr(at, e - at);
+      if (w == "for" || w == "while") return true;
+      if (w == "else" || w == "do") {
+        at = skip_space(e);
+      } else if (w == "if") {
+        const std::size_t open = skip_space(e);
+        if (open >= pos || s_[open] != '(') return false;
+        const std::size_t close = match_forward(open, ')');
+        if (close == npos) return false;
+        at = skip_space(close + 1);
+      } else {
+        return false;
+      }
+    }
+    return false;
+  }
+
+  // Whether the `{` at open is a loop's body: `for (...) {`, `while (...) {`, `do {`.
+  bool loop_body(std::size_t open) const {
+    if (word_before(open) == "do") return true;
+    const std::size_t before = skip_space_back(open);
+    if (before == 0 || s_[before - 1] != ')') return false;
+    const std::size_t paren = match_back(before - 1, '(');
+    if (paren == npos) return false;
+    const std::string_view w = word_before(paren);
+    return w == "for" || w == "while";
+  }
+
+  // Whether the word at k begins a declaration (its qualifiers aside): a parameter's, after `(`
+  // or `,`, or a statement's, after `;`, `{` or `}`; not a cast's.
+  bool declaration_starts(std::size_t k, bool parameter) const {
+    std::size_t b = k;
+    for (;;) {
+      const std::string_view w = word_before(b);
+      if (w != "const" && w != "static" && w != "extern" && w != "__shared__") break;
+      b = skip_space_back(b) - w.size();
+    }
+    const std::size_t before = skip_space_back(b);
+    if (before == 0) return !parameter;
+    const char p = s_[before - 1];
+    return parameter ? (p == '(' || p == ',') : (p == ';' || p == '{' || p == '}');
+  }
+
+  // After a `volatile` that ends at `from`: the declarators of its declaration (a parameter's one,
+  // up to `,` or `)`; a statement's, up to `;`) that are pointers with one `*` or arrays of one
+  // dimension, each with the position after which it is in scope.
+  void volatile_declarators(std::size_t from, std::size_t limit, bool parameter,
+                            std::vector<std::pair<std::string, std::size_t>>& names) const {
+    int stars = 0, dims = 0;
+    bool reference = false;
+    std::size_t last_star = 0, last_word = npos, last_word_end = npos;
+    for (std::size_t k = skip_space(from); k < limit;) {
+      const char c = s_[k];
+      if (word_start(k)) {
+        last_word = k;
+        last_word_end = word_end(k);
+        k = skip_space(last_word_end);
+        continue;
+      }
+      if (c == '*') {
+        ++stars;
+        last_star = k;
+      } else if (c == '&') {
+        reference = true;
+      } else if (c == ':' && k + 1 < limit && s_[k + 1] == ':') {
+        ++k;
+      } else if (c == '<') {
+        const std::size_t close = match_forward(k, '>');
+        if (close == npos || close >= limit) return;
+        k = skip_space(close + 1);
+        continue;
+      } else if (c == '[') {
+        const std::size_t close = match_forward(k, ']');
+        if (close == npos || close >= limit) return;
+        ++dims;
+        k = skip_space(close + 1);
+        continue;
+      } else if (c == '=' || c == ',' || c == ';' || c == ')') {
+        // The declarator ends: its name is the last word, after every `*`.
+        if (last_word != npos && !reference && (stars == 0 || last_word > last_star) &&
+            ((stars == 1 && dims == 0) || (stars == 0 && dims == 1))) {
+          names.emplace_back(std::string(s_.substr(last_word, last_word_end - last_word)),
+                             last_word_end);
+        }
+        if (parameter || c == ';' || c == ')') return;
+        std::size_t next = k;
+        if (c == '=') {  // the initializer, up to the next declarator or the end
+          int depth = 0;
+          for (next = k + 1; next < limit; ++next) {
+            if (!code_[next]) continue;
+            const char d = s_[next];
+            if (d == '(' || d == '[' || d == '{') ++depth;
+            if (d == ')' || d == ']' || d == '}') {
+              if (depth == 0) return;
+              --depth;
+            }
+            if (depth == 0 && (d == ',' || d == ';')) break;
+          }
+          if (next >= limit || s_[next] == ';') return;
+        }
+        // `, *q` declares another of the same type.
+        stars = dims = 0;
+        reference = false;
+        last_word = last_word_end = npos;
+        k = skip_space(next + 1);
+        continue;
+      } else {
+        return;  // `(`: a function pointer; anything else: no declaration
+      }
+      k = skip_space(k + 1);
+    }
+  }
+
+  // Whether the name at [k, e) is read or written there: `name[`, `*name`, `*(name`.
+  bool access_at(std::size_t k, std::size_t e) const {
+    const std::size_t next = skip_space(e);
+    if (next < s_.size() && s_[next] == '[') return true;
+    std::size_t before = skip_space_back(k);
+    if (before > 0 && s_[before - 1] == '(') before = skip_space_back(before - 1);
+    if (before == 0 || s_[before - 1] != '*') return false;
+    // A unary `*`: what stands before it is no operand.
+    const std::size_t prev = skip_space_back(before - 1);
+    if (prev == 0) return true;
+    const char p = s_[prev - 1];
+    if (ident_char(p)) return word_before(prev) == "return";
+    return p != ')' && p != ']';
+  }
+
+  // The `{` of the innermost block around `pos` within the function whose body opens at `body`.
+  std::size_t enclosing_brace(std::size_t pos, std::size_t body) const {
+    int depth = 0;
+    for (std::size_t k = pos; k-- > body;) {
+      if (!code_[k]) continue;
+      if (s_[k] == '}') ++depth;
+      if (s_[k] == '{' && depth-- == 0) return k;
+    }
+    return body;
+  }
+
+  // Whether code in [b, e) may order a warp's accesses: a barrier or collective, cooperative
+  // groups, or a call of a device function that waits.
+  bool orders_warp(std::size_t b, std::size_t e) const {
+    for (std::size_t k = b; k < e && k < s_.size(); ++k) {
+      if (!word_start(k)) continue;
+      const std::size_t we = word_end(k);
+      const std::string_view w = s_.substr(k, we - k);
+      if (awaitable_of(w) || refused_word(w) || waiting_functions_.contains(w)) return true;
+      if (w == "sync" && member_at(k)) return true;
+      k = we - 1;
+    }
+    return false;
+  }
+
   // `while (cond);`, `while (cond) {}` and `do {} while (cond);` in [begin, end): the waiting
   // thread yields to the others of its block in each round (after a few).
   int yield_in_spin_loops(std::size_t begin, std::size_t end, bool count_only = false) {
@@ -2391,6 +2670,11 @@ class Splitter {
   std::map<std::size_t, Edit> edits_;
   // Device functions that wait or may (a barrier, a collective, a spin), and those that call one.
   std::set<std::string, std::less<>> waiting_functions_;
+  // Warp-synchronous volatile accesses: where each name read or written through lockstep()
+  // stands, and the device functions that hold one (find_lockstep_accesses).
+  std::set<std::size_t> lockstep_sites_;
+  std::set<std::string, std::less<>> lockstep_functions_;
+  bool lockstep_found_ = false;
   // The names of the cooperative_groups namespace, and whether it is used whole.
   std::set<std::string, std::less<>> group_namespaces_{"cooperative_groups"};
   bool using_groups_ = false;

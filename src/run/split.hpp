@@ -21,7 +21,8 @@ struct Split {
   int kernels = 0;   // kernels turned into coroutines or region loops
   int regions = 0;   // of those, kernels turned into region loops
   int spin_loops = 0;
-  int deferred_adds = 0;  // atomicAdd statements made deferred_add (a thread's last action)
+  int deferred_adds = 0;      // atomicAdd statements made deferred_add (a thread's last action)
+  int lockstep_accesses = 0;  // warp-synchronous volatile accesses read and written in rounds
   int inlined = 0;  // calls of device functions that wait, inlined into kernels (a level a pass)
 };
 
@@ -35,6 +36,6 @@ Split split_kernels(std::string_view source, bool coroutines = true, bool region
 
 // Goes into gpulab run's cache key: a change of the transformation (or of the emulator build's
 // flags) rebuilds cached programs.
-inline constexpr const char* kSplitVersion = "split-10";
+inline constexpr const char* kSplitVersion = "split-11";
 
 }  // namespace gpulab::run

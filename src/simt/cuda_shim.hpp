@@ -26,6 +26,7 @@
 #include "simt/coroutine.hpp"
 #include "simt/deferred_add.hpp"
 #include "simt/device_api.hpp"
+#include "simt/lockstep.hpp"
 #include "simt/region.hpp"
 
 #define __global__

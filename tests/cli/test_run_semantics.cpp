@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <unistd.h>
@@ -471,4 +472,34 @@ TEST_CASE("run: conditional graph nodes: IF, IF/ELSE, WHILE, SWITCH, captured bo
   const Outcome o = run_program("graph_conditional");
   check_output("graph_conditional", o);
   CHECK(o.report["findings"].empty());
+}
+
+TEST_CASE(
+    "run: warp-synchronous volatile code gives the converged warp's result; --check names "
+    "the race",
+    "[run]") {
+  // warp_synchronous.out holds the host's sums (a tree reduction's last warp through a volatile
+  // pointer, in a device function and in the kernel, and a warp's inclusive scan); lanes run one
+  // after another would get them wrong (lane 0 would read s[16] before lane 16 had added s[48]).
+  // bench/run_semantics.sh compares the GPU's output with the file.
+  const Outcome o = run_program("warp_synchronous");
+  check_output("warp_synchronous", o);
+  CHECK(o.report["findings"].empty());
+  // Under --check the same results, and each kernel's race between lanes of one warp, with
+  // __syncwarp() as the fix.
+  const RunResult r = run_gpulab({"run", "--backend", "cpu", "--check", "--json",
+                                  (kPrograms / "warp_synchronous.cu").string()},
+                                 {}, {"XDG_CACHE_HOME=" + (work_dir() / "cache").string()});
+  CAPTURE(r.err);
+  CHECK(r.out == read(kPrograms / "warp_synchronous.out"));
+  const json j = json::parse(r.err);
+  std::set<std::string> where;
+  for (const json& f : j["findings"]) {
+    CHECK(f["kind"] == "shared_race");
+    CHECK(f["same_warp"] == true);
+    CHECK_THAT(f["message"].get<std::string>(), Catch::Contains("__syncwarp()"));
+    where.insert(f["where"].get<std::string>());
+  }
+  CHECK(where == std::set<std::string>{"warp_synchronous.cu:26", "warp_synchronous.cu:59",
+                                       "warp_synchronous.cu:74"});
 }

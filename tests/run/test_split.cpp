@@ -392,3 +392,85 @@ TEST_CASE("split: a macro is a constant only if its replacement is alike in ever
   CHECK(thread.regions == 1);
   CHECK(thread.text.find("[[maybe_unused]] const int  t = TID;") != std::string::npos);
 }
+
+TEST_CASE("split: warp-synchronous volatile accesses take rounds where nothing orders them",
+          "[split]") {
+  const std::string L = "::gpulab::simt::lockstep(";
+  // A device function without barriers: each access of its volatile pointer.
+  const std::string reduce =
+      "__device__ void warp_reduce(volatile int* s, int t) {\n"
+      "  s[t] += s[t + 32];\n  *s = *(s + 1);\n  int* plain = (int*)s;\n  plain[t] = 0;\n}\n";
+  const auto r = split_kernels(reduce);
+  CHECK(r.lockstep_accesses == 4);
+  CHECK(r.text.find(L + "s)[t] += " + L + "s)[t + 32];") != std::string::npos);
+  CHECK(r.text.find("*" + L + "s) = *(" + L + "s) + 1);") != std::string::npos);
+  CHECK(r.text.find("(int*)s;") != std::string::npos);  // a cast is no access
+  CHECK(r.text.find("plain[t]") != std::string::npos);  // not volatile
+  CHECK(lines(r.text) == lines(reduce));
+
+  // A kernel that calls it runs as a coroutine, not as region loops (a round yields).
+  const std::string caller = reduce +
+                             "__global__ void k(int* out) {\n  __shared__ int s[64];\n"
+                             "  s[threadIdx.x] = 1;\n  __syncthreads();\n"
+                             "  if (threadIdx.x < 32) warp_reduce(s, threadIdx.x);\n"
+                             "  out[0] = s[0];\n}\n";
+  const auto c = split_kernels(caller);
+  CHECK(c.kernels == 1);
+  CHECK(c.regions == 0);
+  // The same from another file of the program.
+  const std::string alone =
+      "__global__ void k(int* out) {\n  __shared__ int s[64];\n  s[threadIdx.x] = 1;\n"
+      "  __syncthreads();\n  if (threadIdx.x < 32) warp_reduce(s, threadIdx.x);\n}\n";
+  CHECK(split_kernels(alone).regions == 1);
+  CHECK(split_kernels(alone, true, true, reduce).regions == 0);
+
+  // Locals and shared arrays: `volatile T* a = x, *b;`, `__shared__ volatile T s[N]`, in a block
+  // without a barrier; a two-dimensional array, a reference and a scalar are left alone.
+  const std::string locals =
+      "__global__ void k(float* out) {\n  __shared__ float x[64];\n  __syncthreads();\n"
+      "  if (threadIdx.x < 32) {\n    volatile float* a = x, *b = x + 1;\n"
+      "    __shared__ volatile float w[64];\n    __shared__ volatile float m[8][8];\n"
+      "    volatile float& r = x[0];\n    volatile int n = 3;\n"
+      "    a[0] = b[1] + w[2] + m[1][1] + r + n;\n    w[0] = a[1];\n  }\n}\n";
+  const auto l = split_kernels(locals);
+  CHECK(l.lockstep_accesses == 5);
+  CHECK(l.text.find(L + "a)[0] = " + L + "b)[1] + " + L + "w)[2] + m[1][1] + r + n;") !=
+        std::string::npos);
+  CHECK(l.regions == 0);
+
+  // One step between barriers needs no rounds: a read, then a write, with nothing after it
+  // (threadFenceReduction's tree level, with the tile's sync after it in the loop), or a single
+  // statement that reads and then writes. The same step repeated by a loop without a barrier, or
+  // followed by a read, takes rounds.
+  const std::string step_before =
+      "__device__ void f(volatile float* s, int t, float x) {\n"
+      "  for (int i = 16; i > 0; i >>= 1) {\n";
+  const std::string step_after = "\n    __syncwarp();\n  }\n}\n";
+  CHECK(split_kernels(step_before + "    if (t < i) { float v = s[t + i]; s[t] = v + x; }" +
+                      step_after)
+            .lockstep_accesses == 0);
+  CHECK(split_kernels(step_before + "    if (t < i) { s[t] = s[t] + s[t + i]; }" + step_after)
+            .lockstep_accesses == 0);
+  CHECK(split_kernels(step_before + "    if (t < i) { s[t] = x; x = s[t ^ 1]; }" + step_after)
+            .lockstep_accesses == 2);
+  CHECK(split_kernels("__device__ void f(volatile float* s, int t) {\n"
+                      "  for (int i = 16; i > 0; i >>= 1) s[t] += s[t + i];\n}\n")
+            .lockstep_accesses == 2);
+  CHECK(
+      split_kernels("__device__ void f(volatile float* s, int t) {\n"
+                    "  for (int i = 16; i > 0; i >>= 1) { if (t < i) { s[t] += s[t + i]; } }\n}\n")
+          .lockstep_accesses == 2);
+
+  // A barrier or a warp collective in the same block orders the accesses: no rounds (NVIDIA's
+  // scan reads and writes its volatile array between barriers).
+  for (const std::string sync : {"__syncthreads()", "__syncwarp()", "cg::sync(cta)"}) {
+    CAPTURE(sync);
+    const std::string ordered =
+        "__device__ int scan(volatile int* s, int t) {\n"
+        "  for (int o = 1; o < 32; o <<= 1) {\n    int v = s[t - o];\n    " +
+        sync + ";\n    s[t] += v;\n    " + sync + ";\n  }\n  return 0;\n}\n";
+    CHECK(split_kernels(ordered).lockstep_accesses == 0);
+  }
+  // Check builds (no coroutines) take the rounds too.
+  CHECK(split_kernels(reduce, false).lockstep_accesses == 4);
+}

@@ -259,6 +259,7 @@ void launch_erased(const LaunchSite& site, const void* kernel, const LaunchConfi
                   {"index", r.index ? json(*r.index) : json(nullptr)},
                   {"byte_offset", r.byte_offset},
                   {"barrier_interval", r.barrier_interval},
+                  {"same_warp", r.first.linear / 32 == r.second.linear / 32},
                   {"pc", r.second_pc},
                   {"other_pc", r.first_pc},
                   {"message", r.describe()}});
