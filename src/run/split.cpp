@@ -157,6 +157,7 @@ class Splitter {
       using_groups_ = using_groups_ || other.using_groups_;
       // Its macros, which a kernel here may name.
       for (const auto& [name, body] : other.macros_) macros_[name] += " " + body;
+      for (const auto& [name, body] : other.function_macros_) function_macros_[name] += " " + body;
     }
     if (regions_) find_waiting_functions();
     find_lockstep_accesses();
@@ -1590,6 +1591,10 @@ class Splitter {
       if (depth == 0 && s_[k] == ',') ++index;
     }
     if (const auto by_reference = parameter_is_reference(callee, index)) return *by_reference;
+    // A function-like macro of the program (`#define IMUL(a, b) __mul24(a, b)`) whose
+    // replacement assigns nothing and calls only what takes values.
+    if (const auto m = function_macros_.find(callee); m != function_macros_.end())
+      return !value_macro(m->second);
     // CUDA's intrinsics (`__expf`, `__shfl_sync`, ...) and the math library's float forms (`expf`)
     // take values too.
     const bool math =
@@ -1839,9 +1844,15 @@ class Splitter {
       std::size_t n = d + 6;
       while (n < s_.size() && (s_[n] == ' ' || s_[n] == '\t')) ++n;
       const std::size_t ne = word_end(n);
-      if (ne == n || (ne < s_.size() && s_[ne] == '(')) continue;  // none, or function-like
-      std::string body = " ";
+      if (ne == n) continue;
+      const bool function_like = ne < s_.size() && s_[ne] == '(';
       std::size_t j = ne;
+      if (function_like) {  // its parameters are no part of the replacement
+        while (j < s_.size() && s_[j] != ')' && s_[j] != '\n') ++j;
+        if (j >= s_.size() || s_[j] != ')') continue;
+        ++j;
+      }
+      std::string body = " ";
       for (; j < s_.size() && s_[j] != '\n'; ++j) {
         if (s_[j] == '\\' && j + 1 < s_.size() && s_[j + 1] == '\n') {
           ++j;  // a continued line
@@ -1849,10 +1860,53 @@ class Splitter {
         }
         body += code_[j] ? s_[j] : ' ';
       }
-      macros_[std::string(s_.substr(n, ne - n))] += body;
+      (function_like ? function_macros_ : macros_)[std::string(s_.substr(n, ne - n))] += body;
       k = j;
     }
   }
+  // Whether a function-like macro's replacement only computes a value from its arguments: no
+  // assignment, increment or address taken, and every call one of CUDA's intrinsics (`__mul24`),
+  // the math library's float forms (`expf`), min/max and the like, or another such macro.
+  bool value_macro(std::string_view t, int depth = 0) const {
+    if (depth > 8) return false;
+    for (std::size_t k = 0; k < t.size(); ++k) {
+      const char c = t[k];
+      const char next = k + 1 < t.size() ? t[k + 1] : ' ';
+      const char prev = k > 0 ? t[k - 1] : ' ';
+      if (c == '=' && next != '=' && std::string_view("=!<>").find(prev) == std::string_view::npos)
+        return false;  // `=`, `+=`, `<<=` (`==`, `!=`, `<=`, `>=` compare)
+      if ((c == '+' || c == '-') && next == c) return false;
+      if (c == '&' && next != '&' && prev != '&') {
+        // `a & b` masks; a unary `&` (after an operator or `(`) takes an address.
+        std::size_t b = k;
+        while (b > 0 && std::isspace(static_cast<unsigned char>(t[b - 1]))) --b;
+        if (b == 0 || !(ident_char(t[b - 1]) || t[b - 1] == ')' || t[b - 1] == ']')) return false;
+      }
+      if (!ident_char(c) || (k > 0 && ident_char(prev))) continue;
+      std::size_t e = k;
+      while (e < t.size() && ident_char(t[e])) ++e;
+      std::size_t after = e;
+      while (after < t.size() && std::isspace(static_cast<unsigned char>(t[after]))) ++after;
+      const std::string_view w = t.substr(k, e - k);
+      k = e - 1;
+      if (after >= t.size() || t[after] != '(' || std::isdigit(static_cast<unsigned char>(w[0])))
+        continue;
+      static constexpr std::array<std::string_view, 13> kValues{
+          "min",   "max",  "abs",    "fabs",   "fminf",       "fmaxf", "fabsf",
+          "sqrtf", "sqrt", "rsqrtf", "sizeof", "static_cast", "int"};
+      const bool math =
+          w.starts_with("__") || one_of(w, kValues) ||
+          (w.size() > 3 && w.back() == 'f' && std::all_of(w.begin(), w.end(), [](char x) {
+             return std::islower(static_cast<unsigned char>(x)) ||
+                    std::isdigit(static_cast<unsigned char>(x));
+           }));
+      if (math) continue;
+      const auto m = function_macros_.find(w);
+      if (m == function_macros_.end() || !value_macro(m->second, depth + 1)) return false;
+    }
+    return true;
+  }
+
   bool declared_constant(std::string_view w) const {
     for (std::size_t k = s_.find(w); k != std::string_view::npos; k = s_.find(w, k + 1)) {
       if (!word_start(k) || word_end(k) != k + w.size()) continue;
@@ -2680,6 +2734,8 @@ class Splitter {
   bool using_groups_ = false;
   // Object-like macros, by name: their replacement text (comments blank).
   std::map<std::string, std::string, std::less<>> macros_;
+  // Function-like macros, by name: their replacement text, parameters aside.
+  std::map<std::string, std::string, std::less<>> function_macros_;
   int calls_inlined_ = 0;
   // The program defines a function of its own named atomicAdd: no add is deferred.
   bool atomic_add_defined_ = false;

@@ -474,3 +474,35 @@ TEST_CASE("split: warp-synchronous volatile accesses take rounds where nothing o
   // Check builds (no coroutines) take the rounds too.
   CHECK(split_kernels(reduce, false).lockstep_accesses == 4);
 }
+
+TEST_CASE("split: a function-like macro that only computes a value leaves a loop uniform",
+          "[split]") {
+  // scalarProd's outer loop: `vec` is an argument of IMUL, which a function might take by
+  // reference; a macro whose replacement assigns nothing cannot change it.
+  const auto loop = [](const std::string& define) {
+    return define +
+           "\n__global__ void k(float* out, int n, int m) {\n"
+           "  __shared__ float s[64];\n"
+           "  for (int vec = blockIdx.x; vec < n; vec += gridDim.x) {\n"
+           "    int base = IMUL(m, vec);\n"
+           "    s[threadIdx.x] = base;\n    __syncthreads();\n"
+           "    if (threadIdx.x == 0) out[vec] = s[1];\n    __syncthreads();\n  }\n}\n";
+  };
+  CHECK(split_kernels(loop("#define IMUL(a, b) __mul24(a, b)")).regions == 1);
+  CHECK(split_kernels(loop("#define IMUL(a, b) ((a) * (b) & 0xff)")).regions == 1);
+  CHECK(
+      split_kernels(loop("#define IMUL(a, b) MIN2(a, b)\n#define MIN2(a, b) min(a, b)")).regions ==
+      1);
+  // One that may change its argument keeps the kernel a coroutine.
+  for (const std::string define :
+       {"#define IMUL(a, b) ((b)++ * (a))", "#define IMUL(a, b) ((b) = (a))",
+        "#define IMUL(a, b) ((b) += 1)", "#define IMUL(a, b) grab(&(b), a)",
+        "#define IMUL(a, b) helper(a, b)"}) {
+    CAPTURE(define);
+    const auto split = split_kernels(loop(define));
+    CHECK(split.regions == 0);
+    CHECK(split.kernels == 1);
+  }
+  // With no definition in sight, IMUL is a call like any other.
+  CHECK(split_kernels(loop("")).regions == 0);
+}
