@@ -113,6 +113,32 @@ std::string describe_sanitizer_finding(const RunFinding& f, Lang l) {
 
 }  // namespace
 
+namespace {
+
+// The fix a shared-memory race calls for: one writer where both wrote, else an order between the
+// write and the read; between two lanes of one warp that order is __syncwarp().
+std::string shared_race_fix(const json& x, Lang l) {
+  const bool same_warp = x.value("same_warp", false);
+  const bool both_wrote = x.value("write", false) && x.value("other_write", false);
+  std::string text =
+      same_warp ? std::string(tr(l,
+                                 ". Both threads are in one warp: since Volta only __syncwarp() "
+                                 "orders them, though a GPU whose warp happens to run in step "
+                                 "hides the race",
+                                 "。两个线程在同一个线程束内：自 Volta 起只有 __syncwarp() 能排定"
+                                 "它们的先后，只是线程束恰好齐步执行的 GPU 会掩盖这个竞争"))
+                : std::string();
+  const std::string_view order = same_warp ? "__syncwarp()" : "__syncthreads()";
+  text += both_wrote
+              ? say(l, ". The usual fix: let one thread write it, or a {} between the writes.",
+                    "。常见的修正：只让一个线程写，或在两次写之间加 {}。", order)
+              : say(l, ". The usual fix: a {} between the write and the read.",
+                    "。常见的修正：在写和读之间加 {}。", order);
+  return text;
+}
+
+}  // namespace
+
 std::string describe_finding(const RunFinding& f, Lang l) {
   if (f.facts.contains("tool")) return describe_sanitizer_finding(f, l);
   const json& x = f.facts;
@@ -196,17 +222,7 @@ std::string describe_finding(const RunFinding& f, Lang l) {
     return std::string(tr(l, "race on shared memory: ", "共享内存上的竞争：")) +
            x.value("message", "") +
            (f.other_where.empty() ? "" : fmt::format(" ({} / {})", f.other_where, f.where)) +
-           std::string(
-               x.value("same_warp", false)
-                   ? tr(l,
-                        ". Both threads are in one warp: since Volta only __syncwarp() orders "
-                        "them, though a GPU whose warp happens to run in step hides the race. "
-                        "The fix: a __syncwarp() between the write and the read.",
-                        "。两个线程在同一个线程束内：自 Volta 起只有 __syncwarp() 能排定它们的"
-                        "先后，只是线程束恰好齐步执行的 GPU 会掩盖这个竞争。修正：在写和读之间加 "
-                        "__syncwarp()。")
-                   : tr(l, ". The usual fix: a __syncthreads() between the write and the read.",
-                        "。常见的修正：在写和读之间加 __syncthreads()。"));
+           shared_race_fix(x, l);
   }
   if (k == kinds::kernel_fault) {
     // The emulator words its illegal-address faults in both languages, the others in English.

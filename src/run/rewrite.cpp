@@ -192,6 +192,26 @@ class Rewriter {
             i = named->end;
             continue;
           }
+        } else if (word == "__shared__" && at(skip_space(e), "alignas") &&
+                   !ident_char(s_[std::min(skip_space(e) + 7, s_.size() - 1)])) {
+          // `__shared__ alignas(16) float a[N];` (NVIDIA's globalToShmemAsyncCopy): __shared__
+          // is `thread_local` to g++, after which no alignas may stand; alignas goes first.
+          const std::size_t a = skip_space(e);
+          const std::size_t open = skip_space(a + 7);
+          const std::size_t close = open < s_.size() && s_[open] == '(' ? match_forward(open, ')')
+                                                                        : std::string_view::npos;
+          if (close != std::string_view::npos) {
+            out.text.append(s_.substr(copied, i - copied));
+            out.text.append(s_.substr(a, close + 1 - a));
+            out.text += " __shared__";
+            // Lines stay where they were.
+            const std::string_view gap = s_.substr(e, a - e);
+            out.text.append(static_cast<std::size_t>(std::count(gap.begin(), gap.end(), '\n')),
+                            '\n');
+            copied = close + 1;
+            i = close + 1;
+            continue;
+          }
         } else if (word == "__global__") {
           note_kernel_definition(e);
         } else if ((word == "clock" || word == "clock64") && out.clock_line == 0 &&

@@ -115,6 +115,10 @@ void spin(const void* address) {
   r->spin(address);
 }
 
+void handoff() {
+  if (BlockRunner* r = tl_runner; r != nullptr) r->handoff();
+}
+
 void spin_wait() {
   spin(&BlockRunner::kLoopRound);
 }

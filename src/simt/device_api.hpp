@@ -16,6 +16,7 @@
 #include <limits>
 #include <source_location>
 #include <type_traits>
+#include <utility>
 
 #include "simt/builtin_vars.hpp"
 #include "simt/vector_types.hpp"
@@ -125,6 +126,15 @@ void region_barrier(bool first);
 // address it lets the other threads of its block run, as Volta's independent thread scheduling
 // guarantees. Outside a launch it does nothing.
 void spin(const void* address);
+// The bytes [first, second) of an n-byte copy that the thread of rank `rank` among `threads`
+// makes when a group copies together (memcpy_async's group forms).
+inline std::pair<std::size_t, std::size_t> group_share(std::size_t n, std::size_t rank,
+                                                       std::size_t threads) {
+  return {n * rank / threads, n * (rank + 1) / threads};
+}
+// A thread waited for other threads of its block outside a barrier (a cuda::pipeline's stage):
+// the race checker orders every access before the wait with every access after it.
+void handoff();
 // An empty loop in device code (`while (!flag);` on a volatile flag): gpulab run puts this call
 // in its body (src/run/split.cpp), so that the thread yields every few rounds.
 void spin_wait();

@@ -161,6 +161,7 @@ void RaceChecker::begin_block(std::uint64_t linear_block, uint3 block_index) {
   end_profile_batch();
   ++epoch_;
   block_first_epoch_ = epoch_;
+  handoffs_ = 0;
   block_linear_ = linear_block;
   block_index_ = block_index;
   held_.assign(static_cast<std::size_t>(shape_.block.x) * shape_.block.y * shape_.block.z, 0u);
@@ -416,7 +417,7 @@ void RaceChecker::report(const Access& earlier, bool earlier_wrote, bool wrote,
   race.first_wrote = earlier_wrote;
   race.second = id(thread_);
   race.second_wrote = wrote;
-  race.barrier_interval = epoch_ - block_first_epoch_;
+  race.barrier_interval = epoch_ - block_first_epoch_ - handoffs_;
   race.access_bytes = static_cast<unsigned>(size);
   std::uint64_t element_offset = 0;
   if (address >= dyn_begin_ && address < dyn_end_) {

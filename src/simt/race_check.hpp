@@ -112,6 +112,13 @@ class RaceChecker {
   // the lock at that address. Global accesses made under the same lock do not race (Eraser's
   // lockset, one lock per thread): CUDA by Example's dot product with a lock is clean.
   void lock_write(std::uintptr_t address, bool cas);
+  // A thread waited for others of its block outside a barrier (a cuda::pipeline's stage): every
+  // access before is ordered before every access after, as at a barrier (races across the wait go
+  // unreported); the barrier count in race reports is not changed.
+  void on_handoff() {
+    ++epoch_;
+    ++handoffs_;
+  }
 
   std::vector<Race> take_races() { return std::move(races_); }
   std::uint64_t races_found() const { return races_found_; }
@@ -204,6 +211,7 @@ class RaceChecker {
   std::atomic<std::uint8_t>* tls_kinds_ = nullptr;
   std::uintptr_t tls_bytes_ = 0;  // 0 until the table is there
   std::uint32_t block_first_epoch_ = 0;
+  std::uint32_t handoffs_ = 0;  // in the block, since block_first_epoch_ (on_handoff)
   std::uint64_t block_linear_ = 0;
   uint3 block_index_{0, 0, 0};
   // The lock each thread of the block holds (0: none), as lock_token() of its address.

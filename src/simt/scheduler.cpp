@@ -1050,6 +1050,10 @@ void BlockRunner::region_barrier(bool first) {
 
 // ---- Spinning threads --------------------------------------------------------------------------
 
+void BlockRunner::handoff() {
+  if (checker_ != nullptr) checker_->on_handoff();
+}
+
 void BlockRunner::spin(const void* address) {
   const std::uint32_t t = loop_.current;
   // __nanosleep (a null address) says outright that the thread waits; a round of an empty loop

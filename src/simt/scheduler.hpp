@@ -102,6 +102,8 @@ class BlockRunner {
   // A spinning thread (a failed atomicCAS loop, an atomicExch that changed nothing, __nanosleep)
   // lets the other threads of its block run before it tries again.
   void spin(const void* address);
+  // The current thread waited for others of its block outside a barrier (detail::handoff).
+  void handoff();
   // The address spin_wait() passes: a round of an empty loop in device code.
   static inline const char kLoopRound = 0;
   [[noreturn]] void trap(const std::source_location& where);

@@ -503,3 +503,23 @@ TEST_CASE(
   CHECK(where == std::set<std::string>{"warp_synchronous.cu:26", "warp_synchronous.cu:59",
                                        "warp_synchronous.cu:74"});
 }
+
+TEST_CASE("run: cuda::pipeline and memcpy_async: a thread's stages, a block's with roles, barriers",
+          "[run]") {
+  // async_copy_pipeline.out holds the host's sums: each thread adds its neighbour's element of
+  // every tile, copied by another thread through a thread's own four-stage pipeline, a block's
+  // pipeline with a producer warp, a block's pipeline with the group form of memcpy_async, a
+  // cuda::barrier, cooperative groups' memcpy_async and the pipeline primitives.
+  // bench/run_semantics.sh compares the GPU's output with the file.
+  const Outcome o = run_program("async_copy_pipeline");
+  check_output("async_copy_pipeline", o);
+  // Under --check the same sums and no finding: a block pipeline's waits order the stage's
+  // copies before its reads, and its releases the reads before the next copies.
+  const RunResult r = run_gpulab({"run", "--backend", "cpu", "--check", "--json",
+                                  (kPrograms / "async_copy_pipeline.cu").string()},
+                                 {}, {"XDG_CACHE_HOME=" + (work_dir() / "cache").string()});
+  CAPTURE(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == read(kPrograms / "async_copy_pipeline.out"));
+  CHECK(json::parse(r.err)["findings"].empty());
+}

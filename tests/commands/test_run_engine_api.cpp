@@ -3,6 +3,7 @@
 // errors), and CUDA runtime API the emulator lacks (from g++'s errors).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -283,4 +284,21 @@ TEST_CASE("rewrite: a refused family is refused by its API's names, not a progra
       {3, "cuDeviceGet"}, {4, "cuCtxCreate"}, {5, "cuMemAlloc_v2"}, {6, "cuMemcpyHtoD"},
       {7, "cublasCgemm"}, {8, "cublasZherk"}, {10, "cuModuleLoad"}};
   CHECK(found == expected);
+}
+
+TEST_CASE("rewrite: __shared__ alignas(N) puts the alignment first", "[run_engine]") {
+  // __shared__ is thread_local to g++, after which alignas may not stand (NVIDIA's
+  // globalToShmemAsyncCopy declares its tiles so); lines stay where they were.
+  const std::string source =
+      "__global__ void k(float* p) {\n"
+      "  __shared__ alignas(alignof(float4)) float a[4][16];\n"
+      "  __shared__ alignas (16) float b[8];\n"
+      "  __shared__ float alignas_like[2];\n"
+      "  a[0][threadIdx.x] = b[0] = alignas_like[0] = *p;\n}\n";
+  const Rewritten r = rewrite_for_emulator(source, "/x/aligned.cu");
+  CHECK(r.text.find("alignas(alignof(float4)) __shared__ float a[4][16];") != std::string::npos);
+  CHECK(r.text.find("alignas (16) __shared__ float b[8];") != std::string::npos);
+  CHECK(r.text.find("__shared__ float alignas_like[2];") != std::string::npos);
+  CHECK(std::count(r.text.begin(), r.text.end(), '\n') >=
+        std::count(source.begin(), source.end(), '\n'));
 }

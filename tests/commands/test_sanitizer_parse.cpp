@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "run/findings.hpp"
 #include "run/sanitizer.hpp"
 
 using gpulab::run::parse_sanitizer_output;
@@ -28,7 +29,7 @@ SanitizerReport recorded(const std::string& program, const std::string& tool) {
 
 TEST_CASE("memcheck on the H100: out of bounds with the nearest allocation", "[sanitizer]") {
   const auto r = recorded("oob_global", "memcheck");
-  CHECK(r.errors == 31);  // the failed calls after the fault count too
+  CHECK(r.errors == 31);             // the failed calls after the fault count too
   REQUIRE(r.findings.size() == 24);  // the 24 reads; the 3 "leaks" after the fault are its echo
   const json& f = r.findings[0];
   CHECK(f["kind"] == "out_of_bounds");
@@ -152,4 +153,28 @@ TEST_CASE("the older location shape, the hazard report, and a program that print
       parse_sanitizer_output("memcheck", "Invalid __global__ write of size 4 bytes\n");
   CHECK(fake.findings.empty());
   CHECK(fake.errors == -1);
+}
+
+TEST_CASE("a shared-memory race's fix: one writer, and __syncwarp() within a warp", "[sanitizer]") {
+  const auto text = [](bool write, bool other_write, bool same_warp, gpulab::Lang l) {
+    gpulab::RunFinding f;
+    f.kind = "shared_race";
+    f.where = "k.cu:5";
+    f.other_where = "k.cu:4";
+    f.facts = {{"message", "race"}, {"write", write}, {"other_write", other_write}};
+    if (same_warp) f.facts["same_warp"] = true;
+    return gpulab::describe_finding(f, l);
+  };
+  using gpulab::Lang;
+  CHECK_THAT(text(false, true, false, Lang::en),
+             Catch::EndsWith("The usual fix: a __syncthreads() between the write and the read."));
+  CHECK_THAT(text(true, true, false, Lang::en),
+             Catch::EndsWith("let one thread write it, or a __syncthreads() between the writes."));
+  const std::string warp = text(false, true, true, Lang::en);
+  CHECK_THAT(warp, Catch::Contains("Both threads are in one warp"));
+  CHECK_THAT(warp, Catch::EndsWith("a __syncwarp() between the write and the read."));
+  CHECK_THAT(text(true, true, true, Lang::zh), Catch::EndsWith("或在两次写之间加 __syncwarp()。"));
+  // compute-sanitizer's races (no same_warp) keep the block's barrier.
+  CHECK_THAT(text(false, true, false, Lang::zh),
+             Catch::EndsWith("在写和读之间加 __syncthreads()。"));
 }
