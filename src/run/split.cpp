@@ -163,6 +163,8 @@ class Splitter {
     find_lockstep_accesses();
     atomic_add_defined_ = defines_atomic_add(s_) || defines_atomic_add(elsewhere);
     for (const std::size_t k : lockstep_sites_) {
+      if (const auto read = lockstep_reads_.find(k); read != lockstep_reads_.end())
+        add_edit(read->second, 0, " +");
       add_edit(k, 0, "::gpulab::simt::lockstep(");
       add_edit(word_end(k), 0, ")");
     }
@@ -2427,8 +2429,17 @@ class Splitter {
         const std::string_view w = s_.substr(k, e - k);
         const auto it = std::find_if(names.begin(), names.end(),
                                      [&](const auto& n) { return n.first == w && k >= n.second; });
-        if (it != names.end() && !member_at(k) && access_at(k, e))
-          blocks[enclosing_brace(k, f.body)].emplace_back(k, write_at(k, e));
+        if (it != names.end() && !member_at(k) && access_at(k, e) && !unevaluated_at(k, f.body)) {
+          const auto [b, end] = access_extent(k, e);
+          const bool write = write_at(b, end);
+          blocks[enclosing_brace(k, f.body)].emplace_back(k, write);
+          // A read is the value, not the reference (`+` before it): printf's `...` and `auto`
+          // take the number; one whose address is taken (`&s[t]`) stays a reference.
+          const std::size_t before = skip_space_back(b);
+          const bool address =
+              before > 0 && s_[before - 1] == '&' && (before < 2 || s_[before - 2] != '&');
+          if (!write && !address) lockstep_reads_[k] = b;
+        }
         k = e - 1;
       }
       for (const auto& [open, accesses] : blocks) {
@@ -2452,15 +2463,26 @@ class Splitter {
     });
   }
 
-  // Whether the access of the name at [k, e) writes: an assignment, `++` or `--` after it (after
-  // its subscript), or `++`/`--` before it.
-  bool write_at(std::size_t k, std::size_t e) const {
-    std::size_t after = skip_space(e);
+  // Where the access of the name at [k, e) begins and ends: `name[...]`, `*name`, `*(name ...)`.
+  std::pair<std::size_t, std::size_t> access_extent(std::size_t k, std::size_t e) const {
+    const std::size_t after = skip_space(e);
     if (after < s_.size() && s_[after] == '[') {
       const std::size_t close = match_forward(after, ']');
-      if (close == npos) return false;
-      after = skip_space(close + 1);
+      return {k, close == npos ? e : close + 1};
     }
+    std::size_t before = skip_space_back(k);
+    if (before > 0 && s_[before - 1] == '(') {
+      const std::size_t close = match_forward(before - 1, ')');
+      const std::size_t star = skip_space_back(before - 1) - 1;
+      return {star, close == npos ? e : close + 1};
+    }
+    return {before - 1, e};
+  }
+
+  // Whether the access [b, end) writes: an assignment, `++` or `--` after it, or `++`/`--`
+  // before it.
+  bool write_at(std::size_t b, std::size_t end) const {
+    const std::size_t after = skip_space(end);
     if (after + 1 < s_.size()) {
       const char c = s_[after], d = s_[after + 1];
       if (c == '=' && d != '=') return true;
@@ -2469,10 +2491,26 @@ class Splitter {
       if ((c == '<' || c == '>') && d == c && after + 2 < s_.size() && s_[after + 2] == '=')
         return true;
     }
-    std::size_t before = skip_space_back(k);
-    if (before > 0 && s_[before - 1] == '*') before = skip_space_back(before - 1);
+    const std::size_t before = skip_space_back(b);
     return before > 1 && ((s_[before - 1] == '+' && s_[before - 2] == '+') ||
                           (s_[before - 1] == '-' && s_[before - 2] == '-'));
+  }
+
+  // Whether pos is inside `sizeof(...)`, `alignof(...)` or `decltype(...)` (no access is made).
+  bool unevaluated_at(std::size_t pos, std::size_t body) const {
+    int depth = 0;
+    for (std::size_t k = pos; k-- > body;) {
+      if (!code_[k]) continue;
+      const char c = s_[k];
+      if (c == ')' || c == ']') ++depth;
+      if (c == '(' && depth-- == 0) {
+        const std::string_view w = word_before(k);
+        if (w == "sizeof" || w == "alignof" || w == "decltype") return true;
+        depth = 0;
+      }
+      if (c == ';' || c == '{' || c == '}') return false;
+    }
+    return false;
   }
 
   // Whether the code at pos runs again in a loop (up to the function's body) whose body holds
@@ -2727,6 +2765,8 @@ class Splitter {
   // Warp-synchronous volatile accesses: where each name read or written through lockstep()
   // stands, and the device functions that hold one (find_lockstep_accesses).
   std::set<std::size_t> lockstep_sites_;
+  // Of the accesses, the reads: where the `+` that makes each a value goes.
+  std::map<std::size_t, std::size_t> lockstep_reads_;
   std::set<std::string, std::less<>> lockstep_functions_;
   bool lockstep_found_ = false;
   // The names of the cooperative_groups namespace, and whether it is used whole.

@@ -402,8 +402,9 @@ TEST_CASE("split: warp-synchronous volatile accesses take rounds where nothing o
       "  s[t] += s[t + 32];\n  *s = *(s + 1);\n  int* plain = (int*)s;\n  plain[t] = 0;\n}\n";
   const auto r = split_kernels(reduce);
   CHECK(r.lockstep_accesses == 4);
-  CHECK(r.text.find(L + "s)[t] += " + L + "s)[t + 32];") != std::string::npos);
-  CHECK(r.text.find("*" + L + "s) = *(" + L + "s) + 1);") != std::string::npos);
+  // A read is made a value (` +`), a write stays a reference.
+  CHECK(r.text.find(L + "s)[t] +=  +" + L + "s)[t + 32];") != std::string::npos);
+  CHECK(r.text.find("*" + L + "s) =  +*(" + L + "s) + 1);") != std::string::npos);
   CHECK(r.text.find("(int*)s;") != std::string::npos);  // a cast is no access
   CHECK(r.text.find("plain[t]") != std::string::npos);  // not volatile
   CHECK(lines(r.text) == lines(reduce));
@@ -434,7 +435,7 @@ TEST_CASE("split: warp-synchronous volatile accesses take rounds where nothing o
       "    a[0] = b[1] + w[2] + m[1][1] + r + n;\n    w[0] = a[1];\n  }\n}\n";
   const auto l = split_kernels(locals);
   CHECK(l.lockstep_accesses == 5);
-  CHECK(l.text.find(L + "a)[0] = " + L + "b)[1] + " + L + "w)[2] + m[1][1] + r + n;") !=
+  CHECK(l.text.find(L + "a)[0] =  +" + L + "b)[1] +  +" + L + "w)[2] + m[1][1] + r + n;") !=
         std::string::npos);
   CHECK(l.regions == 0);
 
@@ -471,6 +472,21 @@ TEST_CASE("split: warp-synchronous volatile accesses take rounds where nothing o
         sync + ";\n    s[t] += v;\n    " + sync + ";\n  }\n  return 0;\n}\n";
     CHECK(split_kernels(ordered).lockstep_accesses == 0);
   }
+  // A read passed to printf's `...` or to `auto` is the value; `&s[t]` stays a reference;
+  // `sizeof(s[0])` makes no access; `*(s + 1) = v` and `++s[t]` write.
+  const std::string forms =
+      "__device__ void f(volatile int* s, int t) {\n"
+      "  s[t] = 1;\n  printf(\"%d\", s[0]);\n  auto v = s[1];\n  volatile int* q = &s[t];\n"
+      "  int n = sizeof(s[0]);\n  *(s + 1) = v + n;\n  ++s[t];\n}\n";
+  const auto fs = split_kernels(forms);
+  CHECK(fs.lockstep_accesses == 6);
+  CHECK(fs.text.find("printf(\"%d\",  +" + L + "s)[0]);") != std::string::npos);
+  CHECK(fs.text.find("auto v =  +" + L + "s)[1];") != std::string::npos);
+  CHECK(fs.text.find("= &" + L + "s)[t];") != std::string::npos);
+  CHECK(fs.text.find("sizeof(s[0])") != std::string::npos);
+  CHECK(fs.text.find("*(" + L + "s) + 1) = v + n;") != std::string::npos);
+  CHECK(fs.text.find("++" + L + "s)[t];") != std::string::npos);
+
   // Check builds (no coroutines) take the rounds too.
   CHECK(split_kernels(reduce, false).lockstep_accesses == 4);
 }

@@ -77,6 +77,7 @@ __global__ void warp_scan(const int* in, int* out) {
   if (lane >= 8) s[t] = s[t - 8] + s[t];
   if (lane >= 16) s[t] = s[t - 16] + s[t];
   out[blockIdx.x * blockDim.x + t] = s[t];
+  if (blockIdx.x == 0 && t == kBlock - 1) printf("block 0, thread %d: %d\n", t, s[t]);
 }
 
 int main() {
