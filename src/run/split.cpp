@@ -1580,9 +1580,6 @@ class Splitter {
         "sizeof",  "alignof",       "decltype", "catch",  "__launch_bounds__",
         "defined", "static_assert", "noexcept", "case"};
     if (one_of(callee, kNotCalls)) return false;
-    static constexpr std::array<std::string_view, 12> kByValue{
-        "printf", "min",   "max",   "abs",  "fabs",   "fminf",
-        "fmaxf",  "fabsf", "sqrtf", "sqrt", "rsqrtf", "assert"};
     if (one_of(callee, kByValue)) return false;
     // A function of this text says so in its parameter list.
     std::size_t index = 0;
@@ -1597,15 +1594,21 @@ class Splitter {
     // replacement assigns nothing and calls only what takes values.
     if (const auto m = function_macros_.find(callee); m != function_macros_.end())
       return !value_macro(m->second);
-    // CUDA's intrinsics (`__expf`, `__shfl_sync`, ...) and the math library's float forms (`expf`)
-    // take values too.
-    const bool math =
-        callee.starts_with("__") || (callee.size() > 3 && callee.back() == 'f' &&
-                                     std::all_of(callee.begin(), callee.end(), [](char c) {
-                                       return std::islower(static_cast<unsigned char>(c)) ||
-                                              std::isdigit(static_cast<unsigned char>(c));
-                                     }));
-    return !math;
+    return !value_function(callee);
+  }
+
+  // Functions that take their arguments by value: printf, min, max and the like, CUDA's
+  // intrinsics (`__expf`, `__shfl_sync`, ...) and the math library's float forms (`expf`).
+  static constexpr std::array<std::string_view, 12> kByValue{"printf", "min",   "max",    "abs",
+                                                             "fabs",   "fminf", "fmaxf",  "fabsf",
+                                                             "sqrtf",  "sqrt",  "rsqrtf", "assert"};
+  static bool value_function(std::string_view callee) {
+    return one_of(callee, kByValue) || callee.starts_with("__") ||
+           (callee.size() > 3 && callee.back() == 'f' &&
+            std::all_of(callee.begin(), callee.end(), [](char c) {
+              return std::islower(static_cast<unsigned char>(c)) ||
+                     std::isdigit(static_cast<unsigned char>(c));
+            }));
   }
 
   // Whether the identifier `name` is assigned (or has its address taken) in [b, e), other than
@@ -1893,16 +1896,8 @@ class Splitter {
       k = e - 1;
       if (after >= t.size() || t[after] != '(' || std::isdigit(static_cast<unsigned char>(w[0])))
         continue;
-      static constexpr std::array<std::string_view, 13> kValues{
-          "min",   "max",  "abs",    "fabs",   "fminf",       "fmaxf", "fabsf",
-          "sqrtf", "sqrt", "rsqrtf", "sizeof", "static_cast", "int"};
-      const bool math =
-          w.starts_with("__") || one_of(w, kValues) ||
-          (w.size() > 3 && w.back() == 'f' && std::all_of(w.begin(), w.end(), [](char x) {
-             return std::islower(static_cast<unsigned char>(x)) ||
-                    std::isdigit(static_cast<unsigned char>(x));
-           }));
-      if (math) continue;
+      // A cast or sizeof (`int(x)`, `static_cast<int>(x)`) takes a value too.
+      if (value_function(w) || type_word(w) || w == "sizeof" || w == "static_cast") continue;
       const auto m = function_macros_.find(w);
       if (m == function_macros_.end() || !value_macro(m->second, depth + 1)) return false;
     }
@@ -2432,7 +2427,7 @@ class Splitter {
         if (it != names.end() && !member_at(k) && access_at(k, e) && !unevaluated_at(k, f.body)) {
           const auto [b, end] = access_extent(k, e);
           const bool write = write_at(b, end);
-          blocks[enclosing_brace(k, f.body)].emplace_back(k, write);
+          blocks[enclosing_open(k, f.body)].emplace_back(k, write);
           // A read is the value, not the reference (`+` before it): printf's `...` and `auto`
           // take the number; one whose address is taken (`&s[t]`) stays a reference.
           const std::size_t before = skip_space_back(b);
@@ -2517,7 +2512,7 @@ class Splitter {
   // nothing that orders a warp's accesses; the first loop that does orders the outer ones too.
   bool repeated_unordered(std::size_t pos, std::size_t body) const {
     if (braceless_loop(pos)) return true;  // within the innermost block, which orders nothing
-    for (std::size_t open = enclosing_brace(pos, body);; open = enclosing_brace(open, body)) {
+    for (std::size_t open = enclosing_open(pos, body);; open = enclosing_open(open, body)) {
       if (loop_body(open)) return !orders_warp(open, match_forward(open, '}'));
       if (open == body) return false;
     }
@@ -2666,17 +2661,6 @@ class Splitter {
     const char p = s_[prev - 1];
     if (ident_char(p)) return word_before(prev) == "return";
     return p != ')' && p != ']';
-  }
-
-  // The `{` of the innermost block around `pos` within the function whose body opens at `body`.
-  std::size_t enclosing_brace(std::size_t pos, std::size_t body) const {
-    int depth = 0;
-    for (std::size_t k = pos; k-- > body;) {
-      if (!code_[k]) continue;
-      if (s_[k] == '}') ++depth;
-      if (s_[k] == '{' && depth-- == 0) return k;
-    }
-    return body;
   }
 
   // Whether code in [b, e) may order a warp's accesses: a barrier or collective, cooperative

@@ -8,9 +8,9 @@
 // overwritten its stage, gives a wrong sum. Each line compares the sums with the host's.
 #include <cooperative_groups.h>
 #include <cooperative_groups/memcpy_async.h>
+#include <cuda_pipeline.h>
 #include <cuda/barrier>
 #include <cuda/pipeline>
-#include <cuda_pipeline.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -48,8 +48,7 @@ __global__ void thread_pipeline(const float* in, float* out) {
     const int next = k + kStages - 1;
     pipe.producer_acquire();
     if (next < kTiles) {
-      cuda::memcpy_async(&tile[next % kStages][t], base + next * kThreads + t, sizeof(float),
-                         pipe);
+      cuda::memcpy_async(&tile[next % kStages][t], base + next * kThreads + t, sizeof(float), pipe);
     }
     pipe.producer_commit();
     pipe.consumer_wait();
@@ -167,12 +166,9 @@ int main() {
   CHECK(cudaMalloc(&out, kBlocks * kThreads * sizeof(float)));
   CHECK(cudaMemcpy(in, h, kN * sizeof(float), cudaMemcpyHostToDevice));
   float got[kBlocks * kThreads];
-  const char* names[6] = {"thread pipeline, 4 stages",
-                          "block pipeline, producer warp",
-                          "block pipeline, group copies",
-                          "barrier copies",
-                          "cooperative groups copies",
-                          "pipeline primitives"};
+  const char* names[6] = {"thread pipeline, 4 stages",    "block pipeline, producer warp",
+                          "block pipeline, group copies", "barrier copies",
+                          "cooperative groups copies",    "pipeline primitives"};
   for (int form = 0; form < 6; ++form) {
     CHECK(cudaMemset(out, 0, kBlocks * kThreads * sizeof(float)));
     if (form == 0) thread_pipeline<<<kBlocks, kThreads>>>(in, out);
