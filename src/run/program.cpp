@@ -149,8 +149,12 @@ void write_manifest(const fs::path& manifest, const std::vector<std::string>& de
 void write_notes(const fs::path& file, const Build& b) {
   json j = {{"removed_api", json::array()},
             {"clock_read_at", b.clock_read_at},
-            {"ptxas_lines", b.ptxas_lines}};
+            {"ptxas_lines", b.ptxas_lines},
+            {"as_written", json::array()}};
   for (const RemovedUse& u : b.removed_api) j["removed_api"].push_back({u.key, u.where});
+  for (const Build::AsWritten& a : b.as_written) {
+    j["as_written"].push_back({a.file, a.behaviour, a.error});
+  }
   std::ofstream(file) << j.dump();
 }
 void read_notes(const fs::path& file, Build& b) {
@@ -165,9 +169,25 @@ void read_notes(const fs::path& file, Build& b) {
     }
     b.clock_read_at = j.value("clock_read_at", "");
     b.ptxas_lines = j.value("ptxas_lines", std::vector<std::string>{});
+    for (const auto& a : j.value("as_written", json::array())) {
+      b.as_written.push_back(
+          {a.at(0).get<std::string>(), a.at(1).get<bool>(), a.at(2).get<std::string>()});
+    }
   } catch (const std::exception&) {
     // A damaged file: the notes are left out, the program still runs.
   }
+}
+
+// The compiler's first error line ("FILE:LINE:COL: error: ..."), else its first line.
+std::string first_error_line(const std::string& text) {
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    const std::string_view line(text.data() + start, end - start);
+    if (line.find(": error: ") != std::string_view::npos) return std::string(line);
+    start = end + 1;
+  }
+  return text.substr(0, text.find('\n'));
 }
 
 std::string first_lines(const std::string& text, std::size_t max_lines) {
@@ -755,6 +775,9 @@ Build build_program(const BuildRequest& r) {
     // the rewrite of the header as written: what a compile that fails writes back, as it does the
     // file's own text.
     std::vector<std::pair<fs::path, std::string>> plain_headers;
+    // Whether the transformation of the file being built, or of its headers, changes what the
+    // program does beyond its speed.
+    bool split_behaviour = false;
     // elsewhere: what the headers' kernels may call besides the header's own functions (the
     // file's headers and the program's files; empty in check and profile builds).
     const auto shadow_headers = [&](const std::vector<fs::path>& headers,
@@ -770,6 +793,7 @@ Build build_program(const BuildRequest& r) {
             split.kernels + split.spin_loops + split.deferred_adds + split.lockstep_accesses > 0) {
           plain_headers.emplace_back(copy, std::move(text));
           text = rewrite_for_emulator(split.text, h.string()).text;
+          split_behaviour |= split.spin_loops + split.deferred_adds + split.lockstep_accesses > 0;
         }
         fs::create_directories(copy.parent_path(), ec);
         if (const int error = write_whole(copy, text); error != 0) {
@@ -794,6 +818,7 @@ Build build_program(const BuildRequest& r) {
       // The same file without split_kernels' transformation: compiled instead if the
       // transformed one does not compile (a construct the lexical transformation misread).
       std::string plain_text;
+      split_behaviour = false;
       // The file's own headers (not a C file's): rewritten below, and read by split_kernels.
       const std::vector<fs::path> headers =
           c_file ? std::vector<fs::path>{} : headers_of(file, texts[i]);
@@ -823,6 +848,7 @@ Build build_program(const BuildRequest& r) {
         if (split.kernels + split.spin_loops + split.deferred_adds + split.lockstep_accesses > 0) {
           plain_text = std::move(text);
           text = rewrite_for_emulator(split.text, file.string()).text;
+          split_behaviour = split.spin_loops + split.deferred_adds + split.lockstep_accesses > 0;
         }
       }
       const std::string copy_name =
@@ -959,7 +985,13 @@ Build build_program(const BuildRequest& r) {
           written = write_whole(header, plain) == 0 && written;
         }
         plain_headers.clear();  // later files read the headers as written
-        if (written) p = compile(argv);
+        if (written) {
+          const std::string refused = p.err.empty() ? p.out : p.err;
+          p = compile(argv);
+          // Said in the report: the program runs, but not as gpulab meant to run it.
+          if (p.ok())
+            build.as_written.push_back({file.string(), split_behaviour, first_error_line(refused)});
+        }
       }
       if (!p.ok()) {
         if (const auto missing = missing_cuda_api(p.err.empty() ? p.out : p.err, lang)) {

@@ -64,6 +64,16 @@ struct Build {
   // the clock (FILE:LINE, "" when none).
   std::vector<RemovedUse> removed_api;
   std::string clock_read_at;
+  // Files whose emulator transformation (split_kernels) g++ refused, compiled as written instead:
+  // the file, whether the transformation also changed what the program does (spin loops that
+  // yield, warp-synchronous accesses in rounds, deferred adds) rather than only its speed, and
+  // g++'s first error line, for a report to gpulab's developers.
+  struct AsWritten {
+    std::string file;
+    bool behaviour = false;
+    std::string error;
+  };
+  std::vector<AsWritten> as_written;
   // --backend gpu: ptxas's own lines from a compile that succeeded (each kernel's registers,
   // spills and memory with -Xptxas -v), as nvcc printed them; kept with a cached build too.
   std::vector<std::string> ptxas_lines;

@@ -149,6 +149,28 @@ std::string render_run(const RunResult& r, const OutputOptions& out) {
       s += std::string(tr(l, "    (no kernel ran)", "    （没有核函数运行）")) + "\n";
     }
   }
+  for (const run::Build::AsWritten& a : r.as_written) {
+    s +=
+        "  " +
+        st.warn(a.behaviour
+                    ? both("gpulab's transformation of {} for the emulator did not compile, so "
+                           "it was compiled as written: its kernels take the slower path, and "
+                           "its spin loops and warp-synchronous accesses do not run as a GPU runs "
+                           "them (a gpulab bug: please report it with the file).",
+                           "gpulab 为模拟器改写 {} 的结果无法编译，因此按原样编译：它的核函数走较慢"
+                           "的路径，自旋循环和线程束同步的访问也不会像在 GPU 上那样运行（这是 "
+                           "gpulab 的缺陷：请连同文件一起报告）。",
+                           short_path(a.file, r.file))
+                          .in(l)
+                    : both("gpulab's transformation of {} for the emulator did not compile, so "
+                           "it was compiled as written: its kernels take the slower path (a "
+                           "gpulab bug: please report it with the file).",
+                           "gpulab 为模拟器改写 {} 的结果无法编译，因此按原样编译：它的核函数走较慢"
+                           "的路径（这是 gpulab 的缺陷：请连同文件一起报告）。",
+                           short_path(a.file, r.file))
+                          .in(l)) +
+        "\n";
+  }
   // Once each: API CUDA 13 removed, and what the emulator's clock counts.
   if (!r.removed_api.empty()) {
     s +=
@@ -330,6 +352,15 @@ std::string render_run(const RunResult& r, const OutputOptions& out) {
 namespace {
 
 // API CUDA 13 removed that the program uses: what, where, and the call that replaces it.
+json as_written_json(const RunResult& r) {
+  json a = json::array();
+  for (const run::Build::AsWritten& w : r.as_written) {
+    a.push_back(
+        {{"file", w.file}, {"behaviour_changed", w.behaviour}, {"compiler_error", w.error}});
+  }
+  return a;
+}
+
 json removed_json(const RunResult& r) {
   json out = json::array();
   for (const auto& [key, where] : r.removed_api) {
@@ -353,6 +384,7 @@ json run_json(const RunResult& r) {
             {"flags_without_effect", r.flags_without_effect},
             {"removed_in_cuda13", removed_json(r)},
             {"clock_read_at", r.clock_read_at.empty() ? json(nullptr) : json(r.clock_read_at)},
+            {"compiled_as_written", as_written_json(r)},
             {"run_ms", r.run_ms},
             {"check", r.check},
             {"exit_code",

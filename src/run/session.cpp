@@ -370,6 +370,7 @@ RunResult run_program(const RunOptions& o) {
   r.compile_ms = build.compile_ms;
   for (const run::RemovedUse& u : build.removed_api) r.removed_api.emplace_back(u.key, u.where);
   r.clock_read_at = build.clock_read_at;
+  r.as_written = build.as_written;
 
   run::ExecRequest x;
   x.program = build.program;

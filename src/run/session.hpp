@@ -15,6 +15,7 @@
 
 #include "core/output.hpp"
 #include "run/contain.hpp"
+#include "run/program.hpp"
 
 namespace gpulab {
 
@@ -82,6 +83,8 @@ struct RunResult {
   // FILE:LINE of the first use, each once; and the first line that reads the clock.
   std::vector<std::pair<std::string, std::string>> removed_api;
   std::string clock_read_at;
+  // Files compiled as written because g++ refused gpulab's transformation of them (Build).
+  std::vector<run::Build::AsWritten> as_written;
   std::string backend;  // "cpu-emulator" or "cuda"
   std::string compiler;
   std::string program;  // the built program (code addresses in its report: run::source_lines)
