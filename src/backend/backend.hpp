@@ -31,7 +31,7 @@ struct LaunchShape {
 struct EmulatorStats {
   std::uint64_t barriers_crossed = 0;  // __syncthreads() episodes, summed over blocks
   std::uint64_t blocks_on_fibers = 0;  // blocks that met a barrier or a warp collective
-  std::vector<std::string> races;      // --check: the first shared-memory races found
+  std::vector<Text> races;             // --check: the first shared-memory races found
 };
 
 struct KernelRun {

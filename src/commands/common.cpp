@@ -224,9 +224,15 @@ nlohmann::json backend_json_fields(const std::string& backend, const std::string
                                    const KernelRun& run) {
   nlohmann::json j = {{"backend", backend}, {"device", device}};
   if (run.emulator) {
+    nlohmann::json races = nlohmann::json::array(), races_zh = nlohmann::json::array();
+    for (const Text& r : run.emulator->races) {
+      races.push_back(r.en);
+      races_zh.push_back(r.zh);
+    }
     j["emulator"] = {{"barriers_crossed", run.emulator->barriers_crossed},
                      {"blocks_on_fibers", run.emulator->blocks_on_fibers},
-                     {"races", run.emulator->races}};
+                     {"races", races},
+                     {"races_zh", races_zh}};
   }
   return j;
 }
@@ -257,9 +263,8 @@ std::string emulator_notes(const KernelRun& run, const Style& style, Lang lang) 
                          count_noun(e.barriers_crossed, "barrier crossing", "barrier crossings"),
                          count_noun(e.blocks_on_fibers, "block", "blocks"))) +
       "\n";
-  // The race reports themselves are the emulator's, in English (see KernelFault).
   for (const auto& race : e.races) {
-    out += "  " + style.bad(std::string(tr(lang, "race: ", "竞争（英文报告）："))) + race + "\n";
+    out += "  " + style.bad(std::string(tr(lang, "race: ", "竞争："))) + race.in(lang) + "\n";
   }
   return out;
 }

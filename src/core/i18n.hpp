@@ -17,6 +17,12 @@ struct Text {
   const std::string& in(Lang lang) const { return lang == Lang::zh ? zh : en; }
   bool empty() const { return en.empty() && zh.empty(); }
   bool operator==(const Text& o) const { return en == o.en && zh == o.zh; }
+  // Each language's text gets its own continuation.
+  Text& operator+=(const Text& more) {
+    en += more.en;
+    zh += more.zh;
+    return *this;
+  }
 };
 
 // A message made where the user's Lang was at hand, with tr(lang, en, zh): it already is in the

@@ -219,13 +219,15 @@ std::string describe_finding(const RunFinding& f, Lang l) {
                      "同一次启动中的线程块之间没有先后顺序：请使用原子操作，或拆成两个核函数。")));
   }
   if (k == kinds::shared_race) {
-    return std::string(tr(l, "race on shared memory: ", "共享内存上的竞争：")) +
-           x.value("message", "") +
+    const std::string message = l == Lang::zh && x.contains("message_zh")
+                                    ? x.value("message_zh", "")
+                                    : x.value("message", "");
+    return std::string(tr(l, "race on shared memory: ", "共享内存上的竞争：")) + message +
            (f.other_where.empty() ? "" : fmt::format(" ({} / {})", f.other_where, f.where)) +
            shared_race_fix(x, l);
   }
   if (k == kinds::kernel_fault) {
-    // The emulator words its illegal-address faults in both languages, the others in English.
+    // The emulator words its faults in both languages (message_zh).
     const std::string message = l == Lang::zh && x.contains("message_zh")
                                     ? x.value("message_zh", "")
                                     : x.value("message", "");

@@ -337,6 +337,8 @@ class thread_block_tile<N, void> : public thread_group {
       gpulab::simt::detail::invalid_device_call(
           "sync or cg::reduce on a tile of more than 32 threads that the block does not fill (its "
           "size is not a multiple of the tile's): a GPU waits forever for the tile's missing warps",
+          "在线程块没有填满的、超过 32 个线程的分块上调用 sync 或 cg::reduce（线程块大小不是分块"
+          "大小的倍数）：GPU 会永远等待分块中缺少的线程束",
           where);
     }
   }
@@ -458,7 +460,8 @@ inline thread_group tiled_partition(const thread_group& parent, unsigned tile_si
                                     std::source_location where = std::source_location::current()) {
   if (tile_size == 0 || tile_size > 32 || (tile_size & (tile_size - 1)) != 0) {
     gpulab::simt::detail::invalid_device_call(
-        "tiled_partition(parent, n) needs n a power of 2 from 1 to 32", where);
+        "tiled_partition(parent, n) needs n a power of 2 from 1 to 32",
+        "tiled_partition(parent, n) 要求 n 是 1 到 32 之间的 2 的幂", where);
   }
   const auto size = static_cast<unsigned>(parent.num_threads());
   const auto rank = static_cast<unsigned>(parent.thread_rank());

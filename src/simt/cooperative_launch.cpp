@@ -24,7 +24,7 @@ namespace ctx = boost::context;
 
 // ---- The grid barrier ---------------------------------------------------------------------------
 
-GridBarrier::Arrival GridBarrier::arrive(std::uint64_t* generation, std::string* why) {
+GridBarrier::Arrival GridBarrier::arrive(std::uint64_t* generation, Text* why) {
   std::lock_guard lock(mutex_);
   if (broken_) {
     *why = why_;
@@ -33,9 +33,7 @@ GridBarrier::Arrival GridBarrier::arrive(std::uint64_t* generation, std::string*
   *generation = generation_;
   if (++waiting_ + ended_ < blocks_) return Arrival::wait;
   if (ended_ > 0) {
-    break_locked("grid.sync() is not reached by every block of the grid: " +
-                 std::to_string(ended_) + " of " + std::to_string(blocks_) +
-                 " blocks returned without it, and a GPU would wait for them forever");
+    break_locked(never_reached());
     *why = why_;
     return Arrival::broken;
   }
@@ -47,7 +45,7 @@ GridBarrier::Arrival GridBarrier::arrive(std::uint64_t* generation, std::string*
   return Arrival::released;
 }
 
-bool GridBarrier::passed(std::uint64_t generation, std::string* why) {
+bool GridBarrier::passed(std::uint64_t generation, Text* why) {
   std::lock_guard lock(mutex_);
   if (generation_ != generation) return true;
   *why = why_;
@@ -68,20 +66,26 @@ void GridBarrier::block_ended() {
   std::lock_guard lock(mutex_);
   ++ended_;
   if (!broken_ && waiting_ > 0 && waiting_ + ended_ == blocks_) {
-    break_locked("grid.sync() is not reached by every block of the grid: " +
-                 std::to_string(ended_) + " of " + std::to_string(blocks_) +
-                 " blocks returned without it, and a GPU would wait for them forever");
+    break_locked(never_reached());
   }
 }
 
-bool GridBarrier::abandon(std::string why) {
+Text GridBarrier::never_reached() const {
+  const std::string ended = std::to_string(ended_), blocks = std::to_string(blocks_);
+  return {"grid.sync() is not reached by every block of the grid: " + ended + " of " + blocks +
+              " blocks returned without it, and a GPU would wait for them forever",
+          "grid.sync() 没有被网格的每个线程块到达：" + blocks + " 个线程块中有 " + ended +
+              " 个没有经过它就返回了，GPU 会永远等待它们"};
+}
+
+bool GridBarrier::abandon(Text why) {
   std::lock_guard lock(mutex_);
   if (broken_) return false;
   break_locked(std::move(why));
   return true;
 }
 
-void GridBarrier::break_locked(std::string why) {
+void GridBarrier::break_locked(Text why) {
   broken_ = true;
   why_ = std::move(why);
   released_.notify_all();
@@ -257,7 +261,8 @@ void run_resident_blocks(const LaunchShape& shape, StackPool& pool, const BlockS
       if (b.checker) b.checker->worker_faulted();
       // The blocks that wait at grid.sync() for this one fail too: only the first fault is the
       // cause.
-      b.consequence = !grid.abandon("another block of the grid faulted");
+      b.consequence =
+          !grid.abandon({"another block of the grid faulted", "网格中的另一个线程块出错了"});
       stop.store(true, std::memory_order_relaxed);
     }
   };
@@ -308,8 +313,10 @@ void run_resident_blocks(const LaunchShape& shape, StackPool& pool, const BlockS
     // The parked blocks are still resumed below, to fail at the broken barrier (a suspended fiber
     // is never destroyed).
     const bool cause = grid.abandon(
-        "the emulator could not keep every block of the cooperative grid resident (out of "
-        "memory), so the blocks cannot all wait at grid.sync()");
+        {"the emulator could not keep every block of the cooperative grid resident (out of "
+         "memory), so the blocks cannot all wait at grid.sync()",
+         "模拟器无法让协作网格的所有线程块同时驻留（内存不足），这些线程块不能都在 grid.sync() "
+         "处等待"});
     stop.store(true, std::memory_order_relaxed);
     if (!out.error || (out.consequence && cause)) {
       out.error = std::current_exception();
@@ -348,20 +355,22 @@ void grid_sync(const std::source_location& where) {
         "grid.sync() in a kernel that was not launched with cudaLaunchCooperativeKernel: only a "
         "cooperative launch keeps every block of the grid resident, so that they can wait for "
         "each other (this_grid().is_valid() is false here)",
+        "核函数不是用 cudaLaunchCooperativeKernel 启动的，却调用了 grid.sync()：只有协作启动才会让"
+        "网格的所有线程块同时驻留，从而能互相等待（这里 this_grid().is_valid() 为 false）",
         where);
   }
-  std::string why;
+  Text why;
   std::uint64_t generation = 0;
   switch (grid->arrive(&generation, &why)) {
     case GridBarrier::Arrival::released:
       return;
     case GridBarrier::Arrival::broken:
-      invalid_device_call(why.c_str(), where);
+      invalid_device_call(why.en.c_str(), why.zh.c_str(), where);
     case GridBarrier::Arrival::wait:
       break;
   }
   park(*worker, generation);
-  if (!grid->passed(generation, &why)) invalid_device_call(why.c_str(), where);
+  if (!grid->passed(generation, &why)) invalid_device_call(why.en.c_str(), why.zh.c_str(), where);
 }
 
 bool grid_is_cooperative() {

@@ -35,9 +35,9 @@ class GridBarrier {
   // One block arrives (its thread 0, once every thread of the block has reached grid.sync()).
   // released: it was the last, the barrier is passed; wait: park until the barrier passes
   // *generation; broken: *why says why.
-  Arrival arrive(std::uint64_t* generation, std::string* why);
+  Arrival arrive(std::uint64_t* generation, Text* why);
   // After waiting for `generation`: true when it was passed, false when the barrier broke.
-  bool passed(std::uint64_t generation, std::string* why);
+  bool passed(std::uint64_t generation, Text* why);
   // Whether a block waiting for `generation` may go on (the barrier passed it, or broke).
   bool ready(std::uint64_t generation);
   // Sleeps until the barrier passes `generation` or breaks.
@@ -46,17 +46,19 @@ class GridBarrier {
   void block_ended();
   // A block faulted: the barrier will never complete. True for the first call (the cause); later
   // ones are consequences.
-  bool abandon(std::string why);
+  bool abandon(Text why);
 
  private:
-  void break_locked(std::string why);
+  void break_locked(Text why);
+  // Why the barrier broke when blocks returned without reaching it (lock held).
+  Text never_reached() const;
 
   std::mutex mutex_;
   std::condition_variable released_;
   const std::uint64_t blocks_;
   std::uint64_t waiting_ = 0, ended_ = 0, generation_ = 0;
   bool broken_ = false;
-  std::string why_;
+  Text why_;
 };
 
 // The grid barrier of the cooperative launch this OS thread runs blocks of, if any.

@@ -29,7 +29,9 @@ class RecordingPause {
 
 [[noreturn]] void outside_kernel(const char* what) {
   throw KernelFault(KernelFault::Kind::outside_kernel,
-                    std::string(what) + "() called outside a kernel launch");
+                    {std::string(what) + "() called outside a kernel launch",
+                     std::string("在核函数启动之外调用了 ") + what + "()"},
+                    0);
 }
 
 }  // namespace
@@ -131,12 +133,12 @@ void trap(const std::source_location& where) {
   r->trap(where);
 }
 
-void invalid_device_call(const char* what, const std::source_location& where) {
+void invalid_device_call(const char* what, const char* what_zh, const std::source_location& where) {
   BlockRunner* r = tl_runner;
   if (r == nullptr) outside_kernel(what);
   tl_recording = nullptr;
   tl_kernel_code = false;
-  r->invalid_call(what, where);
+  r->invalid_call({what, what_zh}, where);
 }
 
 }  // namespace gpulab::simt::detail

@@ -139,8 +139,9 @@ void handoff();
 // in its body (src/run/split.cpp), so that the thread yields every few rounds.
 void spin_wait();
 // An invalid argument to a device-side library call (a tile size CUDA rejects at run time): a
-// KernelFault naming the calling thread, `what` and the call site.
-[[noreturn]] void invalid_device_call(const char* what, const std::source_location& where);
+// KernelFault naming the calling thread, `what` (in English and Chinese) and the call site.
+[[noreturn]] void invalid_device_call(const char* what, const char* what_zh,
+                                      const std::source_location& where);
 
 __extension__ typedef __int128 int128;
 __extension__ typedef unsigned __int128 uint128;

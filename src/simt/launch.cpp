@@ -331,7 +331,9 @@ LaunchStats launch_erased(const ErasedKernel& kernel, dim3 grid, dim3 block,
                           std::size_t dynamic_shared_bytes, const RunOptions& options) {
   if (tl_runner != nullptr) {
     throw KernelFault(KernelFault::Kind::outside_kernel,
-                      "a kernel launched another kernel: dynamic parallelism is not emulated");
+                      {"a kernel launched another kernel: dynamic parallelism is not emulated",
+                       "核函数启动了另一个核函数：模拟器不模拟动态并行"},
+                      0);
   }
   const auto start = std::chrono::steady_clock::now();
   const std::size_t static_bytes = static_shared_erased(kernel.address);
@@ -480,7 +482,8 @@ LaunchStats launch_erased(const ErasedKernel& kernel, dim3 grid, dim3 block,
       }
       // The blocks that wait at grid.sync() fail too: only the first fault is the cause.
       if (grid_barrier)
-        out.consequence = !grid_barrier->abandon("another block of the grid faulted");
+        out.consequence = !grid_barrier->abandon(
+            {"another block of the grid faulted", "网格中的另一个线程块出错了"});
       stop.store(true, std::memory_order_relaxed);
     }
   };

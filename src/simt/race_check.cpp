@@ -300,22 +300,32 @@ void RaceChecker::access_checked(std::uintptr_t address, std::size_t size, bool 
   if (shape_.dynamic_shared_bytes == 0) {
     // No dynamic shared memory at all: the access ran past one of the kernel's own arrays.
     const auto* past = ProgramSymbols::get().user_shared_before(address - tls_begin_);
+    Text where{"outside every __shared__ array of the kernel", "在核函数所有 __shared__ 数组之外"};
+    if (past != nullptr) {
+      const std::string from = std::to_string(address - tls_begin_ - past->offset);
+      const std::string array_bytes = std::to_string(past->size);
+      where = {from + " bytes from the start of __shared__ " + past->name + " (" + array_bytes +
+                   " bytes), past its end",
+               "距 __shared__ " + past->name + "（" + array_bytes + " 字节）开头 " + from +
+                   " 字节处，已越过它的末尾"};
+    }
     runner_->note_fault(
         KernelFault::Kind::invalid_argument,
-        "thread " + std::to_string(t) + (write ? " wrote" : " read") + " shared memory " +
-            (past != nullptr ? std::to_string(address - tls_begin_ - past->offset) +
-                                   " bytes from the start of __shared__ " + past->name + " (" +
-                                   std::to_string(past->size) + " bytes), past its end"
-                             : "outside every __shared__ array of the kernel"),
+        {"thread " + std::to_string(t) + (write ? " wrote" : " read") + " shared memory " +
+             where.en,
+         "线程 " + std::to_string(t) + (write ? " 写入" : " 读取") + "共享内存，" + where.zh},
         pc);
     return;
   }
-  runner_->note_fault(KernelFault::Kind::invalid_argument,
-                      "thread " + std::to_string(t) + (write ? " wrote" : " read") +
-                          " extern __shared__ memory at byte " + std::to_string(off) +
-                          ", past the " + std::to_string(shape_.dynamic_shared_bytes) +
-                          " bytes of dynamic shared memory given at launch",
-                      pc);
+  const std::string at = std::to_string(off), given = std::to_string(shape_.dynamic_shared_bytes);
+  runner_->note_fault(
+      KernelFault::Kind::invalid_argument,
+      {"thread " + std::to_string(t) + (write ? " wrote" : " read") +
+           " extern __shared__ memory at byte " + at + ", past the " + given +
+           " bytes of dynamic shared memory given at launch",
+       "线程 " + std::to_string(t) + (write ? " 写入" : " 读取") + " extern __shared__ 内存的第 " +
+           at + " 字节，越过了启动时给出的 " + given + " 字节动态共享内存"},
+      pc);
   (void)size;
 }
 
@@ -449,33 +459,47 @@ void RaceChecker::report(const Access& earlier, bool earlier_wrote, bool wrote,
 
 namespace gpulab::simt {
 
-std::string Race::describe() const {
+Text Race::describe() const {
   const auto who = [&](const ThreadId& t) {
-    std::string s = "thread " + std::to_string(t.linear);
+    std::string s = std::to_string(t.linear);
     if (multi_dim_block) {
       s += " (" + std::to_string(t.index.x) + "," + std::to_string(t.index.y) + "," +
            std::to_string(t.index.z) + ")";
     }
     return s;
   };
-  std::string where;
+  const std::string byte = std::to_string(byte_offset);
+  Text where;
   if (space == MemorySpace::dynamic_shared) {
-    where = "extern __shared__ memory";
-    where += index ? "[" + std::to_string(*index) + "] (byte " + std::to_string(byte_offset) + ")"
-                   : " at byte " + std::to_string(byte_offset);
+    where =
+        index
+            ? Text{"extern __shared__ memory[" + std::to_string(*index) + "] (byte " + byte + ")",
+                   "extern __shared__ 内存[" + std::to_string(*index) + "]（第 " + byte + " 字节）"}
+            : Text{"extern __shared__ memory at byte " + byte,
+                   "extern __shared__ 内存的第 " + byte + " 字节"};
   } else if (!array.empty()) {
-    where = "__shared__ " + array;
-    where += index ? "[" + std::to_string(*index) + "]" : " at byte " + std::to_string(byte_offset);
+    where = index ? Text{"__shared__ " + array + "[" + std::to_string(*index) + "]",
+                         "__shared__ " + array + "[" + std::to_string(*index) + "]"}
+                  : Text{"__shared__ " + array + " at byte " + byte,
+                         "__shared__ " + array + " 的第 " + byte + " 字节"};
   } else {
-    where = "static shared memory at byte " + std::to_string(byte_offset) + " of the TLS block";
+    where = {"static shared memory at byte " + byte + " of the TLS block",
+             "TLS 块中第 " + byte + " 字节处的静态共享内存"};
   }
-  const std::string interval = barrier_interval == 0 ? "before the block's first __syncthreads()"
-                                                     : "after the block's __syncthreads() #" +
-                                                           std::to_string(barrier_interval);
-  return "block (" + std::to_string(block.x) + "," + std::to_string(block.y) + "," +
-         std::to_string(block.z) + "): race on " + where + " " + interval + ": " + who(first) +
-         (first_wrote ? " wrote" : " read") + ", then " + who(second) +
-         (second_wrote ? " wrote" : " read") + " with no barrier in between";
+  const std::string k = std::to_string(barrier_interval);
+  const Text interval = barrier_interval == 0
+                            ? Text{"before the block's first __syncthreads()",
+                                   "在线程块的第一个 __syncthreads() 之前"}
+                            : Text{"after the block's __syncthreads() #" + k,
+                                   "在线程块的第 " + k + " 个 __syncthreads() 之后"};
+  const std::string b = "(" + std::to_string(block.x) + "," + std::to_string(block.y) + "," +
+                        std::to_string(block.z) + ")";
+  return {"block " + b + ": race on " + where.en + " " + interval.en + ": thread " + who(first) +
+              (first_wrote ? " wrote" : " read") + ", then thread " + who(second) +
+              (second_wrote ? " wrote" : " read") + " with no barrier in between",
+          "线程块 " + b + "：" + interval.zh + "，" + where.zh + " 上有竞争：线程 " + who(first) +
+              (first_wrote ? " 写入" : " 读取") + "，随后线程 " + who(second) +
+              (second_wrote ? " 写入" : " 读取") + "，中间没有屏障"};
 }
 
 }  // namespace gpulab::simt

@@ -253,9 +253,12 @@ void BlockRunner::go_on_fibers() {
     // device function the transformation could not see, a spin): it cannot park.
     loop_.region = false;
     fail_here(KernelFault::Kind::divergent_barrier,
-              thread_name(loop_.current) +
-                  " waits at a barrier, collective or spin that gpulab run's region loops cannot "
-                  "see (in a function the kernel calls); the block cannot go on");
+              {thread_name(loop_.current) +
+                   " waits at a barrier, collective or spin that gpulab run's region loops cannot "
+                   "see (in a function the kernel calls); the block cannot go on",
+               thread_name(loop_.current, Lang::zh) +
+                   " 在 gpulab run 的区域循环看不到的屏障、集体操作或自旋处等待（在核函数调用的"
+                   "函数里）；线程块无法继续"});
   }
   on_fibers_ = true;
   if (!loop_.hooks) {
@@ -300,16 +303,19 @@ void BlockRunner::run(std::uint64_t linear_block, uint3 block_index) {
       throw;
     } catch (const std::exception& e) {
       throw KernelFault(KernelFault::Kind::kernel_exception,
-                        block_name() + ", " + thread_name(exception_thread_) +
-                            ": the kernel threw an exception: " + e.what());
+                        {block_name() + ", " + thread_name(exception_thread_) +
+                             ": the kernel threw an exception: " + e.what(),
+                         block_name(Lang::zh) + "，" + thread_name(exception_thread_, Lang::zh) +
+                             "：核函数抛出了异常：" + e.what()},
+                        0);
     } catch (...) {
       throw KernelFault(KernelFault::Kind::kernel_exception,
-                        block_name() + ", " + thread_name(exception_thread_) +
-                            ": the kernel threw an exception of unknown type");
+                        {block_name() + ", " + thread_name(exception_thread_) +
+                             ": the kernel threw an exception of unknown type",
+                         block_name(Lang::zh) + "，" + thread_name(exception_thread_, Lang::zh) +
+                             "：核函数抛出了未知类型的异常"},
+                        0);
     }
-  }
-  if (!fault_message_zh_.empty()) {
-    throw KernelFault(fault_kind_, Text{fault_message_, fault_message_zh_}, fault_pc_);
   }
   throw KernelFault(fault_kind_, fault_message_, fault_pc_);
 }
@@ -596,30 +602,24 @@ void BlockRunner::on_thread_exit(std::uint32_t t) {
 
 // ---- Faults ------------------------------------------------------------------------------------
 
-void BlockRunner::set_fault(KernelFault::Kind kind, std::string message, std::string zh) {
+void BlockRunner::set_fault(KernelFault::Kind kind, Text message) {
   if (loop_.faulted) return;
   loop_.faulted = true;
   fault_kind_ = kind;
-  fault_message_ = block_name() + ": " + std::move(message);
-  fault_message_zh_ = zh.empty() ? std::string() : block_name(Lang::zh) + "：" + zh;
+  fault_message_ = {block_name() + ": " + message.en, block_name(Lang::zh) + "：" + message.zh};
 }
 
-void BlockRunner::fail_here(KernelFault::Kind kind, std::string message) {
+void BlockRunner::fail_here(KernelFault::Kind kind, Text message) {
   set_fault(kind, std::move(message));
   throw Unwind{};
 }
 
-void BlockRunner::note_fault(KernelFault::Kind kind, std::string message, std::uintptr_t pc) {
-  if (!loop_.faulted) fault_pc_ = pc;
-  set_fault(kind, std::move(message));
-}
-
 void BlockRunner::note_fault(KernelFault::Kind kind, const Text& message, std::uintptr_t pc) {
   if (!loop_.faulted) fault_pc_ = pc;
-  set_fault(kind, message.en, message.zh);
+  set_fault(kind, message);
 }
 
-void BlockRunner::end_thread_in_warp(KernelFault::Kind kind, std::string message) {
+void BlockRunner::end_thread_in_warp(KernelFault::Kind kind, Text message) {
   if (!warp_fault_) {
     warp_fault_ = true;
     warp_fault_kind_ = kind;
@@ -639,34 +639,39 @@ void BlockRunner::raise_warp_fault() {
 }
 
 void BlockRunner::trap(const std::source_location& where) {
-  fail_here(KernelFault::Kind::trap,
-            thread_name(loop_.current) + " called __trap() at " + site_name(where));
+  fail_here(
+      KernelFault::Kind::trap,
+      {thread_name(loop_.current) + " called __trap() at " + site_name(where),
+       thread_name(loop_.current, Lang::zh) + " 在 " + site_name(where) + " 调用了 __trap()"});
 }
 
-void BlockRunner::invalid_call(const char* what, const std::source_location& where) {
+void BlockRunner::invalid_call(const Text& what, const std::source_location& where) {
   fail_here(KernelFault::Kind::invalid_argument,
-            thread_name(loop_.current) + " at " + site_name(where) + ": " + what);
+            {thread_name(loop_.current) + " at " + site_name(where) + ": " + what.en,
+             thread_name(loop_.current, Lang::zh) + " 在 " + site_name(where) + "：" + what.zh});
 }
 
-std::string BlockRunner::describe_barrier_divergence() const {
+Text BlockRunner::describe_barrier_divergence() const {
   // Group threads by where they are, in thread order.
   struct Group {
-    std::string what;
+    Text what;
     std::vector<std::uint32_t> ids;
   };
   std::vector<Group> groups;
   for (std::uint32_t t = 0; t < n_; ++t) {
     const std::uint32_t w = t >> 5, bit = 1u << (t & 31);
-    std::string what;
+    Text what;
     if ((finished_[w] & bit) != 0) {
-      what = "returned";
+      what = {"returned", "已返回"};
     } else if ((block_wait_[w] & bit) != 0) {
       const auto op = static_cast<BlockOp>(wait_[t].op);
-      what = "wait at ";
-      if (op != BlockOp::sync) what += std::string(block_op_name(op)) + "() at ";
-      what += site_name(wait_[t].where);
+      const std::string site = site_name(wait_[t].where);
+      what = op == BlockOp::sync
+                 ? Text{"wait at " + site, "在 " + site + " 等待"}
+                 : Text{"wait at " + std::string(block_op_name(op)) + "() at " + site,
+                        "在 " + site + " 的 " + block_op_name(op) + "() 处等待"};
     } else {
-      what = "are elsewhere";
+      what = {"are elsewhere", "在别处"};
     }
     auto it =
         std::find_if(groups.begin(), groups.end(), [&](const Group& g) { return g.what == what; });
@@ -676,30 +681,37 @@ std::string BlockRunner::describe_barrier_divergence() const {
       it->ids.push_back(t);
     }
   }
-  std::string out = "__syncthreads() is not reached by every thread of the block: ";
+  Text out{"__syncthreads() is not reached by every thread of the block: ",
+           "__syncthreads() 没有被线程块的每个线程到达："};
   for (std::size_t i = 0; i < groups.size(); ++i) {
-    if (i > 0) out += "; ";
-    out += (groups[i].ids.size() == 1 ? "thread " : "threads ") + format_ids(groups[i].ids) + " " +
-           groups[i].what;
+    if (i > 0) {
+      out += Text{"; ", "；"};
+    }
+    const std::string ids = format_ids(groups[i].ids);
+    out +=
+        Text{(groups[i].ids.size() == 1 ? "thread " : "threads ") + ids + " " + groups[i].what.en,
+             "线程 " + ids + " " + groups[i].what.zh};
   }
   if (shape_.block.y > 1 || shape_.block.z > 1) {
-    out += " (linear thread ids: x + y*blockDim.x + z*blockDim.x*blockDim.y)";
+    out += Text{" (linear thread ids: x + y*blockDim.x + z*blockDim.x*blockDim.y)",
+                "（线程的线性编号：x + y*blockDim.x + z*blockDim.x*blockDim.y）"};
   }
   return out;
 }
 
-std::string BlockRunner::describe_warp_deadlock(std::uint32_t warp,
-                                                std::uint32_t lane_waiting) const {
+Text BlockRunner::describe_warp_deadlock(std::uint32_t warp, std::uint32_t lane_waiting) const {
   const std::uint32_t base = warp * 32;
   const Wait& c = wait_[base + lane_waiting];
   const auto op = static_cast<WarpOp>(c.op);
   const std::uint32_t last_thread = std::min(base + 32, n_) - 1;
-  std::string out = "warp " + std::to_string(warp) + " (threads " + std::to_string(base) + "-" +
-                    std::to_string(last_thread) + "): " + warp_op_name(op) + "(mask " +
-                    hex_mask(c.mask) + ") at " + site_name(c.where) +
-                    " waits for lanes that will never arrive: ";
+  const std::string threads = std::to_string(base) + "-" + std::to_string(last_thread);
+  const std::string call = std::string(warp_op_name(op)) + "(mask " + hex_mask(c.mask) + ")";
+  Text out{"warp " + std::to_string(warp) + " (threads " + threads + "): " + call + " at " +
+               site_name(c.where) + " waits for lanes that will never arrive: ",
+           "线程束 " + std::to_string(warp) + "（线程 " + threads + "）：" + site_name(c.where) +
+               " 处的 " + call + " 在等待永远不会到达的通道："};
   struct Group {
-    std::string what;
+    Text what;
     std::uint32_t lanes;
   };
   std::vector<Group> groups;
@@ -708,26 +720,27 @@ std::string BlockRunner::describe_warp_deadlock(std::uint32_t warp,
     const auto lane = static_cast<std::uint32_t>(std::countr_zero(m));
     const std::uint32_t bit = 1u << lane;
     const Wait& l = wait_[base + lane];
-    std::string what;
+    const std::string site = site_name(l.where);
+    Text what;
     if ((finished_[warp] & bit) != 0) {
-      what = "returned";
+      what = {"returned", "已返回"};
     } else if ((block_wait_[warp] & bit) != 0) {
-      what = "wait at " + std::string(block_op_name(static_cast<BlockOp>(l.op))) + "() at " +
-             site_name(l.where);
+      const std::string name = std::string(block_op_name(static_cast<BlockOp>(l.op))) + "()";
+      what = {"wait at " + name + " at " + site, "在 " + site + " 的 " + name + " 处等待"};
     } else if ((warp_wait_[warp] & bit) != 0) {
       if (l.op == c.op && l.mask == c.mask) {
-        what = "wait there";
-        if (!same_site(l.where, c.where)) what = "wait at " + site_name(l.where);
+        what = same_site(l.where, c.where) ? Text{"wait there", "在同一处等待"}
+                                           : Text{"wait at " + site, "在 " + site + " 等待"};
       } else {
-        what = "wait at " + std::string(warp_op_name(static_cast<WarpOp>(l.op)));
+        std::string name = warp_op_name(static_cast<WarpOp>(l.op));
         if (static_cast<WarpOp>(l.op) != WarpOp::activemask)
-          what += "(mask " + hex_mask(l.mask) + ")";
-        what += " at " + site_name(l.where);
+          name += "(mask " + hex_mask(l.mask) + ")";
+        what = {"wait at " + name + " at " + site, "在 " + site + " 的 " + name + " 处等待"};
       }
     } else if ((started & bit) == 0) {
-      what = "have not run yet";
+      what = {"have not run yet", "还没有运行"};
     } else {
-      what = "are running";
+      what = {"are running", "正在运行"};
     }
     auto it =
         std::find_if(groups.begin(), groups.end(), [&](const Group& g) { return g.what == what; });
@@ -738,9 +751,13 @@ std::string BlockRunner::describe_warp_deadlock(std::uint32_t warp,
     }
   }
   for (std::size_t i = 0; i < groups.size(); ++i) {
-    if (i > 0) out += "; ";
-    out += (std::popcount(groups[i].lanes) == 1 ? "lane " : "lanes ") +
-           format_lanes(groups[i].lanes, 0) + " " + groups[i].what;
+    if (i > 0) {
+      out += Text{"; ", "；"};
+    }
+    const std::string lanes = format_lanes(groups[i].lanes, 0);
+    out += Text{(std::popcount(groups[i].lanes) == 1 ? "lane " : "lanes ") + lanes + " " +
+                    groups[i].what.en,
+                "通道 " + lanes + " " + groups[i].what.zh};
   }
   return out;
 }
@@ -888,16 +905,21 @@ void BlockRunner::invalid_collective(WarpOp op, unsigned mask, int width,
                                      const std::source_location& where) {
   const std::uint32_t t = loop_.current;
   const std::uint32_t lane = t & 31;
-  const std::string call =
-      std::string(warp_op_name(op)) + "(mask " + hex_mask(mask) + ") at " + site_name(where);
+  const std::string name = std::string(warp_op_name(op)) + "(mask " + hex_mask(mask) + ")";
+  const std::string site = site_name(where);
   if ((mask >> lane & 1u) == 0) {
-    fail_here(KernelFault::Kind::invalid_argument,
-              thread_name(t) + " (lane " + std::to_string(lane) + ") calls " + call +
-                  ", whose mask leaves out the calling lane; every caller must be in the mask");
+    fail_here(
+        KernelFault::Kind::invalid_argument,
+        {thread_name(t) + " (lane " + std::to_string(lane) + ") calls " + name + " at " + site +
+             ", whose mask leaves out the calling lane; every caller must be in the mask",
+         thread_name(t, Lang::zh) + "（通道 " + std::to_string(lane) + "）调用 " + site + " 处的 " +
+             name + "，但掩码不含调用它的通道；每个调用者都必须在掩码内"});
   }
-  fail_here(KernelFault::Kind::invalid_argument, thread_name(t) + " calls " + call +
-                                                     " with width " + std::to_string(width) +
-                                                     "; width must be a power of 2 from 1 to 32");
+  fail_here(KernelFault::Kind::invalid_argument,
+            {thread_name(t) + " calls " + name + " at " + site + " with width " +
+                 std::to_string(width) + "; width must be a power of 2 from 1 to 32",
+             thread_name(t, Lang::zh) + " 调用 " + site + " 处的 " + name + " 时 width 为 " +
+                 std::to_string(width) + "；width 必须是 1 到 32 之间的 2 的幂"});
 }
 
 std::uint64_t BlockRunner::warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int arg,
@@ -1022,9 +1044,11 @@ ThreadLoop* BlockRunner::region_begin() {
   // thread.
   if (loop_.hooks || on_fibers_ || loop_.current != 0 || loop_.next != 1 || loop_.region) {
     fail_here(KernelFault::Kind::invalid_argument,
-              thread_name(loop_.current) +
-                  ": a kernel split into region loops cannot run here (check mode, or a thread "
-                  "that already waited)");
+              {thread_name(loop_.current) +
+                   ": a kernel split into region loops cannot run here (check mode, or a thread "
+                   "that already waited)",
+               thread_name(loop_.current, Lang::zh) +
+                   "：拆分成区域循环的核函数不能在这里运行（检查模式，或线程已经等待过）"});
   }
   loop_.region = true;
   return &loop_;
@@ -1033,11 +1057,12 @@ ThreadLoop* BlockRunner::region_begin() {
 void* BlockRunner::region_storage(std::size_t bytes) {
   void* p = frames_.allocate(bytes);
   if (p == nullptr) {
+    const std::string arena = std::to_string(frames_.range().second - frames_.range().first);
     fail_here(KernelFault::Kind::invalid_argument,
-              "the per-thread copies of the kernel's locals need " + std::to_string(bytes) +
-                  " bytes more than the block's " +
-                  std::to_string(frames_.range().second - frames_.range().first) +
-                  "-byte arena holds");
+              {"the per-thread copies of the kernel's locals need " + std::to_string(bytes) +
+                   " bytes more than the block's " + arena + "-byte arena holds",
+               "核函数局部变量的每线程副本还需要 " + std::to_string(bytes) +
+                   " 字节，超出了线程块 " + arena + " 字节的存储区"});
   }
   return p;
 }
@@ -1097,23 +1122,32 @@ void BlockRunner::check_shuffle_sources(std::uint32_t warp, std::uint32_t mask) 
   if (readers == 0) return;
   const auto lane = static_cast<std::uint32_t>(std::countr_zero(readers));
   const Wait& me = wait_[base + lane];
-  std::string out = "warp " + std::to_string(warp) + ": lane " + std::to_string(lane) + " (" +
-                    thread_name(base + lane) + ") calls " +
-                    warp_op_name(static_cast<WarpOp>(me.op)) + " at " + site_name(me.where) +
-                    " and reads lane " + std::to_string(first_src);
+  const std::string name = warp_op_name(static_cast<WarpOp>(me.op));
+  const std::string site = site_name(me.where);
+  Text out{"warp " + std::to_string(warp) + ": lane " + std::to_string(lane) + " (" +
+               thread_name(base + lane) + ") calls " + name + " at " + site + " and reads lane " +
+               std::to_string(first_src),
+           "线程束 " + std::to_string(warp) + "：通道 " + std::to_string(lane) + "（" +
+               thread_name(base + lane, Lang::zh) + "）在 " + site + " 调用 " + name +
+               "，读取通道 " + std::to_string(first_src)};
   if ((present_[warp] >> first_src & 1u) == 0) {
-    out += ", which holds no thread (the block's last warp has " +
-           std::to_string(std::popcount(present_[warp])) + " threads)";
+    const std::string present = std::to_string(std::popcount(present_[warp]));
+    out += Text{", which holds no thread (the block's last warp has " + present + " threads)",
+                "，但该通道没有线程（线程块的最后一个线程束只有 " + present + " 个线程）"};
   } else {
-    out += ", which is outside the mask " + hex_mask(mask);
+    out += Text{", which is outside the mask " + hex_mask(mask),
+                "，但它在掩码 " + hex_mask(mask) + " 之外"};
   }
   if (std::popcount(readers) > 1) {
-    out += "; lanes " + format_lanes(readers & ~(1u << lane), 0) + " read outside the mask too";
+    const std::string others = format_lanes(readers & ~(1u << lane), 0);
+    out += Text{"; lanes " + others + " read outside the mask too",
+                "；通道 " + others + " 也读取了掩码之外的通道"};
   }
-  out +=
+  out += Text{
       ". The value read is undefined on a GPU (an H100 gave 0 or the source lane's value): include "
-      "the source lane in "
-      "the mask, or do not use the value";
+      "the source lane in the mask, or do not use the value",
+      "。读到的值在 GPU 上没有定义（H100 给出 0 或源通道的值）：请把源通道放进掩码，或不要使用"
+      "这个值"};
   fail_here(KernelFault::Kind::invalid_argument, std::move(out));
 }
 

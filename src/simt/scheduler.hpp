@@ -110,12 +110,10 @@ class BlockRunner {
   // Ends the current thread with a fault that fails the block once the rest of its warp has run
   // (a failed assert: every lane of the warp that fails it too says so, as on a GPU); the first
   // such fault is the block's. Threads of later warps do not start.
-  [[noreturn]] void end_thread_in_warp(KernelFault::Kind kind, std::string message);
-  [[noreturn]] void invalid_call(const char* what, const std::source_location& where);
+  [[noreturn]] void end_thread_in_warp(KernelFault::Kind kind, Text message);
+  [[noreturn]] void invalid_call(const Text& what, const std::source_location& where);
   // A fault found by the race checker: reported once the current thread yields.
-  void note_fault(KernelFault::Kind kind, std::string message, std::uintptr_t pc = 0);
-  // The same, worded in both languages.
-  void note_fault(KernelFault::Kind kind, const Text& message, std::uintptr_t pc);
+  void note_fault(KernelFault::Kind kind, const Text& message, std::uintptr_t pc = 0);
 
   std::uint32_t current_thread() const { return loop_.current; }
   BarrierGather* gather() { return &gather_; }
@@ -174,17 +172,17 @@ class BlockRunner {
   void release_group(std::uint32_t warp, std::uint32_t mask, std::uint32_t self, WarpOp op);
   void check_shuffle_sources(std::uint32_t warp, std::uint32_t mask);
   bool try_resolve_activemask(std::uint32_t warp, std::uint32_t self, bool* self_released);
-  [[noreturn]] void fail_here(KernelFault::Kind kind, std::string message);
+  [[noreturn]] void fail_here(KernelFault::Kind kind, Text message);
   [[noreturn, gnu::noinline, gnu::cold]] void invalid_collective(WarpOp op, unsigned mask,
                                                                  int width,
                                                                  const std::source_location& where);
-  void set_fault(KernelFault::Kind kind, std::string message, std::string zh = {});
+  void set_fault(KernelFault::Kind kind, Text message);
   // A fault the signal handler caught in this block's kernel code (guard.cpp).
   void caught_signal(const CaughtSignal& caught);
   std::string block_name(Lang lang = Lang::en) const;
   // lane_waiting: a lane that waits at the collective to describe.
-  std::string describe_warp_deadlock(std::uint32_t warp, std::uint32_t lane_waiting) const;
-  std::string describe_barrier_divergence() const;
+  Text describe_warp_deadlock(std::uint32_t warp, std::uint32_t lane_waiting) const;
+  Text describe_barrier_divergence() const;
   std::string thread_name(std::uint32_t t, Lang lang = Lang::en) const;
   std::uint32_t lanes_started(std::uint32_t warp) const;
 
@@ -203,15 +201,14 @@ class BlockRunner {
   bool on_fibers_ = false;
   bool aborting_ = false;
   KernelFault::Kind fault_kind_ = KernelFault::Kind::divergent_barrier;
-  std::string fault_message_;
-  std::string fault_message_zh_;  // empty where the fault is worded in English only
-  std::uintptr_t fault_pc_ = 0;   // the access that found it, when an access did
+  Text fault_message_;
+  std::uintptr_t fault_pc_ = 0;  // the access that found it, when an access did
   std::exception_ptr exception_;
   std::uint32_t exception_thread_ = 0;
   // end_thread_in_warp: the fault that fails the block once the loop reaches the warp's end.
   bool warp_fault_ = false;
   KernelFault::Kind warp_fault_kind_ = KernelFault::Kind::assertion;
-  std::string warp_fault_message_;
+  Text warp_fault_message_;
   // Raises the pending warp fault (end_thread_in_warp), if any.
   void raise_warp_fault();
 

@@ -64,7 +64,7 @@ struct Race {
   std::uintptr_t first_pc = 0, second_pc = 0;  // code addresses of the two accesses
   bool multi_dim_block = false;                // print thread coordinates too
 
-  std::string describe() const;  // one line
+  Text describe() const;  // one line
 };
 
 // A fault that a GPU would turn into a hang, garbage or an error: a barrier not reached by every
@@ -81,25 +81,16 @@ class KernelFault : public RuntimeFailure {
     outside_kernel,     // a device intrinsic called outside a launch
     illegal_address,    // an access outside all memory the thread may touch (guard.hpp)
   };
-  // The emulator's fault reports, like compute-sanitizer's, are in English only (they quote
-  // CUDA's names and the kernel's own code): the Chinese message says so before quoting it.
-  KernelFault(Kind kind, const std::string& message, std::uintptr_t pc = 0)
-      : RuntimeFailure(message, "模拟器在内核中发现错误（报告为英文）：" + message),
-        kind_(kind),
-        pc_(pc) {}
-  // A fault the emulator words in both languages (an illegal address, the one students meet
-  // most): `message` holds both, translated() says so.
-  KernelFault(Kind kind, Text message, std::uintptr_t pc)
-      : RuntimeFailure(std::move(message)), kind_(kind), pc_(pc), translated_(true) {}
+  // `message` in both languages: the emulator words every fault in English and Chinese.
+  KernelFault(Kind kind, Text message, std::uintptr_t pc = 0)
+      : RuntimeFailure(std::move(message)), kind_(kind), pc_(pc) {}
   Kind kind() const { return kind_; }
-  bool translated() const { return translated_; }
   // The code address of the offending access, when an instrumented access found the fault.
   std::uintptr_t pc() const { return pc_; }
 
  private:
   Kind kind_;
   std::uintptr_t pc_ = 0;
-  bool translated_ = false;
 };
 
 struct LaunchStats {

@@ -35,7 +35,7 @@ KernelFault fault_of(Kernel kernel, unsigned blocks, unsigned threads, Arg* arg)
     return e;
   }
   FAIL("the kernel ran without a fault");
-  return KernelFault(KernelFault::Kind::trap, "");
+  return KernelFault(KernelFault::Kind::trap, gpulab::Text{});
 }
 
 }  // namespace

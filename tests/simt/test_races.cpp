@@ -59,9 +59,12 @@ TEST_CASE("a missing __syncthreads is reported as a race", "[simt][race]") {
   CHECK(r.second_wrote);
   CHECK(r.barrier_interval == 0);
   CHECK(r.block.x == 0);
-  CHECK(r.describe() ==
+  CHECK(r.describe().en ==
         "block (0,0,0): race on __shared__ shift_kernel::buf[1] before the block's first "
         "__syncthreads(): thread 0 read, then thread 1 wrote with no barrier in between");
+  CHECK(r.describe().zh ==
+        "线程块 (0,0,0)：在线程块的第一个 __syncthreads() 之前，__shared__ shift_kernel::buf[1] "
+        "上有竞争：线程 0 读取，随后线程 1 写入，中间没有屏障");
   for (std::size_t i = 0; i < stats.races.size(); ++i) {
     CHECK(*stats.races[i].index == i + 1);
     CHECK(stats.races[i].first.linear == i);
@@ -140,7 +143,8 @@ TEST_CASE("a tree reduction without its loop barrier", "[simt][race]") {
   CHECK_FALSE(r.first_wrote);
   CHECK(r.second.linear == 1);
   CHECK(r.second_wrote);
-  CHECK_THAT(r.describe(), Catch::Contains("after the block's __syncthreads() #1"));
+  CHECK_THAT(r.describe().en, Catch::Contains("after the block's __syncthreads() #1"));
+  CHECK_THAT(r.describe().zh, Catch::Contains("在线程块的第 1 个 __syncthreads() 之后"));
 }
 
 TEST_CASE("races on dynamic shared memory", "[simt][race]") {
@@ -155,7 +159,8 @@ TEST_CASE("races on dynamic shared memory", "[simt][race]") {
   CHECK(r.byte_offset == 48 * 4);
   CHECK(r.first.linear == 47);
   CHECK(r.second.linear == 48);
-  CHECK_THAT(r.describe(), Catch::Contains("extern __shared__ memory[48] (byte 192)"));
+  CHECK_THAT(r.describe().en, Catch::Contains("extern __shared__ memory[48] (byte 192)"));
+  CHECK_THAT(r.describe().zh, Catch::Contains("extern __shared__ 内存[48]（第 192 字节）"));
 }
 
 TEST_CASE("bytes of a shared word race on their own", "[simt][race]") {

@@ -434,9 +434,13 @@ cudaError_t cudaDeviceSynchronize(void) {
     // grid cannot wait for its children, which run after it.
     throw gpulab::simt::KernelFault(
         gpulab::simt::KernelFault::Kind::invalid_argument,
-        "cudaDeviceSynchronize() called in a kernel: CUDA 12 and newer have no device-side "
-        "cudaDeviceSynchronize (nvcc does not compile it); a child grid ends before its parent "
-        "grid, and cudaStreamTailLaunch runs a grid after its parent");
+        {"cudaDeviceSynchronize() called in a kernel: CUDA 12 and newer have no device-side "
+         "cudaDeviceSynchronize (nvcc does not compile it); a child grid ends before its parent "
+         "grid, and cudaStreamTailLaunch runs a grid after its parent",
+         "在核函数中调用了 cudaDeviceSynchronize()：CUDA 12 及更新版本没有设备端的 "
+         "cudaDeviceSynchronize（nvcc 不会编译它）；子网格在父网格之前结束，"
+         "cudaStreamTailLaunch 让一个网格在父网格之后运行"},
+        0);
   }
   return gpulab::rt::wait_for_device(true);
 }

@@ -107,9 +107,12 @@ void gpulab_rt_assert_fail(const char* expression, const char* file, unsigned li
   }
   // Ends this CUDA thread; the rest of its warp runs (each lane that fails the assert too prints
   // its line, as on a GPU), then the launch fails with cudaErrorAssert.
+  const std::string thread = "(" + std::to_string(threadIdx.x) + "," + std::to_string(threadIdx.y) +
+                             "," + std::to_string(threadIdx.z) + ")";
+  const std::string at = std::string(file) + ":" + std::to_string(line);
   gpulab::simt::detail::tl_runner->end_thread_in_warp(
       gpulab::simt::KernelFault::Kind::assertion,
-      "thread (" + std::to_string(threadIdx.x) + "," + std::to_string(threadIdx.y) + "," +
-          std::to_string(threadIdx.z) + "): assert(" + expression + ") failed at " + file + ":" +
-          std::to_string(line) + " in " + function);
+      {"thread " + thread + ": assert(" + expression + ") failed at " + at + " in " + function,
+       "线程 " + thread + "：" + at + "（" + function + " 中）的 assert(" + expression +
+           ") 不成立"});
 }

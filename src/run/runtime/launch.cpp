@@ -262,7 +262,8 @@ void launch_erased(const LaunchSite& site, const void* kernel, const LaunchConfi
                   {"same_warp", r.first.linear / 32 == r.second.linear / 32},
                   {"pc", r.second_pc},
                   {"other_pc", r.first_pc},
-                  {"message", r.describe()}});
+                  {"message", r.describe().en},
+                  {"message_zh", r.describe().zh}});
     }
   };
   cudaError_t error = cudaSuccess;
@@ -293,7 +294,7 @@ void launch_erased(const LaunchSite& site, const void* kernel, const LaunchConfi
                     {"kernel", site.callee},
                     {"launch_site", site_text(site.file, site.line)},
                     {"message", f.what()}};
-    if (f.translated()) finding["message_zh"] = f.message(Lang::zh);
+    finding["message_zh"] = f.message(Lang::zh);
     if (f.pc() != 0) finding["pc"] = f.pc();
     write_line(finding);
     std::lock_guard lock(s.mutex);
