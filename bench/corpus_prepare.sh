@@ -3,8 +3,9 @@
 # without the repositories: DEST/<owner>+<name>/ holds, at the manifest's commit, each program's
 # folder (its source and header files only), the folders its -I flags name, the folders its
 # files' "../x.h" includes reach, and cuda-samples' Common/ headers. DEST/<owner>+<name>/.corpus-commit
-# records the commit (bench/run_corpus.sh checks it). Data files, images, project files and
-# binaries are left out: no program of the manifest reads one.
+# records the commit (bench/run_corpus.sh checks it). Of the rest, only the files of a data/
+# folder of up to 1 MiB each are kept (the samples' inputs and reference results, which
+# dwtHaar1D and eigenvalues read); images, project files and binaries are left out.
 #   bench/corpus_prepare.sh DEST          (MIRRORS: folder of <owner>+<name>/ git snapshots,
 #                                          default /work/.mirror; each repo/ or repo/.git inside)
 set -euo pipefail
@@ -36,7 +37,10 @@ extract() {
       local type=${meta#* }; type=${type%% *}
       local sha=${meta##* }
       [ "$type" = blob ] || continue
-      [[ "$path" =~ $keep_re ]] || continue
+      if ! [[ "$path" =~ $keep_re ]]; then
+        [[ "$path" =~ /data/[^/]+$ ]] || continue
+        [ "$(git --git-dir="$gd" cat-file -s "$sha" 2> /dev/null || echo 0)" -le 1048576 ] || continue
+      fi
       [ -e "$out/$path" ] && continue
       mkdir -p "$out/$(dirname "$path")"
       if [ "${meta%% *}" = 120000 ]; then
