@@ -79,20 +79,31 @@ void check_shared(const void* kernel, std::size_t dynamic_bytes, std::size_t sta
           ? *opted_in
           : (static_bytes < kDefaultSharedPerBlock ? kDefaultSharedPerBlock - static_bytes : 0);
   if (dynamic_bytes <= max_dynamic) return;
-  std::string why = "the block asks for " + std::to_string(dynamic_bytes + static_bytes) +
-                    " bytes of shared memory (" + std::to_string(static_bytes) + " static + " +
-                    std::to_string(dynamic_bytes) + " dynamic)";
+  const std::string total = std::to_string(dynamic_bytes + static_bytes);
+  const std::string parts = std::to_string(static_bytes), dynamic = std::to_string(dynamic_bytes);
+  Text why{"the block asks for " + total + " bytes of shared memory (" + parts + " static + " +
+               dynamic + " dynamic)",
+           "线程块要求 " + total + " 字节共享内存（静态 " + parts + " + 动态 " + dynamic + "）"};
   if (opted_in) {
-    why += ", more than the " + std::to_string(*opted_in) +
-           " bytes of dynamic shared memory this kernel opted in to";
+    const std::string opted = std::to_string(*opted_in);
+    why +=
+        Text{", more than the " + opted + " bytes of dynamic shared memory this kernel opted in to",
+             "，超过了这个核函数申请的 " + opted + " 字节动态共享内存"};
   } else {
-    why += "; without opting in a block may use " + std::to_string(kDefaultSharedPerBlock) + " (" +
-           kib(kDefaultSharedPerBlock) + "); cudaFuncSetAttribute(kernel, " +
-           "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) allows up to " +
-           std::to_string(kMaxSharedPerBlockOptin) + " (" + kib(kMaxSharedPerBlockOptin) +
-           ") on an H100";
+    const std::string plain =
+        std::to_string(kDefaultSharedPerBlock) + " (" + kib(kDefaultSharedPerBlock) + ")";
+    const std::string most =
+        std::to_string(kMaxSharedPerBlockOptin) + " (" + kib(kMaxSharedPerBlockOptin) + ")";
+    why += Text{"; without opting in a block may use " + plain +
+                    "; cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, "
+                    "bytes) allows up to " +
+                    most + " on an H100",
+                "；不申请时一个线程块最多用 " + plain +
+                    "；在 H100 上，cudaFuncSetAttribute(kernel, "
+                    "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) 最多允许 " +
+                    most};
   }
-  throw CudaError("cudaErrorInvalidValue", {why, "共享内存超出限制（英文说明）：" + why});
+  throw CudaError("cudaErrorInvalidValue", std::move(why));
 }
 
 // A bijection of [0, n) chosen by the seed: a 4-round Feistel network on the smallest even number

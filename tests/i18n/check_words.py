@@ -34,7 +34,7 @@ ROOT = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else ".")
 SCANNED = ["src/commands", "src/core", "src/backend", "src/calc", "src/cuda", "src/run/program.cpp",
            "src/run/contain.cpp", "src/exercise/feedback.cpp", "src/exercise/grade.cpp",
            "src/exercise/grade_formats.cpp", "src/simt/scheduler.cpp", "src/simt/race_check.cpp",
-           "src/simt/cooperative_launch.cpp"]
+           "src/simt/cooperative_launch.cpp", "src/simt/launch.cpp"]
 EXEMPT_FILES = {
     # Spec-sheet sources are citations (titles of English documents), not messages.
     "src/calc/gpu_specs.cpp",

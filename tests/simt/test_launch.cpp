@@ -75,6 +75,10 @@ TEST_CASE("shared memory: 48 KiB fit, one byte more does not", "[simt][limits]")
     FAIL("no error");
   } catch (const CudaError& e) {
     CHECK_THAT(e.what(), Catch::Contains("49153") && Catch::Contains("cudaFuncSetAttribute"));
+    CHECK(e.message(gpulab::Lang::zh) ==
+          "线程块要求 49153 字节共享内存（静态 0 + 动态 49153）；不申请时一个线程块最多用 49152 "
+          "(48 KiB)；在 H100 上，cudaFuncSetAttribute(kernel, "
+          "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) 最多允许 232448 (227 KiB)");
   }
   // Static shared memory counts too: this kernel has 48 KiB of it, so no dynamic byte fits.
   CHECK(gpulab::simt::static_shared_bytes(k::static_shared_kernel) == 48 * 1024);
