@@ -96,9 +96,12 @@ bool type_word(std::string_view w) {
   return one_of(w, kWords);
 }
 
-// Words whose statement the region form cannot keep as it is.
-constexpr std::array<std::string_view, 9> kRegionRefusedWords{
-    "goto", "throw", "asm", "__asm__", "setjmp", "longjmp", "try", "catch", "co_await"};
+// Words whose statement the region form cannot keep as it is: besides control it cannot split, a
+// local type (an alias, an enum) or a type named after an expression, which the per-thread copies
+// of the kernel's locals, declared ahead of its first region, cannot name.
+constexpr std::array<std::string_view, 14> kRegionRefusedWords{
+    "goto",  "throw",    "asm",     "__asm__", "setjmp",   "longjmp",    "try",
+    "catch", "co_await", "typedef", "enum",    "decltype", "__typeof__", "typeof"};
 
 // Words a thread-uniform expression may hold besides the names checked one by one.
 constexpr std::array<std::string_view, 22> kUniformWords{
@@ -1955,6 +1958,15 @@ class Splitter {
       const std::size_t next = skip_space(e);
       const bool call = next < f.end && s_[next] == '(';
       if (refused_word(w) || region_refused_word(w) || spin_word(w)) return false;
+      // `using T = float;` (an alias, as above; `using namespace` is none), and a structured
+      // binding or a forwarding reference (`auto [x, y] = v;`, `auto&& r = ...;`), whose names the
+      // per-thread copies cannot declare apart from their initialiser.
+      if (w == "using" && !at(next, "namespace")) return false;
+      if (w == "auto") {
+        std::size_t a = next;
+        while (a < f.end && s_[a] == '&') a = skip_space(a + 1);
+        if (a < f.end && (s_[a] == '[' || at(next, "&&"))) return false;
+      }
       // Warp-synchronous volatile accesses yield, which a region loop cannot, here or in a call.
       if (lockstep_sites_.contains(k) || (call && lockstep_functions_.contains(w))) return false;
       // A block group only syncs (above) or answers a query (`b.size()`): passed to a function,

@@ -349,3 +349,31 @@ TEST_CASE("run: a file whose transformation g++ refuses runs as written, and the
     CHECK_THAT(flat, Catch::Contains(words));
   }
 }
+
+TEST_CASE("run: a local type or a structured binding across a barrier keeps the transformation",
+          "[run][regions]") {
+  // Each construct made g++ refuse the region form (its per-thread copies, declared ahead of the
+  // first region, could not name the type or the bindings), and the file ran as written; such
+  // kernels now take the coroutine form.
+  const RunResult r = run_program({write("local_types.cu",
+                                         "#include <cstdio>\n"
+                                         "__global__ void k(int* out) {\n"
+                                         "  __shared__ int s[64];\n"
+                                         "  typedef int I;\n"
+                                         "  using U = unsigned;\n"
+                                         "  enum { K = 2 };\n"
+                                         "  I i = threadIdx.x;\n"
+                                         "  U u = K * threadIdx.x;\n"
+                                         "  decltype(threadIdx.x) d = threadIdx.x;\n"
+                                         "  auto [x, y] = make_int2(1, 2);\n"
+                                         "  s[i] = i;\n"
+                                         "  __syncthreads();\n"
+                                         "  out[i] = s[63 - i] + (int)u - (int)d + x + y;\n"
+                                         "}\n" +
+                                             kMain)
+                                       .string()});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "66 66 66\n");
+  const json j = json::parse(r.err);
+  CHECK(j["compiled_as_written"].empty());
+}

@@ -178,6 +178,16 @@ TEST_CASE("split: what region loops cannot prove stays a coroutine", "[split]") 
       // A local whose type cannot be written again.
       "  auto v = out[threadIdx.x];\n  __syncthreads();\n  out[0] = v;",
       "  float v[2] = {1, 2};\n  __syncthreads();\n  out[0] = v[0];",
+      // A local type, or a type named after an expression, which the per-thread copies declared
+      // ahead of the first region cannot name; a structured binding, a forwarding reference.
+      "  typedef int I;\n  I v = threadIdx.x;\n  __syncthreads();\n  out[0] = v;",
+      "  using T = int;\n  T v = threadIdx.x;\n  __syncthreads();\n  out[0] = v;",
+      "  enum { K = 2 };\n  int v = K * threadIdx.x;\n  __syncthreads();\n  out[0] = v;",
+      "  decltype(threadIdx.x) t = threadIdx.x;\n  __syncthreads();\n  out[0] = t;",
+      "  __typeof__(threadIdx.x) t = threadIdx.x;\n  __syncthreads();\n  out[0] = t;",
+      "  auto&& r = threadIdx.x;\n  __syncthreads();\n  out[0] = r;",
+      "  float2 v = make_float2(1.f, 2.f);\n  auto [x, y] = v;\n  __syncthreads();\n"
+      "  out[0] = x + y;",
       // A name that stands for two variables, or for another before its declaration.
       "  out[0] = n;\n  __syncthreads();\n  for (int i = 0; i < 2; ++i) {\n    int n = 3;\n"
       "    __syncthreads();\n    out[n] = 1;\n  }",
