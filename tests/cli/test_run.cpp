@@ -227,6 +227,10 @@ TEST_CASE("run: bad input, compile errors, crashes, hangs and floods", "[run]") 
   CHECK(r.exit_code == 1);
   CHECK_THAT(r.err, Catch::Contains("tex.cu:1"));
   CHECK_THAT(r.err, Catch::Contains("textures and surfaces"));
+  // In Chinese, the feature too.
+  r = run_program({"--lang", "zh", (dir / "tex.cu").string()});
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.err, Catch::Contains("'texture' 需要纹理和表面，gpulab 的模拟器不支持"));
 
   // A kernel that writes through a bad pointer fails its launch with an illegal address, as on a
   // GPU, and the report says which kernel, block, thread and line; the program goes on.
