@@ -13,42 +13,9 @@
 #include <cstring>
 #include <vector>
 
-#define CK(x)                                                     \
-  do {                                                            \
-    cudaError_t e = (x);                                          \
-    if (e != cudaSuccess) {                                       \
-      printf("CUDA %s at %d\n", cudaGetErrorString(e), __LINE__); \
-      exit(1);                                                    \
-    }                                                             \
-  } while (0)
-
-__device__ __forceinline__ float ex2(float x) {
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y;
-}
-__device__ __forceinline__ float rcp(float x) {
-  float y;
-  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y;
-}
-__device__ __forceinline__ float rsq(float x) {
-  float y;
-  asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y;
-}
-__device__ __forceinline__ float lg2(float x) {
-  float y;
-  asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y;
-}
+#include "sfu_h100.cuh"
 
 constexpr unsigned kM = 1u << 23;
-static float as_float(unsigned u) {
-  float f;
-  memcpy(&f, &u, 4);
-  return f;
-}
 
 // Tables: ex2 over x = i/2^23 in [0,1); rcp and lg2 over [1,2); rsq over [1,4).
 __global__ void tables(unsigned* t_ex2, unsigned* t_rcp, unsigned* t_rsq, unsigned* t_lg2,

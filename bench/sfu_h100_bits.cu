@@ -7,25 +7,7 @@
 #include <cstdio>
 #include <cstring>
 
-#define CK(x)                                                     \
-  do {                                                            \
-    cudaError_t e = (x);                                          \
-    if (e != cudaSuccess) {                                       \
-      printf("CUDA %s at %d\n", cudaGetErrorString(e), __LINE__); \
-      return 1;                                                   \
-    }                                                             \
-  } while (0)
-
-__device__ __forceinline__ float ex2(float x) {
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y;
-}
-__device__ __forceinline__ float lg2(float x) {
-  float y;
-  asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y;
-}
+#include "sfu_h100.cuh"
 
 struct Counts {
   unsigned long long tested[16], wrong[16], noted[16];
@@ -84,12 +66,6 @@ __global__ void lg2_table(unsigned* t) {
   for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < (1u << 23);
        i += gridDim.x * blockDim.x)
     t[i] = __float_as_uint(lg2(__uint_as_float(0x3F800000u | i)));
-}
-
-static float as_float(unsigned u) {
-  float f;
-  memcpy(&f, &u, 4);
-  return f;
 }
 
 int main() {

@@ -115,6 +115,12 @@ std::string describe_sanitizer_finding(const RunFinding& f, Lang l) {
 
 namespace {
 
+// The emulator's own words for a fault or a race, in both languages (message, message_zh).
+std::string emulator_message(const json& x, Lang l) {
+  return l == Lang::zh && x.contains("message_zh") ? x.value("message_zh", "")
+                                                   : x.value("message", "");
+}
+
 // The fix a shared-memory race calls for: one writer where both wrote, else an order between the
 // write and the read; between two lanes of one warp that order is __syncwarp().
 std::string shared_race_fix(const json& x, Lang l) {
@@ -219,19 +225,13 @@ std::string describe_finding(const RunFinding& f, Lang l) {
                      "同一次启动中的线程块之间没有先后顺序：请使用原子操作，或拆成两个核函数。")));
   }
   if (k == kinds::shared_race) {
-    const std::string message = l == Lang::zh && x.contains("message_zh")
-                                    ? x.value("message_zh", "")
-                                    : x.value("message", "");
-    return std::string(tr(l, "race on shared memory: ", "共享内存上的竞争：")) + message +
+    return std::string(tr(l, "race on shared memory: ", "共享内存上的竞争：")) +
+           emulator_message(x, l) +
            (f.other_where.empty() ? "" : fmt::format(" ({} / {})", f.other_where, f.where)) +
            shared_race_fix(x, l);
   }
   if (k == kinds::kernel_fault) {
-    // The emulator words its faults in both languages (message_zh).
-    const std::string message = l == Lang::zh && x.contains("message_zh")
-                                    ? x.value("message_zh", "")
-                                    : x.value("message", "");
-    return std::string(tr(l, "kernel fault: ", "核函数错误：")) + message;
+    return std::string(tr(l, "kernel fault: ", "核函数错误：")) + emulator_message(x, l);
   }
   if (k == kinds::leak) {
     return say(l, "{} bytes allocated with {} at {} were never freed (cudaFree){}",

@@ -271,41 +271,6 @@ Kit load_kit(Lang lang) {
   return kit;
 }
 
-// The features rewrite.cpp names (Unsupported::feature), in Chinese.
-std::string feature_zh(const std::string& feature) {
-  static const std::map<std::string, std::string, std::less<>> kZh = {
-      {"textures and surfaces", "纹理和表面"},
-      {"inline PTX assembly (asm)", "内联 PTX 汇编（asm）"},
-      {"graphics interop (OpenGL, Direct3D, EGL)", "图形互操作（OpenGL、Direct3D、EGL）"},
-      {"tensor cores (wmma)", "张量核心（wmma）"},
-      {"thread block clusters", "线程块簇"},
-      {"cooperative launches on several GPUs", "多 GPU 的协作启动"},
-      {"the CUDA driver API (cu*)", "CUDA 驱动 API（cu*）"},
-      {"NVRTC (compiling CUDA at run time)", "NVRTC（运行时编译 CUDA）"},
-      {"multi-GPU peer access", "多 GPU 对等访问"},
-      {"memory shared between processes (CUDA IPC)", "进程间共享的显存（CUDA IPC）"},
-      {"cuRAND's MRG32k3a generator (XORWOW and Philox4_32_10 run)",
-       "cuRAND 的 MRG32k3a 生成器（XORWOW 和 Philox4_32_10 可以运行）"},
-      {"cuRAND's MTGP32 generator (XORWOW and Philox4_32_10 run)",
-       "cuRAND 的 MTGP32 生成器（XORWOW 和 Philox4_32_10 可以运行）"},
-      {"cuRAND's MT19937 generator (XORWOW and Philox4_32_10 run)",
-       "cuRAND 的 MT19937 生成器（XORWOW 和 Philox4_32_10 可以运行）"},
-      {"cuRAND's quasi-random generators (XORWOW and Philox4_32_10 run)",
-       "cuRAND 的准随机生成器（XORWOW 和 Philox4_32_10 可以运行）"},
-      {"cuRAND's discrete distributions", "cuRAND 的离散分布"},
-      {"complex-valued cuBLAS routines (the real S and D ones run)",
-       "复数的 cuBLAS 例程（实数的 S 和 D 例程可以运行）"},
-      {"cuBLASLt", "cuBLASLt"},
-      {"CUB (CUDA-only; thrust runs on the emulator)",
-       "CUB（仅限 CUDA；thrust 可以在模拟器上运行）"},
-      {"cuFFT", "cuFFT"},
-      {"cuSPARSE", "cuSPARSE"},
-      {"cuSOLVER", "cuSOLVER"},
-  };
-  const auto it = kZh.find(feature);
-  return it != kZh.end() ? it->second : feature;
-}
-
 std::string unsupported_message(const std::vector<Unsupported>& found, const fs::path& source,
                                 Lang lang) {
   const Unsupported& u = found.front();
@@ -313,8 +278,7 @@ std::string unsupported_message(const std::vector<Unsupported>& found, const fs:
              "{}:{}: '{}' needs {}, which gpulab's emulator does not run; run the program on an "
              "NVIDIA GPU (--backend gpu)",
              "{}:{}：'{}' 需要{}，gpulab 的模拟器不支持；请在 NVIDIA GPU 上运行（--backend gpu）",
-             source.string(), u.line, u.token,
-             lang == Lang::zh ? feature_zh(u.feature) : u.feature);
+             source.string(), u.line, u.token, lang == Lang::zh ? u.feature_zh : u.feature);
 }
 
 // Of the features the emulator does not run, those that g++'s preprocessor keeps: a feature in a
@@ -826,10 +790,10 @@ Build build_program(const BuildRequest& r) {
         // A header's kernels are split as the file's are (below), every line where it was.
         std::string text = std::move(rewritten.text);
         if (const Split split = split_kernels(original, !checked, true, elsewhere);
-            split.kernels + split.spin_loops + split.deferred_adds + split.lockstep_accesses > 0) {
+            split.changed()) {
           plain_headers.emplace_back(copy, std::move(text));
           text = rewrite_for_emulator(split.text, h.string()).text;
-          split_behaviour |= split.spin_loops + split.deferred_adds + split.lockstep_accesses > 0;
+          split_behaviour |= split.changes_behaviour();
         }
         fs::create_directories(copy.parent_path(), ec);
         if (const int error = write_whole(copy, text); error != 0) {
@@ -881,10 +845,10 @@ Build build_program(const BuildRequest& r) {
           }
         }
         const Split split = split_kernels(texts[i], !checked, true, elsewhere);
-        if (split.kernels + split.spin_loops + split.deferred_adds + split.lockstep_accesses > 0) {
+        if (split.changed()) {
           plain_text = std::move(text);
           text = rewrite_for_emulator(split.text, file.string()).text;
-          split_behaviour = split.spin_loops + split.deferred_adds + split.lockstep_accesses > 0;
+          split_behaviour = split.changes_behaviour();
         }
       }
       const std::string copy_name =

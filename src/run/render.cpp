@@ -150,26 +150,19 @@ std::string render_run(const RunResult& r, const OutputOptions& out) {
     }
   }
   for (const run::Build::AsWritten& a : r.as_written) {
-    s +=
-        "  " +
-        st.warn(a.behaviour
-                    ? both("gpulab's transformation of {} for the emulator did not compile, so "
-                           "it was compiled as written: its kernels take the slower path, and "
-                           "its spin loops and warp-synchronous accesses do not run as a GPU runs "
-                           "them (a gpulab bug: please report it with the file).",
-                           "gpulab 为模拟器改写 {} 的结果无法编译，因此按原样编译：它的核函数走较慢"
-                           "的路径，自旋循环和线程束同步的访问也不会像在 GPU 上那样运行（这是 "
-                           "gpulab 的缺陷：请连同文件一起报告）。",
-                           short_path(a.file, r.file))
-                          .in(l)
-                    : both("gpulab's transformation of {} for the emulator did not compile, so "
-                           "it was compiled as written: its kernels take the slower path (a "
-                           "gpulab bug: please report it with the file).",
-                           "gpulab 为模拟器改写 {} 的结果无法编译，因此按原样编译：它的核函数走较慢"
-                           "的路径（这是 gpulab 的缺陷：请连同文件一起报告）。",
-                           short_path(a.file, r.file))
-                          .in(l)) +
-        "\n";
+    const Text also = a.behaviour ? Text{", and its spin loops and warp-synchronous accesses do not "
+                                         "run as a GPU runs them",
+                                         "，自旋循环和线程束同步的访问也不会像在 GPU 上那样运行"}
+                                  : Text{};
+    s += "  " +
+         st.warn(say(l,
+                     "gpulab's transformation of {} for the emulator did not compile, so it was "
+                     "compiled as written: its kernels take the slower path{} (a gpulab bug: "
+                     "please report it with the file).",
+                     "gpulab 为模拟器改写 {} 的结果无法编译，因此按原样编译：它的核函数走较慢的"
+                     "路径{}（这是 gpulab 的缺陷：请连同文件一起报告）。",
+                     short_path(a.file, r.file), also.in(l))) +
+         "\n";
   }
   // Once each: API CUDA 13 removed, and what the emulator's clock counts.
   if (!r.removed_api.empty()) {
@@ -351,7 +344,7 @@ std::string render_run(const RunResult& r, const OutputOptions& out) {
 
 namespace {
 
-// API CUDA 13 removed that the program uses: what, where, and the call that replaces it.
+// Files compiled as written (run::Build::AsWritten).
 json as_written_json(const RunResult& r) {
   json a = json::array();
   for (const run::Build::AsWritten& w : r.as_written) {
@@ -361,6 +354,7 @@ json as_written_json(const RunResult& r) {
   return a;
 }
 
+// API CUDA 13 removed that the program uses: what, where, and the call that replaces it.
 json removed_json(const RunResult& r) {
   json out = json::array();
   for (const auto& [key, where] : r.removed_api) {

@@ -673,72 +673,105 @@ class Rewriter {
 
   void note_unsupported(std::string_view word, std::size_t pos,
                         std::vector<Unsupported>& out) const {
+    // What each refused feature is called, in English and Chinese.
+    struct FeatureName {
+      std::string_view en, zh;
+    };
+    static constexpr FeatureName kTextures{"textures and surfaces", "纹理和表面"};
+    static constexpr FeatureName kAsm{"inline PTX assembly (asm)", "内联 PTX 汇编（asm）"};
+    static constexpr FeatureName kGraphics{"graphics interop (OpenGL, Direct3D, EGL)",
+                                           "图形互操作（OpenGL、Direct3D、EGL）"};
+    static constexpr FeatureName kWmma{"tensor cores (wmma)", "张量核心（wmma）"};
+    static constexpr FeatureName kClusters{"thread block clusters", "线程块簇"};
+    static constexpr FeatureName kMultiDeviceCoop{"cooperative launches on several GPUs",
+                                                  "多 GPU 的协作启动"};
+    static constexpr FeatureName kDriverApi{"the CUDA driver API (cu*)", "CUDA 驱动 API（cu*）"};
+    static constexpr FeatureName kNvrtc{"NVRTC (compiling CUDA at run time)",
+                                        "NVRTC（运行时编译 CUDA）"};
+    static constexpr FeatureName kPeer{"multi-GPU peer access", "多 GPU 对等访问"};
+    static constexpr FeatureName kIpc{"memory shared between processes (CUDA IPC)",
+                                      "进程间共享的显存（CUDA IPC）"};
+    static constexpr FeatureName kMrg32k3a{
+        "cuRAND's MRG32k3a generator (XORWOW and Philox4_32_10 run)",
+        "cuRAND 的 MRG32k3a 生成器（XORWOW 和 Philox4_32_10 可以运行）"};
+    static constexpr FeatureName kMtgp32{
+        "cuRAND's MTGP32 generator (XORWOW and Philox4_32_10 run)",
+        "cuRAND 的 MTGP32 生成器（XORWOW 和 Philox4_32_10 可以运行）"};
+    static constexpr FeatureName kMt19937{
+        "cuRAND's MT19937 generator (XORWOW and Philox4_32_10 run)",
+        "cuRAND 的 MT19937 生成器（XORWOW 和 Philox4_32_10 可以运行）"};
+    static constexpr FeatureName kQuasiRandom{
+        "cuRAND's quasi-random generators (XORWOW and Philox4_32_10 run)",
+        "cuRAND 的准随机生成器（XORWOW 和 Philox4_32_10 可以运行）"};
+    static constexpr FeatureName kDiscrete{"cuRAND's discrete distributions", "cuRAND 的离散分布"};
+    static constexpr FeatureName kComplexBlas{
+        "complex-valued cuBLAS routines (the real S and D ones run)",
+        "复数的 cuBLAS 例程（实数的 S 和 D 例程可以运行）"};
+    static constexpr FeatureName kCublasLt{"cuBLASLt", "cuBLASLt"};
+    static constexpr FeatureName kCub{"CUB (CUDA-only; thrust runs on the emulator)",
+                                      "CUB（仅限 CUDA；thrust 可以在模拟器上运行）"};
+    static constexpr FeatureName kCufft{"cuFFT", "cuFFT"};
+    static constexpr FeatureName kCusparse{"cuSPARSE", "cuSPARSE"};
+    static constexpr FeatureName kCusolver{"cuSOLVER", "cuSOLVER"};
     struct Feature {
       std::string_view prefix;
       Match match;
-      std::string_view name;
+      FeatureName name;
     };
     using enum Match;
     static constexpr std::array<Feature, 51> kFeatures{{
-        {"texture", whole, "textures and surfaces"},
-        {"tex1D", prefix, "textures and surfaces"},
-        {"tex2D", prefix, "textures and surfaces"},
-        {"tex3D", prefix, "textures and surfaces"},
-        {"cudaCreateTextureObject", whole, "textures and surfaces"},
-        {"cudaBindTexture", prefix, "textures and surfaces"},
-        {"surf1Dwrite", prefix, "textures and surfaces"},
-        {"surf2Dwrite", prefix, "textures and surfaces"},
-        {"cudaCreateSurfaceObject", whole, "textures and surfaces"},
-        {"asm", whole, "inline PTX assembly (asm)"},
-        {"__asm__", whole, "inline PTX assembly (asm)"},
-        {"cudaGraphics", prefix, "graphics interop (OpenGL, Direct3D, EGL)"},
-        {"wmma", whole, "tensor cores (wmma)"},
-        {"__cluster_dims__", whole, "thread block clusters"},
-        {"cudaLaunchCooperativeKernelMultiDevice", whole, "cooperative launches on several GPUs"},
+        {"texture", whole, kTextures},
+        {"tex1D", prefix, kTextures},
+        {"tex2D", prefix, kTextures},
+        {"tex3D", prefix, kTextures},
+        {"cudaCreateTextureObject", whole, kTextures},
+        {"cudaBindTexture", prefix, kTextures},
+        {"surf1Dwrite", prefix, kTextures},
+        {"surf2Dwrite", prefix, kTextures},
+        {"cudaCreateSurfaceObject", whole, kTextures},
+        {"asm", whole, kAsm},
+        {"__asm__", whole, kAsm},
+        {"cudaGraphics", prefix, kGraphics},
+        {"wmma", whole, kWmma},
+        {"__cluster_dims__", whole, kClusters},
+        {"cudaLaunchCooperativeKernelMultiDevice", whole, kMultiDeviceCoop},
         // What stays refused on the emulator, named before anything runs.
-        {"cudaGLSetGLDevice", whole, "graphics interop (OpenGL, Direct3D, EGL)"},
-        {"cudaGLRegisterBufferObject", whole, "graphics interop (OpenGL, Direct3D, EGL)"},
-        {"cudaEGL", prefix, "graphics interop (OpenGL, Direct3D, EGL)"},
-        {"cudaD3D", prefix, "graphics interop (OpenGL, Direct3D, EGL)"},
-        {"cuInit", whole, "the CUDA driver API (cu*)"},
-        {"cuDevice", driver_call, "the CUDA driver API (cu*)"},
-        {"cuCtx", driver_call, "the CUDA driver API (cu*)"},
-        {"cuModule", driver_call, "the CUDA driver API (cu*)"},
-        {"cuLaunchKernel", whole, "the CUDA driver API (cu*)"},
-        {"cuMemAlloc", driver_call, "the CUDA driver API (cu*)"},
-        {"cuMemcpy", driver_call, "the CUDA driver API (cu*)"},
-        {"cuLink", driver_call, "the CUDA driver API (cu*)"},
-        {"cuDriverGetVersion", whole, "the CUDA driver API (cu*)"},
-        {"cuGetErrorString", whole, "the CUDA driver API (cu*)"},
-        {"nvrtc", prefix, "NVRTC (compiling CUDA at run time)"},
-        {"cudaDeviceEnablePeerAccess", whole, "multi-GPU peer access"},
-        {"cudaDeviceDisablePeerAccess", whole, "multi-GPU peer access"},
-        {"cudaMemcpyPeer", prefix, "multi-GPU peer access"},
-        {"cudaIpc", prefix, "memory shared between processes (CUDA IPC)"},
-        {"curandStateMRG32k3a", prefix,
-         "cuRAND's MRG32k3a generator (XORWOW and Philox4_32_10 run)"},
-        {"CURAND_RNG_PSEUDO_MRG32K3A", whole,
-         "cuRAND's MRG32k3a generator (XORWOW and Philox4_32_10 run)"},
-        {"curandStateMtgp32", prefix, "cuRAND's MTGP32 generator (XORWOW and Philox4_32_10 run)"},
-        {"CURAND_RNG_PSEUDO_MTGP32", whole,
-         "cuRAND's MTGP32 generator (XORWOW and Philox4_32_10 run)"},
-        {"CURAND_RNG_PSEUDO_MT19937", whole,
-         "cuRAND's MT19937 generator (XORWOW and Philox4_32_10 run)"},
-        {"curandStateSobol", prefix,
-         "cuRAND's quasi-random generators (XORWOW and Philox4_32_10 run)"},
-        {"curandStateScrambledSobol", prefix,
-         "cuRAND's quasi-random generators (XORWOW and Philox4_32_10 run)"},
-        {"CURAND_RNG_QUASI", prefix,
-         "cuRAND's quasi-random generators (XORWOW and Philox4_32_10 run)"},
-        {"curand_poisson", prefix, "cuRAND's discrete distributions"},
-        {"curandCreatePoissonDistribution", whole, "cuRAND's discrete distributions"},
-        {"cublasC", blas_routine, "complex-valued cuBLAS routines (the real S and D ones run)"},
-        {"cublasZ", blas_routine, "complex-valued cuBLAS routines (the real S and D ones run)"},
-        {"cublasLt", prefix, "cuBLASLt"},
-        {"cub", whole, "CUB (CUDA-only; thrust runs on the emulator)"},
-        {"cufft", prefix, "cuFFT"},
-        {"cusparse", prefix, "cuSPARSE"},
-        {"cusolver", prefix, "cuSOLVER"},
+        {"cudaGLSetGLDevice", whole, kGraphics},
+        {"cudaGLRegisterBufferObject", whole, kGraphics},
+        {"cudaEGL", prefix, kGraphics},
+        {"cudaD3D", prefix, kGraphics},
+        {"cuInit", whole, kDriverApi},
+        {"cuDevice", driver_call, kDriverApi},
+        {"cuCtx", driver_call, kDriverApi},
+        {"cuModule", driver_call, kDriverApi},
+        {"cuLaunchKernel", whole, kDriverApi},
+        {"cuMemAlloc", driver_call, kDriverApi},
+        {"cuMemcpy", driver_call, kDriverApi},
+        {"cuLink", driver_call, kDriverApi},
+        {"cuDriverGetVersion", whole, kDriverApi},
+        {"cuGetErrorString", whole, kDriverApi},
+        {"nvrtc", prefix, kNvrtc},
+        {"cudaDeviceEnablePeerAccess", whole, kPeer},
+        {"cudaDeviceDisablePeerAccess", whole, kPeer},
+        {"cudaMemcpyPeer", prefix, kPeer},
+        {"cudaIpc", prefix, kIpc},
+        {"curandStateMRG32k3a", prefix, kMrg32k3a},
+        {"CURAND_RNG_PSEUDO_MRG32K3A", whole, kMrg32k3a},
+        {"curandStateMtgp32", prefix, kMtgp32},
+        {"CURAND_RNG_PSEUDO_MTGP32", whole, kMtgp32},
+        {"CURAND_RNG_PSEUDO_MT19937", whole, kMt19937},
+        {"curandStateSobol", prefix, kQuasiRandom},
+        {"curandStateScrambledSobol", prefix, kQuasiRandom},
+        {"CURAND_RNG_QUASI", prefix, kQuasiRandom},
+        {"curand_poisson", prefix, kDiscrete},
+        {"curandCreatePoissonDistribution", whole, kDiscrete},
+        {"cublasC", blas_routine, kComplexBlas},
+        {"cublasZ", blas_routine, kComplexBlas},
+        {"cublasLt", prefix, kCublasLt},
+        {"cub", whole, kCub},
+        {"cufft", prefix, kCufft},
+        {"cusparse", prefix, kCusparse},
+        {"cusolver", prefix, kCusolver},
     }};
     for (const Feature& f : kFeatures) {
       if (!matches(f.match, f.prefix, word, pos)) continue;
@@ -746,7 +779,8 @@ class Rewriter {
       std::size_t line_start = pos;
       while (line_start > 0 && s_[line_start - 1] != '\n') --line_start;
       if (s_[skip_space_line(line_start)] == '#') return;
-      out.push_back({line_of(pos), std::string(f.name), std::string(word)});
+      out.push_back(
+          {line_of(pos), std::string(f.name.en), std::string(f.name.zh), std::string(word)});
       return;
     }
   }

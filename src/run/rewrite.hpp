@@ -11,9 +11,10 @@ namespace gpulab::run {
 
 // A feature found in the source that the emulator does not run (textures, inline PTX, ...).
 struct Unsupported {
-  int line = 0;         // 1-based, in the user's file
-  std::string feature;  // "textures and surfaces"
-  std::string token;    // what was seen: "tex2D"
+  int line = 0;            // 1-based, in the user's file
+  std::string feature;     // "textures and surfaces"
+  std::string feature_zh;  // "纹理和表面"
+  std::string token;       // what was seen: "tex2D"
 };
 
 struct Rewritten {

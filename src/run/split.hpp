@@ -24,6 +24,9 @@ struct Split {
   int deferred_adds = 0;      // atomicAdd statements made deferred_add (a thread's last action)
   int lockstep_accesses = 0;  // warp-synchronous volatile accesses read and written in rounds
   int inlined = 0;  // calls of device functions that wait, inlined into kernels (a level a pass)
+  // Whether the text changed at all; whether what the program does changed, not only its speed.
+  bool changed() const { return kernels > 0 || changes_behaviour(); }
+  bool changes_behaviour() const { return spin_loops + deferred_adds + lockstep_accesses > 0; }
 };
 
 // coroutines: turn kernels into coroutines (false: only the spin loops change). regions: a kernel

@@ -245,6 +245,7 @@ void launch_erased(const LaunchSite& site, const void* kernel, const LaunchConfi
   // often their consequence (a thread that read a slot another had already overwritten).
   const auto write_races = [&](const std::vector<simt::Race>& races) {
     for (const simt::Race& r : races) {
+      const Text message = r.describe();
       write_line({{report::kEventField, report::event::finding},
                   {report::kKindField, report::kind::shared_race},
                   {"kernel", site.callee},
@@ -262,8 +263,8 @@ void launch_erased(const LaunchSite& site, const void* kernel, const LaunchConfi
                   {"same_warp", r.first.linear / 32 == r.second.linear / 32},
                   {"pc", r.second_pc},
                   {"other_pc", r.first_pc},
-                  {"message", r.describe().en},
-                  {"message_zh", r.describe().zh}});
+                  {"message", message.en},
+                  {"message_zh", message.zh}});
     }
   };
   cudaError_t error = cudaSuccess;
