@@ -493,7 +493,7 @@ class Rewriter {
          "); }) return "
          "::gpulab::rt::kernel_address<decltype(gpulab_tag_)>(" +
          callee + "); else return nullptr; }(0), ";
-    r += "[=](auto&... gpulab_args_) GPULAB_RT_DEVICE_CODE { " + callee + "(gpulab_args_...); }, ";
+    r += "[=](auto&... gpulab_args_) GPULAB_RT_LAUNCH_CODE { " + callee + "(gpulab_args_...); }, ";
     r += "::gpulab::rt::config(";
     r.append(config);
     r += "))(";

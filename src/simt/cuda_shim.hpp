@@ -43,6 +43,16 @@
 // What gpulab run's rewrite puts on the device code it makes (a launch's body): nothing here;
 // device code's floating-point rule under gpulab run (cuda_runtime.h).
 #define GPULAB_RT_DEVICE_CODE
+// What it puts on a launch's body, which calls the kernel with the launch's parameters: device
+// code's rule and, in check mode (-fsanitize=thread), no instrumentation. Its reads are of the
+// launch's own copy of the parameters, which the checks never look at: uninstrumented, they cost
+// no hook per CUDA thread. Not in gpulab profile's builds, whose basic blocks it would change.
+#if defined(__SANITIZE_THREAD__) && !defined(GPULAB_RT_PROFILED)
+#define GPULAB_RT_NO_TSAN __attribute__((no_sanitize("thread")))
+#else
+#define GPULAB_RT_NO_TSAN
+#endif
+#define GPULAB_RT_LAUNCH_CODE GPULAB_RT_DEVICE_CODE GPULAB_RT_NO_TSAN
 
 // Declares the storage of `extern __shared__ T name[];` for the kernels that follow it in the
 // current namespace. Write it as a declaration: GPULAB_SIMT_DYNAMIC_SHARED(float, sdata);

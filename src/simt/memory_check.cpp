@@ -17,6 +17,8 @@
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
+#include <span>
+#include <tuple>
 #include <unordered_map>
 
 #include "core/i18n_format.hpp"
@@ -103,6 +105,27 @@ struct alignas(64) Part {
   }
 };
 
+// A run of accesses of one block kept for the launch (LoggedAccess), with its block.
+struct KeptRun {
+  detail::LoggedAccess run;
+  std::uint64_t block = 0;
+};
+// The ranges of one part's pages that the launch's accesses touched, disjoint and by first byte.
+// A range with runs is one whose accesses were none of them a finding, and whose every 4-byte
+// granule only reads touched (`reads`), or only one CUDA thread: its shadow is not written, its
+// runs are kept instead (what they did to each granule can be written there later, exactly). A
+// range without runs (`shadow`) has its history in the race shadow, access by access.
+struct Span {
+  std::uintptr_t end = 0;
+  bool shadow = false;
+  bool reads = false;
+  std::vector<KeptRun> runs;
+};
+using SpanIndex = std::map<std::uintptr_t, Span>;
+// At most this many runs are kept in a launch's spans (72 bytes each): beyond, the shadow takes
+// every access.
+constexpr std::size_t kKeptRuns = std::size_t{1} << 22;
+
 struct State {
   std::shared_mutex mutex;  // shared: the parts of a launch's check, which only read allocations
   std::map<std::uintptr_t, Entry> allocations;  // by begin
@@ -124,6 +147,10 @@ struct State {
   bool program_scanned = false;
   std::array<Part, kMaxParts> parts;  // the parts of a launch whose blocks are checked in order
   Part direct;                        // accesses checked as they come, under the lock
+  // What the launch's in-order check knows of each part's pages (part p: the pages whose number
+  // is p modulo the parts), by the tasks that check that part.
+  std::array<SpanIndex, kMaxParts> spans;
+  std::atomic<std::size_t> kept_runs{0};  // runs kept in `spans` this launch (kKeptRuns at most)
 };
 
 // The allocations changed: the parts' cached hits are stale (lock held).
@@ -517,18 +544,17 @@ namespace detail {
 
 namespace {
 
-// Global accesses of one block, in the order its threads made them: the whole block's, or (a long
-// block) the next part of them.
+// Global accesses of one block, as runs (LoggedAccess): the whole block's, or (a long block) the
+// next part of them.
 struct Batch {
   std::uint64_t block = 0;  // linear index
-  std::uint64_t first = 0;  // the block's access that accesses[0] is
   GlobalAccessContext context;
   bool aborted = false;  // the block did not finish (a fault): no later block is checked
   // An access spans two shadow pages (of two parts): the batch is checked whole by one part
   // while no other part runs.
   bool serial = false;
   std::vector<LoggedAccess> accesses;
-  // With several parts: order[begin[p], begin[p + 1]) are the indices of part p's accesses.
+  // order[begin[p], begin[p + 1]) are the indices of part p's runs (each within one page).
   std::vector<std::uint32_t> order;
   std::vector<std::uint32_t> begin;
 };
@@ -552,15 +578,15 @@ struct InOrder {
   std::deque<Batch> ready;                    // in order, for the next rounds
   std::vector<Batch> round;                   // being checked
   unsigned tasks = 0, claimed = 0, done = 0;  // the round's tasks
-  std::size_t outstanding = 0;                // accesses waiting, ready and in the round
+  std::size_t outstanding = 0;                // runs waiting, ready and in the round
   // Batches already checked, kept for the next blocks (no allocation, no fresh pages per block).
   std::vector<Batch> spare;
 };
 
-// Finished blocks wait for their turn beyond this many logged accesses in all.
+// Finished blocks wait for their turn beyond this many logged runs in all.
 constexpr std::size_t kWaitingLimit = std::size_t{1} << 22;
-// A round is split in tasks of at least this many accesses.
-constexpr std::size_t kTaskAccesses = std::size_t{1} << 14;
+// A round is split in tasks of at least this many runs.
+constexpr std::size_t kTaskAccesses = std::size_t{1} << 12;
 
 InOrder& in_order() {
   static auto* o = new InOrder;
@@ -568,27 +594,46 @@ InOrder& in_order() {
 }
 
 thread_local Batch tl_log;  // tl_fast_log.accesses points at its accesses while logging
+thread_local std::vector<LoggedAccess> tl_split;
 
 void check_locked(State& s, Part& part, std::uintptr_t address, std::size_t size, bool write,
                   bool atomic, std::uintptr_t pc, const GlobalAccessContext& c);
 
-// Sorts a batch's accesses by part (its worker does it, before it takes the lock).
+// Cuts a batch's runs at shadow pages and sorts them by part (its worker does it, before it takes
+// the lock); an access across two pages makes the batch serial, its runs left as they are.
 void split_by_part(Batch& b, unsigned parts) {
   b.serial = false;
-  b.order.clear();
-  b.begin.assign(parts + 1, 0);
-  if (parts == 1) {
-    b.begin[1] = static_cast<std::uint32_t>(b.accesses.size());
-    return;
-  }
-  for (const LoggedAccess& a : b.accesses) {
-    const std::uintptr_t page = a.address / kShadowPage;
-    if ((a.address + std::max<std::uint32_t>(a.size, 1) - 1) / kShadowPage != page) {
-      b.serial = true;
-      return;
+  std::vector<LoggedAccess>& out = tl_split;
+  out.clear();
+  for (const LoggedAccess& r : b.accesses) {
+    const std::uint64_t step = static_cast<std::uint64_t>(r.address_step);
+    const std::uint64_t size = std::max<std::uint32_t>(r.size, 1);
+    for (std::uint64_t k = 0; k < r.count;) {
+      const std::uintptr_t a = r.address_at(k);
+      const std::uintptr_t page = a / kShadowPage;
+      // The accesses from the k-th on that start in this page: n of them.
+      std::uint64_t n = r.count - k;
+      if (r.address_step > 0) {
+        n = std::min<std::uint64_t>(n, ((page + 1) * kShadowPage - 1 - a) / step + 1);
+      } else if (r.address_step < 0) {
+        n = std::min<std::uint64_t>(n, (a - page * kShadowPage) / (0 - step) + 1);
+      }
+      if ((a + size - 1) / kShadowPage != page ||
+          (r.address_at(k + n - 1) + size - 1) / kShadowPage != page) {
+        b.serial = true;
+        return;
+      }
+      LoggedAccess& part = out.emplace_back(r);
+      part.address = a;
+      part.thread = r.thread_at(k);
+      part.index = r.index_at(k);
+      part.count = static_cast<std::uint32_t>(n);
+      k += n;
     }
-    ++b.begin[(page & (parts - 1)) + 1];
   }
+  b.accesses.swap(out);
+  b.begin.assign(parts + 1, 0);
+  for (const LoggedAccess& r : b.accesses) ++b.begin[((r.address / kShadowPage) & (parts - 1)) + 1];
   for (unsigned p = 0; p < parts; ++p) b.begin[p + 1] += b.begin[p];
   b.order.resize(b.accesses.size());
   std::array<std::uint32_t, kMaxParts> at{};
@@ -597,8 +642,273 @@ void split_by_part(Batch& b, unsigned parts) {
     b.order[at[(b.accesses[i].address / kShadowPage) & (parts - 1)]++] = i;
 }
 
-// Task `t` of `tasks` of the round: the accesses to the pages of its parts, in order (a round of
-// one task: all of them in order).
+// The bytes a run's accesses lie in, first to last.
+std::pair<std::uintptr_t, std::uintptr_t> run_bytes(const LoggedAccess& r) {
+  const std::uintptr_t first = r.address, last = r.address_at(r.count - 1);
+  return {std::min(first, last), std::max(first, last) + std::max<std::uint32_t>(r.size, 1)};
+}
+
+}  // namespace
+
+bool runs_apart(std::vector<const LoggedAccess*>& runs, std::vector<RunGroup>& groups) {
+  groups.clear();
+  const auto key = [](const LoggedAccess& r) {
+    return std::make_tuple(r.address, r.address_step, r.count, r.size, r.thread, r.thread_step);
+  };
+  std::sort(runs.begin(), runs.end(),
+            [&](const LoggedAccess* x, const LoggedAccess* y) { return key(*x) < key(*y); });
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const auto [begin, end] = run_bytes(*runs[i]);
+    if (i == 0 || key(*runs[i]) != key(*runs[i - 1])) groups.push_back({begin, end, false, i, i});
+    groups.back().write = groups.back().write || runs[i]->write;
+    groups.back().last = i + 1;
+  }
+  std::sort(groups.begin(), groups.end(),
+            [](const RunGroup& x, const RunGroup& y) { return x.begin < y.begin; });
+  std::uintptr_t reach = 0, write_reach = 0;
+  for (const RunGroup& g : groups) {
+    if (g.begin < write_reach || (g.write && g.begin < reach)) return false;
+    reach = std::max(reach, g.end);
+    if (g.write) write_reach = std::max(write_reach, g.end);
+  }
+  return true;
+}
+
+namespace {
+
+// The allocation that holds [begin, end) whole, from the part's cache or the map (lock held).
+const Entry* allocation_holding(State& s, Part& part, std::uintptr_t begin, std::uintptr_t end,
+                                std::uintptr_t* start) {
+  for (const Part::Hit& h : part.hits) {
+    if (begin >= h.begin && end <= h.end) {
+      *start = h.begin;
+      return h.entry;
+    }
+  }
+  const auto it = entry_near(s, begin);
+  if (it == s.allocations.end() || begin < it->first || end > it->first + it->second.bytes)
+    return nullptr;
+  part.hits[part.next_hit++ % part.hits.size()] = {it->first, it->first + it->second.bytes,
+                                                   &it->second};
+  *start = it->first;
+  return &it->second;
+}
+
+// Writes into the race shadow what a kept range's runs did to each granule they touched: the
+// records that the check of their accesses one by one, in order, would have left there (4-byte
+// aligned and whole granules; the last read and the last write of each).
+void write_shadow(State& s, Part& part, const Span& span) {
+  struct Touch {
+    std::uint64_t block, index;
+    std::uintptr_t address;
+    const KeptRun* kept;
+    std::uint32_t thread;
+  };
+  thread_local std::vector<Touch> touches;
+  touches.clear();
+  for (const KeptRun& kept : span.runs) {
+    const LoggedAccess& r = kept.run;
+    for (std::uint64_t k = 0; k < r.count; ++k)
+      touches.push_back({kept.block, r.index_at(k), r.address_at(k), &kept, r.thread_at(k)});
+  }
+  if (span.runs.size() > 1 || span.reads)
+    std::sort(touches.begin(), touches.end(), [](const Touch& x, const Touch& y) {
+      return std::tie(x.block, x.index) < std::tie(y.block, y.index);
+    });
+  for (const Touch& t : touches) {
+    const LoggedAccess& r = t.kept->run;
+    const Record now{s.launch,
+                     r.epoch,
+                     t.block,
+                     static_cast<std::uint32_t>(r.pc - s.load_bias),
+                     static_cast<std::uint16_t>(t.thread),
+                     0xf,
+                     r.atomic,
+                     r.lock};
+    for (std::uintptr_t g = t.address; g < t.address + r.size; g += 4) {
+      Cell& cell = shadow_cell(s, part, g);
+      (r.write ? cell.write : cell.read) = now;
+    }
+  }
+}
+
+// From now on the shadow pages of [begin, end) are shadow in the index (whole pages, so that the
+// index holds no more ranges than pages, however scattered the accesses): the runs kept in ranges
+// that meet them are written into the shadow first.
+void make_shadow(State& s, Part& part, SpanIndex& index, std::uintptr_t begin, std::uintptr_t end) {
+  begin -= begin % kShadowPage;
+  end += (kShadowPage - end % kShadowPage) % kShadowPage;
+  auto it = index.upper_bound(begin);
+  // Shadow already (the common case once a page is).
+  if (it != index.begin() && std::prev(it)->second.shadow && std::prev(it)->second.end >= end)
+    return;
+  // The range before, when it meets or touches this one.
+  if (it != index.begin() && std::prev(it)->second.end >= begin &&
+      (std::prev(it)->second.end > begin || std::prev(it)->second.shadow))
+    --it;
+  while (it != index.end() && (it->first < end || (it->first == end && it->second.shadow))) {
+    write_shadow(s, part, it->second);
+    s.kept_runs -= it->second.runs.size();
+    begin = std::min(begin, it->first);
+    end = std::max(end, it->second.end);
+    it = index.erase(it);
+  }
+  index.emplace(begin, Span{end, true, false, {}});
+}
+
+// Keeps [begin, end) with its runs, merged with the kept ranges of its kind (reads only, or not)
+// that it meets or touches (it meets none of the other kind).
+void keep_range(SpanIndex& index, std::uintptr_t begin, std::uintptr_t end, bool reads,
+                std::vector<KeptRun>& runs) {
+  const auto joins = [&](const Span& span) { return !span.shadow && span.reads == reads; };
+  auto it = index.upper_bound(begin);
+  if (it != index.begin() && std::prev(it)->second.end >= begin && joins(std::prev(it)->second))
+    --it;
+  Span merged{end, false, reads, {}};
+  bool first = true;
+  while (it != index.end() && it->first <= end && joins(it->second)) {
+    begin = std::min(begin, it->first);
+    merged.end = std::max(merged.end, it->second.end);
+    if (first) {
+      merged.runs = std::move(it->second.runs);
+    } else {
+      merged.runs.insert(merged.runs.end(), it->second.runs.begin(), it->second.runs.end());
+    }
+    first = false;
+    it = index.erase(it);
+  }
+  merged.runs.insert(merged.runs.end(), runs.begin(), runs.end());
+  index.emplace(begin, std::move(merged));
+}
+
+// Checks part p's runs of a batch, runs [first, last) of `order`, when they can be checked as
+// ranges: each run in an allocation, 4-byte aligned and whole granules, reading written bytes
+// only, no atomic or spin lock among them; a run that writes touches each granule once, and meets
+// only runs of the same threads on the same elements (y[i] = a * x[i] + y[i]); no run meets a
+// range that an earlier block touched, unless both only read. Then no access of theirs can be a
+// finding, and their ranges are kept with their runs. False: nothing was done, they are to be
+// checked one by one.
+bool check_ranges(State& s, Part& part, SpanIndex& index, const Batch& b,
+                  const std::uint32_t* first, const std::uint32_t* last) {
+  const std::size_t n = static_cast<std::size_t>(last - first);
+  if (s.kept_runs.load(std::memory_order_relaxed) + n > kKeptRuns) return false;
+  // Accesses that hardly form runs (a gather, a scatter) are checked one by one at once: ranges
+  // would cost more than they save.
+  std::uint64_t accesses = 0;
+  for (const std::uint32_t* i = first; i != last; ++i) accesses += b.accesses[*i].count;
+  if (n > 4 && accesses < 4 * n) return false;
+  thread_local std::vector<const LoggedAccess*> runs;
+  thread_local std::vector<RunGroup> groups;
+  runs.clear();
+  for (const std::uint32_t* i = first; i != last; ++i) {
+    const LoggedAccess& r = b.accesses[*i];
+    const std::uint64_t step =
+        r.address_step < 0 ? 0 - static_cast<std::uint64_t>(r.address_step) : r.address_step;
+    if (r.atomic || r.lock != 0 || r.size == 0 || r.size % 4 != 0 || r.address % 4 != 0 ||
+        (r.count > 1 && (step % 4 != 0 || (r.write && step < r.size))))
+      return false;
+    const auto [begin, end] = run_bytes(r);
+    std::uintptr_t start = 0;
+    const Entry* e = allocation_holding(s, part, begin, end, &start);
+    if (e == nullptr) return false;
+    if (e->written && !r.write) {
+      const std::uint8_t* written = e->written.get() + (r.address - start);
+      if (r.count > 1 && step == r.size) {
+        if (std::memchr(e->written.get() + (begin - start), 0, end - begin) != nullptr)
+          return false;
+      } else {
+        for (std::uint64_t k = 0; k < r.count; ++k) {
+          if (std::memchr(written + static_cast<std::ptrdiff_t>(k) * r.address_step, 0, r.size) !=
+              nullptr)
+            return false;
+        }
+      }
+    }
+    // What earlier blocks touched: reads may meet ranges only read.
+    auto it = index.upper_bound(begin);
+    if (it != index.begin() && std::prev(it)->second.end > begin) --it;
+    for (; it != index.end() && it->first < end; ++it) {
+      if (r.write || !it->second.reads) return false;
+    }
+    runs.push_back(&r);
+  }
+  if (!runs_apart(runs, groups)) return false;
+  // None is a finding: the written bits and the kept ranges.
+  s.kept_runs += n;
+  thread_local std::vector<KeptRun> kept;
+  for (const RunGroup& g : groups) {
+    kept.clear();
+    for (std::size_t i = g.first; i < g.last; ++i) {
+      const LoggedAccess& r = *runs[i];
+      kept.push_back({r, b.block});
+      std::uintptr_t start = 0;
+      const Entry* e = allocation_holding(s, part, g.begin, g.end, &start);
+      if (!e->written || !r.write) continue;
+      std::uint8_t* written = e->written.get() + (r.address - start);
+      if (r.count > 1 && (r.address_step == r.size || -r.address_step == r.size)) {
+        std::memset(e->written.get() + (g.begin - start), 1, g.end - g.begin);
+      } else {
+        for (std::uint64_t k = 0; k < r.count; ++k)
+          std::memset(written + static_cast<std::ptrdiff_t>(k) * r.address_step, 1, r.size);
+      }
+    }
+    keep_range(index, g.begin, g.end, !g.write, kept);
+  }
+  return true;
+}
+
+// Checks runs [first, last) of `order` (or of the batch) one access at a time, in the block's
+// order: the ranges they touch become shadow in `indexes` (the parts whose pages they may be in).
+void check_accesses(State& s, Part& part, std::span<SpanIndex> indexes, const Batch& b,
+                    const std::uint32_t* first, const std::uint32_t* last) {
+  thread_local std::vector<std::pair<std::uint64_t, LoggedAccess>> accesses;
+  thread_local std::vector<std::pair<std::uintptr_t, std::uintptr_t>> pages;
+  accesses.clear();
+  pages.clear();
+  for (const std::uint32_t* i = first; i != last; ++i) {
+    const auto [begin, end] = run_bytes(b.accesses[*i]);
+    pages.emplace_back(begin - begin % kShadowPage,
+                       end + (kShadowPage - end % kShadowPage) % kShadowPage);
+  }
+  // The shadow pages they touch, each range once.
+  std::sort(pages.begin(), pages.end());
+  std::size_t merged = 0;
+  for (const auto& [begin, end] : pages) {
+    if (merged != 0 && begin <= pages[merged - 1].second) {
+      pages[merged - 1].second = std::max(pages[merged - 1].second, end);
+    } else {
+      pages[merged++] = {begin, end};
+    }
+  }
+  pages.resize(merged);
+  for (const auto& [begin, end] : pages) {
+    for (SpanIndex& index : indexes) make_shadow(s, part, index, begin, end);
+  }
+  for (const std::uint32_t* i = first; i != last; ++i) {
+    const LoggedAccess& r = b.accesses[*i];
+    for (std::uint64_t k = 0; k < r.count; ++k) {
+      LoggedAccess a = r;
+      a.address = r.address_at(k);
+      a.thread = r.thread_at(k);
+      accesses.emplace_back(r.index_at(k), a);
+    }
+  }
+  // Runs of one access each (accesses that no run joins) are in order already.
+  const auto earlier = [](const auto& x, const auto& y) { return x.first < y.first; };
+  if (!std::is_sorted(accesses.begin(), accesses.end(), earlier))
+    std::sort(accesses.begin(), accesses.end(), earlier);
+  GlobalAccessContext c = b.context;
+  for (const auto& [index, a] : accesses) {
+    c.thread = a.thread;
+    c.epoch = a.epoch;
+    c.lock = a.lock;
+    part.at = {b.block, index};
+    check_locked(s, part, a.address, a.size, a.write, a.atomic, a.pc, c);
+  }
+}
+
+// Task `t` of `tasks` of the round: the runs in the pages of its parts, in block order (a round of
+// one task: all of them).
 void check_task(const std::vector<Batch>& round, unsigned t, unsigned tasks, unsigned parts) {
   State& s = state();
   std::shared_lock lock(s.mutex);  // allocations are only read
@@ -607,22 +917,20 @@ void check_task(const std::vector<Batch>& round, unsigned t, unsigned tasks, uns
     part.hits = {};
     part.hits_generation = s.generation;
   }
-  const auto check = [&](const Batch& b, std::uint32_t i, GlobalAccessContext& c) {
-    const LoggedAccess& a = b.accesses[i];
-    c.thread = a.thread;
-    c.epoch = a.epoch;
-    c.lock = a.lock;
-    part.at = {b.block, b.first + i};
-    check_locked(s, part, a.address, a.size, a.write, a.atomic, a.pc, c);
-  };
   for (const Batch& b : round) {
-    GlobalAccessContext c = b.context;
-    if (tasks == 1) {
-      for (std::uint32_t i = 0; i < b.accesses.size(); ++i) check(b, i, c);
+    if (b.serial) {
+      thread_local std::vector<std::uint32_t> all;
+      all.resize(b.accesses.size());
+      for (std::uint32_t i = 0; i < all.size(); ++i) all[i] = i;
+      check_accesses(s, part, std::span(s.spans.data(), parts), b, all.data(),
+                     all.data() + all.size());
       continue;
     }
     for (unsigned p = t; p < parts; p += tasks) {
-      for (std::uint32_t k = b.begin[p]; k < b.begin[p + 1]; ++k) check(b, b.order[k], c);
+      const std::uint32_t* first = b.order.data() + b.begin[p];
+      const std::uint32_t* last = b.order.data() + b.begin[p + 1];
+      if (first == last || check_ranges(s, part, s.spans[p], b, first, last)) continue;
+      check_accesses(s, part, std::span(&s.spans[p], 1), b, first, last);
     }
   }
 }
@@ -705,14 +1013,13 @@ Batch take_log(InOrder& o) {
     o.spare.pop_back();
   }
   b.block = tl_log.block;
-  b.first = tl_log.first;
   b.context = tl_log.context;
   b.aborted = tl_log.aborted;
   b.serial = tl_log.serial;
   b.accesses.swap(tl_log.accesses);
   b.order.swap(tl_log.order);
   b.begin.swap(tl_log.begin);
-  tl_log.first += b.accesses.size();
+  tl_fast_log.close_runs();  // the runs left with the batch
   o.outstanding += b.accesses.size();
   return b;
 }
@@ -748,6 +1055,7 @@ void check_log_so_far() {
     o.changed.notify_all();
   }
   tl_log.accesses.clear();
+  tl_fast_log.close_runs();
   help(o, lock);
 }
 
@@ -772,6 +1080,8 @@ void begin_checked_launch(std::uintptr_t arguments_begin, std::uintptr_t argumen
   s.arguments_end = arguments_end;
   for (Part& part : s.parts) part.clear();
   s.direct.clear();
+  for (SpanIndex& index : s.spans) index.clear();
+  s.kept_runs = 0;
   InOrder& o = in_order();
   std::lock_guard order_lock(o.mutex);
   o.parts = 1;
@@ -851,7 +1161,8 @@ void checked_block_begun(const GlobalAccessContext& block) {
   if (!in_order().active.load(std::memory_order_relaxed)) return;
   end_block_log(false);
   tl_log.block = block.block_linear;
-  tl_log.first = 0;
+  tl_fast_log.next_index = 0;
+  tl_fast_log.close_runs();
   tl_log.context = block;
   tl_log.accesses.clear();
   const State& s = state();  // the arguments' range is set before the launch's workers start
@@ -874,9 +1185,10 @@ bool log_global(std::uintptr_t address, std::size_t size, bool write, bool atomi
   // freed before the log is checked, so it is looked up now.
   if (g_device_heap_blocks.load(std::memory_order_relaxed) != 0 && in_device_heap(s, address))
     return true;
-  tl_log.accesses.push_back(
-      {address, pc, thread, epoch, static_cast<std::uint32_t>(size), lock, write, atomic});
-  if (tl_log.accesses.size() >= kLogLimit) check_log_so_far();
+  if (!log_run(tl_fast_log, address, size, write, atomic, pc, thread, epoch, lock)) {
+    check_log_so_far();
+    log_run(tl_fast_log, address, size, write, atomic, pc, thread, epoch, lock);
+  }
   return true;
 }
 

@@ -140,8 +140,11 @@ void checked_worker_done(bool aborted);
 // built, and true is returned; false: not logging, check_global() checks it.
 bool log_global(std::uintptr_t address, std::size_t size, bool write, bool atomic,
                 std::uintptr_t pc, std::uint32_t thread, std::uint32_t epoch, std::uint32_t lock);
-// One global access of a CUDA thread, logged for the in-order check (the block's own fields are
-// the log's).
+// Global accesses of a CUDA block, logged for the in-order check (the block's own fields are the
+// log's) as runs: `count` accesses made with the same code, the k-th at address + k *
+// address_step by thread + k * thread_step, and the block's (index + k * index_step)-th logged
+// access. A block's loop makes most of its accesses so (a[i] for i = threadIdx.x of each thread in
+// turn), and the log stays short; expanded, the runs give back every access in its order.
 struct LoggedAccess {
   std::uintptr_t address = 0;
   std::uintptr_t pc = 0;
@@ -150,20 +153,132 @@ struct LoggedAccess {
   std::uint32_t size = 0;
   std::uint32_t lock = 0;  // the spin lock the thread held (lock_token), 0: none
   bool write = false, atomic = false;
+  std::uint32_t count = 1;
+  std::int32_t thread_step = 0;
+  std::int64_t address_step = 0;
+  std::uint64_t index = 0;
+  std::uint64_t index_step = 0;
+  // The k-th access's address, thread and place in the block's order (wrapping arithmetic: steps
+  // may be negative).
+  std::uintptr_t address_at(std::uint64_t k) const {
+    return address + static_cast<std::uintptr_t>(k * static_cast<std::uint64_t>(address_step));
+  }
+  std::uint32_t thread_at(std::uint64_t k) const {
+    return thread + static_cast<std::uint32_t>(k) * static_cast<std::uint32_t>(thread_step);
+  }
+  std::uint64_t index_at(std::uint64_t k) const { return index + k * index_step; }
 };
 // What the race checker's inline hook needs to log an access itself (memory_check.cpp keeps it
-// up to date): the worker's log, or null while it keeps none.
+// up to date): the worker's log, or null while it keeps none; the number of the block's next
+// logged access; and the run each code address may extend, with what the run's next access must
+// be: a code address has two slots of kOpenRuns (open_slot()), so that the few addresses of a
+// kernel's accesses seldom take each other's.
+inline constexpr std::size_t kOpenRuns = 64;
+inline std::size_t open_slot(std::uintptr_t pc) {
+  return static_cast<std::size_t>((pc * 0x9e3779b97f4a7c15ull) >> 58);
+}
+struct OpenRun {
+  std::uintptr_t pc = 0;  // 0: no run open
+  std::uintptr_t next_address = 0;
+  std::uint64_t next_index = 0;
+  std::int64_t address_step = 0;
+  std::uint64_t index_step = 0;
+  std::uint32_t next_thread = 0;
+  std::int32_t thread_step = 0;
+  std::uint32_t epoch = 0;
+  std::uint32_t kind = 0;  // size << 2 | write << 1 | atomic
+  std::uint32_t lock = 0;
+  std::uint32_t count = 0;
+  std::uint32_t run = 0;  // its place in the log
+};
+// `open` points at kOpenRuns slots kept by the race checker, not here: tl_fast_log is
+// thread-local, and the static TLS block, where the kernels' __shared__ arrays live, keeps its
+// size.
 struct FastLog {
   std::vector<LoggedAccess>* accesses = nullptr;
   std::uintptr_t arguments_begin = 0, arguments_end = 0;  // the launch's argument block
+  std::uint64_t next_index = 0;
+  OpenRun* open = nullptr;
+  // The log's runs left (the log was taken or emptied): none is open.
+  void close_runs() {
+    if (open != nullptr)
+      for (std::size_t i = 0; i < kOpenRuns; ++i) open[i].pc = 0;
+  }
 };
 inline thread_local FastLog tl_fast_log;
-// Beyond this many logged accesses (40 bytes each) a block waits for its turn and its log so far
+// Beyond this many logged runs (72 bytes each) a block waits for its turn and its log so far
 // joins the in-order check (log_global() does it).
 inline constexpr std::size_t kLogLimit = std::size_t{1} << 20;
 // How many blocks of memory kernels allocated themselves (malloc in a kernel) exist: while there
 // are any, log_global() looks every access up among them.
 inline std::atomic<std::size_t> g_device_heap_blocks{0};
+// Logs an access as the next of the run its code address has open when it continues it. False
+// where it does not: log_new_run() logs it.
+inline bool log_in_run(FastLog& log, std::uintptr_t address, std::size_t size, bool write,
+                       bool atomic, std::uintptr_t pc, std::uint32_t thread, std::uint32_t epoch,
+                       std::uint32_t lock) {
+  const std::size_t slot = open_slot(pc);
+  OpenRun& o = log.open[log.open[slot].pc == pc ? slot : slot ^ 1];
+  const std::uint32_t kind =
+      static_cast<std::uint32_t>(size) << 2 | std::uint32_t{write} << 1 | std::uint32_t{atomic};
+  if (o.pc != pc || o.epoch != epoch || o.kind != kind || o.lock != lock) return false;
+  const std::uint64_t index = log.next_index;
+  LoggedAccess& r = (*log.accesses)[o.run];
+  if (o.count == 1) {
+    o.address_step = static_cast<std::int64_t>(address - r.address);
+    o.thread_step = static_cast<std::int32_t>(thread - r.thread);
+    o.index_step = index - r.index;
+    r.address_step = o.address_step;
+    r.thread_step = o.thread_step;
+    r.index_step = o.index_step;
+  } else if (address != o.next_address || thread != o.next_thread || index != o.next_index ||
+             o.count == UINT32_MAX) {
+    return false;
+  }
+  o.next_address = address + static_cast<std::uintptr_t>(o.address_step);
+  o.next_thread = thread + static_cast<std::uint32_t>(o.thread_step);
+  o.next_index = index + o.index_step;
+  r.count = ++o.count;
+  log.next_index = index + 1;
+  return true;
+}
+// Logs an access as a new run, open for its code address (false: the log is full).
+inline bool log_new_run(FastLog& log, std::uintptr_t address, std::size_t size, bool write,
+                        bool atomic, std::uintptr_t pc, std::uint32_t thread, std::uint32_t epoch,
+                        std::uint32_t lock) {
+  std::vector<LoggedAccess>& v = *log.accesses;
+  if (v.size() + 1 >= kLogLimit) return false;
+  LoggedAccess& r = v.emplace_back();
+  r.address = address;
+  r.pc = pc;
+  r.thread = thread;
+  r.epoch = epoch;
+  r.size = static_cast<std::uint32_t>(size);
+  r.lock = lock;
+  r.write = write;
+  r.atomic = atomic;
+  r.index = log.next_index++;
+  // The slot of the two that holds the code address's run, else a free one, else the first.
+  std::size_t slot = open_slot(pc);
+  if (log.open[slot].pc != pc &&
+      (log.open[slot ^ 1].pc == pc || (log.open[slot].pc != 0 && log.open[slot ^ 1].pc == 0)))
+    slot ^= 1;
+  OpenRun& o = log.open[slot];
+  o.pc = pc;
+  o.epoch = epoch;
+  o.kind =
+      static_cast<std::uint32_t>(size) << 2 | std::uint32_t{write} << 1 | std::uint32_t{atomic};
+  o.lock = lock;
+  o.count = 1;
+  o.run = static_cast<std::uint32_t>(v.size() - 1);
+  return true;
+}
+inline bool log_run(FastLog& log, std::uintptr_t address, std::size_t size, bool write, bool atomic,
+                    std::uintptr_t pc, std::uint32_t thread, std::uint32_t epoch,
+                    std::uint32_t lock) {
+  return log_in_run(log, address, size, write, atomic, pc, thread, epoch, lock) ||
+         log_new_run(log, address, size, write, atomic, pc, thread, epoch, lock);
+}
 // log_global()'s common case, inline: true when the access is logged (or is one of the launch's
 // argument block, never checked); false: log_global() decides.
 inline bool log_global_fast(std::uintptr_t address, std::size_t size, bool write, bool atomic,
@@ -172,13 +287,21 @@ inline bool log_global_fast(std::uintptr_t address, std::size_t size, bool write
   FastLog& log = tl_fast_log;
   if (log.accesses == nullptr) return false;
   if (address >= log.arguments_begin && address < log.arguments_end) return true;
-  if (log.accesses->size() + 1 >= kLogLimit ||
-      g_device_heap_blocks.load(std::memory_order_relaxed) != 0)
-    return false;
-  log.accesses->push_back(
-      {address, pc, thread, epoch, static_cast<std::uint32_t>(size), lock, write, atomic});
-  return true;
+  if (g_device_heap_blocks.load(std::memory_order_relaxed) != 0) return false;
+  return log_run(log, address, size, write, atomic, pc, thread, epoch, lock);
 }
+// Runs that touch the same elements by the same threads (the same first address, steps, count,
+// size, first thread), taken together: a group is the bytes its runs lie in, whether one of them
+// writes, and its runs, [first, last) of the runs as sorted by runs_apart().
+struct RunGroup {
+  std::uintptr_t begin = 0, end = 0;
+  bool write = false;
+  std::size_t first = 0, last = 0;
+};
+// Sorts `runs` into groups (`groups`, by first byte) and tells whether the groups meet only where
+// all of them only read: then no two CUDA threads of these runs touch one byte with one writing,
+// as long as each run that writes touches each byte by one thread.
+bool runs_apart(std::vector<const LoggedAccess*>& runs, std::vector<RunGroup>& groups);
 // The blocks of a cooperative launch met at grid.sync(): what they did before it is ordered before
 // what they do after, as between two launches (no race across it).
 void grid_synchronized();

@@ -48,6 +48,22 @@ std::uint8_t tls_kind(std::atomic<std::uint8_t>* kinds, std::uint64_t off) {
   return kind;
 }
 
+// Whether no two CUDA threads touch one byte in these runs with one of them writing (runs_apart(),
+// given that no run that writes touches a byte by two threads).
+bool shared_ranges_apart(const std::vector<LoggedAccess>& runs) {
+  thread_local std::vector<const LoggedAccess*> sorted;
+  thread_local std::vector<RunGroup> groups;
+  sorted.clear();
+  for (const LoggedAccess& r : runs) {
+    const std::uint64_t step =
+        r.address_step < 0 ? 0 - static_cast<std::uint64_t>(r.address_step) : r.address_step;
+    // A write whose elements overlap, made by different threads.
+    if (r.write && r.count > 1 && r.thread_step != 0 && step < r.size) return false;
+    sorted.push_back(&r);
+  }
+  return runs_apart(sorted, groups);
+}
+
 }  // namespace
 
 RaceChecker::RaceChecker(const LaunchShape& shape, std::size_t max_reports)
@@ -81,6 +97,10 @@ RaceChecker::RaceChecker(const LaunchShape& shape, std::size_t max_reports)
     }
   }
   fast_global_ = check_global_ && !recording_ && !profile_;
+  fast_shared_ = !recording_ && !profile_;
+  shared_runs_.reserve(4096);
+  shared_log_.accesses = &shared_runs_;
+  shared_log_.open = shared_open_.data();
 }
 
 void RaceChecker::count_profile_batch() {
@@ -154,23 +174,30 @@ RaceChecker::~RaceChecker() {
 
 void RaceChecker::worker_faulted() {
   end_profile_batch();
+  flush_shared(true);
   if (check_global_) checked_worker_done(true);
 }
 
 void RaceChecker::begin_block(std::uint64_t linear_block, uint3 block_index) {
   end_profile_batch();
+  flush_shared(true);
+  shared_block_direct_ = shared_direct_ = false;
   ++epoch_;
   block_first_epoch_ = epoch_;
   handoffs_ = 0;
   block_linear_ = linear_block;
   block_index_ = block_index;
   held_.assign(static_cast<std::size_t>(shape_.block.x) * shape_.block.y * shape_.block.z, 0u);
-  if (check_global_) checked_block_begun(block_context());
+  if (check_global_) {
+    tl_fast_log.open = global_open_.data();
+    checked_block_begun(block_context());
+  }
   if (profile_) profile_->begin_block(block_index);
 }
 
 void RaceChecker::on_barrier() {
   end_profile_batch();
+  flush_shared(true);
   ++epoch_;
   if (profile_) profile_->on_barrier();
 }
@@ -201,6 +228,7 @@ std::uint32_t RaceChecker::clock_of(std::uint32_t t, std::uint32_t other_lane) {
 }
 
 void RaceChecker::on_warp_sync(std::uint32_t warp, std::uint32_t mask) {
+  flush_shared(false);  // the log's accesses with the clocks they were made with
   refresh_warp(warp);
   std::uint32_t* rows = &vc_[static_cast<std::size_t>(warp) * 32 * 32];
   std::uint32_t merged[32] = {};
@@ -362,8 +390,53 @@ void RaceChecker::access_checked(std::uintptr_t address, std::size_t size, bool 
   }
 }
 
+void RaceChecker::check_shared_log(bool interval_ends) {
+  // The emulator's work, wherever it runs (a hook, the scheduler): see count_profile_batch().
+  RaceChecker* const recording = tl_recording;
+  tl_recording = nullptr;
+  {
+    const EmulatorCode emulator;
+    const bool met = interval_ends && shared_writes_ && !shared_ranges_apart(shared_runs_);
+    shared_block_direct_ = shared_block_direct_ || met;
+    if (!interval_ends || met) {
+      thread_local std::vector<std::pair<std::uint64_t, LoggedAccess>> accesses;
+      accesses.clear();
+      for (const LoggedAccess& r : shared_runs_) {
+        for (std::uint64_t k = 0; k < r.count; ++k) {
+          LoggedAccess a = r;
+          a.address = r.address_at(k);
+          a.thread = r.thread_at(k);
+          accesses.emplace_back(r.index_at(k), a);
+        }
+      }
+      std::sort(accesses.begin(), accesses.end(),
+                [](const auto& x, const auto& y) { return x.first < y.first; });
+      const std::uint32_t thread = thread_;
+      for (const auto& [index, a] : accesses) {
+        thread_ = a.thread;
+        touch_shared(a.address, a.size, a.write, a.pc, false);
+      }
+      thread_ = thread;
+    }
+  }
+  tl_recording = recording;
+  shared_runs_.clear();
+  shared_log_.close_runs();
+  shared_log_.next_index = 0;
+  shared_writes_ = false;
+  // Checked in the middle of the interval: what follows goes access by access, after it.
+  shared_direct_ = !interval_ends;
+}
+
 void RaceChecker::access_shared(std::uintptr_t address, std::size_t size, bool write,
                                 std::uintptr_t pc, bool atomic) {
+  // An atomic leaves no record (touch_shared): the log waits.
+  if (!atomic) flush_shared(false);
+  touch_shared(address, size, write, pc, atomic);
+}
+
+void RaceChecker::touch_shared(std::uintptr_t address, std::size_t size, bool write,
+                               std::uintptr_t pc, bool atomic) {
   if (recording_) record_shared(address, size, write, atomic);
   // Any kernel reads threadIdx (thread-local, in this range): proof that it is instrumented.
   instrumented_ = true;

@@ -81,8 +81,47 @@ class RaceChecker {
     }
     access_checked(address, size, write, pc, atomic);
   }
+  // The hook's common path while only the checks are on: what access() does for a read of the
+  // emulator's variables (threadIdx & co.), an access to the CUDA thread's own stack, or a global
+  // access that joins the worker's log with no allocation; false where access() must be called.
+  // Inlined into each hook, it calls nothing.
+  [[gnu::always_inline]] bool access_inline(std::uintptr_t address, std::size_t size, bool write,
+                                            std::uintptr_t pc, std::uintptr_t sp) {
+    const std::uintptr_t off = address - tls_begin_;
+    if (off < tls_bytes_) {
+      const std::uint8_t kind = tls_kinds_[off].load(std::memory_order_relaxed);
+      if (kind == 1) {
+        instrumented_ = true;
+        return true;
+      }
+      return kind == 2 && log_shared(address, size, write, pc, sp);
+    }
+    if (!fast_global_ || runner_ == nullptr) return false;
+    const StackBounds stack = runner_->current_stack();
+    const auto begin = reinterpret_cast<std::uintptr_t>(stack.bottom);
+    if (begin == 0 || sp - begin < kHookStackBytes) return false;
+    if (address - begin < stack.size) return true;  // the thread's local memory
+    const FastLog& log = tl_fast_log;
+    if (address >= log.arguments_begin && address < log.arguments_end) return true;
+    return log_inline(address, size, write, pc);
+  }
+  // access_inline()'s global access, out of line: the hook's path to the emulator's variables
+  // and the stack then saves no registers.
+  [[gnu::noinline]] bool log_inline(std::uintptr_t address, std::size_t size, bool write,
+                                    std::uintptr_t pc) {
+    FastLog& log = tl_fast_log;
+    if (log.accesses == nullptr || g_device_heap_blocks.load(std::memory_order_relaxed) != 0)
+      return false;
+    const std::uint32_t lock = thread_ < held_.size() ? held_[thread_] : 0u;
+    if (log_in_run(log, address, size, write, false, pc, thread_, epoch_, lock)) return true;
+    // A new run, unless the log must grow (an allocation, which access() makes as the
+    // emulator's).
+    return log.accesses->size() < log.accesses->capacity() &&
+           log_new_run(log, address, size, write, false, pc, thread_, epoch_, lock);
+  }
   bool instrumented() {
     end_profile_batch();
+    flush_shared(true);
     return instrumented_;
   }
   // Called from the basic-block hook (gpulab profile's builds) while a CUDA thread runs.
@@ -116,11 +155,15 @@ class RaceChecker {
   // access before is ordered before every access after, as at a barrier (races across the wait go
   // unreported); the barrier count in race reports is not changed.
   void on_handoff() {
+    flush_shared(true);
     ++epoch_;
     ++handoffs_;
   }
 
-  std::vector<Race> take_races() { return std::move(races_); }
+  std::vector<Race> take_races() {
+    flush_shared(true);
+    return std::move(races_);
+  }
   std::uint64_t races_found() const { return races_found_; }
 
   // The first event of a thread's turn opens its segment of the batch; one that finds the batch
@@ -166,6 +209,54 @@ class RaceChecker {
                       bool atomic);
   void access_shared(std::uintptr_t address, std::size_t size, bool write, std::uintptr_t pc,
                      bool atomic);
+  // access_shared() without the log: an access checked now, in order.
+  void touch_shared(std::uintptr_t address, std::size_t size, bool write, std::uintptr_t pc,
+                    bool atomic);
+  // Shared accesses of the current barrier interval, logged as runs (memory_check.hpp's
+  // LoggedAccess) while only the checks are on: an interval in which no two CUDA threads touch
+  // one byte, one of them writing, has no race (nothing orders threads within an interval but a
+  // __syncwarp, which ends the log), and needs no shadow at all, since the shadow's records of
+  // older intervals are never looked at. Checked when the interval ends (flush_shared(true)):
+  // as ranges first, access by access in order (touch_shared) when ranges meet. A __syncwarp, an
+  // access that takes access_shared() or a fault checks the log access by access at once, and the
+  // rest of the interval goes access by access too (shared_direct_).
+  [[gnu::always_inline]] bool log_shared(std::uintptr_t address, std::size_t size, bool write,
+                                         std::uintptr_t pc, std::uintptr_t sp) {
+    if (!fast_shared_ || shared_direct_) return false;
+    // In the last kHookStackBytes of the CUDA thread's stack access_checked() checks nothing.
+    if (runner_ != nullptr) {
+      const auto begin = reinterpret_cast<std::uintptr_t>(runner_->current_stack().bottom);
+      if (begin != 0 && sp - begin < kHookStackBytes) return false;
+    }
+    if (address - dyn_begin_ < dyn_end_ - dyn_begin_) {
+      if (address - dyn_begin_ + size > shape_.dynamic_shared_bytes) return false;
+    } else if (address + size > tls_end_) {
+      return false;
+    }
+    if (!log_in_run(shared_log_, address, size, write, false, pc, thread_, epoch_, 0)) {
+      if (shared_runs_.size() == shared_runs_.capacity() ||
+          !log_new_run(shared_log_, address, size, write, false, pc, thread_, epoch_, 0))
+        return false;
+    }
+    instrumented_ = true;
+    shared_writes_ = shared_writes_ || write;
+    return true;
+  }
+  void flush_shared(bool interval_ends) {
+    if (!shared_runs_.empty()) check_shared_log(interval_ends);
+    if (interval_ends) shared_direct_ = shared_block_direct_;
+  }
+  void check_shared_log(bool interval_ends);
+  bool fast_shared_ = false;    // no profile, no recording: shared accesses may be logged
+  bool shared_direct_ = false;  // the rest of the interval goes access by access
+  bool shared_writes_ = false;  // the log holds a write
+  // An interval of the block had threads meet: the block's other intervals likely do too (a
+  // missing barrier), and go access by access, as checking each log twice would cost more.
+  bool shared_block_direct_ = false;
+  std::vector<LoggedAccess> shared_runs_;
+  FastLog shared_log_;
+  // The open runs of the shared log and of the worker's global log (tl_fast_log).
+  std::array<OpenRun, kOpenRuns> shared_open_{}, global_open_{};
   void shared_fault(std::uintptr_t address, std::size_t size, bool write, std::uintptr_t pc);
   // The block's fields of a global access's context (memory_check.hpp).
   GlobalAccessContext block_context() const;

@@ -67,6 +67,9 @@ namespace {
             reinterpret_cast<std::uintptr_t>(pc), reinterpret_cast<std::uintptr_t>(p),
             std::uint64_t{size} << 2 | std::uint64_t{write} << 1 | std::uint64_t{atomic}, sp))
       return;
+    if (!atomic && c->access_inline(reinterpret_cast<std::uintptr_t>(p), size, write,
+                                    reinterpret_cast<std::uintptr_t>(pc), sp))
+      return;
     tl_hook_site = pc;
     access_slow(c, p, size, write, pc, sp, atomic);
     tl_hook_site = nullptr;

@@ -153,6 +153,81 @@ TEST_CASE("run --check: the same findings, field for field, with one worker and 
   CHECK(findings("4") == one);
 }
 
+TEST_CASE("run --check: bugs met after whole blocks were checked as ranges, as access by access",
+          "[run]") {
+  // Blocks whose threads each touch the next element are checked as ranges and their accesses
+  // kept as runs; a later access that meets those ranges has them written into the race shadow
+  // first, so that what is found is what the check of each access in order finds (the values
+  // below are those of the check access by access, before ranges): the race with the last thread
+  // of the block before, in every block but block 0; the one read of the element never written;
+  // and, among ranges that several threads and blocks only read, the race of a write with the
+  // last of those reads.
+  const std::string file = (kCorpus / "check" / "kept_ranges.cu").string();
+  for (const char* workers : {"1", "2"}) {
+    CAPTURE(workers);
+    const RunResult r = run_program({"--check", "--json", "--emu-threads", workers, file});
+    CHECK(r.exit_code == 1);
+    CHECK(r.out == "done\n");
+    const json f = report_of(r)["findings"];
+    REQUIRE(f.size() == 3);
+    CHECK(f[0]["kind"] == "global_race");
+    CHECK(f[0]["where"] == "kept_ranges.cu:22");
+    CHECK(f[0]["block"] == json::array({1, 0, 0}));
+    CHECK(f[0]["thread"] == json::array({0, 0, 0}));
+    CHECK(f[0]["write"] == true);
+    CHECK(f[0]["other_where"] == "kept_ranges.cu:21");
+    CHECK(f[0]["other_block"] == json::array({0, 0, 0}));
+    CHECK(f[0]["other_thread"] == json::array({255, 0, 0}));
+    CHECK(f[0]["other_write"] == true);
+    CHECK(f[0]["offset"] == 1020);
+    CHECK(f[0]["hits"] == 255);
+    CHECK(f[1]["kind"] == "uninitialized_read");
+    CHECK(f[1]["where"] == "kept_ranges.cu:21");
+    CHECK(f[1]["block"] == json::array({255, 0, 0}));
+    CHECK(f[1]["thread"] == json::array({255, 0, 0}));
+    CHECK(f[1]["offset"] == 262140);
+    CHECK(f[1]["hits"] == 1);
+    CHECK(f[2]["kind"] == "global_race");
+    CHECK(f[2]["where"] == "kept_ranges.cu:30");
+    CHECK(f[2]["block"] == json::array({200, 0, 0}));
+    CHECK(f[2]["thread"] == json::array({7, 0, 0}));
+    CHECK(f[2]["other_where"] == "kept_ranges.cu:28");
+    CHECK(f[2]["other_block"] == json::array({1, 0, 0}));
+    CHECK(f[2]["other_thread"] == json::array({45, 0, 0}));
+    CHECK(f[2]["other_write"] == false);
+    CHECK(f[2]["offset"] == 1200);
+    CHECK(f[2]["hits"] == 1);
+  }
+}
+
+TEST_CASE(
+    "run --check: a shared-memory race after intervals checked as ranges, as access by access",
+    "[run]") {
+  // Barrier intervals in which no two threads touch one element, one of them writing, are checked
+  // as ranges, with no shadow written; the interval in which two threads meet is checked access by
+  // access, in the order the threads made them, and a __syncwarp() orders the warp as before. The
+  // values below are those of the check access by access, before ranges.
+  const std::string file = (kCorpus / "check" / "shared_intervals.cu").string();
+  for (const char* workers : {"1", "2"}) {
+    CAPTURE(workers);
+    const RunResult r = run_program({"--check", "--json", "--emu-threads", workers, file});
+    CHECK(r.exit_code == 1);
+    CHECK(r.out == "done\n");
+    const json f = report_of(r)["findings"];
+    REQUIRE(f.size() == 1);
+    CHECK(f[0]["kind"] == "shared_race");
+    CHECK(f[0]["block"] == json::array({5, 0, 0}));
+    CHECK(f[0]["index"] == 7);
+    CHECK(f[0]["barrier_interval"] == 1);
+    CHECK(f[0]["where"] == "shared_intervals.cu:13");
+    CHECK(f[0]["thread"] == json::array({6, 0, 0}));
+    CHECK(f[0]["write"] == false);
+    CHECK(f[0]["other_where"] == "shared_intervals.cu:14");
+    CHECK(f[0]["other_thread"] == json::array({0, 0, 0}));
+    CHECK(f[0]["other_write"] == true);
+  }
+}
+
 TEST_CASE("run explains a finding in words, in English and Chinese", "[run]") {
   const std::string file = (kCorpus / "bugs" / "oob_global.cu").string();
   RunResult r = run_program({"--check", file});

@@ -852,7 +852,8 @@ struct KernelParameters<void (*)(P...)> {
   // lock struct frees its memory in its destructor). A class the ABI passes by reference is
   // therefore copied as bytes into this thread's own storage and passed by its address.
   template <size_t... I>
-  static void call(void (*kernel)(P...), const Tuple& params, std::index_sequence<I...>) {
+  GPULAB_RT_NO_TSAN static void call(void (*kernel)(P...), const Tuple& params,
+                                     std::index_sequence<I...>) {
     if constexpr (!by_bytes) {
       kernel(std::get<I>(params)...);
     } else {
@@ -922,7 +923,7 @@ struct Launcher {
       const Closure closure{kernel, body, typename Params::Tuple(std::forward<Args>(args)...)};
       launch_erased(
           site, address(kernel), config,
-          [](const void* c) {
+          [](const void* c) GPULAB_RT_NO_TSAN {
             const auto& cl = *static_cast<const Closure*>(c);
             Params::call(cl.kernel, cl.params,
                          std::make_index_sequence<std::tuple_size_v<typename Params::Tuple>>{});
@@ -931,7 +932,7 @@ struct Launcher {
           kCompiledThreadLoop
               ? +[](const void* c, ::gpulab::simt::detail::ThreadLoop& loop) {
                   const auto& cl = *static_cast<const Closure*>(c);
-                  ::gpulab::simt::detail::run_thread_loop(loop, [&cl] {
+                  ::gpulab::simt::detail::run_thread_loop(loop, [&cl]() GPULAB_RT_NO_TSAN {
                     if constexpr (!Params::by_bytes && !std::is_same_v<Body, UnnamedKernel>) {
                       // The launch's body names the kernel: the compiler may inline it into
                       // the loop (a call through cl.kernel, a pointer it cannot see, it
@@ -957,7 +958,7 @@ struct Launcher {
       const Closure closure{body, {std::forward<Args>(args)...}};
       launch_erased(
           site, address(kernel), config,
-          [](const void* c) {
+          [](const void* c) GPULAB_RT_NO_TSAN {
             const auto& cl = *static_cast<const Closure*>(c);
             std::apply(cl.body, cl.args);
           },
@@ -965,8 +966,8 @@ struct Launcher {
           kCompiledThreadLoop
               ? +[](const void* c, ::gpulab::simt::detail::ThreadLoop& loop) {
                   const auto& cl = *static_cast<const Closure*>(c);
-                  ::gpulab::simt::detail::run_thread_loop(loop,
-                                                          [&cl] { std::apply(cl.body, cl.args); });
+                  ::gpulab::simt::detail::run_thread_loop(
+                      loop, [&cl]() GPULAB_RT_NO_TSAN { std::apply(cl.body, cl.args); });
                 }
               : nullptr);
     }
