@@ -153,6 +153,20 @@ TEST_CASE("run --check: the same findings, field for field, with one worker and 
   CHECK(findings("4") == one);
 }
 
+namespace {
+
+// The findings of tests/run_corpus/check/FILE under --check with `workers` workers: a program
+// that prints "done" and whose bugs make gpulab run exit with 1.
+json checked_findings(const char* file, const char* workers) {
+  const RunResult r = run_program(
+      {"--check", "--json", "--emu-threads", workers, (kCorpus / "check" / file).string()});
+  CHECK(r.exit_code == 1);
+  CHECK(r.out == "done\n");
+  return report_of(r)["findings"];
+}
+
+}  // namespace
+
 TEST_CASE("run --check: bugs met after whole blocks were checked as ranges, as access by access",
           "[run]") {
   // Blocks whose threads each touch the next element are checked as ranges and their accesses
@@ -162,13 +176,9 @@ TEST_CASE("run --check: bugs met after whole blocks were checked as ranges, as a
   // of the block before, in every block but block 0; the one read of the element never written;
   // and, among ranges that several threads and blocks only read, the race of a write with the
   // last of those reads.
-  const std::string file = (kCorpus / "check" / "kept_ranges.cu").string();
   for (const char* workers : {"1", "2"}) {
     CAPTURE(workers);
-    const RunResult r = run_program({"--check", "--json", "--emu-threads", workers, file});
-    CHECK(r.exit_code == 1);
-    CHECK(r.out == "done\n");
-    const json f = report_of(r)["findings"];
+    const json f = checked_findings("kept_ranges.cu", workers);
     REQUIRE(f.size() == 3);
     CHECK(f[0]["kind"] == "global_race");
     CHECK(f[0]["where"] == "kept_ranges.cu:22");
@@ -207,13 +217,9 @@ TEST_CASE(
   // as ranges, with no shadow written; the interval in which two threads meet is checked access by
   // access, in the order the threads made them, and a __syncwarp() orders the warp as before. The
   // values below are those of the check access by access, before ranges.
-  const std::string file = (kCorpus / "check" / "shared_intervals.cu").string();
   for (const char* workers : {"1", "2"}) {
     CAPTURE(workers);
-    const RunResult r = run_program({"--check", "--json", "--emu-threads", workers, file});
-    CHECK(r.exit_code == 1);
-    CHECK(r.out == "done\n");
-    const json f = report_of(r)["findings"];
+    const json f = checked_findings("shared_intervals.cu", workers);
     REQUIRE(f.size() == 1);
     CHECK(f[0]["kind"] == "shared_race");
     CHECK(f[0]["block"] == json::array({5, 0, 0}));
