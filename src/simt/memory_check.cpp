@@ -586,7 +586,7 @@ struct InOrder {
 // Finished blocks wait for their turn beyond this many logged runs in all.
 constexpr std::size_t kWaitingLimit = std::size_t{1} << 22;
 // A round is split in tasks of at least this many runs.
-constexpr std::size_t kTaskAccesses = std::size_t{1} << 12;
+constexpr std::size_t kTaskRuns = std::size_t{1} << 12;
 
 InOrder& in_order() {
   static auto* o = new InOrder;
@@ -649,6 +649,22 @@ std::pair<std::uintptr_t, std::uintptr_t> run_bytes(const LoggedAccess& r) {
 }
 
 }  // namespace
+
+void expand_run(const LoggedAccess& r, ExpandedAccesses& out) {
+  for (std::uint64_t k = 0; k < r.count; ++k) {
+    LoggedAccess a = r;
+    a.address = r.address_at(k);
+    a.thread = r.thread_at(k);
+    a.count = 1;
+    out.emplace_back(r.index_at(k), a);
+  }
+}
+
+void sort_in_order(ExpandedAccesses& accesses) {
+  const auto earlier = [](const auto& x, const auto& y) { return x.first < y.first; };
+  if (!std::is_sorted(accesses.begin(), accesses.end(), earlier))
+    std::sort(accesses.begin(), accesses.end(), earlier);
+}
 
 bool runs_apart(std::vector<const LoggedAccess*>& runs, std::vector<RunGroup>& groups) {
   groups.clear();
@@ -861,7 +877,7 @@ bool check_ranges(State& s, Part& part, SpanIndex& index, const Batch& b,
 // order: the ranges they touch become shadow in `indexes` (the parts whose pages they may be in).
 void check_accesses(State& s, Part& part, std::span<SpanIndex> indexes, const Batch& b,
                     const std::uint32_t* first, const std::uint32_t* last) {
-  thread_local std::vector<std::pair<std::uint64_t, LoggedAccess>> accesses;
+  thread_local ExpandedAccesses accesses;
   thread_local std::vector<std::pair<std::uintptr_t, std::uintptr_t>> pages;
   accesses.clear();
   pages.clear();
@@ -884,19 +900,8 @@ void check_accesses(State& s, Part& part, std::span<SpanIndex> indexes, const Ba
   for (const auto& [begin, end] : pages) {
     for (SpanIndex& index : indexes) make_shadow(s, part, index, begin, end);
   }
-  for (const std::uint32_t* i = first; i != last; ++i) {
-    const LoggedAccess& r = b.accesses[*i];
-    for (std::uint64_t k = 0; k < r.count; ++k) {
-      LoggedAccess a = r;
-      a.address = r.address_at(k);
-      a.thread = r.thread_at(k);
-      accesses.emplace_back(r.index_at(k), a);
-    }
-  }
-  // Runs of one access each (accesses that no run joins) are in order already.
-  const auto earlier = [](const auto& x, const auto& y) { return x.first < y.first; };
-  if (!std::is_sorted(accesses.begin(), accesses.end(), earlier))
-    std::sort(accesses.begin(), accesses.end(), earlier);
+  for (const std::uint32_t* i = first; i != last; ++i) expand_run(b.accesses[*i], accesses);
+  sort_in_order(accesses);
   GlobalAccessContext c = b.context;
   for (const auto& [index, a] : accesses) {
     c.thread = a.thread;
@@ -949,16 +954,16 @@ void start_round(InOrder& o) {
   o.tasks = o.claimed = o.done = 0;
   if (o.ready.empty()) return;
   const bool serial = o.ready.front().serial;
-  std::size_t accesses = 0;
+  std::size_t runs = 0;
   do {
-    accesses += o.ready.front().accesses.size();
+    runs += o.ready.front().accesses.size();
     o.round.push_back(std::move(o.ready.front()));
     o.ready.pop_front();
   } while (!serial && !o.ready.empty() && !o.ready.front().serial);
-  // A task for at least kTaskAccesses accesses: a small round costs no more than one task.
+  // A task for at least kTaskRuns runs: a small round costs no more than one task.
   o.tasks = serial ? 1
                    : std::bit_floor(static_cast<unsigned>(
-                         std::clamp<std::size_t>(accesses / kTaskAccesses, 1, o.parts)));
+                         std::clamp<std::size_t>(runs / kTaskRuns, 1, o.parts)));
 }
 
 // Checks parts of rounds while there are any to take (the caller holds o.mutex in `lock`).
@@ -1228,30 +1233,20 @@ void check_locked(State& s, Part& part, std::uintptr_t address, std::size_t size
   };
 
   std::uintptr_t begin = 0;
-  const Entry* hit = nullptr;
-  for (const Part::Hit& h : part.hits) {
-    if (address >= h.begin && address + size <= h.end) {
-      hit = h.entry;
-      begin = h.begin;
-    }
-  }
+  const Entry* hit = allocation_holding(s, part, address, address + size, &begin);
   if (hit == nullptr) {
+    // Not whole in an allocation: out of the bounds of the one it is in or near.
     if (const auto it = entry_near(s, address); it != s.allocations.end()) {
       begin = it->first;
-      if (address >= begin && address + size <= begin + it->second.bytes) {
-        hit = &it->second;
-        part.hits[part.next_hit++ % part.hits.size()] = {begin, begin + hit->bytes, hit};
-      } else {
-        add_finding(part, MemoryFinding::Kind::out_of_bounds, pc, [&] {
-          MemoryFinding f = finding();
-          f.region = "allocation";
-          f.region_site = it->second.site;
-          f.region_bytes = it->second.bytes;
-          f.offset = static_cast<std::int64_t>(address) - static_cast<std::int64_t>(begin);
-          return f;
-        });
-        return;
-      }
+      add_finding(part, MemoryFinding::Kind::out_of_bounds, pc, [&] {
+        MemoryFinding f = finding();
+        f.region = "allocation";
+        f.region_site = it->second.site;
+        f.region_bytes = it->second.bytes;
+        f.offset = static_cast<std::int64_t>(address) - static_cast<std::int64_t>(begin);
+        return f;
+      });
+      return;
     }
   }
   if (hit != nullptr) {

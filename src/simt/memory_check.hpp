@@ -302,6 +302,13 @@ struct RunGroup {
 // all of them only read: then no two CUDA threads of these runs touch one byte with one writing,
 // as long as each run that writes touches each byte by one thread.
 bool runs_apart(std::vector<const LoggedAccess*>& runs, std::vector<RunGroup>& groups);
+// Runs expanded into their accesses, each with its place in the block's order.
+using ExpandedAccesses = std::vector<std::pair<std::uint64_t, LoggedAccess>>;
+// Appends each access of run `r` to `out`.
+void expand_run(const LoggedAccess& r, ExpandedAccesses& out);
+// Sorts expanded accesses into the order they were made (in order already when every run holds
+// one access).
+void sort_in_order(ExpandedAccesses& accesses);
 // The blocks of a cooperative launch met at grid.sync(): what they did before it is ordered before
 // what they do after, as between two launches (no race across it).
 void grid_synchronized();

@@ -399,18 +399,10 @@ void RaceChecker::check_shared_log(bool interval_ends) {
     const bool met = interval_ends && shared_writes_ && !shared_ranges_apart(shared_runs_);
     shared_block_direct_ = shared_block_direct_ || met;
     if (!interval_ends || met) {
-      thread_local std::vector<std::pair<std::uint64_t, LoggedAccess>> accesses;
+      thread_local ExpandedAccesses accesses;
       accesses.clear();
-      for (const LoggedAccess& r : shared_runs_) {
-        for (std::uint64_t k = 0; k < r.count; ++k) {
-          LoggedAccess a = r;
-          a.address = r.address_at(k);
-          a.thread = r.thread_at(k);
-          accesses.emplace_back(r.index_at(k), a);
-        }
-      }
-      std::sort(accesses.begin(), accesses.end(),
-                [](const auto& x, const auto& y) { return x.first < y.first; });
+      for (const LoggedAccess& r : shared_runs_) expand_run(r, accesses);
+      sort_in_order(accesses);
       const std::uint32_t thread = thread_;
       for (const auto& [index, a] : accesses) {
         thread_ = a.thread;
