@@ -15,10 +15,12 @@
 #include <array>
 #include <cctype>
 #include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include <fmt/format.h>
@@ -270,9 +272,19 @@ class Rewriter {
     return j < s_.size() && s_[j] == c ? j + 1 - i : 0;
   }
 
+  // The line a compiler gives pos: after the last `#line N` before it (split_kernels writes them
+  // around code it moves or copies), else counted from the top.
   int line_of(std::size_t pos) const {
+    pos = std::min(pos, s_.size());
     int line = 1;
-    for (std::size_t k = 0; k < pos && k < s_.size(); ++k) line += s_[k] == '\n';
+    std::size_t from = 0;
+    const std::string_view before = std::string_view(s_).substr(0, pos);
+    const std::size_t d = before.rfind("\n#line ");
+    if (d != std::string_view::npos && before.find('\n', d + 1) != std::string_view::npos) {
+      line = std::atoi(std::string(s_.substr(d + 7, 12)).c_str());
+      from = before.find('\n', d + 1) + 1;
+    }
+    for (std::size_t k = from; k < pos; ++k) line += s_[k] == '\n';
     return line;
   }
 

@@ -1670,7 +1670,10 @@ class Splitter {
         // Unary `&name` (not `a & name` nor `a && name`).
         const std::size_t prev = skip_space_back(before - 1);
         const char p = prev > 0 ? s_[prev - 1] : ';';
-        if (!(ident_char(p) || p == ')' || p == ']')) return true;
+        // (`a && name`: the '&' before is the first of `&&`.)
+        if (!(ident_char(p) || p == ')' || p == ']' || (p == '&' && prev == before - 1))) {
+          return true;
+        }
       }
       k = we - 1;
     }
@@ -1925,9 +1928,161 @@ class Splitter {
             c != std::string_view::npos && code_[b + c]) {
           return true;
         }
+        // `const int w = 32;` at file scope (OLCF's `const int block_size = 32;`): a constant of
+        // the whole program, not a pointer to one.
+        if (file_scope(k) && head.find_first_of("*&") == std::string_view::npos) {
+          for (std::size_t j = b; j < k; ++j) {
+            if (word_start(j) && word_end(j) == j + 5 && s_.substr(j, 5) == "const") return true;
+          }
+        }
       }
     }
     return false;
+  }
+
+  // Whether p stands outside every brace (at file or namespace scope: a namespace's braces aside
+  // would need more; those count as inside).
+  bool file_scope(std::size_t p) const {
+    int depth = 0;
+    for (std::size_t k = 0; k < p; ++k) {
+      if (!code_[k]) continue;
+      if (s_[k] == '{') ++depth;
+      if (s_[k] == '}') --depth;
+    }
+    return depth == 0;
+  }
+
+  // A bounds check whose barriers every thread reaches only if the block's threads agree on it:
+  // the first statement of the kernel's body after its locals' declarations, `if (c) { ... }`
+  // with barriers inside (its else too, as for a uniform if), or `if (c) return;` (braces or
+  // not) before the first barrier. keyword: the `if`; return_at: the `return` of the second form.
+  // Where a kept local lives in region loops: its per-thread slot, the block's (computed once),
+  // or computed again in each region from threadIdx.
+  enum class Kept { slot, block, thread };
+
+  struct Guard {
+    std::size_t keyword = npos, header_open = npos, header_close = npos, return_at = npos;
+  };
+
+  std::optional<Guard> bounds_guard(const Function& f, const std::vector<std::size_t>& barriers) {
+    TopLevel top;
+    for (std::size_t k = f.body + 1; k < f.end; ++k) {
+      if (!code_[k] || std::isspace(static_cast<unsigned char>(s_[k]))) continue;
+      if (!top.statement(s_[k])) continue;
+      if (!word_start(k)) return std::nullopt;
+      const std::size_t we = word_end(k);
+      const std::string_view w = s_.substr(k, we - k);
+      if (w != "if") {
+        // A declaration (the checks of guard_holds), or anything else: no guard.
+        if (w == "__shared__" || w == "static" || w == "constexpr" || w == "extern" ||
+            (!statement_word(w) && declaration_start(w, we, f.end))) {
+          continue;
+        }
+        return std::nullopt;
+      }
+      Guard g;
+      g.keyword = k;
+      g.header_open = skip_space(we);
+      if (g.header_open >= f.end || s_[g.header_open] != '(') return std::nullopt;
+      g.header_close = match_forward(g.header_open, ')');
+      if (g.header_close == npos || g.header_close >= f.end || barriers.front() < k) {
+        return std::nullopt;
+      }
+      std::size_t branch = skip_space(g.header_close + 1);
+      bool braced = false;
+      if (branch < f.end && s_[branch] == '{') {
+        braced = true;
+        const std::size_t close = match_forward(branch, '}');
+        if (close == npos || close > f.end) return std::nullopt;
+        const std::size_t first = skip_space(branch + 1);
+        if (barriers.front() < close) return g;  // `if (c) { ... __syncthreads(); ... }`
+        branch = first;
+      }
+      // `if (c) return;` or `if (c) { return; }`, no else.
+      const std::size_t semi = word_at(branch, "return");
+      if (semi == npos || semi >= f.end || s_[semi] != ';') return std::nullopt;
+      std::size_t after = skip_space(semi + 1);
+      if (braced) {
+        if (after >= f.end || s_[after] != '}') return std::nullopt;
+        after = skip_space(after + 1);
+      }
+      if (word_at(after, "else") != npos) return std::nullopt;
+      g.return_at = branch;
+      return g;
+    }
+    return std::nullopt;
+  }
+
+  // Whether the guard g may be checked ahead of the region loops, and the kernel re-run as written
+  // where the threads disagree: its condition computes a thread's value from threadIdx, blockIdx,
+  // by-value parameters, constants and locals computed from those (never assigned), and every
+  // statement before it declares such a local, or static storage that names no local: nothing a
+  // thread did before the guard can be seen by another thread, or would be done twice.
+  bool guard_holds(const Guard& g, const Function& f, const std::vector<Parameter>& params,
+                   const std::vector<RegionVar>& vars, const std::vector<Kept>& kept,
+                   const std::vector<std::pair<std::size_t, std::size_t>>& statics,
+                   const std::vector<std::pair<std::size_t, std::size_t>>& dynamic_shared) const {
+    if (!uniform(g.header_open + 1, g.header_close, f, params, vars, 0, true)) return false;
+    for (std::size_t k = g.header_open + 1; k < g.header_close; ++k) {
+      if (!code_[k] && !std::isspace(static_cast<unsigned char>(s_[k]))) return false;
+    }
+    const auto named = [&](std::size_t b, std::size_t e, auto&& ok) {
+      for (std::size_t k = b; k < e; ++k) {
+        if (!word_start(k)) continue;
+        const std::size_t we = word_end(k);
+        for (std::size_t j = 0; j < vars.size(); ++j) {
+          if (vars[j].name == s_.substr(k, we - k) && !member_at(k) && !ok(j)) return false;
+        }
+        k = we - 1;
+      }
+      return true;
+    };
+    // The condition's locals are computed in every region (no per-thread slot, written later).
+    if (!named(g.header_open + 1, g.header_close,
+               [&](std::size_t j) { return kept[j] != Kept::slot; })) {
+      return false;
+    }
+    // The locals declared ahead of the guard: initializers without side effects or reads.
+    for (const RegionVar& v : vars) {
+      if (v.loop_var || v.at > g.keyword || v.eq == npos) continue;
+      if (!uniform(v.eq + 1, v.init_end, f, params, vars, 0, true)) return false;
+    }
+    // Static storage names no local (it moves ahead of the region loops, where the code as
+    // written sees it too), and every __shared__ array is such a declaration.
+    for (const auto& [b, e] : statics) {
+      if (!named(b, e, [](std::size_t) { return false; })) return false;
+    }
+    for (std::size_t k = f.body + 1; k < f.end; ++k) {
+      if (!word_start(k)) continue;
+      const std::size_t we = word_end(k);
+      if (s_.substr(k, we - k) == "__shared__") {
+        const auto in = [&](const auto& ranges) {
+          return std::any_of(ranges.begin(), ranges.end(),
+                             [&](const auto& r) { return k >= r.first && k <= r.second; });
+        };
+        if (!in(statics) && !in(dynamic_shared)) return false;
+      }
+      k = we - 1;
+    }
+    return true;
+  }
+
+  // The kernel's body as written (for a block whose threads disagree on its guard), with its
+  // static and extern declarations blank (those ahead of the region loops stand for them), between
+  // #line directives that give it its own lines and the lines after it theirs.
+  std::string code_as_written(const Function& f,
+                              const std::vector<std::pair<std::size_t, std::size_t>>& statics,
+                              const std::vector<std::pair<std::size_t, std::size_t>>& shared) {
+    std::string body(s_.substr(f.body + 1, f.end - f.body - 1));
+    for (const auto* ranges : {&statics, &shared}) {
+      for (const auto& [b, e] : *ranges) {
+        for (std::size_t k = b; k <= e; ++k) {
+          if (body[k - f.body - 1] != '\n') body[k - f.body - 1] = ' ';
+        }
+      }
+    }
+    return "\n#line " + std::to_string(line_of(f.body + 1)) + "\n{" + body + "}\n#line " +
+           std::to_string(line_of(f.end)) + "\n";
   }
 
   bool region_kernel(const Function& f) {
@@ -2000,6 +2155,10 @@ class Splitter {
     }
     if (barriers.empty()) return false;
     if (yield_in_spin_loops(f.body + 1, f.end, true) > 0) return false;
+    // A bounds check around the barriers (`if (row < n && col < n) { ... __syncthreads(); ... }`)
+    // or ahead of them (`if (i >= n) return;`): region loops if the block's threads agree on it.
+    std::optional<Guard> guard = bounds_guard(f, barriers);
+    if (guard && guard->return_at != npos) std::erase(returns, guard->return_at);
 
     // Every barrier a statement of a barrier scope, or the whole of a uniform if's.
     std::map<std::size_t, BarrierScope> scopes;
@@ -2165,6 +2324,7 @@ class Splitter {
     // assigned in its body.
     for (const auto& [open, scope] : scopes) {
       if (scope.keyword == std::string::npos || scope.kind == "else") continue;
+      if (guard && scope.keyword == guard->keyword) continue;  // checked below, at run time
       if (!uniform(scope.header_open + 1, scope.header_close, f, *params, vars, 0)) return false;
       for (const RegionVar& v : vars) {
         if (!v.loop_var || v.scope_end != scope.close) continue;
@@ -2182,7 +2342,6 @@ class Splitter {
     // block's, computed once ahead of the loops; one whose initializer also names threadIdx is
     // computed again at each region's start (the compiler then sees threadIdx.x as the loop's
     // variable); neither needs a slot.
-    enum class Kept { slot, block, thread };
     std::vector<Kept> kept(vars.size(), Kept::slot);
     const auto plain = [&](std::size_t b, std::size_t e) {  // no comment or literal to move
       for (std::size_t k = b; k < e; ++k) {
@@ -2233,12 +2392,31 @@ class Splitter {
         k = we - 1;
       }
     }
-    std::string prologue = " " + hoist(dynamic_shared) +
-                           "if (auto* gpulab_rl_ = ::gpulab::simt::region::begin()) { "
-                           "::gpulab::simt::region::Block gpulab_rb_(*gpulab_rl_);";
-    for (const auto& [b, e] : statics) {
-      ahead.emplace_back(b, (s_.substr(b, 9) == "constexpr" ? " static " : " ") + hoist({{b, e}}));
+    // A barrier's `if` alike in every thread needs no guard (as it did before this form).
+    if (guard && guard->return_at == npos &&
+        uniform(guard->header_open + 1, guard->header_close, f, *params, vars, 0)) {
+      guard.reset();
     }
+    if (guard && !guard_holds(*guard, f, *params, vars, kept, statics, dynamic_shared))
+      return false;
+    // The kernel's code as written, run by a block whose threads disagree on the guard: its
+    // static declarations are those hoisted ahead of the region loops (the same arrays), and it
+    // keeps its lines (#line).
+    std::string as_written;
+    if (guard) as_written = code_as_written(f, statics, dynamic_shared);
+    std::string prologue = " " + hoist(dynamic_shared);
+    std::string statics_text;
+    for (const auto& [b, e] : statics) {
+      std::string t = (s_.substr(b, 9) == "constexpr" ? " static " : " ") + hoist({{b, e}});
+      if (guard) {
+        statics_text += t;  // ahead of the region loops, where the code as written sees them
+      } else {
+        ahead.emplace_back(b, std::move(t));
+      }
+    }
+    prologue += statics_text + "if (auto* gpulab_rl_ = ::gpulab::simt::region::begin(" +
+                (guard ? "true" : "") +
+                ")) { ::gpulab::simt::region::Block gpulab_rb_(*gpulab_rl_);";
     std::sort(ahead.begin(), ahead.end());
     for (const auto& a : ahead) prologue += a.second;
     std::string binds;
@@ -2328,6 +2506,21 @@ class Splitter {
     const std::string close_loop =
         " } catch (const ::gpulab::simt::detail::ThreadEnded&) { "
         "gpulab_rb_.ended_thread(gpulab_rn_, gpulab_rxe_, gpulab_rr_); }";
+    if (guard) {
+      // Each thread evaluates the guard (pure: the checks above), as its own code would before
+      // doing anything else; the region loops run if every thread's is alike, else the block
+      // falls back to the code as written (simt/region.hpp).
+      std::string condition;
+      for (std::size_t k = guard->header_open + 1; k < guard->header_close; ++k) {
+        condition += s_[k] == '\n' ? ' ' : s_[k];
+      }
+      prologue += " unsigned gpulab_rg_ = 0;" + open_loop.substr(0, open_loop.size() - 6) +
+                  " gpulab_rg_ += (" + condition +
+                  ") ? 1u : 0u; } } if (gpulab_rg_ != 0 && gpulab_rg_ != gpulab_rb_.threads()) { "
+                  "gpulab_rb_.fall_back(); } else { const bool gpulab_ru_ = gpulab_rg_ != 0;";
+      add_edit(guard->header_open + 1, guard->header_close - guard->header_open - 1,
+               blank_lines(guard->header_open + 1, guard->header_close) + "gpulab_ru_");
+    }
     for (std::size_t i = 0; i < cuts.size(); ++i) {
       const At& c = cuts[i];
       std::string text;
@@ -2346,7 +2539,7 @@ class Splitter {
         text += blank_lines(c.at, c.at + c.erase) + (alone ? " {" : "") +
                 " if (gpulab_rb_.barrier()) return;" + (alone ? " }" : "");
       }
-      if (c.cut == Cut::end) text += " } ";
+      if (c.cut == Cut::end) text += guard ? " return; } } " + as_written : " } ";
       if (region_after(i)) text += open_loop;
       add_edit(c.at, c.erase, text);
     }

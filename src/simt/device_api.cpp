@@ -96,10 +96,14 @@ void co_frame_free(void* frame) noexcept {
   ::operator delete(frame);
 }
 
-ThreadLoop* region_begin() {
+ThreadLoop* region_begin(bool speculative) {
   BlockRunner* r = tl_runner;
   if (r == nullptr) outside_kernel("__syncthreads");
-  return r->region_begin();
+  return r->region_begin(speculative);
+}
+
+void region_fall_back() {
+  tl_runner->region_fall_back();
 }
 
 void* region_storage(std::size_t bytes) {

@@ -115,8 +115,12 @@ void co_frame_free(void* frame) noexcept;
 // thread loop, for the call of its first thread, which then runs every thread of the block;
 // region_storage: per-thread slots for locals that live across a barrier, freed with the block;
 // region_barrier: the block's threads crossed a barrier together (first: its first one).
+// A kernel whose region loops wait for its threads to agree on a condition (speculative: see
+// region.hpp) may give the block back to its own code as written (region_fall_back): its later
+// calls then get no loop.
 struct ThreadLoop;
-ThreadLoop* region_begin();
+ThreadLoop* region_begin(bool speculative = false);
+void region_fall_back();
 // Fresh memory (malloc): the compiler may assume it aliases no other object of the kernel.
 [[gnu::malloc]] void* region_storage(std::size_t bytes);
 void region_barrier(bool first);

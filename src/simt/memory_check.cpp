@@ -10,6 +10,7 @@
 #include <atomic>
 #include <bit>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -336,15 +337,44 @@ void record(std::uintptr_t begin, std::size_t bytes, AllocationKind kind, std::s
 // pages: the size is rounded up to cudaMalloc's 256 bytes first, and an access inside that rounding
 // is not caught (a GPU does not fault there either). A page before the allocation is PROT_NONE too.
 // Returns the mapping's start and sets *begin, or nullptr when the system refuses it.
+//
+// Each guarded allocation costs the process two of its memory mappings (the kernel's
+// vm.max_map_count, 65530 by default): a program that makes a million small allocations (a
+// course's matrix as a million managed rows) would use them all up, and then even malloc's
+// mappings of large blocks fail. So at most a quarter of that limit is spent on guards; later
+// allocations come from malloc, without guard pages, while so many are alive.
+std::atomic<std::size_t> g_guarded_alive{0};
+
+std::size_t guarded_budget() {
+  static const std::size_t budget = [] {
+    std::size_t limit = 65530;
+    if (std::FILE* f = std::fopen("/proc/sys/vm/max_map_count", "r")) {
+      unsigned long v = 0;
+      if (std::fscanf(f, "%lu", &v) == 1 && v > 0) limit = v;
+      std::fclose(f);
+    }
+    return limit / 4;
+  }();
+  return budget;
+}
+
 void* map_guarded(std::size_t rounded, std::size_t* mapped, std::uintptr_t* begin) {
   static const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  if (g_guarded_alive.fetch_add(1, std::memory_order_relaxed) >= guarded_budget()) {
+    g_guarded_alive.fetch_sub(1, std::memory_order_relaxed);
+    return nullptr;
+  }
+  const auto refuse = [] {
+    g_guarded_alive.fetch_sub(1, std::memory_order_relaxed);
+    return nullptr;
+  };
   const std::size_t data = (rounded + page - 1) / page * page;
   const std::size_t total = data + 2 * page;
   void* m = ::mmap(nullptr, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (m == MAP_FAILED) return nullptr;
+  if (m == MAP_FAILED) return refuse();
   if (::mprotect(static_cast<char*>(m) + page, data, PROT_READ | PROT_WRITE) != 0) {
     ::munmap(m, total);
-    return nullptr;
+    return refuse();
   }
   *mapped = total;
   *begin = reinterpret_cast<std::uintptr_t>(m) + page + data - rounded;
@@ -402,6 +432,7 @@ bool release(void* p, AllocationKind kind) {
   }
   if (mapped != 0) {
     ::munmap(block, mapped);
+    g_guarded_alive.fetch_sub(1, std::memory_order_relaxed);
   } else {
     std::free(block);
   }

@@ -37,8 +37,10 @@ namespace gpulab::simt::region {
 using gpulab::simt::detail::ThreadLoop;
 
 // The block's thread loop, for the call of its first thread (which runs the whole block).
-inline ThreadLoop* begin() {
-  return gpulab::simt::detail::region_begin();
+// Speculative: region loops that hold only if the block's threads agree on a condition, with the
+// kernel's code as written after them (below, Block::fall_back); nullptr once the block fell back.
+inline ThreadLoop* begin(bool speculative = false) {
+  return gpulab::simt::detail::region_begin(speculative);
 }
 
 // Per-thread storage for a local of type T that lives across a barrier: n slots, unconstructed,
@@ -73,6 +75,7 @@ class Block {
   // However the block ends, the thread loop's later calls of the kernel start nothing (a failed
   // assert may have shortened loop.threads: the scheduler then fails the block).
   ~Block() {
+    if (fallen_) return;
     loop_.region = false;
     loop_.next = all_;
   }
@@ -105,6 +108,16 @@ class Block {
   // Whether a thread ended (the block stops before its next region).
   bool ended() const { return ended_; }
 
+  // The block's threads disagree on the condition of a barrier's `if` (or of an early return):
+  // region loops cannot run it. Nothing the threads did so far can be seen by another (the
+  // transformation proves it), so the first thread's call goes on with the kernel's code as
+  // written, as thread 0, and the others follow it there; barriers then wait on fibers, and a
+  // barrier not every thread reaches is reported as on that path.
+  void fall_back() {
+    fallen_ = true;
+    gpulab::simt::detail::region_fall_back();
+  }
+
   // Every thread reached the barrier; true: a thread ended, the block stops here.
   bool barrier() {
     if (ended_) return true;
@@ -118,6 +131,7 @@ class Block {
   std::uint32_t all_;
   bool first_ = true;
   bool ended_ = false;
+  bool fallen_ = false;
 };
 
 }  // namespace gpulab::simt::region

@@ -326,6 +326,7 @@ void BlockRunner::begin_block(std::uint64_t linear_block, uint3 block_index) {
   loop_.next = 0;
   loop_.finished = 0;
   on_fibers_ = false;
+  region_fallen_ = false;
   loop_.hooks = checker_ != nullptr;
   loop_.thread_index = &threadIdx;
   aborting_ = false;
@@ -1038,7 +1039,9 @@ void* BlockRunner::co_frame_allocate(std::size_t bytes) {
 
 // ---- Region loops ------------------------------------------------------------------------------
 
-ThreadLoop* BlockRunner::region_begin() {
+ThreadLoop* BlockRunner::region_begin(bool speculative) {
+  // A block whose region loops fell back runs the kernel's code as written: every call of it.
+  if (speculative && region_fallen_) return nullptr;
   // Only the block's first call of the kernel, before any thread waited, and not in check mode
   // (gpulab run's check builds are not split): anything else fails the block rather than skip a
   // thread.
@@ -1052,6 +1055,16 @@ ThreadLoop* BlockRunner::region_begin() {
   }
   loop_.region = true;
   return &loop_;
+}
+
+// The block's threads did not agree on the condition its region loops assumed, before any of them
+// did anything another thread could see: the first thread's call goes on with the kernel's code as
+// written, as thread 0, and the thread loop then calls it for the others.
+void BlockRunner::region_fall_back() {
+  loop_.region = false;
+  region_fallen_ = true;
+  loop_.current = 0;
+  *loop_.thread_index = uint3{0, 0, 0};
 }
 
 void* BlockRunner::region_storage(std::size_t bytes) {

@@ -96,7 +96,8 @@ class BlockRunner {
   void co_started(void* handle);
   void* co_frame_allocate(std::size_t bytes);
   // A kernel split into region loops (simt/region.hpp, device_api.hpp's region_*).
-  ThreadLoop* region_begin();
+  ThreadLoop* region_begin(bool speculative);
+  void region_fall_back();
   void* region_storage(std::size_t bytes);
   void region_barrier(bool first);
   // A spinning thread (a failed atomicCAS loop, an atomicExch that changed nothing, __nanosleep)
@@ -199,6 +200,8 @@ class BlockRunner {
   // The thread loop's state: next, current, finished and faulted live there.
   ThreadLoop loop_;
   bool on_fibers_ = false;
+  // The block's region loops gave it back to the kernel's code as written (region_fall_back).
+  bool region_fallen_ = false;
   bool aborting_ = false;
   KernelFault::Kind fault_kind_ = KernelFault::Kind::divergent_barrier;
   Text fault_message_;

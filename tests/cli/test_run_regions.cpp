@@ -179,6 +179,20 @@ RunResult run_cached(const fs::path& cache, const std::vector<std::string>& args
 
 constexpr const char* kRegionStart = "::gpulab::simt::region::begin()";
 
+// A correct corpus program run with its blocks in order, or shuffled with seed `shuffle`: its
+// expected output and no finding; the report.
+json run_correct(const fs::path& cache, const fs::path& file, const char* shuffle) {
+  std::vector<std::string> args = {file.string()};
+  if (*shuffle != '\0') args.insert(args.begin(), {"--shuffle-blocks", shuffle});
+  const RunResult r = run_cached(cache, args);
+  CAPTURE(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == read(fs::path(file).replace_extension(".out")));
+  const json j = json::parse(r.err);
+  CHECK(j["findings"].empty());
+  return j;
+}
+
 }  // namespace
 
 TEST_CASE("run: a kernel in a user header runs as region loops, its faults at its own lines",
@@ -247,14 +261,7 @@ TEST_CASE(
   const fs::path cache = scratch() / "uniform-cache";
   for (const char* shuffle : {"", "7"}) {
     CAPTURE(shuffle);
-    std::vector<std::string> args = {file.string()};
-    if (*shuffle != '\0') args.insert(args.begin(), {"--shuffle-blocks", shuffle});
-    const RunResult r = run_cached(cache, args);
-    CAPTURE(r.err);
-    CHECK(r.exit_code == 0);
-    CHECK(r.out == read(fs::path(file).replace_extension(".out")));
-    const json j = json::parse(r.err);
-    CHECK(j["findings"].empty());
+    const json j = run_correct(cache, file, shuffle);
     // One crossing per barrier per block, as on the other paths: 40 blocks; bin_counts crosses
     // 2, block_scan 1 + 7, add_block_sums 1 in each block but the first.
     REQUIRE(j["launches"].size() == 3);
@@ -264,6 +271,58 @@ TEST_CASE(
   }
   // All three kernels are region loops.
   CHECK(count(cached(cache, "main.cpp"), kRegionStart) == 3);
+}
+
+TEST_CASE("run: barriers behind a bounds check run as region loops where the block agrees on it",
+          "[run][regions]") {
+  const fs::path file = kCorpus / "ok" / "guarded_barriers.cu";
+  const fs::path cache = scratch() / "guarded-cache";
+  for (const char* shuffle : {"", "5"}) {
+    CAPTURE(shuffle);
+    const json j = run_correct(cache, file, shuffle);
+    // 16 blocks of the product cross 2 barriers in each of its 4 tiles; 8 blocks of the sum 7.
+    REQUIRE(j["launches"].size() == 2);
+    CHECK(j["launches"][0]["barriers"] == 16 * 8);
+    CHECK(j["launches"][1]["barriers"] == 8 * 7);
+    // The launches are where the file has them: the code as written, copied after each
+    // kernel's region loops, keeps the lines of what follows.
+    CHECK(j["launches"][0]["site"].get<std::string>().ends_with("guarded_barriers.cu:57"));
+    CHECK(j["launches"][1]["site"].get<std::string>().ends_with("guarded_barriers.cu:80"));
+  }
+  // Both kernels are region loops behind their guard.
+  CHECK(count(cached(cache, "main.cpp"), "::gpulab::simt::region::begin(true)") == 2);
+
+  // Where the threads of a block disagree, the block runs as written, and a barrier that only
+  // some of them reach is reported as before, at the line of the code as written.
+  const std::string early =
+      "#include <cstdio>\n"
+      "__global__ void k(int* out, int n) {\n"
+      "  __shared__ int s[64];\n"
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i >= n) return;\n"
+      "  s[threadIdx.x] = i;\n"
+      "  __syncthreads();\n"
+      "  out[i] = s[63 - threadIdx.x];\n"
+      "}\n"
+      "int main(int argc, char**) {\n"
+      "  int* out;\n"
+      "  cudaMallocManaged(&out, 128 * sizeof(int));\n"
+      "  k<<<2, 64>>>(out, argc > 1 ? 100 : 128);\n"
+      "  printf(\"%s %d\\n\", cudaGetErrorName(cudaDeviceSynchronize()), out[127]);\n"
+      "  return 0;\n"
+      "}\n";
+  const fs::path program = write("early_return.cu", early);
+  const RunResult agree = run_cached(cache, {program.string()});
+  CHECK(agree.out == "cudaSuccess 64\n");
+  const RunResult split = run_cached(cache, {program.string(), "--", "short"});
+  CHECK(split.out == "cudaErrorLaunchFailure 0\n");
+  const json j = json::parse(split.err);
+  REQUIRE(j["findings"].size() == 1);
+  CHECK(j["findings"][0]["where"] == "early_return.cu:7");
+  CHECK(j["findings"][0]["message"] ==
+        "kernel fault: block (1,0,0): __syncthreads() is not reached by every thread of the "
+        "block: threads 0-35 wait at early_return.cu:7; threads 36-63 returned");
+  CHECK(count(cached(cache, "main.cpp"), "::gpulab::simt::region::begin(true)") == 3);
 }
 
 TEST_CASE("run: a block group's sync under a thread's condition keeps its divergent-barrier report",

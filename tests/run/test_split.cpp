@@ -86,6 +86,53 @@ TEST_CASE("split: kernels whose barriers every thread reaches become region loop
   }
 }
 
+TEST_CASE("split: a bounds check around or ahead of the barriers: region loops if the block agrees",
+          "[split]") {
+  const char* guarded[] = {
+      // The bounds check around the barriers (OLCF's tiled matmul), a local's condition, a
+      // local of an ALL_CAPS name (no constant), and the check ahead of them (PMPP's sums).
+      "  if (threadIdx.x < 16) {\n    __syncthreads();\n  }\n  out[threadIdx.x] = 1;",
+      "  int t = threadIdx.x;\n  if (t > 0) {\n    __syncthreads();\n  }",
+      "  const int T = threadIdx.x;\n  if (T < 16) {\n    __syncthreads();\n  }\n  out[T] = 1;",
+      "  __shared__ float s[SIZE];\n  int col = threadIdx.x + blockDim.x * blockIdx.x;\n"
+      "  int row = threadIdx.y + blockDim.y * blockIdx.y;\n  if (row < n && col < n) {\n"
+      "    float acc = 0;\n    for (int m = 0; m < n / 8; ++m) {\n"
+      "      s[threadIdx.x] = out[row * n + m];\n      __syncthreads();\n"
+      "      acc += s[0];\n      __syncthreads();\n    }\n    out[row * n + col] = acc;\n  }",
+      "  if (threadIdx.x >= n) return;\n  __syncthreads();\n  out[threadIdx.x] = 1;",
+      "  __shared__ float s[SIZE];\n  unsigned int i = 2 * blockDim.x * blockIdx.x + threadIdx.x;\n"
+      "  if (i >= n || i + blockDim.x >= n) {\n    return;\n  }\n  s[threadIdx.x] = out[i];\n"
+      "  for (unsigned int stride = blockDim.x / 2; stride >= 1; stride /= 2) {\n"
+      "    __syncthreads();\n    if (threadIdx.x < stride) s[threadIdx.x] += s[threadIdx.x + "
+      "stride];\n"
+      "  }",
+  };
+  for (const char* body : guarded) {
+    CAPTURE(body);
+    const std::string source = kernel(body);
+    const auto split = split_kernels(source);
+    CHECK(split.regions == 1);
+    CHECK(split.kernels == 1);
+    CHECK(split.text.find("co_await") == std::string::npos);
+    // Each thread's check, then the region loops or the kernel's code as written.
+    CHECK(count(split.text, "::gpulab::simt::region::begin(true)") == 1);
+    CHECK(count(split.text, "gpulab_rb_.fall_back();") == 1);
+    CHECK(count(split.text, "if (gpulab_ru_)") == 1);
+    // The code as written, on the kernel's own lines (it starts on line 3, its body's first line
+    // is 4), and the lines after the kernel theirs again.
+    const std::size_t copy = split.text.find("\n#line 3\n{");
+    REQUIRE(copy != std::string::npos);
+    CHECK(split.text.find("__syncthreads();", copy) != std::string::npos);
+    const long after = lines(source);
+    CHECK(split.text.find("\n#line " + std::to_string(after) + "\n}\n", copy) != std::string::npos);
+  }
+  // A check alike in every thread of a block needs no guard: the region loops alone.
+  const auto uniform = split_kernels(kernel("  if (blockIdx.x < n) {\n    __syncthreads();\n  }"));
+  CHECK(uniform.regions == 1);
+  CHECK(count(uniform.text, "::gpulab::simt::region::begin()") == 1);
+  CHECK(uniform.text.find("fall_back") == std::string::npos);
+}
+
 TEST_CASE("split: each region is a loop over the threads, a barrier loop the block's", "[split]") {
   const std::string loop = "gpulab_rb_.thread(gpulab_rt_";
   // The tree: the load, the loop body's one region (the code after its barrier is empty), the
@@ -138,16 +185,23 @@ TEST_CASE("split: each region is a loop over the threads, a barrier loop the blo
 
 TEST_CASE("split: what region loops cannot prove stays a coroutine", "[split]") {
   const char* refused[] = {
-      // A barrier under a condition that depends on the thread (the divergent-barrier report).
-      "  if (threadIdx.x < 16) {\n    __syncthreads();\n  }\n  out[threadIdx.x] = 1;",
+      // A barrier under a condition that depends on the thread (the divergent-barrier report),
+      // where no guard can be checked ahead (below): an if without braces, a condition that
+      // reads memory, something done or read before it, an if after a barrier.
       "  if (threadIdx.x < 16) __syncthreads();\n  out[threadIdx.x] = 1;",
-      "  int t = threadIdx.x;\n  if (t > 0) {\n    __syncthreads();\n  }",
       "  if (out[0] > 0) {\n    __syncthreads();\n  }",
+      "  out[0] = 1;\n  if (threadIdx.x < 16) {\n    __syncthreads();\n  }",
+      "  float v = out[threadIdx.x];\n  if (threadIdx.x < 16) {\n    __syncthreads();\n  }\n"
+      "  out[0] = v;",
+      "  int t = threadIdx.x;\n  t += 1;\n  if (t > 0) {\n    __syncthreads();\n  }",
+      "  __syncthreads();\n  if (threadIdx.x < 16) {\n    __syncthreads();\n  }",
+      "  if (threadIdx.x < 16) {\n    __syncthreads();\n    __shared__ int late[2];\n"
+      "    late[0] = 1;\n  }",
+      "  if (threadIdx.x >= n) return;\n  else out[0] = 1;\n  __syncthreads();",
       "  if (blockIdx.x > 0) {\n    __syncthreads();\n  } else if (threadIdx.x > 1) {\n"
       "    __syncthreads();\n  }",
       "  if (n > 2) __syncthreads(); else out[0] = 1;",
       // A local of an ALL_CAPS name is no constant.
-      "  const int T = threadIdx.x;\n  if (T < 16) {\n    __syncthreads();\n  }\n  out[T] = 1;",
       "  const int LIM = threadIdx.x;\n  for (int i = 0; i < LIM; ++i) {\n    __syncthreads();\n  "
       "}",
       "  if (n > 2) {\n    __syncthreads();\n  } else out[0] = 1;",
@@ -168,7 +222,7 @@ TEST_CASE("split: what region loops cannot prove stays a coroutine", "[split]") 
       // Leaving a barrier loop or the kernel before its last barrier.
       "  for (int i = 0; i < n; ++i) {\n    if (threadIdx.x == 3) break;\n    __syncthreads();\n  "
       "}",
-      "  if (threadIdx.x >= n) return;\n  __syncthreads();\n  out[threadIdx.x] = 1;",
+      "  __syncthreads();\n  if (threadIdx.x >= n) return;\n  __syncthreads();",
       // Other collectives, a device function that waits, a lambda, a spin.
       "  float v = __shfl_down_sync(0xffffffffu, 1.0f, 1);\n  __syncthreads();\n  out[0] = v;",
       "  __syncthreads_count(1);\n  __syncthreads();",
@@ -366,12 +420,13 @@ TEST_CASE("split: a thread block's sync is __syncthreads", "[split]") {
     CHECK(split.kernels == 0);
     CHECK(split.regions == 0);
   }
-  // A block's sync under a thread's condition: a coroutine, which reports the divergence.
+  // A block's sync under a thread's condition: a guard, whose block falls back to the code as
+  // written (which reports the divergence) where its threads disagree.
   const auto divergent = split_kernels(
       alias + kernel("  cg::thread_block cta = cg::this_thread_block();\n"
                      "  if (threadIdx.x < 16) {\n    cta.sync();\n  }\n  out[0] = 1;"));
-  CHECK(divergent.regions == 0);
-  CHECK(divergent.kernels == 1);
+  CHECK(divergent.regions == 1);
+  CHECK(count(divergent.text, "::gpulab::simt::region::begin(true)") == 1);
 }
 
 TEST_CASE("split: a macro is a constant only if its replacement is alike in every thread",
@@ -386,9 +441,10 @@ TEST_CASE("split: a macro is a constant only if its replacement is alike in ever
              kernel("  if (LANE < 16) {\n    __syncthreads();\n  }"),
          ""}}) {
     CAPTURE(file, elsewhere);
+    // Not the block's: a guard that the block's threads check before the region loops.
     const auto split = split_kernels(file, true, true, elsewhere);
-    CHECK(split.regions == 0);
-    CHECK(split.kernels == 1);
+    CHECK(split.regions == 1);
+    CHECK(count(split.text, "::gpulab::simt::region::begin(true)") == 1);
   }
   // A macro of constants and the block's own values is one.
   CHECK(split_kernels("#define HALF (SIZE / 2)\n#define FIRST (blockIdx.x == 0)\n" +
