@@ -131,7 +131,8 @@ void lay_out(Window& w, std::size_t bytes) {
     }
   }
   if (w.failed) {
-    gpulab_simt_dynamic_shared_window = dynamic_shared_buffer();
+    gpulab_simt_dynamic_shared_window = dynamic_shared_buffer();  // in the thread-local block
+    tl_private.window_begin = tl_private.window_bytes = 0;
     return;
   }
   const std::size_t rounded = round_up(bytes, kWindowAlignment);
@@ -148,6 +149,9 @@ void lay_out(Window& w, std::size_t bytes) {
     w.laid_out = rounded;
   }
   gpulab_simt_dynamic_shared_window = start;
+  // The block's atomics on its own window need no lock (device_api.hpp, PrivateMemory).
+  tl_private.window_begin = reinterpret_cast<std::uintptr_t>(start);
+  tl_private.window_bytes = rounded;
 }
 
 const char* access_words(int write) {
@@ -232,6 +236,15 @@ void prepare_worker(std::size_t dynamic_shared_bytes, bool checked) {
     ::pthread_setspecific(g_worker_key, &worker);
   }
   if (!worker.alt_stack.made) worker.alt_stack.make();
+  if (checked) {
+    // Check and profile builds: their hooks must see each atomic as one (atomics do not race).
+    tl_private = PrivateMemory{};
+  } else if (tl_private.tls_bytes == 0) {
+    // The executable's thread-local block of this OS thread: where __shared__ arrays live.
+    const auto [begin, end] = executable_tls_block();
+    tl_private.tls_begin = begin;
+    tl_private.tls_bytes = end - begin;
+  }
   if (checked) {
     tl_worker.window.bytes = dynamic_shared_bytes;
     gpulab_simt_dynamic_shared_window = dynamic_shared_buffer();

@@ -308,7 +308,8 @@ TEST_CASE("run: barriers behind a bounds check run as region loops where the blo
       "  int* out;\n"
       "  cudaMallocManaged(&out, 128 * sizeof(int));\n"
       "  k<<<2, 64>>>(out, argc > 1 ? 100 : 128);\n"
-      "  printf(\"%s %d\\n\", cudaGetErrorName(cudaDeviceSynchronize()), out[127]);\n"
+      "  const cudaError_t e = cudaDeviceSynchronize();\n"
+      "  printf(\"%s %d\\n\", cudaGetErrorName(e), out[127]);\n"
       "  return 0;\n"
       "}\n";
   const fs::path program = write("early_return.cu", early);

@@ -156,3 +156,19 @@ __global__ void __launch_bounds__(kBlock) tile_sum_kernel(const float* in, float
 }
 
 __global__ void empty_kernel() {}
+
+// Which memory the emulator takes as the block's own, where atomics need no lock: its static and
+// dynamic shared memory, not global memory nor the thread's stack. out[4 * block + k].
+__global__ void private_memory_kernel(int* out) {
+  __shared__ int fixed[4];
+  extern __shared__ float dyn_f[];
+  int local = 0;
+  if (threadIdx.x == 0) {
+    int* o = out + 4 * blockIdx.x;
+    o[0] = gpulab::simt::detail::block_private(&fixed[2]) ? 1 : 0;
+    o[1] = gpulab::simt::detail::block_private(&dyn_f[1]) ? 1 : 0;
+    o[2] = gpulab::simt::detail::block_private(out) ? 1 : 0;
+    o[3] = gpulab::simt::detail::block_private(&local) ? 1 : 0;
+  }
+  fixed[threadIdx.x % 4] = local;
+}

@@ -177,6 +177,23 @@ TEST_CASE("dynamic shared memory: sized at launch, extern arrays alias", "[simt]
   CHECK(out[1] == 1);
 }
 
+TEST_CASE("atomics on a block's shared memory need no lock: only its OS thread reaches it",
+          "[simt][shared][atomic]") {
+  // Static and dynamic shared memory are the block's own; global memory and the stack are not
+  // (an atomic there stays a real one: other blocks run on other OS threads).
+  constexpr int kBlocks = 6;
+  DeviceArray<int> out(4 * kBlocks, -1);
+  launch(k::private_memory_kernel, kBlocks, 32, 64 * sizeof(float), simt_test::workers(2),
+         out.get());
+  for (int b = 0; b < kBlocks; ++b) {
+    CAPTURE(b);
+    CHECK(out[4 * b + 0] == 1);
+    CHECK(out[4 * b + 1] == 1);
+    CHECK(out[4 * b + 2] == 0);
+    CHECK(out[4 * b + 3] == 0);
+  }
+}
+
 TEST_CASE("a template kernel with static and class-typed dynamic shared memory", "[simt][shared]") {
   const std::uint64_t seed = simt_test::fresh_seed();
   CAPTURE(seed);
