@@ -219,18 +219,24 @@ def main():
             if line.startswith("#") or not line.strip():
                 continue
             c = line.rstrip("\n").split("\t")
-            rows.append((c[0], c[7] if len(c) > 7 else "?"))
+            stem = os.path.splitext(os.path.basename(c[4].split()[0]))[0] if len(c) > 4 and c[4] else c[0]
+            rows.append((c[0], c[7] if len(c) > 7 else "?", stem))
     counts = collections.Counter()
     out = []
-    for pid, kind in rows:
+    for pid, kind, stem in rows:
+        # The program's own path as it names itself (argv[0]): the reference's binary wherever it
+        # was built, `./NAME` under gpulab run (NAME the file's stem), alike on both sides.
+        own = re.compile(r"(?:\.|/[^\s\]'\"]*)/(?:%s|%s)\b" % (re.escape(pid), re.escape(stem)))
+        def named(lines):
+            return None if lines is None else [own.sub("<program>", l) for l in lines]
         rrc = read_rc(os.path.join(a.ref, pid + ".rc"))
         erc = read_rc(os.path.join(a.run, pid + ".rc"))
-        rout = read_lines(os.path.join(a.ref, pid + ".out")) or []
-        rerr = read_lines(os.path.join(a.ref, pid + ".err")) or []
-        rout2 = read_lines(os.path.join(a.ref, pid + ".out2"))
-        rerr2 = read_lines(os.path.join(a.ref, pid + ".err2"))
-        eout = read_lines(os.path.join(a.run, pid + ".out")) or []
-        eerr_all = read_lines(os.path.join(a.run, pid + ".err")) or []
+        rout = named(read_lines(os.path.join(a.ref, pid + ".out"))) or []
+        rerr = named(read_lines(os.path.join(a.ref, pid + ".err"))) or []
+        rout2 = named(read_lines(os.path.join(a.ref, pid + ".out2")))
+        rerr2 = named(read_lines(os.path.join(a.ref, pid + ".err2")))
+        eout = named(read_lines(os.path.join(a.run, pid + ".out"))) or []
+        eerr_all = named(read_lines(os.path.join(a.run, pid + ".err"))) or []
         eerr = emulator_lines(eerr_all)
         report = {}
         try:

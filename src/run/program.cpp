@@ -1125,6 +1125,7 @@ Execution execute(const ExecRequest& r) {
   spec.argv.insert(spec.argv.end(), r.args.begin(), r.args.end());
   spec.env = {{report::kEnvReport, report.string()}, {report::kEnvCheck, r.check ? "1" : "0"}};
   if (r.profile) spec.env.emplace_back(report::kEnvProfile, "1");
+  if (!r.argv0.empty()) spec.env.emplace_back(report::kEnvArgv0, r.argv0);
   if (r.workers != 0) spec.env.emplace_back(report::kEnvWorkers, std::to_string(r.workers));
   if (r.shuffle_seed) spec.env.emplace_back(report::kEnvShuffle, std::to_string(*r.shuffle_seed));
   spec.output = r.capture ? ProcessSpec::Output::capture : ProcessSpec::Output::forward;

@@ -122,6 +122,7 @@ struct Execution {
 struct ExecRequest {
   std::filesystem::path program;
   std::vector<std::string> args;
+  std::string argv0;  // what the program sees as argv[0] (report::kEnvArgv0); empty: its path
   bool check = false;
   bool profile = false;  // gpulab profile's counters (a Target::emulator_profiled build)
   unsigned workers = 0;

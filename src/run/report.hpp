@@ -24,6 +24,9 @@ inline constexpr const char* kEnvCheck = "GPULAB_RUN_CHECK";
 inline constexpr const char* kEnvWorkers = "GPULAB_RUN_WORKERS";
 // --shuffle-blocks: the seed of the blocks' order (a decimal number).
 inline constexpr const char* kEnvShuffle = "GPULAB_RUN_SHUFFLE";
+// What the program sees as argv[0]: `./NAME` for NAME.cu, as after `nvcc NAME.cu -o NAME`, not
+// the path of gpulab's cached build (a sample's usage line and "required for ./simpleP2P").
+inline constexpr const char* kEnvArgv0 = "GPULAB_RUN_ARGV0";
 // "1": gpulab profile's counters (the program was built as Target::emulator_profiled); a
 // "profile" line follows each launch.
 inline constexpr const char* kEnvProfile = "GPULAB_RUN_PROFILE";

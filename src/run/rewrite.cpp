@@ -700,7 +700,6 @@ class Rewriter {
     static constexpr FeatureName kDriverApi{"the CUDA driver API (cu*)", "CUDA 驱动 API（cu*）"};
     static constexpr FeatureName kNvrtc{"NVRTC (compiling CUDA at run time)",
                                         "NVRTC（运行时编译 CUDA）"};
-    static constexpr FeatureName kPeer{"multi-GPU peer access", "多 GPU 对等访问"};
     static constexpr FeatureName kIpc{"memory shared between processes (CUDA IPC)",
                                       "进程间共享的显存（CUDA IPC）"};
     static constexpr FeatureName kMrg32k3a{
@@ -763,9 +762,6 @@ class Rewriter {
         {"cuDriverGetVersion", whole, kDriverApi},
         {"cuGetErrorString", whole, kDriverApi},
         {"nvrtc", prefix, kNvrtc},
-        {"cudaDeviceEnablePeerAccess", whole, kPeer},
-        {"cudaDeviceDisablePeerAccess", whole, kPeer},
-        {"cudaMemcpyPeer", prefix, kPeer},
         {"cudaIpc", prefix, kIpc},
         {"curandStateMRG32k3a", prefix, kMrg32k3a},
         {"CURAND_RNG_PSEUDO_MRG32K3A", whole, kMrg32k3a},

@@ -375,6 +375,8 @@ RunResult run_program(const RunOptions& o) {
   run::ExecRequest x;
   x.program = build.program;
   x.args = o.args;
+  // On the emulator the program is called by its file's name, as a student's own build is.
+  if (!o.gpu) x.argv0 = "./" + fs::path(r.file).stem().string();
   x.check = o.check && !o.gpu;
   x.profile = o.profile && !o.gpu;
   x.workers = o.workers;

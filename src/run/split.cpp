@@ -1732,8 +1732,15 @@ class Splitter {
         return false;
       }
       if (var->loop_var) continue;  // checked with its loop
-      if (var->eq == std::string::npos || var->at >= b ||
-          !uniform_updates(*var, f, params, vars, depth, thread) ||
+      if (var->at >= b) return false;
+      // Set again to a value alike in every thread before this use (`i = BLOCK_SIZE / 2;` ahead
+      // of a tree, after the same i indexed a grid-stride loop): what it held before is gone.
+      if (const std::size_t reset = uniform_reset(*var, start, f, params, vars, depth, thread);
+          reset != npos) {
+        if (!uniform_updates(*var, f, params, vars, depth, thread, reset)) return false;
+        continue;
+      }
+      if (var->eq == std::string::npos || !uniform_updates(*var, f, params, vars, depth, thread) ||
           !uniform(var->eq + 1, var->init_end, f, params, vars, depth + 1, thread)) {
         return false;
       }
@@ -1745,13 +1752,16 @@ class Splitter {
   // top level of barrier scopes, `v op= e;`, `v = e;`, `++v;` or `v++;` (`--` too) with e uniform
   // (a tree's `stride >>= 1;`): every thread runs those statements alike, so v stays alike in
   // every thread, each thread's copy as thread 0's.
+  // With `from`, only the assignments after that position count (uniform_reset's).
   bool uniform_updates(const RegionVar& v, const Function& f, const std::vector<Parameter>& params,
-                       const std::vector<RegionVar>& vars, int depth, bool thread) const {
-    if (!assigned(v.name, f.body + 1, f.end, v.at, v.type.find('*') == std::string::npos))
+                       const std::vector<RegionVar>& vars, int depth, bool thread,
+                       std::size_t from = 0) const {
+    if (!assigned(v.name, std::max(from, f.body + 1), f.end, v.at,
+                  v.type.find('*') == std::string::npos))
       return true;
     if (region_scopes_ == nullptr || v.loop_var) return false;
     if (std::find(assuming_.begin(), assuming_.end(), v.name) != assuming_.end()) return true;
-    for (std::size_t k = f.body + 1; k < f.end; ++k) {
+    for (std::size_t k = std::max(from, f.body + 1); k < f.end; ++k) {
       if (!word_start(k)) continue;
       const std::size_t we = word_end(k);
       if (k == v.at || s_.substr(k, we - k) != v.name || member_at(k) ||
@@ -1786,6 +1796,46 @@ class Splitter {
       k = semi;
     }
     return true;
+  }
+
+  // The last `v = e;` before `use` (the end of that statement) that every thread runs alike: a
+  // statement at the top level of a barrier scope that holds `use`, e alike in every thread;
+  // npos if none. Every path to `use` passes it (no goto in a region kernel; a loop that holds
+  // both runs it again before `use`), so v's earlier values do not matter there.
+  std::size_t uniform_reset(const RegionVar& v, std::size_t use, const Function& f,
+                            const std::vector<Parameter>& params,
+                            const std::vector<RegionVar>& vars, int depth, bool thread) const {
+    if (region_scopes_ == nullptr || v.loop_var) return npos;
+    std::size_t found = npos;
+    for (std::size_t k = v.at + 1; k < use; ++k) {
+      if (!word_start(k)) continue;
+      const std::size_t we = word_end(k);
+      if (s_.substr(k, we - k) != v.name || member_at(k)) {
+        k = we - 1;
+        continue;
+      }
+      const std::size_t after = skip_space(we);
+      const std::size_t open = enclosing_open(k, f.body);
+      const auto scope = region_scopes_->find(open);
+      if (after < use && s_[after] == '=' && s_[after + 1] != '=' &&
+          scope != region_scopes_->end() && scope->second.braced && scope->second.open < use &&
+          use < scope->second.close && statement_at_top(open, k)) {
+        const std::size_t semi = statement_end(after, scope->second.close);
+        // The right side must not name v (`i = i / 2;` keeps what i held).
+        bool names_v = false;
+        for (std::size_t j = after + 1; semi != npos && j < semi; ++j) {
+          if (!word_start(j)) continue;
+          if (s_.substr(j, word_end(j) - j) == v.name && !member_at(j)) names_v = true;
+          j = word_end(j) - 1;
+        }
+        if (semi != npos && semi < use && !names_v &&
+            uniform(after + 1, semi, f, params, vars, depth + 1, thread)) {
+          found = semi;
+        }
+      }
+      k = we - 1;
+    }
+    return found;
   }
 
   // A name that is a compile-time constant: a macro or constant by convention (ALL_CAPS), or

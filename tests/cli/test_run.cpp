@@ -247,7 +247,8 @@ TEST_CASE("run explains a finding in words, in English and Chinese", "[run]") {
   CHECK_THAT(r.err, Catch::Contains("oob_global.cu:4"));
 }
 
-TEST_CASE("run: lost printf without a wait, exit codes and arguments pass through", "[run]") {
+TEST_CASE("run: lost printf without a wait, exit codes, argv[0] and arguments pass through",
+          "[run]") {
   const RunResult lost = run_program({"--json", (kCorpus / "bugs" / "no_sync.cu").string()});
   CHECK(lost.out.empty());  // as on a GPU: the kernel's printf is never shown
   const json j = report_of(lost);
@@ -264,10 +265,11 @@ TEST_CASE("run: lost printf without a wait, exit codes and arguments pass throug
                          "  int* d; int h = 0; cudaMalloc(&d, sizeof(int));\n"
                          "  k<<<1, 1>>>(d, atoi(argv[1]));\n"
                          "  cudaMemcpy(&h, d, sizeof(int), cudaMemcpyDeviceToHost);\n"
-                         "  printf(\"%s %d\\n\", argv[2], h); cudaFree(d);\n"
+                         "  printf(\"%s %s %d\\n\", argv[0], argv[2], h); cudaFree(d);\n"
                          "  return h == 42 ? 3 : 4;\n}\n";
   const RunResult r = run_program({prog.string(), "--", "21", "answer"});
-  CHECK(r.out == "answer 42\n");
+  // argv[0] is the file's name, as after `nvcc args.cu -o args`, not the cached build's path.
+  CHECK(r.out == "./args answer 42\n");
   CHECK(r.exit_code == 3);
   fs::remove_all(dir);
 }

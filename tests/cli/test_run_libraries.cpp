@@ -117,7 +117,6 @@ TEST_CASE("run: what the emulator does not run is refused by name before compili
       {"cudaGraphicsGLRegisterBuffer(0, 0, 0);", "cudaGraphicsGLRegisterBuffer",
        "graphics interop"},
       {"nvrtcProgram p;", "nvrtcProgram", "NVRTC"},
-      {"cudaDeviceEnablePeerAccess(1, 0);", "cudaDeviceEnablePeerAccess", "multi-GPU peer access"},
       {"cudaIpcMemHandle_t h;", "cudaIpcMemHandle_t", "CUDA IPC"},
       {"curandStateMRG32k3a s;", "curandStateMRG32k3a", "MRG32k3a"},
       {"cublasHandle_t h; cublasCreate(&h); cublasCgemm(0);", "cublasCgemm",

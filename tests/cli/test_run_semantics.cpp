@@ -403,6 +403,14 @@ TEST_CASE("run: memcpy nodes of 3-D copies, a cloned graph, a captured cudaMemcp
   CHECK(o.report["launches_total"] == 2);
 }
 
+TEST_CASE("run: peer access answers as a machine with one GPU does", "[run]") {
+  // peer_access.out is an H200 host's output with one GPU: no peer to enable, the device itself
+  // no peer of its own, device 0 to device 0 copies.
+  const Outcome o = run_program("peer_access");
+  check_output("peer_access", o);
+  CHECK(o.report["findings"].empty());
+}
+
 TEST_CASE("run: __fadd_rz and __fmul_rz round toward zero, bit for bit as the H100", "[run]") {
   // round_toward_zero.out is the H100's output: the bits of four pairs' results, how many of 2^20
   // pairs round differently than to nearest (add 463088, mul 513275) and a checksum of all.

@@ -73,6 +73,13 @@ TEST_CASE("split: kernels whose barriers every thread reaches become region loop
       "  if (gridDim.x == 1) {\n    out[0] = 1;\n  } else {\n    __syncthreads();\n  }",
       "  for (int i = 0; i < n; ++i) {\n    if (i % 2 == 0) {\n      __syncthreads();\n    }\n"
       "    out[threadIdx.x] += i;\n  }",
+      // A local that indexed a grid-stride loop, set again to a value alike in every thread
+      // before the tree it then counts down (a course's dot product).
+      "  __shared__ float s[SIZE];\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  s[threadIdx.x] = 0;\n  while (i < n) {\n    s[threadIdx.x] += out[i];\n"
+      "    i += gridDim.x * blockDim.x;\n  }\n  __syncthreads();\n  i = SIZE / 2;\n"
+      "  while (i > 0) {\n    if (threadIdx.x < i) s[threadIdx.x] += s[threadIdx.x + i];\n"
+      "    __syncthreads();\n    i /= 2;\n  }\n  if (threadIdx.x == 0) out[blockIdx.x] = s[0];",
   };
   for (const char* body : eligible) {
     CAPTURE(body);
@@ -219,6 +226,16 @@ TEST_CASE("split: what region loops cannot prove stays a coroutine", "[split]") 
       "  int m = n;\n  for (int i = 0; i < m; ++i) {\n    __syncthreads();\n    m = threadIdx.x;\n "
       " }",
       "  int m = n;\n  while (m > 0) {\n    __syncthreads();\n    m = m - out[0];\n  }",
+      // Set again, but not alike in every thread, not before the loop, or changed by a thread
+      // after it was set.
+      "  int i = threadIdx.x;\n  __syncthreads();\n  if (threadIdx.x == 0) i = 4;\n"
+      "  while (i > 0) {\n    __syncthreads();\n    i /= 2;\n  }",
+      "  int i = threadIdx.x;\n  __syncthreads();\n  i = i / 2;\n"
+      "  while (i > 0) {\n    __syncthreads();\n    i /= 2;\n  }",
+      "  int i = threadIdx.x;\n  __syncthreads();\n  i = 8;\n  i += threadIdx.x;\n"
+      "  while (i > 0) {\n    __syncthreads();\n    i /= 2;\n  }",
+      "  int i = threadIdx.x;\n  __syncthreads();\n  while (i > 0) {\n    __syncthreads();\n"
+      "    i /= 2;\n  }\n  i = 8;",
       // Leaving a barrier loop or the kernel before its last barrier.
       "  for (int i = 0; i < n; ++i) {\n    if (threadIdx.x == 3) break;\n    __syncthreads();\n  "
       "}",

@@ -79,6 +79,7 @@ enum cudaError {
   cudaErrorInvalidDevice = 101,
   cudaErrorNotMapped = 211,
   cudaErrorUnsupportedLimit = 215,
+  cudaErrorPeerAccessUnsupported = 217,
   cudaErrorInvalidResourceHandle = 400,
   cudaErrorIllegalState = 401,
   cudaErrorSymbolNotFound = 500,
@@ -86,6 +87,8 @@ enum cudaError {
   cudaErrorIllegalAddress = 700,
   cudaErrorLaunchOutOfResources = 701,
   cudaErrorLaunchTimeout = 702,
+  cudaErrorPeerAccessAlreadyEnabled = 704,
+  cudaErrorPeerAccessNotEnabled = 705,
   cudaErrorAssert = 710,
   cudaErrorHostMemoryAlreadyRegistered = 712,
   cudaErrorHostMemoryNotRegistered = 713,
@@ -108,6 +111,14 @@ enum cudaMemcpyKind {
   cudaMemcpyDeviceToHost = 2,
   cudaMemcpyDeviceToDevice = 3,
   cudaMemcpyDefault = 4,
+};
+
+enum cudaDeviceP2PAttr {
+  cudaDevP2PAttrPerformanceRank = 1,
+  cudaDevP2PAttrAccessSupported = 2,
+  cudaDevP2PAttrNativeAtomicSupported = 3,
+  cudaDevP2PAttrCudaArrayAccessSupported = 4,
+  cudaDevP2PAttrOnlyPartialNativeAtomicSupported = 5,
 };
 
 enum cudaFuncAttribute {
@@ -579,6 +590,11 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind 
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
                             cudaStream_t stream = 0,
                             std::source_location where = std::source_location::current());
+cudaError_t cudaMemcpyPeer(void* dst, int dst_device, const void* src, int src_device, size_t count,
+                           std::source_location where = std::source_location::current());
+cudaError_t cudaMemcpyPeerAsync(void* dst, int dst_device, const void* src, int src_device,
+                                size_t count, cudaStream_t stream = 0,
+                                std::source_location where = std::source_location::current());
 cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
                          size_t height, cudaMemcpyKind kind);
 cudaError_t cudaMemset(void* ptr, int value, size_t count);
@@ -708,6 +724,11 @@ cudaError_t cudaSetValidDevices(int* devices, int count);
 // One device: it can reach no peer (the query of deviceQuery and the samples; enabling peer access
 // and peer copies are refused by name).
 cudaError_t cudaDeviceCanAccessPeer(int* can_access, int device, int peer_device);
+// Peer access, as on a machine with one GPU (the emulated device is one): measured on an H200.
+cudaError_t cudaDeviceEnablePeerAccess(int peer_device, unsigned int flags);
+cudaError_t cudaDeviceDisablePeerAccess(int peer_device);
+cudaError_t cudaDeviceGetP2PAttribute(int* value, cudaDeviceP2PAttr attr, int src_device,
+                                      int dst_device);
 
 // Launching a kernel named by its address, with an array of pointers to its arguments.
 cudaError_t cudaLaunchKernel(const void* kernel, dim3 grid, dim3 block, void** args,

@@ -135,6 +135,18 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind 
                        std::source_location where) {
   return gpulab::rt::copy(dst, src, count, kind, true, where);
 }
+// Between devices: on the one emulated device, device 0 to device 0 is a device-to-device copy
+// (as on a one-GPU machine); any other device does not exist.
+cudaError_t cudaMemcpyPeer(void* dst, int dst_device, const void* src, int src_device, size_t count,
+                           std::source_location where) {
+  if (dst_device != 0 || src_device != 0) return set_error(cudaErrorInvalidDevice);
+  return cudaMemcpy(dst, src, count, cudaMemcpyDeviceToDevice, where);
+}
+cudaError_t cudaMemcpyPeerAsync(void* dst, int dst_device, const void* src, int src_device,
+                                size_t count, cudaStream_t stream, std::source_location where) {
+  if (dst_device != 0 || src_device != 0) return set_error(cudaErrorInvalidDevice);
+  return cudaMemcpyAsync(dst, src, count, cudaMemcpyDeviceToDevice, stream, where);
+}
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
                             cudaStream_t stream, std::source_location where) {
   if (gpulab::rt::graph_record_copy(dst, src, count, kind, stream)) return cudaSuccess;

@@ -609,6 +609,24 @@ cudaError_t cudaDeviceCanAccessPeer(int* can_access, int device, int peer_device
   return cudaSuccess;
 }
 
+// Peer access on the one emulated device, as an H200 host with one GPU answers (measured): no
+// other device to reach, the device itself is no peer.
+cudaError_t cudaDeviceEnablePeerAccess(int peer_device, unsigned int flags) {
+  if (peer_device != 0) return set_error(cudaErrorInvalidDevice);
+  if (flags != 0) return set_error(cudaErrorInvalidValue);
+  return set_error(cudaErrorPeerAccessUnsupported);
+}
+
+cudaError_t cudaDeviceDisablePeerAccess(int peer_device) {
+  return set_error(peer_device != 0 ? cudaErrorInvalidDevice : cudaErrorPeerAccessNotEnabled);
+}
+
+cudaError_t cudaDeviceGetP2PAttribute(int* value, cudaDeviceP2PAttr, int, int) {
+  // A device and itself, or a device that is not there: no pair of devices.
+  if (value == nullptr) return set_error(cudaErrorInvalidValue);
+  return set_error(cudaErrorInvalidDevice);
+}
+
 cudaError_t cudaSetValidDevices(int* devices, int count) {
   if (count < 0 || (count > 0 && devices == nullptr)) return set_error(cudaErrorInvalidValue);
   for (int i = 0; i < count; ++i) {

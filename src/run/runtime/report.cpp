@@ -193,6 +193,17 @@ struct Startup {
 };
 const Startup startup;
 
+// glibc calls the functions of .init_array with main's own (argc, argv, envp) before main: there
+// argv[0] becomes the name gpulab run gives the program (report::kEnvArgv0), the environment's
+// string, which lives as long as the process.
+void set_argv0(int argc, char** argv, char**) {
+  if (const char* name = std::getenv(report::kEnvArgv0);
+      argc > 0 && argv != nullptr && name != nullptr && *name != '\0') {
+    argv[0] = const_cast<char*>(name);
+  }
+}
+[[gnu::used, gnu::section(".init_array")]] void (*set_argv0_entry)(int, char**, char**) = set_argv0;
+
 }  // namespace
 
 }  // namespace gpulab::rt
