@@ -116,7 +116,10 @@ cublasStatus_t cublasGetMatrixAsync(int rows, int cols, int elem_size, const voi
       cublasHandle_t h, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, \
       const T* alpha, const T* A, int lda, long long int stride_a, const T* B, int ldb,          \
       long long int stride_b, const T* beta, T* C, int ldc, long long int stride_c,              \
-      int batch_count);
+      int batch_count);                                                                          \
+  cublasStatus_t cublas##P##geam(                                                                \
+      cublasHandle_t h, cublasOperation_t transa, cublasOperation_t transb, int m, int n,        \
+      const T* alpha, const T* A, int lda, const T* beta, const T* B, int ldb, T* C, int ldc);
 GPULAB_CUBLAS_REAL(float, S, s)
 GPULAB_CUBLAS_REAL(double, D, d)
 #undef GPULAB_CUBLAS_REAL

@@ -3,6 +3,7 @@
 // pointers (and scalars in either pointer mode) are used as they are.
 #include <cblas.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <new>
@@ -310,6 +311,48 @@ cublasStatus_t gemm_strided(cublasHandle_t h, cublasOperation_t ta, cublasOperat
                    });
 }
 
+// cuBLAS's extension C = alpha op(A) + beta op(B) (m x n, column-major): a transpose or a sum of
+// matrices in one call. A (B) is not read where alpha (beta) is 0, as cuBLAS documents; C may be A
+// (or B) when its leading dimension is the same and it is not transposed. Each element as
+// fma(alpha, a, beta b).
+template <class T>
+cublasStatus_t geam(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n,
+                    const T* alpha, const T* A, int lda, const T* beta, const T* B, int ldb, T* C,
+                    int ldc) {
+  if (h == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
+  // Reported as the H100's cuBLAS reports them (an H200's, recorded: " ** On entry to SGEAM
+  // parameter number 12" for ldc), numbered as in gemm's Fortran interface.
+  const char* name = blas_name<T>("SGEAM", "DGEAM");
+  if (!valid_op(ta)) return illegal(name, 1);
+  if (!valid_op(tb)) return illegal(name, 2);
+  if (m < 0) return illegal(name, 3);
+  if (n < 0) return illegal(name, 4);
+  if (lda < max1(ta == CUBLAS_OP_N ? m : n)) return illegal(name, 7);
+  if (ldb < max1(tb == CUBLAS_OP_N ? m : n)) return illegal(name, 10);
+  if (ldc < max1(m)) return illegal(name, 12);
+  if (alpha == nullptr || beta == nullptr || (C == A && (ta != CUBLAS_OP_N || lda != ldc)) ||
+      (C == B && (tb != CUBLAS_OP_N || ldb != ldc))) {
+    return CUBLAS_STATUS_INVALID_VALUE;
+  }
+  if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
+  const Scalar<T> a = scalar(h, alpha), b = scalar(h, beta);
+  return run(h, [=] {
+    const T av = a.get(), bv = b.get();
+    const auto element = [](const T* X, int ld, cublasOperation_t op, int r, int c) {
+      return op == CUBLAS_OP_N ? X[r + static_cast<std::size_t>(c) * ld]
+                               : X[c + static_cast<std::size_t>(r) * ld];
+    };
+    for (int c = 0; c < n; ++c) {
+      for (int r = 0; r < m; ++r) {
+        const T x = av == T(0) ? T(0) : element(A, lda, ta, r, c);
+        const T y = bv == T(0) ? T(0) : bv * element(B, ldb, tb, r, c);
+        C[r + static_cast<std::size_t>(c) * ldc] = std::fma(av, x, y);
+      }
+    }
+    written(C, (static_cast<std::size_t>(n - 1) * ldc + m) * sizeof(T));
+  });
+}
+
 cublasStatus_t copy_strided(int n, int elem, const void* x, int incx, void* y, int incy) {
   if (n < 0 || elem <= 0 || incx <= 0 || incy <= 0) return CUBLAS_STATUS_INVALID_VALUE;
   if (x == nullptr || y == nullptr)
@@ -505,6 +548,11 @@ cublasStatus_t cublasGetMatrixAsync(int r, int c, int e, const void* a, int lda,
       const T* beta, T* C, int ldc, long long sc, int batch) {                                     \
     return gemm_strided(h, ta, tb, m, n, k, alpha, A, lda, sa, B, ldb, sb, beta, C, ldc, sc,       \
                         batch);                                                                    \
+  }                                                                                                \
+  cublasStatus_t cublas##P##geam(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb,     \
+                                 int m, int n, const T* alpha, const T* A, int lda, const T* beta, \
+                                 const T* B, int ldb, T* C, int ldc) {                             \
+    return geam(h, ta, tb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);                             \
   }
 GPULAB_CUBLAS_DEFINE(float, S, s)
 GPULAB_CUBLAS_DEFINE(double, D, d)
