@@ -1993,13 +1993,7 @@ class Splitter {
   // Whether p stands outside every brace (at file or namespace scope: a namespace's braces aside
   // would need more; those count as inside).
   bool file_scope(std::size_t p) const {
-    int depth = 0;
-    for (std::size_t k = 0; k < p; ++k) {
-      if (!code_[k]) continue;
-      if (s_[k] == '{') ++depth;
-      if (s_[k] == '}') --depth;
-    }
-    return depth == 0;
+    return enclosing_open(p, 0) == 0 && !(code_[0] && s_[0] == '{');
   }
 
   // A bounds check whose barriers every thread reaches only if the block's threads agree on it:

@@ -5,7 +5,8 @@
 // and empty spin-wait loops in device code given a yield, so that a thread that waits for another
 // of its block lets it run (docs/simt.md, "Spinning threads").
 //
-// The transformation is lexical and keeps every line where it was. A kernel it cannot prove it can
+// The transformation is lexical and keeps every line where it was (code it copies, a guarded
+// kernel's code as written, stands between #line directives). A kernel it cannot prove it can
 // transform (a lambda in its body, cooperative groups other than a thread block's sync, a
 // parameter it cannot name, ...) is left as it is and runs on fibers, with the same results and
 // diagnostics, only more slowly.
@@ -17,7 +18,7 @@
 namespace gpulab::run {
 
 struct Split {
-  std::string text;  // the source, with the same number of lines
+  std::string text;  // the source, each line at its number (#line where code is copied)
   int kernels = 0;   // kernels turned into coroutines or region loops
   int regions = 0;   // of those, kernels turned into region loops
   int spin_loops = 0;

@@ -24,8 +24,8 @@ int main() {
   const float one = 1.0f, zero = 0.0f, two = 2.0f, three = 3.0f;
   int wrong = 0;
   // T (n x m) = A^T.
-  cublasStatus_t s = cublasSgeam(h, CUBLAS_OP_T, CUBLAS_OP_N, n, m, &one, A, m, &zero, nullptr, n,
-                                 T, n);
+  cublasStatus_t s =
+      cublasSgeam(h, CUBLAS_OP_T, CUBLAS_OP_N, n, m, &one, A, m, &zero, nullptr, n, T, n);
   cudaDeviceSynchronize();
   for (int r = 0; r < n; ++r)
     for (int c = 0; c < m; ++c) wrong += T[r + c * n] != A[c + r * m];

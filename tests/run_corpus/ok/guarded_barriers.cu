@@ -64,8 +64,7 @@ int main() {
       if (s != c[r * n + col]) ++wrong;
     }
   }
-  printf("matmul %dx%d: %d wrong, c[0] = %.0f, c[last] = %.0f\n", n, n, wrong, c[0],
-         c[n * n - 1]);
+  printf("matmul %dx%d: %d wrong, c[0] = %.0f, c[last] = %.0f\n", n, n, wrong, c[0], c[n * n - 1]);
 
   const int m = 8 * 256;
   float *in, *sum;

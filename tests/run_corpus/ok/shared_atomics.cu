@@ -29,8 +29,8 @@ __global__ void tickets(int* out, unsigned* global_count) {
   __syncthreads();
   if (threadIdx.x == 0) {
     atomicAdd(global_count, static_cast<unsigned>(next));
-    out[gridDim.x * blockDim.x + blockIdx.x] = static_cast<int>(bins[0]) + static_cast<int>(bins[7]) +
-                                               static_cast<int>(sum) + lo + hi;
+    out[gridDim.x * blockDim.x + blockIdx.x] =
+        static_cast<int>(bins[0]) + static_cast<int>(bins[7]) + static_cast<int>(sum) + lo + hi;
   }
 }
 
