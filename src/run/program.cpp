@@ -184,7 +184,10 @@ std::string first_error_line(const std::string& text) {
   while (start < text.size()) {
     const std::size_t end = std::min(text.find('\n', start), text.size());
     const std::string_view line(text.data() + start, end - start);
-    if (line.find(": error: ") != std::string_view::npos) return std::string(line);
+    if (line.find(": error: ") != std::string_view::npos ||
+        line.find(": sorry, unimplemented: ") != std::string_view::npos ||
+        line.find(": internal compiler error: ") != std::string_view::npos)
+      return std::string(line);
     start = end + 1;
   }
   return text.substr(0, text.find('\n'));

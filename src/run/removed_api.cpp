@@ -39,6 +39,15 @@ std::vector<std::string_view> lines_of(std::string_view text) {
 
 }  // namespace
 
+// The note of every warp function without a mask.
+constexpr std::string_view kLegacyWarpEn =
+    "CUDA 9 removed the warp functions without a mask for compute capability 7.0 and newer, whose "
+    "lanes are scheduled independently: mask names the lanes that take part, 0xffffffff a whole "
+    "warp";
+constexpr std::string_view kLegacyWarpZh =
+    "CUDA 9 起，计算能力 7.0 及以上的 GPU 不再提供不带掩码的 warp 函数（其各 lane 独立调度）：mask "
+    "指明参与的 lane，整个 warp 为 0xffffffff";
+
 const std::vector<RemovedApi>& removed_api() {
   static const std::vector<RemovedApi> kRemoved = {
       {"clockRate", "cudaDeviceProp::clockRate",
@@ -79,6 +88,18 @@ const std::vector<RemovedApi>& removed_api() {
        "{cudaMemLocationTypeHost, 0}",
        "新形式在 stream 之前多一个 flags（0）；cudaCpuDeviceId 对应的位置是 "
        "{cudaMemLocationTypeHost, 0}"},
+      {"__shfl", "__shfl(var, srcLane, width)", "__shfl_sync(mask, var, srcLane, width)",
+       kLegacyWarpEn, kLegacyWarpZh},
+      {"__shfl_up", "__shfl_up(var, delta, width)", "__shfl_up_sync(mask, var, delta, width)",
+       kLegacyWarpEn, kLegacyWarpZh},
+      {"__shfl_down", "__shfl_down(var, delta, width)", "__shfl_down_sync(mask, var, delta, width)",
+       kLegacyWarpEn, kLegacyWarpZh},
+      {"__shfl_xor", "__shfl_xor(var, laneMask, width)",
+       "__shfl_xor_sync(mask, var, laneMask, width)", kLegacyWarpEn, kLegacyWarpZh},
+      {"__any", "__any(predicate)", "__any_sync(mask, predicate)", kLegacyWarpEn, kLegacyWarpZh},
+      {"__all", "__all(predicate)", "__all_sync(mask, predicate)", kLegacyWarpEn, kLegacyWarpZh},
+      {"__ballot", "__ballot(predicate)", "__ballot_sync(mask, predicate)", kLegacyWarpEn,
+       kLegacyWarpZh},
   };
   return kRemoved;
 }
@@ -122,13 +143,13 @@ std::string removed_sentence(const RemovedApi& api, std::string_view where, Lang
   return s;
 }
 
-std::string removed_item(const RemovedApi& api, std::string_view where, Lang lang) {
+std::string removed_item(const RemovedApi& api, std::string_view where, Lang lang, bool with_note) {
   std::string s = fmt::format("{} ({})", api.what, where);
   if (!api.replacement.empty()) {
     s += say(lang, ": use {}", "：请改用 {}", api.replacement);
   }
   const std::string_view note = lang == Lang::zh ? api.note_zh : api.note_en;
-  if (!note.empty()) s += say(lang, " ({})", "（{}）", note);
+  if (with_note && !note.empty()) s += say(lang, " ({})", "（{}）", note);
   return s;
 }
 

@@ -37,8 +37,10 @@ std::vector<RemovedUse> removed_uses_in(std::string_view gxx_diagnostics);
 
 // One sentence for a use: "CUDA 13 removed X (used at FILE:LINE); nvcc 13 refuses it: use Y."
 std::string removed_sentence(const RemovedApi& api, std::string_view where, Lang lang);
-// The same as an item under a heading: "X (FILE:LINE): use Y."
-std::string removed_item(const RemovedApi& api, std::string_view where, Lang lang);
+// The same as an item under a heading: "X (FILE:LINE): use Y." (the note left out when
+// with_note is false: an item before it gave the same one).
+std::string removed_item(const RemovedApi& api, std::string_view where, Lang lang,
+                         bool with_note = true);
 
 // nvcc's diagnostics of a failed build, explained: one sentence per removed API nvcc refused
 // ("" when it refused none).

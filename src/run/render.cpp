@@ -173,9 +173,11 @@ std::string render_run(const RunResult& r, const OutputOptions& out) {
                                "still runs it):",
                                "CUDA 13 已移除的 API（nvcc 13 不再接受；模拟器仍然可以运行）："))) +
         "\n";
+    std::set<std::string_view> noted;  // a note several entries share is said once
     for (const auto& [key, used_at] : r.removed_api) {
       if (const run::RemovedApi* api = run::find_removed_api(key)) {
-        s += "    " + run::removed_item(*api, short_path(used_at, r.file), l) + "\n";
+        const bool first = api->note_en.empty() || noted.insert(api->note_en).second;
+        s += "    " + run::removed_item(*api, short_path(used_at, r.file), l, first) + "\n";
       }
     }
   }

@@ -216,6 +216,9 @@ class Rewriter {
           }
         } else if (word == "__global__") {
           note_kernel_definition(e);
+        } else if ((word == "__device__" || word == "__constant__" || word == "__managed__") &&
+                   !in_block_scope(i)) {
+          if (auto name = variable_declared(e)) device_variables_.insert(std::move(*name));
         } else if ((word == "clock" || word == "clock64") && out.clock_line == 0 &&
                    skip_space(e) < s_.size() && s_[skip_space(e)] == '(') {
           out.clock_line = line_of(i);
@@ -250,10 +253,42 @@ class Rewriter {
       copied = at_end;
     }
     out.text.append(s_.substr(copied));
+    if (!device_variables_.empty()) {
+      // After the last line: the runtime learns which of the program's variables are device
+      // memory (cudaGetSymbolAddress's address given to cudaMemcpy), by name.
+      std::string names;
+      for (const std::string& n : device_variables_) names += n + "\\n";
+      out.text +=
+          "\n#ifdef GPULAB_RT_CUDA_SOURCE\n[[maybe_unused]] static const bool "
+          "gpulab_device_variables_" +
+          tag_ + "_ = ::gpulab::rt::register_device_variables(\"" + names + "\");\n#endif\n";
+    }
     return out;
   }
 
  private:
+  // The name a declaration that starts at `from` (after __device__, __constant__ or __managed__
+  // at namespace scope) gives a variable: the word before its first `;`, `=`, `[` or `,`; nothing
+  // when a `(` or `{` comes first (a function).
+  std::optional<std::string> variable_declared(std::size_t from) const {
+    for (std::size_t k = from; k < s_.size(); ++k) {
+      if (!code_[k]) continue;
+      const char c = s_[k];
+      if (c == '(' || c == '{' || c == '}' || c == '#') return std::nullopt;
+      if (c == ';' || c == '=' || c == '[' || c == ',') {
+        std::size_t end = k;
+        while (end > from && std::isspace(static_cast<unsigned char>(s_[end - 1]))) --end;
+        std::size_t begin = end;
+        while (begin > from && ident_char(s_[begin - 1])) --begin;
+        if (begin == end || std::isdigit(static_cast<unsigned char>(s_[begin]))) {
+          return std::nullopt;
+        }
+        return std::string(s_.substr(begin, end - begin));
+      }
+    }
+    return std::nullopt;
+  }
+
   struct Launch {
     std::size_t callee_begin = 0, end = 0;
     std::string replacement;
@@ -840,6 +875,7 @@ class Rewriter {
   std::string tag_;  // from the path: a header's registrations never clash with its includer's
   std::map<std::size_t, std::string> registrations_;  // position -> a kernel's registration
   std::set<std::string> kernel_templates_;
+  std::set<std::string> device_variables_;  // __device__/__constant__/__managed__ variables
   int registrations_made_ = 0;
 };
 

@@ -82,10 +82,12 @@ std::optional<std::string_view> awaitable_of(std::string_view word) {
 // Words that keep a kernel on fibers: its code would not compile as a coroutine, or it waits in
 // code this file does not transform (cooperative groups).
 bool refused_word(std::string_view w) {
-  static constexpr std::array<std::string_view, 12> kWords{
-      "co_await",  "co_return",         "co_yield",        "cooperative_groups",
-      "cg",        "this_thread_block", "tiled_partition", "coalesced_threads",
-      "this_grid", "grid_group",        "thread_block",    "labeled_partition"};
+  static constexpr std::array<std::string_view, 19> kWords{
+      "co_await", "co_return", "co_yield", "cooperative_groups", "cg", "this_thread_block",
+      "tiled_partition", "coalesced_threads", "this_grid", "grid_group", "thread_block",
+      "labeled_partition",
+      // The warp functions without a mask that CUDA 9 removed (cuda_runtime.h).
+      "__shfl", "__shfl_up", "__shfl_down", "__shfl_xor", "__any", "__all", "__ballot"};
   return one_of(w, kWords);
 }
 
@@ -1194,7 +1196,7 @@ class Splitter {
       args += (args.empty() ? "" : ", ") + outer;
     }
 
-    const std::string hoisted = hoist(dynamic_shared);
+    const std::string hoisted = hoist(dynamic_shared, true);
     add_edit(f.body + 1, 0,
              " " + hoisted + "::gpulab::simt::co::start([](" + params +
                  ") -> ::gpulab::simt::co::Thread {" + binds);
@@ -1210,8 +1212,13 @@ class Splitter {
   }
 
   // The declarations at [first, last] move to the kernel's own body (the text returned); their
-  // lines stay, blank.
-  std::string hoist(const std::vector<std::pair<std::size_t, std::size_t>>& declarations) {
+  // lines stay, blank. With `rebind`, each `extern __shared__ T name[];` that moved ahead of a
+  // coroutine is bound again where it stood: the rewrite (run/rewrite.cpp) makes the hoisted name
+  // a reference to the block's window, a local that the coroutine's lambda, which captures
+  // nothing, cannot use; its type (decltype uses nothing) can, and the coroutine binds its own
+  // reference when the thread reaches the declaration, as the kernel as written does.
+  std::string hoist(const std::vector<std::pair<std::size_t, std::size_t>>& declarations,
+                    bool rebind = false) {
     std::string hoisted;
     for (const auto& [b, e] : declarations) {
       for (std::size_t k = b; k <= e; ++k) {
@@ -1219,9 +1226,32 @@ class Splitter {
         hoisted += code_[k] && c != '\n' && c != '\r' ? c : ' ';
       }
       hoisted += ' ';
-      add_edit(b, e + 1 - b, blank_lines(b, e + 1));
+      std::string again;
+      if (rebind) {
+        const std::string name = dynamic_shared_name(b, e);
+        const std::string type = "gpulab_dynamic_shared_" + name + "_t";
+        if (!name.empty()) {
+          again = "using " + type + " = decltype(" + name + "); " + type + " " + name +
+                  " = reinterpret_cast<" + type +
+                  ">(*::gpulab::simt::detail::dynamic_shared_window());";
+        }
+      }
+      add_edit(b, e + 1 - b, again + blank_lines(b, e + 1));
     }
     return hoisted;
+  }
+
+  // The name `extern __shared__ T name[];` at [b, e] declares ("" when there is no `name[`).
+  std::string dynamic_shared_name(std::size_t b, std::size_t e) const {
+    std::size_t open = npos;
+    for (std::size_t k = b; k <= e; ++k) {
+      if (code_[k] && s_[k] == '[') open = k;
+    }
+    if (open == npos) return {};
+    std::size_t end = skip_space_back(open);
+    std::size_t begin = end;
+    while (begin > b && ident_char(s_[begin - 1])) --begin;
+    return std::string(s_.substr(begin, end - begin));
   }
 
   // The line breaks of [b, e): what replaces erased text so that every line keeps its number.

@@ -94,6 +94,8 @@ TEST_CASE("run: correct programs give the expected output and no finding, with a
       CHECK(j["launches_total"].get<int>() >= 1);
       CHECK(j["findings"].empty());
       CHECK(j["check"] == check);
+      // gpulab's transformation of each compiles (no fallback to the file as written).
+      CHECK(j["compiled_as_written"].empty());
       const fs::path expected = fs::path(file).replace_extension(".out");
       REQUIRE(fs::exists(expected));
       CHECK(r.out == read(expected));

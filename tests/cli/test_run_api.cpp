@@ -242,6 +242,33 @@ TEST_CASE("run: API CUDA 13 removed runs, and the report says once what replaces
   CHECK(zh.err.find("cudaDeviceProp::clockRate (removed_api.cu:18)：请改用") != std::string::npos);
 }
 
+TEST_CASE("run: the warp functions without a mask run on the lanes active together, said once",
+          "[run]") {
+  const fs::path file = kCorpus / "api" / "legacy_warp.cu";
+  const RunResult r = run({"--json", file.string()});
+  REQUIRE(r.exit_code == 0);
+  // Half a warp (16 threads) and full warps: every value as the host computes it.
+  CHECK(r.out == read(fs::path(file).replace_extension(".out")));
+  CHECK(r.out.find("half warp: 0 of 96 values differ") != std::string::npos);
+  const json report = json::parse(r.err);
+  CHECK(report["compiled_as_written"].empty());
+  std::vector<std::string> apis;
+  for (const json& a : report["removed_in_cuda13"]) apis.push_back(a["api"]);
+  CHECK(apis == std::vector<std::string>{
+                    "__shfl(var, srcLane, width)", "__shfl_up(var, delta, width)",
+                    "__shfl_down(var, delta, width)", "__shfl_xor(var, laneMask, width)",
+                    "__any(predicate)", "__all(predicate)", "__ballot(predicate)"});
+  CHECK(report["removed_in_cuda13"][0]["where"].get<std::string>().ends_with("legacy_warp.cu:9"));
+  CHECK(report["removed_in_cuda13"][2]["replacement"] ==
+        "__shfl_down_sync(mask, var, delta, width)");
+  // In words: the note they share is said once, under the first.
+  const RunResult text = run({file.string()});
+  CHECK(count_of(text.err, "CUDA 9 removed the warp functions without a mask") == 1);
+  CHECK(count_of(text.err,
+                 "__ballot(predicate) (legacy_warp.cu:13): use __ballot_sync(mask, "
+                 "predicate)") == 1);
+}
+
 TEST_CASE("run: CUDA runtime API the emulator lacks is refused in one line", "[run]") {
   const fs::path dir = scratch("lacking");
   std::ofstream(dir / "lacking.cu")

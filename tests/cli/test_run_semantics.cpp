@@ -512,6 +512,31 @@ TEST_CASE(
                                        "warp_synchronous.cu:74"});
 }
 
+TEST_CASE(
+    "run: dynamic shared memory in kernels that run as coroutines is transformed, not "
+    "compiled as written",
+    "[run]") {
+  // Professional CUDA C Programming's reduceSmemDyn: `extern __shared__ int smem[];` and the
+  // last warp's steps through a volatile pointer, and a shuffle reduction with dynamic shared
+  // memory. The .out holds the host's sums; an H200 prints the same (bench/run_semantics.sh).
+  const Outcome o = run_program("dynamic_shared_coroutines");
+  check_output("dynamic_shared_coroutines", o);
+  CHECK(o.report["findings"].empty());
+  CHECK(o.report["compiled_as_written"].empty());
+  // The volatile steps are the race a converged warp hides: --check names it, same sums.
+  const RunResult r = run_gpulab({"run", "--backend", "cpu", "--check", "--json",
+                                  (kPrograms / "dynamic_shared_coroutines.cu").string()},
+                                 {}, {"XDG_CACHE_HOME=" + (work_dir() / "cache").string()});
+  CAPTURE(r.err);
+  CHECK(r.out == read(kPrograms / "dynamic_shared_coroutines.out"));
+  const json j = json::parse(r.err);
+  CHECK(j["compiled_as_written"].empty());
+  REQUIRE(j["findings"].size() == 1);
+  CHECK(j["findings"][0]["kind"] == "shared_race");
+  CHECK(j["findings"][0]["same_warp"] == true);
+  CHECK(j["findings"][0]["where"] == "dynamic_shared_coroutines.cu:21");
+}
+
 TEST_CASE("run: cuda::pipeline and memcpy_async: a thread's stages, a block's with roles, barriers",
           "[run]") {
   // async_copy_pipeline.out holds the host's sums: each thread adds its neighbour's element of

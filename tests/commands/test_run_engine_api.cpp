@@ -211,6 +211,18 @@ TEST_CASE("removed API: g++'s warnings name each use once, nvcc's errors are exp
   CHECK(std::count(explained.begin(), explained.end(), '\n') == 4);
   CHECK(explain_nvcc_refusal("p.cu(3): error: expected a \";\"\n", Lang::en).empty());
   CHECK(explain_nvcc_refusal(nvcc, Lang::zh).find("CUDA 13 移除了") != std::string::npos);
+  // The warp functions without a mask: nvcc 13.0.88's words for Professional CUDA C
+  // Programming's simpleShfl.cu (recorded on the GPU machine).
+  const std::string shfl =
+      "simpleShfl.cu(26): error: identifier \"__shfl\" is undefined\n"
+      "      value = __shfl(value, srcLane, 16);\n"
+      "simpleShfl.cu(48): error: identifier \"__shfl_up\" is undefined\n";
+  const std::string warp = explain_nvcc_refusal(shfl, Lang::en);
+  CHECK(warp.find("CUDA 13 removed __shfl(var, srcLane, width) (used at simpleShfl.cu:26); nvcc "
+                  "13 refuses it: use __shfl_sync(mask, var, srcLane, width) (CUDA 9 removed") ==
+        0);
+  CHECK(warp.find("__shfl_up(var, delta, width) (used at simpleShfl.cu:48)") != std::string::npos);
+  CHECK(std::count(warp.begin(), warp.end(), '\n') == 2);
 }
 
 TEST_CASE("missing CUDA API: g++'s 'not declared' for a runtime name becomes one line",

@@ -760,9 +760,61 @@ inline cudaError_t cudaThreadGetCacheConfig(cudaFuncCache* config) {
   return cudaDeviceGetCacheConfig(config);
 }
 
+// The warp functions without a mask, which CUDA 9 removed for compute capability 7.0 and newer
+// (nvcc 13 refuses them for every GPU it builds for): they act on the lanes that are active
+// together, as __activemask() names them. Kernels that call them run on fibers (run/split).
+#define GPULAB_LEGACY_SHUFFLES(T)                                                      \
+  GPULAB_REMOVED(__shfl)                                                               \
+  inline T __shfl(T var, int srcLane, int width = warpSize,                            \
+                  std::source_location where = std::source_location::current()) {      \
+    return __shfl_sync(__activemask(where), var, srcLane, width, where);               \
+  }                                                                                    \
+  GPULAB_REMOVED(__shfl_up)                                                            \
+  inline T __shfl_up(T var, unsigned int delta, int width = warpSize,                  \
+                     std::source_location where = std::source_location::current()) {   \
+    return __shfl_up_sync(__activemask(where), var, delta, width, where);              \
+  }                                                                                    \
+  GPULAB_REMOVED(__shfl_down)                                                          \
+  inline T __shfl_down(T var, unsigned int delta, int width = warpSize,                \
+                       std::source_location where = std::source_location::current()) { \
+    return __shfl_down_sync(__activemask(where), var, delta, width, where);            \
+  }                                                                                    \
+  GPULAB_REMOVED(__shfl_xor)                                                           \
+  inline T __shfl_xor(T var, int laneMask, int width = warpSize,                       \
+                      std::source_location where = std::source_location::current()) {  \
+    return __shfl_xor_sync(__activemask(where), var, laneMask, width, where);          \
+  }
+GPULAB_LEGACY_SHUFFLES(int)
+GPULAB_LEGACY_SHUFFLES(unsigned int)
+GPULAB_LEGACY_SHUFFLES(long)
+GPULAB_LEGACY_SHUFFLES(unsigned long)
+GPULAB_LEGACY_SHUFFLES(long long)
+GPULAB_LEGACY_SHUFFLES(unsigned long long)
+GPULAB_LEGACY_SHUFFLES(float)
+GPULAB_LEGACY_SHUFFLES(double)
+#undef GPULAB_LEGACY_SHUFFLES
+GPULAB_REMOVED(__any)
+inline int __any(int predicate, std::source_location where = std::source_location::current()) {
+  return __any_sync(__activemask(where), predicate, where);
+}
+GPULAB_REMOVED(__all)
+inline int __all(int predicate, std::source_location where = std::source_location::current()) {
+  return __all_sync(__activemask(where), predicate, where);
+}
+GPULAB_REMOVED(__ballot)
+inline unsigned __ballot(int predicate,
+                         std::source_location where = std::source_location::current()) {
+  return __ballot_sync(__activemask(where), predicate, where);
+}
+
 // ---- What the templates and the rewritten launches call
 
 namespace gpulab::rt {
+
+// The program's __device__, __constant__ and __managed__ variables, by name ('\n' after each):
+// the rewrite registers each file's (run/rewrite.cpp); cudaMemcpy takes their addresses for
+// device memory.
+bool register_device_variables(const char* names);
 
 struct LaunchSite {
   const char* callee;  // the kernel as written before <<<

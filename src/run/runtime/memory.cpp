@@ -9,20 +9,69 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "run/runtime/graph.hpp"
 #include "run/runtime/state.hpp"
+#include "simt/program_symbols.hpp"
 
 #undef malloc
 #undef free
 
 namespace gpulab::rt {
 
+namespace {
+
+struct DeviceVariables {
+  std::mutex mutex;
+  std::set<std::string, std::less<>> names;
+};
+DeviceVariables& device_variables() {
+  static DeviceVariables v;
+  return v;
+}
+
+// `name` as the symbol table gives it ("ns::values"): a variable the program declared
+// __device__, __constant__ or __managed__ (by its last part).
+bool is_device_variable(std::string_view name) {
+  if (const std::size_t colon = name.rfind("::"); colon != std::string_view::npos) {
+    name.remove_prefix(colon + 2);
+  }
+  DeviceVariables& v = device_variables();
+  const std::lock_guard lock(v.mutex);
+  return v.names.contains(name);
+}
+
+}  // namespace
+
+bool register_device_variables(const char* names) {
+  DeviceVariables& v = device_variables();
+  const std::lock_guard lock(v.mutex);
+  for (std::string_view rest = names; !rest.empty();) {
+    const std::size_t nl = std::min(rest.find('\n'), rest.size());
+    if (nl > 0) v.names.emplace(rest.substr(0, nl));
+    rest.remove_prefix(std::min(nl + 1, rest.size()));
+  }
+  return true;
+}
+
 cudaError_t check_device_range(const void* p, size_t count, bool* is_device) {
   *is_device = false;
   const auto a = simt::find_allocation(p);
-  if (!a) return cudaSuccess;
+  if (!a) {
+    // A __device__ variable is a variable of the program on the emulator: its address (from
+    // cudaGetSymbolAddress) is device memory, as far as the variable goes.
+    const auto at = reinterpret_cast<std::uintptr_t>(p);
+    if (const auto v = simt::detail::ProgramSymbols::get().object_at_or_below(at);
+        v && at < v->address + v->size && is_device_variable(v->name)) {
+      *is_device = true;
+      if (count > v->address + v->size - at) return cudaErrorInvalidValue;
+    }
+    return cudaSuccess;
+  }
   *is_device = true;
   const auto begin = reinterpret_cast<std::uintptr_t>(p);
   if (begin + count > a->begin + a->bytes) return cudaErrorInvalidValue;
