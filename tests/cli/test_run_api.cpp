@@ -269,6 +269,33 @@ TEST_CASE("run: the warp functions without a mask run on the lanes active togeth
                  "predicate)") == 1);
 }
 
+TEST_CASE("run: a cuRAND handle that is no live generator is answered as an H200's cuRAND does",
+          "[run]") {
+  // Professional CUDA C Programming's replace-rand.cu generates with a generator handle it never
+  // set (a local it forgot to make static); gpulab's cuRAND read through it and the program died
+  // of SIGSEGV. An H200 (CUDA 13's cuRAND) returns 999 from curandGenerateUniform for a destroyed
+  // or garbage handle and 0 from curandSetPseudoRandomGeneratorSeed.
+  const fs::path dir = scratch("curand_handles");
+  std::ofstream(dir / "handles.cu")
+      << "#include <cstdio>\n#include <cstring>\n#include <cstdlib>\n#include <curand.h>\n"
+         "int main() {\n  float* d;\n  cudaMalloc(&d, 64 * sizeof(float));\n"
+         "  curandGenerator_t g;\n  curandCreateGenerator(&g, CURAND_RNG_PSEUDO_DEFAULT);\n"
+         "  printf(\"live %d\\n\", (int)curandGenerateUniform(g, d, 64));\n"
+         "  curandDestroyGenerator(g);\n"
+         "  printf(\"destroyed %d %d\\n\", (int)curandGenerateUniform(g, d, 64),\n"
+         "         (int)curandSetPseudoRandomGeneratorSeed(g, 7));\n"
+         "  void* p = malloc(4096);\n  memset(p, 0xAB, 4096);\n"
+         "  g = (curandGenerator_t)p;\n"
+         "  printf(\"garbage %d %d\\n\", (int)curandGenerateUniform(g, d, 64),\n"
+         "         (int)curandSetPseudoRandomGeneratorSeed(g, 7));\n"
+         "  printf(\"none %d\\n\", (int)curandGenerateUniform(nullptr, d, 64));\n"
+         "  return 0;\n}\n";
+  const RunResult r = run({"-lcurand", (dir / "handles.cu").string()});
+  CAPTURE(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "live 0\ndestroyed 999 0\ngarbage 999 0\nnone 101\n");
+}
+
 TEST_CASE("run: CUDA runtime API the emulator lacks is refused in one line", "[run]") {
   const fs::path dir = scratch("lacking");
   std::ofstream(dir / "lacking.cu")

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <mutex>
 #include <new>
+#include <set>
 #include <type_traits>
 #include <vector>
 
@@ -157,12 +158,36 @@ unsigned philox_value(const curandGenerator_st& g, unsigned long long r) {
   }
 }
 
+// The generators curandCreateGenerator made that curandDestroyGenerator has not destroyed. A
+// handle that is none of them (destroyed, or a variable never set) is never read: cuRAND reads it,
+// and on an H200 curandGenerateUniform with a destroyed or garbage handle returns
+// CURAND_STATUS_INTERNAL_ERROR while curandSetPseudoRandomGeneratorSeed returns success (one
+// probe, cuRAND of CUDA 13); the emulator answers the same without touching the memory.
+struct LiveGenerators {
+  std::mutex mutex;
+  std::set<const curandGenerator_st*> handles;
+};
+LiveGenerators& live_generators() {
+  static LiveGenerators live;
+  return live;
+}
+bool live(const curandGenerator_st* g) {
+  LiveGenerators& l = live_generators();
+  const std::lock_guard lock(l.mutex);
+  return l.handles.contains(g);
+}
+// What a call on a handle that is no live generator returns: CURAND_STATUS_NOT_INITIALIZED for
+// none at all, `otherwise` for one that is not (or no longer) a generator.
+curandStatus_t not_live(const curandGenerator_st* g, curandStatus_t otherwise) {
+  return g == nullptr ? CURAND_STATUS_NOT_INITIALIZED : otherwise;
+}
+
 // Fills `n` results, each made by `one` from the generator (XORWOW: a state; Philox: the quad's
 // values), in cuRAND's order.
 template <class T, class Xorwow, class Philox>
 curandStatus_t fill(curandGenerator_t g, T* out, std::size_t n, std::size_t per_unit, Xorwow xorwow,
                     Philox philox) {
-  if (g == nullptr) return CURAND_STATUS_NOT_INITIALIZED;
+  if (!live(g)) return not_live(g, CURAND_STATUS_INTERNAL_ERROR);
   if (out == nullptr && n != 0) return CURAND_STATUS_LAUNCH_FAILURE;
   // XORWOW makes normals in pairs (Box-Muller) and refuses an odd count, as libcurand does;
   // Philox hands out any count (libcurand 10's host generator, checked: 1, 3, 5, 7 normals).
@@ -256,6 +281,11 @@ curandStatus_t curandCreateGenerator(curandGenerator_t* generator, curandRngType
   if (g == nullptr) return CURAND_STATUS_ALLOCATION_FAILED;
   g->type = rng_type == CURAND_RNG_PSEUDO_DEFAULT ? CURAND_RNG_PSEUDO_XORWOW : rng_type;
   g->seed = 0;
+  {
+    LiveGenerators& l = live_generators();
+    const std::lock_guard lock(l.mutex);
+    l.handles.insert(g);
+  }
   *generator = g;
   return CURAND_STATUS_SUCCESS;
 }
@@ -263,7 +293,11 @@ curandStatus_t curandCreateGeneratorHost(curandGenerator_t* generator, curandRng
   return curandCreateGenerator(generator, rng_type);
 }
 curandStatus_t curandDestroyGenerator(curandGenerator_t generator) {
-  if (generator == nullptr) return CURAND_STATUS_NOT_INITIALIZED;
+  {
+    LiveGenerators& l = live_generators();
+    const std::lock_guard lock(l.mutex);
+    if (l.handles.erase(generator) == 0) return CURAND_STATUS_NOT_INITIALIZED;
+  }
   delete generator;
   return CURAND_STATUS_SUCCESS;
 }
@@ -273,24 +307,24 @@ curandStatus_t curandGetVersion(int* version) {
   return CURAND_STATUS_SUCCESS;
 }
 curandStatus_t curandSetStream(curandGenerator_t generator, cudaStream_t) {
-  return generator == nullptr ? CURAND_STATUS_NOT_INITIALIZED : CURAND_STATUS_SUCCESS;
+  return not_live(generator, CURAND_STATUS_SUCCESS);
 }
 curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator,
                                                   unsigned long long seed) {
-  if (generator == nullptr) return CURAND_STATUS_NOT_INITIALIZED;
+  if (!live(generator)) return not_live(generator, CURAND_STATUS_SUCCESS);
   generator->seed = seed;
   generator->fresh = true;
   return CURAND_STATUS_SUCCESS;
 }
 curandStatus_t curandSetGeneratorOffset(curandGenerator_t generator, unsigned long long offset) {
-  if (generator == nullptr) return CURAND_STATUS_NOT_INITIALIZED;
+  if (!live(generator)) return not_live(generator, CURAND_STATUS_SUCCESS);
   generator->offset = offset;
   generator->handed = 0;
   generator->fresh = true;
   return CURAND_STATUS_SUCCESS;
 }
 curandStatus_t curandSetGeneratorOrdering(curandGenerator_t generator, curandOrdering_t order) {
-  if (generator == nullptr) return CURAND_STATUS_NOT_INITIALIZED;
+  if (!live(generator)) return not_live(generator, CURAND_STATUS_SUCCESS);
   // Only the default order (which for these two generators is also the legacy one) is produced.
   if (order != CURAND_ORDERING_PSEUDO_DEFAULT && order != CURAND_ORDERING_PSEUDO_LEGACY &&
       order != CURAND_ORDERING_PSEUDO_BEST)
@@ -298,7 +332,7 @@ curandStatus_t curandSetGeneratorOrdering(curandGenerator_t generator, curandOrd
   return CURAND_STATUS_SUCCESS;
 }
 curandStatus_t curandGenerateSeeds(curandGenerator_t generator) {
-  if (generator == nullptr) return CURAND_STATUS_NOT_INITIALIZED;
+  if (!live(generator)) return not_live(generator, CURAND_STATUS_INTERNAL_ERROR);
   prepare(*generator);
   return CURAND_STATUS_SUCCESS;
 }
