@@ -110,9 +110,10 @@ void setup_run(CLI::App& app, GlobalOptions& g) {
     }
     // A report that could not be written to stderr: nowhere is left to say so; the exit code tells.
     if (report_lost) throw ExitCode(kExitFailure);
-    if (r.timed_out || r.output_capped || r.signal != 0) {
-      throw ExitCode(kExitFailure);
-    }
+    if (r.timed_out || r.output_capped) throw ExitCode(kExitFailure);
+    // A program a signal ended (a crash in its host code, an abort): 128 + the signal's number,
+    // as a shell reports the same program run by itself (139 for SIGSEGV, 134 for SIGABRT).
+    if (r.signal != 0) throw ExitCode(128 + r.signal);
     if (check_failures(r) > 0) throw ExitCode(kExitFailure);
     if (r.exit_code != 0) throw ExitCode(r.exit_code);
   });
