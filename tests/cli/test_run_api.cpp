@@ -296,6 +296,26 @@ TEST_CASE("run: a cuRAND handle that is no live generator is answered as an H200
   CHECK(r.out == "live 0\ndestroyed 999 0\ngarbage 999 0\nnone 101\n");
 }
 
+TEST_CASE("run: a program's own lerp (NVIDIA's helper_math.h) compiles, as under nvcc's C++17",
+          "[run]") {
+  // libstdc++'s <math.h> in C++20 brings std::lerp into the global namespace; NVIDIA's
+  // helper_math.h (Learn CUDA Programming includes it) defines lerp(float, float, float).
+  const fs::path dir = scratch("own_lerp");
+  std::ofstream(dir / "own_lerp.cu")
+      << "#include <math.h>\n#include <cstdio>\n#include <cmath>\n"
+         "inline __host__ __device__ float lerp(float a, float b, float t) {\n"
+         "  return a + t * (b - a);\n}\n"
+         "__global__ void k(float* v) { v[threadIdx.x] = lerp(0.f, 8.f, threadIdx.x / 4.f); }\n"
+         "int main() {\n  float* v;\n  cudaMallocManaged(&v, 4 * sizeof(float));\n"
+         "  k<<<1, 4>>>(v);\n  cudaDeviceSynchronize();\n"
+         "  printf(\"%g %g %g %g %g\\n\", v[0], v[1], v[2], v[3], std::lerp(1.0, 3.0, 0.5));\n"
+         "  return 0;\n}\n";
+  const RunResult r = run({(dir / "own_lerp.cu").string()});
+  CAPTURE(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "0 2 4 6 2\n");
+}
+
 TEST_CASE("run: CUDA runtime API the emulator lacks is refused in one line", "[run]") {
   const fs::path dir = scratch("lacking");
   std::ofstream(dir / "lacking.cu")

@@ -6,6 +6,15 @@
 // `kernel<<<grid, block, bytes, stream>>>(args)` reach gpulab::rt::launch through gpulab's rewrite.
 #pragma once
 
+// nvcc compiles C++17, where there is no std::lerp; the emulator's programs are C++20, whose
+// libstdc++ <math.h> brings std::lerp into the global namespace (`using std::lerp;`), and a
+// program's own lerp (NVIDIA's helper_math.h) would conflict with it. libstdc++ declares it under
+// another name here; std::lerp is given back below, for float, double and long double.
+#if !defined(_GLIBCXX_CMATH) && !defined(_GLIBCXX_MATH_H)
+#define lerp gpulab_std_lerp
+#define GPULAB_RT_LERP_RENAMED 1
+#endif
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdio>
@@ -24,6 +33,20 @@
 #include <bit>
 #include <chrono>
 #include <cmath>
+#if defined(GPULAB_RT_LERP_RENAMED)
+#undef lerp
+namespace std {
+constexpr float lerp(float a, float b, float t) noexcept {
+  return gpulab_std_lerp(a, b, t);
+}
+constexpr double lerp(double a, double b, double t) noexcept {
+  return gpulab_std_lerp(a, b, t);
+}
+constexpr long double lerp(long double a, long double b, long double t) noexcept {
+  return gpulab_std_lerp(a, b, t);
+}
+}  // namespace std
+#endif
 #include <coroutine>
 #include <cstdint>
 #include <functional>
