@@ -2718,7 +2718,22 @@ class Splitter {
       }
       for (const auto& [open, accesses] : blocks) {
         const std::size_t close = match_forward(open, '}');
-        if (orders_warp(open, close)) continue;
+        if (const std::vector<std::size_t> orders = warp_orders(open, close); !orders.empty()) {
+          // Lanes that wait for each other in the block are ordered there, but not across the
+          // loop's turn: a write after the block's last wait and an access before its first, in
+          // a loop's body (Learn CUDA Programming's warp radix sort: a volatile ping-pong buffer
+          // read before a ballot and written after it), are unordered.
+          if (!loop_body(open)) continue;
+          bool write_after = false, access_before = false;
+          for (const auto& [at, write] : accesses) {
+            write_after = write_after || (write && at > orders.back());
+            access_before = access_before || at < orders.front();
+          }
+          if (!write_after || !access_before) continue;
+          for (const auto& access : accesses) lockstep_sites_.insert(access.first);
+          lockstep_functions_.insert(name);
+          continue;
+        }
         // Rounds matter where a lane may read or write what another lane wrote with nothing
         // between: a write followed by another access in the block, or a write repeated by a
         // loop with no barrier in its body. One step between barriers (a tree level with a
@@ -2732,6 +2747,26 @@ class Splitter {
         }
         if (!needed) continue;
         for (const auto& access : accesses) lockstep_sites_.insert(access.first);
+        lockstep_functions_.insert(name);
+      }
+      // A write and the function's next access after it, in another block, with no wait between
+      // (a buffer's load ahead of the loop that reads it): both in rounds.
+      std::vector<std::pair<std::size_t, bool>> all;
+      for (const auto& [open, accesses] : blocks)
+        all.insert(all.end(), accesses.begin(), accesses.end());
+      std::sort(all.begin(), all.end());
+      for (std::size_t a = 0; a < all.size(); ++a) {
+        if (!all[a].second) continue;
+        const std::size_t end = statement_end(all[a].first, f.end);
+        const auto next = std::find_if(all.begin() + static_cast<std::ptrdiff_t>(a) + 1, all.end(),
+                                       [&](const auto& x) { return x.first > end; });
+        if (next == all.end() ||
+            enclosing_open(next->first, f.body) == enclosing_open(all[a].first, f.body)) {
+          continue;  // none, or in the same block: the rule above
+        }
+        if (!warp_orders(end, next->first, true).empty()) continue;
+        lockstep_sites_.insert(all[a].first);
+        lockstep_sites_.insert(next->first);
         lockstep_functions_.insert(name);
       }
     });
@@ -2944,16 +2979,25 @@ class Splitter {
 
   // Whether code in [b, e) may order a warp's accesses: a barrier or collective, cooperative
   // groups, or a call of a device function that waits.
-  bool orders_warp(std::size_t b, std::size_t e) const {
+  bool orders_warp(std::size_t b, std::size_t e) const { return !warp_orders(b, e, true).empty(); }
+
+  // Where in [b, e) a warp's lanes wait for each other (a barrier, a collective, a group's sync,
+  // a call of a function that waits): the first only, with `first_only`.
+  std::vector<std::size_t> warp_orders(std::size_t b, std::size_t e,
+                                       bool first_only = false) const {
+    std::vector<std::size_t> at;
     for (std::size_t k = b; k < e && k < s_.size(); ++k) {
       if (!word_start(k)) continue;
       const std::size_t we = word_end(k);
       const std::string_view w = s_.substr(k, we - k);
-      if (awaitable_of(w) || refused_word(w) || waiting_functions_.contains(w)) return true;
-      if (w == "sync" && member_at(k)) return true;
+      if (awaitable_of(w) || refused_word(w) || waiting_functions_.contains(w) ||
+          (w == "sync" && member_at(k))) {
+        at.push_back(k);
+        if (first_only) break;
+      }
       k = we - 1;
     }
-    return false;
+    return at;
   }
 
   // `while (cond);`, `while (cond) {}` and `do {} while (cond);` in [begin, end): the waiting

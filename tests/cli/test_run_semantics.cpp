@@ -537,6 +537,29 @@ TEST_CASE(
   CHECK(j["findings"][0]["where"] == "dynamic_shared_coroutines.cu:21");
 }
 
+TEST_CASE(
+    "run: a volatile buffer written after a warp's ballot and read before the next one is "
+    "taken in step",
+    "[run]") {
+  // Learn CUDA Programming's warp radix sort: the ballot orders the lanes within one turn of the
+  // loop, not the write at its end against the read at the start of the next, nor the buffer's
+  // load against the first read. warp_radix_sort.out holds an H200's output (every warp sorted).
+  const Outcome o = run_program("warp_radix_sort");
+  check_output("warp_radix_sort", o);
+  CHECK(o.report["findings"].empty());
+  CHECK(o.report["compiled_as_written"].empty());
+  // --check: the same output, and the race a converged warp hides, with __syncwarp() as the fix.
+  const RunResult r = run_gpulab(
+      {"run", "--backend", "cpu", "--check", "--json", (kPrograms / "warp_radix_sort.cu").string()},
+      {}, {"XDG_CACHE_HOME=" + (work_dir() / "cache").string()});
+  CAPTURE(r.err);
+  CHECK(r.out == read(kPrograms / "warp_radix_sort.out"));
+  const json j = json::parse(r.err);
+  REQUIRE(j["findings"].size() == 1);
+  CHECK(j["findings"][0]["kind"] == "shared_race");
+  CHECK(j["findings"][0]["same_warp"] == true);
+}
+
 TEST_CASE("run: cuda::pipeline and memcpy_async: a thread's stages, a block's with roles, barriers",
           "[run]") {
   // async_copy_pipeline.out holds the host's sums: each thread adds its neighbour's element of
