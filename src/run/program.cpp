@@ -892,11 +892,18 @@ Build build_program(const BuildRequest& r) {
         // neighbours.
         const fs::path shadow = work / "headers";
         if (!header_folders.empty()) {
-          argv.insert(argv.end(), {"-iquote", shadow_path(shadow, file.parent_path()).string()});
+          // Each shadow folder exists, even one that holds no header, so that a path through it
+          // resolves: `#include "../scan/scan.cu"` from the file's folder finds the rewritten copy
+          // only if the shadow of that folder is there to go up from.
+          const fs::path own = shadow_path(shadow, file.parent_path());
+          fs::create_directories(own, ec);
+          argv.insert(argv.end(), {"-iquote", own.string()});
           extra_flags.clear();
           for (const std::string& f : r.extra_flags) {
             if (f.starts_with("-I") && f.size() > 2) {
-              extra_flags.push_back("-I" + shadow_path(shadow, f.substr(2)).string());
+              const fs::path dir = shadow_path(shadow, fs::absolute(f.substr(2)));
+              fs::create_directories(dir, ec);
+              extra_flags.push_back("-I" + dir.string());
             }
             extra_flags.push_back(f);
           }

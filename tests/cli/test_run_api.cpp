@@ -83,6 +83,29 @@ TEST_CASE("run: a kernel, extern __shared__ and a launch in an included header",
   CHECK(in_header == 2);
 }
 
+TEST_CASE("run: a .cu file included from a sibling folder (\"../scan/scan.cu\") is CUDA too",
+          "[run]") {
+  // Learn CUDA Programming's pack_n_split includes "../03_scan/scan_v2.cu": the rewritten copy
+  // is found through the shadow of the file's own folder, which must exist to go up from.
+  const fs::path dir = scratch("sibling");
+  fs::create_directories(dir / "scan");
+  fs::create_directories(dir / "pack");
+  std::ofstream(dir / "scan" / "scan.cu")
+      << "__global__ void twice(int* v) { v[threadIdx.x] = 2 * threadIdx.x; }\n"
+         "inline void run_twice(int* v) {\n  twice<<<1, 8>>>(v);\n  cudaDeviceSynchronize();\n}\n";
+  std::ofstream(dir / "pack" / "pack.cu")
+      << "#include <cstdio>\n#include \"../scan/scan.cu\"\n"
+         "int main() {\n  int* v;\n  cudaMallocManaged(&v, 8 * sizeof(int));\n  run_twice(v);\n"
+         "  printf(\"%d %d\\n\", v[1], v[7]);\n  return 0;\n}\n";
+  const RunResult r = run({(dir / "pack" / "pack.cu").string(), "--json"});
+  CAPTURE(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out == "2 14\n");
+  const json j = json::parse(r.err);
+  REQUIRE(j["launches"].size() == 1);
+  CHECK(j["launches"][0]["site"].get<std::string>().ends_with("scan.cu:3"));
+}
+
 TEST_CASE("run: a header's compile error, finding and edit point at the header", "[run]") {
   const fs::path dir = scratch("header");
   fs::create_directories(dir / "inc");
