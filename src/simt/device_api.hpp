@@ -491,6 +491,66 @@ GPULAB_SIMT_ATOMIC_SCOPED(atomicMin, _block)
 // ---- Integer intrinsics
 // ----------------------------------------------------------------------------
 
+// sm_61's dot products of packed integers: __dp4a adds the four products of srcA's and srcB's
+// bytes to c, __dp2a_lo/_hi the two products of srcA's 16-bit halves with srcB's low (high) two
+// bytes; signed or unsigned as the overload says (int arithmetic wraps, as the GPU's does).
+namespace gpulab::simt::detail {
+template <class Part, class Word>
+Part part_of(Word w, int k) {
+  return static_cast<Part>(static_cast<unsigned int>(w) >> (8 * sizeof(Part) * k));
+}
+template <class Byte, class Word>
+Word dot4(Word a, Word b, Word c) {
+  unsigned int sum = static_cast<unsigned int>(c);
+  for (int k = 0; k < 4; ++k) {
+    sum += static_cast<unsigned int>(static_cast<int>(part_of<Byte>(a, k)) *
+                                     static_cast<int>(part_of<Byte>(b, k)));
+  }
+  return static_cast<Word>(sum);
+}
+template <class Half, class Byte, class Word>
+Word dot2(Word a, Word b, Word c, int high) {
+  unsigned int sum = static_cast<unsigned int>(c);
+  for (int k = 0; k < 2; ++k) {
+    sum += static_cast<unsigned int>(static_cast<int>(part_of<Half>(a, k)) *
+                                     static_cast<int>(part_of<Byte>(b, 2 * high + k)));
+  }
+  return static_cast<Word>(sum);
+}
+template <class V>
+unsigned int packed(V v) {
+  unsigned int w;
+  std::memcpy(&w, &v, sizeof w);
+  return w;
+}
+}  // namespace gpulab::simt::detail
+GPULAB_SIMT_FN(int, __dp4a, (int a, int b, int c),
+               (gpulab::simt::detail::dot4<signed char>(a, b, c)))
+GPULAB_SIMT_FN(unsigned int, __dp4a, (unsigned int a, unsigned int b, unsigned int c),
+               (gpulab::simt::detail::dot4<unsigned char>(a, b, c)))
+GPULAB_SIMT_FN(int, __dp4a, (char4 a, char4 b, int c),
+               (__dp4a(static_cast<int>(gpulab::simt::detail::packed(a)),
+                       static_cast<int>(gpulab::simt::detail::packed(b)), c)))
+GPULAB_SIMT_FN(unsigned int, __dp4a, (uchar4 a, uchar4 b, unsigned int c),
+               (__dp4a(gpulab::simt::detail::packed(a), gpulab::simt::detail::packed(b), c)))
+GPULAB_SIMT_FN(int, __dp2a_lo, (int a, int b, int c),
+               (gpulab::simt::detail::dot2<short, signed char>(a, b, c, 0)))
+GPULAB_SIMT_FN(unsigned int, __dp2a_lo, (unsigned int a, unsigned int b, unsigned int c),
+               (gpulab::simt::detail::dot2<unsigned short, unsigned char>(a, b, c, 0)))
+GPULAB_SIMT_FN(int, __dp2a_hi, (int a, int b, int c),
+               (gpulab::simt::detail::dot2<short, signed char>(a, b, c, 1)))
+GPULAB_SIMT_FN(unsigned int, __dp2a_hi, (unsigned int a, unsigned int b, unsigned int c),
+               (gpulab::simt::detail::dot2<unsigned short, unsigned char>(a, b, c, 1)))
+GPULAB_SIMT_FN(int, __dp2a_lo, (short2 a, char4 b, int c),
+               (__dp2a_lo(static_cast<int>(gpulab::simt::detail::packed(a)),
+                          static_cast<int>(gpulab::simt::detail::packed(b)), c)))
+GPULAB_SIMT_FN(unsigned int, __dp2a_lo, (ushort2 a, uchar4 b, unsigned int c),
+               (__dp2a_lo(gpulab::simt::detail::packed(a), gpulab::simt::detail::packed(b), c)))
+GPULAB_SIMT_FN(int, __dp2a_hi, (short2 a, char4 b, int c),
+               (__dp2a_hi(static_cast<int>(gpulab::simt::detail::packed(a)),
+                          static_cast<int>(gpulab::simt::detail::packed(b)), c)))
+GPULAB_SIMT_FN(unsigned int, __dp2a_hi, (ushort2 a, uchar4 b, unsigned int c),
+               (__dp2a_hi(gpulab::simt::detail::packed(a), gpulab::simt::detail::packed(b), c)))
 GPULAB_SIMT_FN(int, __popc, (unsigned int x), (std::popcount(x)))
 GPULAB_SIMT_FN(int, __popcll, (unsigned long long x), (std::popcount(x)))
 GPULAB_SIMT_FN(int, __clz, (int x), (std::countl_zero(static_cast<unsigned int>(x))))

@@ -339,6 +339,17 @@ TEST_CASE("run: a program's own lerp (NVIDIA's helper_math.h) compiles, as under
   CHECK(r.out == "0 2 4 6 2\n");
 }
 
+TEST_CASE("run: sm_61's packed dot products, through <sm_61_intrinsics.h>", "[run]") {
+  // Every __dp4a/__dp2a form against the host's sums (the program counts the differences; it
+  // has not yet been run on a GPU: bench/run_api_h100.sh runs this folder there).
+  const fs::path file = kCorpus / "api" / "dot_products.cu";
+  const RunResult r = run({file.string()});
+  CAPTURE(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == read(fs::path(file).replace_extension(".out")));
+  CHECK(r.out.starts_with("0 of 512 dot products differ"));
+}
+
 TEST_CASE("run: CUDA runtime API the emulator lacks is refused in one line", "[run]") {
   const fs::path dir = scratch("lacking");
   std::ofstream(dir / "lacking.cu")
