@@ -39,7 +39,7 @@ compare() {
   [ "$g" = same ] || diff "$OUT/$n.gpu.out" "$expected" | head -8 | tee -a "$summary"
 }
 
-for n in zero_copy occupancy memory_2d3d streams_launch warp_queries flags_hints; do
+for n in zero_copy occupancy memory_2d3d streams_launch warp_queries flags_hints dot_products; do
   compare "$n" "$C/api/$n.out" "$C/api/$n.cu"
 done
 compare headers "$C/headers/main.out" -I "$C/headers/include" "$C/headers/main.cu" "$C/headers/squares.cu"
