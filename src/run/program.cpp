@@ -901,7 +901,7 @@ Build build_program(const BuildRequest& r) {
           extra_flags.clear();
           for (const std::string& f : r.extra_flags) {
             if (f.starts_with("-I") && f.size() > 2) {
-              const fs::path dir = shadow_path(shadow, fs::absolute(f.substr(2)));
+              const fs::path dir = shadow_path(shadow, f.substr(2));
               fs::create_directories(dir, ec);
               extra_flags.push_back("-I" + dir.string());
             }

@@ -54,6 +54,12 @@ Outcome run_program(const std::string& name) {
   return o;
 }
 
+// `prog` under --check, its JSON report on stderr.
+RunResult run_checked(const fs::path& prog) {
+  return run_gpulab({"run", "--backend", "cpu", "--check", "--json", prog.string()}, {},
+                    {"XDG_CACHE_HOME=" + (work_dir() / "cache").string()});
+}
+
 // The program's stdout equals its .out file, and each line of its .err file is in its stderr.
 void check_output(const std::string& name, const Outcome& o) {
   CAPTURE(name, o.run.err);
@@ -133,8 +139,7 @@ TEST_CASE("run: a thread spinning on a volatile flag or an atomic lets its block
 TEST_CASE("run: --check knows a spin lock: accesses under it do not race, others still do",
           "[run]") {
   const auto check = [](const fs::path& prog) {
-    const RunResult r = run_gpulab({"run", "--backend", "cpu", "--check", "--json", prog.string()},
-                                   {}, {"XDG_CACHE_HOME=" + (work_dir() / "cache").string()});
+    const RunResult r = run_checked(prog);
     CAPTURE(r.err);
     return json::parse(r.err);
   };
@@ -192,8 +197,7 @@ TEST_CASE("run: malloc and free in a kernel use the device heap, which --check k
                          "  free(a);\n}\n"
                          "int main() {\n  int* out; cudaMalloc(&out, 8 * sizeof(int));\n"
                          "  k<<<1, 8>>>(out);\n  cudaDeviceSynchronize();\n  cudaFree(out);\n}\n";
-  const RunResult r = run_gpulab({"run", "--backend", "cpu", "--check", "--json", prog.string()},
-                                 {}, {"XDG_CACHE_HOME=" + (work_dir() / "cache").string()});
+  const RunResult r = run_checked(prog);
   CAPTURE(r.err);
   const json j = json::parse(r.err);
   bool oob = false;
@@ -266,9 +270,7 @@ TEST_CASE("run: reading past the dynamic shared memory faults as on a GPU, at it
   CHECK(o.report["launches"][0]["error"] == "cudaErrorIllegalAddress");
   CHECK(o.report["launches_total"] == 1);
   // --check finds the same line before the access happens.
-  const RunResult checked = run_gpulab(
-      {"run", "--backend", "cpu", "--check", "--json", (kPrograms / "fault_shared.cu").string()},
-      {}, {"XDG_CACHE_HOME=" + (work_dir() / "cache").string()});
+  const RunResult checked = run_checked(kPrograms / "fault_shared.cu");
   CAPTURE(checked.err);
   CHECK(checked.exit_code == 1);
   const json j = json::parse(checked.err);
@@ -377,9 +379,7 @@ TEST_CASE("run: new and delete in a kernel share the device heap with malloc", "
   const Outcome o = run_program("device_new");
   check_output("device_new", o);
   CHECK(o.report["findings"].empty());
-  const RunResult checked = run_gpulab(
-      {"run", "--backend", "cpu", "--check", "--json", (kPrograms / "device_new.cu").string()}, {},
-      {"XDG_CACHE_HOME=" + (work_dir() / "cache").string()});
+  const RunResult checked = run_checked(kPrograms / "device_new.cu");
   CAPTURE(checked.err);
   CHECK(checked.exit_code == 0);
   CHECK(json::parse(checked.err)["findings"].empty());
@@ -495,9 +495,7 @@ TEST_CASE(
   CHECK(o.report["findings"].empty());
   // Under --check the same results, and each kernel's race between lanes of one warp, with
   // __syncwarp() as the fix.
-  const RunResult r = run_gpulab({"run", "--backend", "cpu", "--check", "--json",
-                                  (kPrograms / "warp_synchronous.cu").string()},
-                                 {}, {"XDG_CACHE_HOME=" + (work_dir() / "cache").string()});
+  const RunResult r = run_checked(kPrograms / "warp_synchronous.cu");
   CAPTURE(r.err);
   CHECK(r.out == read(kPrograms / "warp_synchronous.out"));
   const json j = json::parse(r.err);
@@ -524,9 +522,7 @@ TEST_CASE(
   CHECK(o.report["findings"].empty());
   CHECK(o.report["compiled_as_written"].empty());
   // The volatile steps are the race a converged warp hides: --check names it, same sums.
-  const RunResult r = run_gpulab({"run", "--backend", "cpu", "--check", "--json",
-                                  (kPrograms / "dynamic_shared_coroutines.cu").string()},
-                                 {}, {"XDG_CACHE_HOME=" + (work_dir() / "cache").string()});
+  const RunResult r = run_checked(kPrograms / "dynamic_shared_coroutines.cu");
   CAPTURE(r.err);
   CHECK(r.out == read(kPrograms / "dynamic_shared_coroutines.out"));
   const json j = json::parse(r.err);
@@ -549,9 +545,7 @@ TEST_CASE(
   CHECK(o.report["findings"].empty());
   CHECK(o.report["compiled_as_written"].empty());
   // --check: the same output, and the race a converged warp hides, with __syncwarp() as the fix.
-  const RunResult r = run_gpulab(
-      {"run", "--backend", "cpu", "--check", "--json", (kPrograms / "warp_radix_sort.cu").string()},
-      {}, {"XDG_CACHE_HOME=" + (work_dir() / "cache").string()});
+  const RunResult r = run_checked(kPrograms / "warp_radix_sort.cu");
   CAPTURE(r.err);
   CHECK(r.out == read(kPrograms / "warp_radix_sort.out"));
   const json j = json::parse(r.err);
@@ -571,9 +565,7 @@ TEST_CASE("run: cuda::pipeline and memcpy_async: a thread's stages, a block's wi
   check_output("async_copy_pipeline", o);
   // Under --check the same sums and no finding: a block pipeline's waits order the stage's
   // copies before its reads, and its releases the reads before the next copies.
-  const RunResult r = run_gpulab({"run", "--backend", "cpu", "--check", "--json",
-                                  (kPrograms / "async_copy_pipeline.cu").string()},
-                                 {}, {"XDG_CACHE_HOME=" + (work_dir() / "cache").string()});
+  const RunResult r = run_checked(kPrograms / "async_copy_pipeline.cu");
   CAPTURE(r.err);
   CHECK(r.exit_code == 0);
   CHECK(r.out == read(kPrograms / "async_copy_pipeline.out"));
