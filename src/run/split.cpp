@@ -2765,6 +2765,7 @@ class Splitter {
           continue;  // none, or in the same block: the rule above
         }
         if (!warp_orders(end, next->first, true).empty()) continue;
+        if (same_element(all[a].first, next->first, f.body)) continue;
         lockstep_sites_.insert(all[a].first);
         lockstep_sites_.insert(next->first);
         lockstep_functions_.insert(name);
@@ -2864,6 +2865,67 @@ class Splitter {
       }
     }
     return false;
+  }
+
+  // Where the statement holding `p` begins in its block: after the last `;`, `{` or `}` before
+  // it outside parentheses, so that the headers of loops and ifs without braces around it
+  // (`for (...) if (c) s[i] = v;`) are in.
+  std::size_t statement_begin(std::size_t p) const {
+    int depth = 0;
+    for (std::size_t k = p; k-- > 0;) {
+      if (!code_[k]) continue;
+      const char c = s_[k];
+      if (c == ')') ++depth;
+      if (c == '(') --depth;
+      if (depth == 0 && (c == ';' || c == '{' || c == '}')) return k + 1;
+    }
+    return 0;
+  }
+
+  // Whether the access at `next` is to the element that the write at `write` made, in each
+  // thread: the same name and the same subscript, neither assigned between the two, counting
+  // all of each loop that holds the write and not `next` (its later turns run in between). A
+  // thread that reads back its own element (NVIDIA's scan: `s_Data[pos] = t;` as a loop's last
+  // step, `return s_Data[pos];` after the loop) reads what no other lane wrote: no rounds.
+  bool same_element(std::size_t write, std::size_t next, std::size_t body) const {
+    const std::size_t name_end = word_end(write);
+    const std::string_view name = s_.substr(write, name_end - write);
+    if (s_.substr(next, word_end(next) - next) != name) return false;
+    auto subscript = [&](std::size_t end) -> std::string {
+      const std::size_t open = skip_space(end);
+      if (open >= s_.size() || s_[open] != '[') return {};
+      const std::size_t close = match_forward(open, ']');
+      if (close == npos) return {};
+      std::string text;
+      for (std::size_t k = open; k <= close; ++k)
+        if (!std::isspace(static_cast<unsigned char>(s_[k]))) text += s_[k];
+      return text;
+    };
+    const std::string index = subscript(name_end);
+    // One subscript without calls (a call may give another value each time).
+    if (index.empty() || index.find('(') != std::string::npos ||
+        index != subscript(word_end(next))) {
+      return false;
+    }
+    // From the outermost block that holds the write and not `next`, else from the write.
+    std::size_t from = write;
+    for (std::size_t o = enclosing_open(write, body); o != body; o = enclosing_open(o, body)) {
+      const std::size_t close = match_forward(o, '}');
+      if (close != npos && next > o && next < close) break;
+      from = o;
+    }
+    from = statement_begin(from);
+    std::vector<std::string_view> names{name};
+    const std::size_t open = skip_space(name_end), close = match_forward(open, ']');
+    for (std::size_t k = open; k < close; ++k) {
+      if (!word_start(k)) continue;
+      const std::size_t e = word_end(k);
+      if (!member_at(k)) names.push_back(s_.substr(k, e - k));
+      k = e - 1;
+    }
+    return std::none_of(names.begin(), names.end(), [&](std::string_view n) {
+      return assigned(n, from, next, npos, n != name);
+    });
   }
 
   // Whether the `{` at open is a loop's body: `for (...) {`, `while (...) {`, `do {`.

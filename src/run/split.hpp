@@ -40,6 +40,6 @@ Split split_kernels(std::string_view source, bool coroutines = true, bool region
 
 // Goes into gpulab run's cache key: a change of the transformation (or of the emulator build's
 // flags) rebuilds cached programs.
-inline constexpr const char* kSplitVersion = "split-21";
+inline constexpr const char* kSplitVersion = "split-22";
 
 }  // namespace gpulab::run

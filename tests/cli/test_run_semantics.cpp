@@ -473,8 +473,8 @@ TEST_CASE("run: graph memory nodes, explicit and captured, reuse a freed address
 }
 
 TEST_CASE("run: conditional graph nodes: IF, IF/ELSE, WHILE, SWITCH, captured bodies", "[run]") {
-  // graph_conditional.out is what CUDA's documentation of conditional nodes gives (not yet an
-  // H100's output: bench/run_semantics.sh compares it): which bodies ran at each launch, a do-while
+  // graph_conditional.out is what an H100 and an H200 print (bench/run_semantics.sh compares
+  // it): which bodies ran at each launch, a do-while
   // whose handle is set back to 1 at each launch, a switch past its last body running none, a node
   // added by hand to a stream capture after cudaStreamGetCaptureInfo.
   const Outcome o = run_program("graph_conditional");

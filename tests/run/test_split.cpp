@@ -555,6 +555,25 @@ TEST_CASE("split: warp-synchronous volatile accesses take rounds where nothing o
         sync + ";\n    s[t] += v;\n    " + sync + ";\n  }\n  return 0;\n}\n";
     CHECK(split_kernels(ordered).lockstep_accesses == 0);
   }
+  // A write as a loop's last step, then a read after the loop with no barrier between: its own
+  // element (the same subscript, nothing assigned in between, the loop's later turns included)
+  // needs no rounds (NVIDIA's scan1Inclusive: `return s_Data[pos];`); another element, or the
+  // same subscript once the loop or the code after it changed its names, takes rounds.
+  const auto read_after = [](const std::string& loop_end, const std::string& read) {
+    return split_kernels(
+               "__device__ int scan(volatile int* s, int t) {\n"
+               "  s[t] = 0;\n  t += 32;\n"
+               "  for (int o = 1; o < 32; o <<= 1) {\n    __syncthreads();\n"
+               "    int v = s[t] + s[t - o];\n    __syncthreads();\n    s[t] = v;\n" +
+               loop_end + "  }\n" + read + "}\n")
+        .lockstep_accesses;
+  };
+  CHECK(read_after("", "  return s[t];\n") == 0);
+  CHECK(read_after("", "  return s[ t ];\n") == 0);
+  CHECK(read_after("", "  return s[t - 1];\n") == 2);
+  CHECK(read_after("    t ^= 1;\n", "  return s[t];\n") == 2);
+  CHECK(read_after("", "  ++t;\n  return s[t];\n") == 2);
+  CHECK(read_after("", "  s = s + 1;\n  return s[t];\n") == 2);
   // A read passed to printf's `...` or to `auto` is the value; `&s[t]` stays a reference;
   // `sizeof(s[0])` makes no access; `*(s + 1) = v` and `++s[t]` write.
   const std::string forms =
