@@ -1,6 +1,7 @@
 // cuBLAS on gpulab's emulator: the handle, the level-1/2/3 routines courses use (axpy, dot, nrm2,
 // asum, scal, copy, swap, iamax/iamin, gemv, ger, gemm and its batched and strided-batched forms)
-// in single and double precision (and gemm in half precision, cublasHgemm), with cuBLAS's
+// in single and double precision (and gemm in half precision, cublasHgemm, and in mixed
+// precision, cublasGemmEx and its batched and strided-batched forms), with cuBLAS's
 // column-major layout, transposes, argument checks and status codes. The arithmetic is OpenBLAS's
 // on the CPU (sums may round in another order than on a GPU). Complex routines and the rest of
 // cuBLAS are named by gpulab before compiling.
@@ -11,6 +12,7 @@
 
 #include "cuda_fp16.h"
 #include "cuda_runtime.h"
+#include "library_types.h"
 
 #define CUBLAS_API_H_
 #define CUBLAS_V2_H_
@@ -56,6 +58,69 @@ typedef enum {
   CUBLAS_TF32_TENSOR_OP_MATH = 3,
   CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION = 16
 } cublasMath_t;
+
+typedef enum {
+  CUBLAS_COMPUTE_16F = 64,
+  CUBLAS_COMPUTE_16F_PEDANTIC = 65,
+  CUBLAS_COMPUTE_32F = 68,
+  CUBLAS_COMPUTE_32F_PEDANTIC = 69,
+  CUBLAS_COMPUTE_32F_FAST_16F = 74,
+  CUBLAS_COMPUTE_32F_FAST_16BF = 75,
+  CUBLAS_COMPUTE_32F_FAST_TF32 = 77,
+  CUBLAS_COMPUTE_32F_EMULATED_16BFX9 = 78,
+  CUBLAS_COMPUTE_64F = 70,
+  CUBLAS_COMPUTE_64F_PEDANTIC = 71,
+  CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT = 79,
+  CUBLAS_COMPUTE_32I = 72,
+  CUBLAS_COMPUTE_32I_PEDANTIC = 73
+} cublasComputeType_t;
+// The algorithm a gemm may choose: a hint on a GPU, without effect here (one product).
+typedef enum {
+  CUBLAS_GEMM_DFALT = -1,
+  CUBLAS_GEMM_DEFAULT = -1,
+  CUBLAS_GEMM_ALGO0 = 0,
+  CUBLAS_GEMM_ALGO1 = 1,
+  CUBLAS_GEMM_ALGO2 = 2,
+  CUBLAS_GEMM_ALGO3 = 3,
+  CUBLAS_GEMM_ALGO4 = 4,
+  CUBLAS_GEMM_ALGO5 = 5,
+  CUBLAS_GEMM_ALGO6 = 6,
+  CUBLAS_GEMM_ALGO7 = 7,
+  CUBLAS_GEMM_ALGO8 = 8,
+  CUBLAS_GEMM_ALGO9 = 9,
+  CUBLAS_GEMM_ALGO10 = 10,
+  CUBLAS_GEMM_ALGO11 = 11,
+  CUBLAS_GEMM_ALGO12 = 12,
+  CUBLAS_GEMM_ALGO13 = 13,
+  CUBLAS_GEMM_ALGO14 = 14,
+  CUBLAS_GEMM_ALGO15 = 15,
+  CUBLAS_GEMM_ALGO16 = 16,
+  CUBLAS_GEMM_ALGO17 = 17,
+  CUBLAS_GEMM_ALGO18 = 18,
+  CUBLAS_GEMM_ALGO19 = 19,
+  CUBLAS_GEMM_ALGO20 = 20,
+  CUBLAS_GEMM_ALGO21 = 21,
+  CUBLAS_GEMM_ALGO22 = 22,
+  CUBLAS_GEMM_ALGO23 = 23,
+  CUBLAS_GEMM_DEFAULT_TENSOR_OP = 99,
+  CUBLAS_GEMM_DFALT_TENSOR_OP = 99,
+  CUBLAS_GEMM_ALGO0_TENSOR_OP = 100,
+  CUBLAS_GEMM_ALGO1_TENSOR_OP = 101,
+  CUBLAS_GEMM_ALGO2_TENSOR_OP = 102,
+  CUBLAS_GEMM_ALGO3_TENSOR_OP = 103,
+  CUBLAS_GEMM_ALGO4_TENSOR_OP = 104,
+  CUBLAS_GEMM_ALGO5_TENSOR_OP = 105,
+  CUBLAS_GEMM_ALGO6_TENSOR_OP = 106,
+  CUBLAS_GEMM_ALGO7_TENSOR_OP = 107,
+  CUBLAS_GEMM_ALGO8_TENSOR_OP = 108,
+  CUBLAS_GEMM_ALGO9_TENSOR_OP = 109,
+  CUBLAS_GEMM_ALGO10_TENSOR_OP = 110,
+  CUBLAS_GEMM_ALGO11_TENSOR_OP = 111,
+  CUBLAS_GEMM_ALGO12_TENSOR_OP = 112,
+  CUBLAS_GEMM_ALGO13_TENSOR_OP = 113,
+  CUBLAS_GEMM_ALGO14_TENSOR_OP = 114,
+  CUBLAS_GEMM_ALGO15_TENSOR_OP = 115
+} cublasGemmAlgo_t;
 
 struct cublasContext;
 typedef struct cublasContext* cublasHandle_t;
@@ -127,6 +192,95 @@ GPULAB_CUBLAS_REAL(double, D, d)
 cublasStatus_t cublasHgemm(cublasHandle_t h, cublasOperation_t transa, cublasOperation_t transb,
                            int m, int n, int k, const __half* alpha, const __half* A, int lda,
                            const __half* B, int ldb, const __half* beta, __half* C, int ldc);
+
+// Mixed precision (runtime/cublas.cpp): the element types and compute types of cuBLAS's table
+// for real matrices (16F, 16BF, 32F, 64F; 8I into 32I or 32F); the others give
+// CUBLAS_STATUS_NOT_SUPPORTED. The algorithm is not used.
+cublasStatus_t cublasGemmEx(cublasHandle_t h, cublasOperation_t transa, cublasOperation_t transb,
+                            int m, int n, int k, const void* alpha, const void* A,
+                            cudaDataType Atype, int lda, const void* B, cudaDataType Btype, int ldb,
+                            const void* beta, void* C, cudaDataType Ctype, int ldc,
+                            cublasComputeType_t compute, cublasGemmAlgo_t algo);
+cublasStatus_t cublasGemmBatchedEx(cublasHandle_t h, cublasOperation_t transa,
+                                   cublasOperation_t transb, int m, int n, int k, const void* alpha,
+                                   const void* const Aarray[], cudaDataType Atype, int lda,
+                                   const void* const Barray[], cudaDataType Btype, int ldb,
+                                   const void* beta, void* const Carray[], cudaDataType Ctype,
+                                   int ldc, int batch_count, cublasComputeType_t compute,
+                                   cublasGemmAlgo_t algo);
+cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t h, cublasOperation_t transa,
+                                          cublasOperation_t transb, int m, int n, int k,
+                                          const void* alpha, const void* A, cudaDataType Atype,
+                                          int lda, long long int stride_a, const void* B,
+                                          cudaDataType Btype, int ldb, long long int stride_b,
+                                          const void* beta, void* C, cudaDataType Ctype, int ldc,
+                                          long long int stride_c, int batch_count,
+                                          cublasComputeType_t compute, cublasGemmAlgo_t algo);
+
+#ifdef __cplusplus
+// Older programs give the compute type as a cudaDataType (CUDA 10's form); cuBLAS's header maps
+// it as these do: CUDA_R_32F to CUBLAS_COMPUTE_32F (_PEDANTIC in pedantic math mode), and so on.
+inline cublasStatus_t cublasMigrateComputeType(cublasHandle_t h, cudaDataType type,
+                                               cublasComputeType_t* compute) {
+  cublasMath_t mode = CUBLAS_DEFAULT_MATH;
+  if (const cublasStatus_t s = cublasGetMathMode(h, &mode); s != CUBLAS_STATUS_SUCCESS) return s;
+  const bool pedantic = (mode & 0xf) == CUBLAS_PEDANTIC_MATH;
+  switch (type) {
+    case CUDA_R_32F:
+    case CUDA_C_32F:
+      *compute = pedantic ? CUBLAS_COMPUTE_32F_PEDANTIC : CUBLAS_COMPUTE_32F;
+      return CUBLAS_STATUS_SUCCESS;
+    case CUDA_R_64F:
+    case CUDA_C_64F:
+      *compute = pedantic ? CUBLAS_COMPUTE_64F_PEDANTIC : CUBLAS_COMPUTE_64F;
+      return CUBLAS_STATUS_SUCCESS;
+    case CUDA_R_16F:
+      *compute = pedantic ? CUBLAS_COMPUTE_16F_PEDANTIC : CUBLAS_COMPUTE_16F;
+      return CUBLAS_STATUS_SUCCESS;
+    case CUDA_R_32I:
+      *compute = pedantic ? CUBLAS_COMPUTE_32I_PEDANTIC : CUBLAS_COMPUTE_32I;
+      return CUBLAS_STATUS_SUCCESS;
+    default:
+      return CUBLAS_STATUS_NOT_SUPPORTED;
+  }
+}
+inline cublasStatus_t cublasGemmEx(cublasHandle_t h, cublasOperation_t transa,
+                                   cublasOperation_t transb, int m, int n, int k, const void* alpha,
+                                   const void* A, cudaDataType Atype, int lda, const void* B,
+                                   cudaDataType Btype, int ldb, const void* beta, void* C,
+                                   cudaDataType Ctype, int ldc, cudaDataType compute,
+                                   cublasGemmAlgo_t algo) {
+  cublasComputeType_t c = CUBLAS_COMPUTE_32F;
+  if (const cublasStatus_t s = cublasMigrateComputeType(h, compute, &c); s != CUBLAS_STATUS_SUCCESS)
+    return s;
+  return cublasGemmEx(h, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C,
+                      Ctype, ldc, c, algo);
+}
+inline cublasStatus_t cublasGemmBatchedEx(
+    cublasHandle_t h, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
+    const void* alpha, const void* const Aarray[], cudaDataType Atype, int lda,
+    const void* const Barray[], cudaDataType Btype, int ldb, const void* beta, void* const Carray[],
+    cudaDataType Ctype, int ldc, int batch_count, cudaDataType compute, cublasGemmAlgo_t algo) {
+  cublasComputeType_t c = CUBLAS_COMPUTE_32F;
+  if (const cublasStatus_t s = cublasMigrateComputeType(h, compute, &c); s != CUBLAS_STATUS_SUCCESS)
+    return s;
+  return cublasGemmBatchedEx(h, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype,
+                             ldb, beta, Carray, Ctype, ldc, batch_count, c, algo);
+}
+inline cublasStatus_t cublasGemmStridedBatchedEx(
+    cublasHandle_t h, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
+    const void* alpha, const void* A, cudaDataType Atype, int lda, long long int stride_a,
+    const void* B, cudaDataType Btype, int ldb, long long int stride_b, const void* beta, void* C,
+    cudaDataType Ctype, int ldc, long long int stride_c, int batch_count, cudaDataType compute,
+    cublasGemmAlgo_t algo) {
+  cublasComputeType_t c = CUBLAS_COMPUTE_32F;
+  if (const cublasStatus_t s = cublasMigrateComputeType(h, compute, &c); s != CUBLAS_STATUS_SUCCESS)
+    return s;
+  return cublasGemmStridedBatchedEx(h, transa, transb, m, n, k, alpha, A, Atype, lda, stride_a, B,
+                                    Btype, ldb, stride_b, beta, C, Ctype, ldc, stride_c,
+                                    batch_count, c, algo);
+}
+#endif
 
 // The _v2 names cuBLAS's own header maps these to.
 #define cublasCreate_v2 cublasCreate

@@ -4,6 +4,7 @@
 #include <cblas.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <new>
@@ -557,46 +558,288 @@ cublasStatus_t cublasGetMatrixAsync(int r, int c, int e, const void* a, int lda,
 GPULAB_CUBLAS_DEFINE(float, S, s)
 GPULAB_CUBLAS_DEFINE(double, D, d)
 
-// Half precision: the operands widened to float (exactly), the product in float by OpenBLAS's
-// sgemm, each element of C rounded to half once. A GPU's half-precision product may round its
-// partial sums otherwise: results agree exactly where every partial sum is a half (small
-// integers), elsewhere to about a half's precision.
+// Mixed precision (cublasGemmEx and its batched forms; cublasHgemm is its all-half case). The
+// operands are widened to the compute type exactly (float for cuBLAS's 16F and 32F compute types,
+// double for 64F), the product is OpenBLAS's sgemm or dgemm (an integer sum for 32I), and each
+// element of C is rounded to its type once. A GPU's tensor cores may round partial sums
+// otherwise: results agree exactly where every partial sum is exact (small integers), elsewhere to
+// about the precision of the narrowest type.
+namespace {
+
+enum class Precision { f32, f64, i32, none };
+
+// What cuBLAS's table of cublasGemmEx's real types allows for this compute type (A and B of one
+// type), and the precision it is computed in here.
+Precision gemm_ex_precision(cudaDataType a, cudaDataType b, cudaDataType c,
+                            cublasComputeType_t compute) {
+  if (a != b) return Precision::none;
+  switch (compute) {
+    case CUBLAS_COMPUTE_16F:
+    case CUBLAS_COMPUTE_16F_PEDANTIC:
+      return a == CUDA_R_16F && c == CUDA_R_16F ? Precision::f32 : Precision::none;
+    case CUBLAS_COMPUTE_32F:
+    case CUBLAS_COMPUTE_32F_PEDANTIC:
+    case CUBLAS_COMPUTE_32F_FAST_16F:
+    case CUBLAS_COMPUTE_32F_FAST_16BF:
+    case CUBLAS_COMPUTE_32F_FAST_TF32:
+    case CUBLAS_COMPUTE_32F_EMULATED_16BFX9:
+      if ((a == CUDA_R_16F || a == CUDA_R_16BF) && (c == a || c == CUDA_R_32F))
+        return Precision::f32;
+      return (a == CUDA_R_32F || a == CUDA_R_8I) && c == CUDA_R_32F ? Precision::f32
+                                                                    : Precision::none;
+    case CUBLAS_COMPUTE_64F:
+    case CUBLAS_COMPUTE_64F_PEDANTIC:
+    case CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT:
+      return a == CUDA_R_64F && c == CUDA_R_64F ? Precision::f64 : Precision::none;
+    case CUBLAS_COMPUTE_32I:
+    case CUBLAS_COMPUTE_32I_PEDANTIC:
+      return a == CUDA_R_8I && c == CUDA_R_32I ? Precision::i32 : Precision::none;
+  }
+  return Precision::none;
+}
+
+std::size_t element_bytes(cudaDataType t) {
+  switch (t) {
+    case CUDA_R_8I:
+      return 1;
+    case CUDA_R_16F:
+    case CUDA_R_16BF:
+      return 2;
+    case CUDA_R_64F:
+      return 8;
+    default:
+      return 4;  // CUDA_R_32F, CUDA_R_32I
+  }
+}
+
+// Element `at` of a matrix of type t, exactly as a double.
+double load_element(cudaDataType t, const void* base, std::size_t at) {
+  switch (t) {
+    case CUDA_R_8I:
+      return static_cast<const std::int8_t*>(base)[at];
+    case CUDA_R_16F:
+      return __half2float(static_cast<const __half*>(base)[at]);
+    case CUDA_R_16BF: {  // the upper half of a float's bits
+      const std::uint32_t bits = std::uint32_t{static_cast<const std::uint16_t*>(base)[at]} << 16;
+      float f;
+      std::memcpy(&f, &bits, sizeof f);
+      return f;
+    }
+    case CUDA_R_64F:
+      return static_cast<const double*>(base)[at];
+    case CUDA_R_32I:
+      return static_cast<const std::int32_t*>(base)[at];
+    default:
+      return static_cast<const float*>(base)[at];
+  }
+}
+
+// `v` (a float's value, a double's for 64F, an int's for 32I) rounded to nearest even into t.
+void store_element(cudaDataType t, void* base, std::size_t at, double v) {
+  switch (t) {
+    case CUDA_R_16F:
+      static_cast<__half*>(base)[at] = __float2half(static_cast<float>(v));
+      return;
+    case CUDA_R_16BF: {
+      const float f = static_cast<float>(v);
+      std::uint32_t bits;
+      std::memcpy(&bits, &f, sizeof bits);
+      const std::uint16_t out =
+          std::isnan(f) ? std::uint16_t{0x7fc0}
+                        : static_cast<std::uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+      static_cast<std::uint16_t*>(base)[at] = out;
+      return;
+    }
+    case CUDA_R_64F:
+      static_cast<double*>(base)[at] = v;
+      return;
+    case CUDA_R_32I:
+      static_cast<std::int32_t*>(base)[at] =
+          static_cast<std::int32_t>(static_cast<std::int64_t>(v));
+      return;
+    default:
+      static_cast<float*>(base)[at] = static_cast<float>(v);
+      return;
+  }
+}
+
+// alpha or beta of a mixed-precision gemm, whose type follows the compute type (half for 16F,
+// float for 32F, double for 64F, int for 32I): its bytes copied at the call in host pointer mode,
+// read when the work runs in device mode.
+struct ScalarEx {
+  unsigned char bytes[8] = {};
+  const void* device = nullptr;
+  cudaDataType type = CUDA_R_32F;
+  double get() const { return load_element(type, device != nullptr ? device : bytes, 0); }
+};
+ScalarEx scalar_ex(cublasHandle_t h, const void* p, cudaDataType type) {
+  ScalarEx s;
+  s.type = type;
+  if (h->pointer_mode == CUBLAS_POINTER_MODE_DEVICE) {
+    s.device = p;
+  } else {
+    std::memcpy(s.bytes, p, element_bytes(type));
+  }
+  return s;
+}
+cudaDataType scalar_type(cublasComputeType_t compute) {
+  switch (compute) {
+    case CUBLAS_COMPUTE_16F:
+    case CUBLAS_COMPUTE_16F_PEDANTIC:
+      return CUDA_R_16F;
+    case CUBLAS_COMPUTE_64F:
+    case CUBLAS_COMPUTE_64F_PEDANTIC:
+    case CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT:
+      return CUDA_R_64F;
+    case CUBLAS_COMPUTE_32I:
+    case CUBLAS_COMPUTE_32I_PEDANTIC:
+      return CUDA_R_32I;
+    default:
+      return CUDA_R_32F;
+  }
+}
+
+// The stored part of a column-major matrix (rows x columns, leading dimension ld) widened to T.
+template <class T>
+std::vector<T> widen(cudaDataType type, const void* x, int rows, int columns, int ld) {
+  std::vector<T> out(static_cast<std::size_t>(ld) * static_cast<std::size_t>(columns));
+  for (int c = 0; c < columns; ++c) {
+    for (int r = 0; r < rows; ++r) {
+      const std::size_t at = static_cast<std::size_t>(c) * ld + r;
+      out[at] = static_cast<T>(load_element(type, x, at));
+    }
+  }
+  return out;
+}
+
+struct GemmEx {
+  cublasOperation_t ta, tb;
+  int m, n, k, lda, ldb, ldc;
+  cudaDataType at, bt, ct;
+  Precision precision;
+};
+
+// One product C = alpha op(A) op(B) + beta C. Where beta is 0, C is not read (it may hold NaNs),
+// as in BLAS.
+template <class T>
+void gemm_ex_float(const GemmEx& g, double alpha, const void* A, const void* B, double beta,
+                   void* C) {
+  const bool an = g.ta == CUBLAS_OP_N, bn = g.tb == CUBLAS_OP_N;
+  const std::vector<T> fa = widen<T>(g.at, A, an ? g.m : g.k, an ? g.k : g.m, g.lda);
+  const std::vector<T> fb = widen<T>(g.bt, B, bn ? g.k : g.n, bn ? g.n : g.k, g.ldb);
+  std::vector<T> fc = beta == 0.0 ? std::vector<T>(static_cast<std::size_t>(g.ldc) * g.n)
+                                  : widen<T>(g.ct, C, g.m, g.n, g.ldc);
+  Blas<T>::gemm(to_cblas(g.ta), to_cblas(g.tb), g.m, g.n, g.k, static_cast<T>(alpha), fa.data(),
+                g.lda, fb.data(), g.ldb, static_cast<T>(beta), fc.data(), g.ldc);
+  for (int c = 0; c < g.n; ++c) {
+    for (int r = 0; r < g.m; ++r) {
+      const std::size_t at = static_cast<std::size_t>(c) * g.ldc + r;
+      store_element(g.ct, C, at, fc[at]);
+    }
+  }
+}
+
+// 8-bit integers into 32-bit ones: exact sums, C = alpha sum + beta C wrapping as int32 does.
+void gemm_ex_int(const GemmEx& g, double alpha, const void* A, const void* B, double beta,
+                 void* C) {
+  const auto* a = static_cast<const std::int8_t*>(A);
+  const auto* b = static_cast<const std::int8_t*>(B);
+  auto* out = static_cast<std::int32_t*>(C);
+  const bool an = g.ta == CUBLAS_OP_N, bn = g.tb == CUBLAS_OP_N;
+  for (int c = 0; c < g.n; ++c) {
+    for (int r = 0; r < g.m; ++r) {
+      std::int64_t sum = 0;
+      for (int i = 0; i < g.k; ++i) {
+        const std::int64_t x = a[an ? static_cast<std::size_t>(i) * g.lda + r
+                                    : static_cast<std::size_t>(r) * g.lda + i];
+        const std::int64_t y = b[bn ? static_cast<std::size_t>(c) * g.ldb + i
+                                    : static_cast<std::size_t>(i) * g.ldb + c];
+        sum += x * y;
+      }
+      const std::size_t at = static_cast<std::size_t>(c) * g.ldc + r;
+      const std::int64_t old = beta == 0.0 ? 0 : out[at];
+      const auto v = static_cast<std::uint64_t>(static_cast<std::int64_t>(alpha) * sum +
+                                                static_cast<std::int64_t>(beta) * old);
+      out[at] = static_cast<std::int32_t>(static_cast<std::uint32_t>(v));
+    }
+  }
+}
+
+// `batch` mixed-precision products, the i-th on the matrices at(i) gives ({A, B, C}).
+template <class At>
+cublasStatus_t gemm_ex_each(cublasHandle_t h, const GemmEx& g, cublasComputeType_t compute,
+                            const void* alpha, const void* beta, int batch, At at) {
+  if (const auto s = gemm_check<float>(h, g.ta, g.tb, g.m, g.n, g.k, g.lda, g.ldb, g.ldc, nullptr);
+      s != CUBLAS_STATUS_SUCCESS)
+    return s;
+  if (batch < 0 || alpha == nullptr || beta == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  if (g.precision == Precision::none) return CUBLAS_STATUS_NOT_SUPPORTED;
+  const ScalarEx a = scalar_ex(h, alpha, scalar_type(compute));
+  const ScalarEx b = scalar_ex(h, beta, scalar_type(compute));
+  return run(h, [=] {
+    if (g.m == 0 || g.n == 0) return;
+    for (int i = 0; i < batch; ++i) {
+      const auto [A, B, C] = at(i);
+      if (g.precision == Precision::f64) {
+        gemm_ex_float<double>(g, a.get(), A, B, b.get(), C);
+      } else if (g.precision == Precision::f32) {
+        gemm_ex_float<float>(g, a.get(), A, B, b.get(), C);
+      } else {
+        gemm_ex_int(g, a.get(), A, B, b.get(), C);
+      }
+      written(C, (static_cast<std::size_t>(g.n - 1) * g.ldc + g.m) * element_bytes(g.ct));
+    }
+  });
+}
+
+}  // namespace
+
+cublasStatus_t cublasGemmEx(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m,
+                            int n, int k, const void* alpha, const void* A, cudaDataType at,
+                            int lda, const void* B, cudaDataType bt, int ldb, const void* beta,
+                            void* C, cudaDataType ct, int ldc, cublasComputeType_t compute,
+                            cublasGemmAlgo_t) {
+  const GemmEx g{ta,  tb,  m,  n,  k,  lda,
+                 ldb, ldc, at, bt, ct, gemm_ex_precision(at, bt, ct, compute)};
+  return gemm_ex_each(h, g, compute, alpha, beta, 1, [=](int) { return std::tuple{A, B, C}; });
+}
+
+cublasStatus_t cublasGemmBatchedEx(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb,
+                                   int m, int n, int k, const void* alpha, const void* const A[],
+                                   cudaDataType at, int lda, const void* const B[], cudaDataType bt,
+                                   int ldb, const void* beta, void* const C[], cudaDataType ct,
+                                   int ldc, int batch, cublasComputeType_t compute,
+                                   cublasGemmAlgo_t) {
+  const GemmEx g{ta,  tb,  m,  n,  k,  lda,
+                 ldb, ldc, at, bt, ct, gemm_ex_precision(at, bt, ct, compute)};
+  return gemm_ex_each(h, g, compute, alpha, beta, batch, [=](int i) {
+    return std::tuple{A[i], B[i], C[i]};
+  });
+}
+
+cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t h, cublasOperation_t ta,
+                                          cublasOperation_t tb, int m, int n, int k,
+                                          const void* alpha, const void* A, cudaDataType at,
+                                          int lda, long long sa, const void* B, cudaDataType bt,
+                                          int ldb, long long sb, const void* beta, void* C,
+                                          cudaDataType ct, int ldc, long long sc, int batch,
+                                          cublasComputeType_t compute, cublasGemmAlgo_t) {
+  const GemmEx g{ta,  tb,  m,  n,  k,  lda,
+                 ldb, ldc, at, bt, ct, gemm_ex_precision(at, bt, ct, compute)};
+  const std::size_t ea = element_bytes(at), eb = element_bytes(bt), ec = element_bytes(ct);
+  return gemm_ex_each(h, g, compute, alpha, beta, batch, [=](int i) {
+    const auto step = [i](long long stride, std::size_t bytes) {
+      return static_cast<std::ptrdiff_t>(i * stride * static_cast<long long>(bytes));
+    };
+    return std::tuple{static_cast<const char*>(A) + step(sa, ea),
+                      static_cast<const char*>(B) + step(sb, eb),
+                      static_cast<char*>(C) + step(sc, ec)};
+  });
+}
+
 cublasStatus_t cublasHgemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m,
                            int n, int k, const __half* alpha, const __half* A, int lda,
                            const __half* B, int ldb, const __half* beta, __half* C, int ldc) {
-  if (const auto s = gemm_check<float>(h, ta, tb, m, n, k, lda, ldb, ldc, nullptr);
-      s != CUBLAS_STATUS_SUCCESS)
-    return s;
-  if (alpha == nullptr || beta == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
-  const Scalar<__half> a = scalar(h, alpha), b = scalar(h, beta);
-  return run(h, [=] {
-    if (m == 0 || n == 0) return;
-    // The columns each matrix stores (column-major, leading dimension ld): all of them widened.
-    const auto widen = [](const __half* x, int rows, int columns, int ld) {
-      std::vector<float> out(static_cast<std::size_t>(ld) * static_cast<std::size_t>(columns));
-      for (int c = 0; c < columns; ++c) {
-        for (int r = 0; r < rows; ++r) {
-          const std::size_t at = static_cast<std::size_t>(c) * ld + r;
-          out[at] = __half2float(x[at]);
-        }
-      }
-      return out;
-    };
-    const bool an = ta == CUBLAS_OP_N, bn = tb == CUBLAS_OP_N;
-    const std::vector<float> fa = widen(A, an ? m : k, an ? k : m, lda);
-    const std::vector<float> fb = widen(B, bn ? k : n, bn ? n : k, ldb);
-    const float beta_f = __half2float(b.get());
-    // beta == 0: C is not read (it may hold NaNs), as in BLAS.
-    std::vector<float> fc = beta_f == 0.0f ? std::vector<float>(static_cast<std::size_t>(ldc) * n)
-                                           : widen(C, m, n, ldc);
-    Blas<float>::gemm(to_cblas(ta), to_cblas(tb), m, n, k, __half2float(a.get()), fa.data(), lda,
-                      fb.data(), ldb, beta_f, fc.data(), ldc);
-    for (int c = 0; c < n; ++c) {
-      for (int r = 0; r < m; ++r) {
-        const std::size_t at = static_cast<std::size_t>(c) * ldc + r;
-        C[at] = __float2half(fc[at]);
-      }
-    }
-    written(C, (static_cast<std::size_t>(n - 1) * ldc + m) * sizeof(__half));
-  });
+  return cublasGemmEx(h, ta, tb, m, n, k, alpha, A, CUDA_R_16F, lda, B, CUDA_R_16F, ldb, beta, C,
+                      CUDA_R_16F, ldc, CUBLAS_COMPUTE_16F, CUBLAS_GEMM_DEFAULT);
 }
