@@ -66,7 +66,9 @@ void setup_profile(CLI::App& app, GlobalOptions& g) {
                        : render_profile(r, g.out);
         std::fflush(stdout);
         deliver_report(report, args.program.report, r.output_ends_line, g);
-        if (r.timed_out || r.output_capped || r.signal != 0) throw ExitCode(kExitFailure);
+        if (r.timed_out || r.output_capped) throw ExitCode(kExitFailure);
+        // A program a signal ended: 128 + the signal's number, as `gpulab run` and a shell say.
+        if (r.signal != 0) throw ExitCode(128 + r.signal);
         if (r.exit_code != 0) throw ExitCode(r.exit_code);
         // A rule broken, or not measured (no kernel ran), is a failure: a script can rely on it.
         for (const profile::CounterRuleResult& x : r.rules)

@@ -11,6 +11,7 @@
 
 #include "core/i18n_format.hpp"
 #include "core/layout.hpp"
+#include "core/process.hpp"
 #include "core/text.hpp"
 #include "profile/draw.hpp"
 #include "run/render.hpp"
@@ -101,7 +102,9 @@ json profile_json(const ProfileResult& r) {
   json j = {{"file", r.file},           {"backend", r.backend},
             {"compiler", r.compiler},   {"exit_code", r.exit_code},
             {"timed_out", r.timed_out}, {"launches", std::move(launches)}};
+  j["signal"] = r.signal != 0 ? json(signal_name(r.signal)) : json(nullptr);
   if (!r.faults.empty()) j["faults"] = r.faults;
+  if (!r.crash.empty()) j["crash"] = r.crash;
   j["flags_without_effect"] = r.flags_without_effect;
   if (!r.rules.empty()) {
     json rules = json::array();
@@ -303,6 +306,7 @@ std::string render_profile(const ProfileResult& r, const OutputOptions& o) {
                      .in(l)) +
            "\n";
   }
+  if (!r.crash.empty()) out += s.bad(r.crash) + "\n";
   if (!r.rules.empty()) {
     out += "\n" + s.bold(std::string(tr(l, "Rules (--require):", "规则（--require）："))) + "\n";
     for (const profile::CounterRuleResult& x : r.rules) {

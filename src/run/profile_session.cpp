@@ -187,11 +187,16 @@ ProfileResult run_profile(const ProfileOptions& o) {
   for (const RunLaunch& l : run.launches) {
     if (!l.fault.empty()) r.faults.push_back(l.kernel + ": " + l.fault);
   }
-  if (run.crash) {
-    r.faults.push_back(both("the program crashed ({}) in kernel {}", "程序崩溃（{}），在内核 {} 中",
-                            run.crash->value("signal", json("?")).dump(),
-                            run.crash->value("kernel", std::string("?")))
-                           .in(o.lang));
+  if (run.crash || run.signal != 0) {
+    const std::string signal =
+        run.signal != 0 ? signal_name(run.signal) : run.crash->value("signal", json("?")).dump();
+    const std::string kernel = run.crash ? run.crash->value("kernel", std::string()) : "";
+    r.crash = (kernel.empty() || kernel == "?"
+                   ? both("The program crashed ({}) in its host code.",
+                          "程序在主机代码中崩溃（{}）。", signal)
+                   : both("The program crashed ({}) in kernel {}; its counts stop there.",
+                          "程序崩溃（{}），在内核 {} 中；计数到此为止。", signal, kernel))
+                  .in(o.lang);
   }
   const std::vector<json>& report = run.other_events;
 

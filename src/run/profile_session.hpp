@@ -47,6 +47,7 @@ struct ProfileResult {
   std::vector<std::string> flags_without_effect;  // as gpulab run states them
   std::vector<profile::KernelProfile> kernels;
   std::vector<std::string> faults;  // a launch that faulted: its counts stop there
+  std::string crash;                // the program crashed: where (its counts stop there)
   std::vector<std::string> source;  // the file's lines, for the annotated listing
   // --backend gpu
   bool gpu_asked = false;

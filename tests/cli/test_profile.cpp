@@ -357,6 +357,16 @@ int main(int argc, char** argv) {
   CHECK(without.exit_code != 0);
   CHECK_THAT(without.err, Catch::Contains("SCALE must be defined"));
   check_usage_error({"profile", file.string(), "-Xbogus"}, "-Xbogus");
+  // A program that crashes in its host code: 128 + SIGSEGV, as gpulab run and a shell give.
+  const fs::path crash = dir / "crash.cu";
+  std::ofstream(crash) << "int main() {\n  volatile int* p = nullptr;\n  *p = 1;\n}\n";
+  const auto crashed =
+      run_gpulab({"profile", crash.string(), "--backend", "cpu", "--json"}, {}, {cache_env()});
+  CHECK(crashed.exit_code == 139);
+  const json cj = json::parse(crashed.err);
+  CHECK(cj["signal"] == "SIGSEGV");
+  CHECK(cj["crash"] == "The program crashed (SIGSEGV) in its host code.");
+  CHECK(!cj.contains("faults"));
   fs::remove_all(dir);
 }
 
