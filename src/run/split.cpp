@@ -2902,8 +2902,10 @@ class Splitter {
       return text;
     };
     const std::string index = subscript(name_end);
-    // One subscript without calls (a call may give another value each time).
+    // One subscript of names and numbers: no call (which may give another value each time), no
+    // element or member through a pointer (which another lane may write).
     if (index.empty() || index.find('(') != std::string::npos ||
+        index.find('[', 1) != std::string::npos || index.find("->") != std::string::npos ||
         index != subscript(word_end(next))) {
       return false;
     }

@@ -574,6 +574,12 @@ TEST_CASE("split: warp-synchronous volatile accesses take rounds where nothing o
   CHECK(read_after("    t ^= 1;\n", "  return s[t];\n") == 2);
   CHECK(read_after("", "  ++t;\n  return s[t];\n") == 2);
   CHECK(read_after("", "  s = s + 1;\n  return s[t];\n") == 2);
+  // A subscript read through memory another lane may write is not taken as the same element.
+  const std::string through =
+      "__device__ int f(volatile int* s, int* at, int t) {\n"
+      "  for (int o = 1; o < 32; o <<= 1) {\n    __syncthreads();\n    s[at[t]] = o;\n  }\n"
+      "  return s[at[t]];\n}\n";
+  CHECK(split_kernels(through).lockstep_accesses == 2);
   // A read passed to printf's `...` or to `auto` is the value; `&s[t]` stays a reference;
   // `sizeof(s[0])` makes no access; `*(s + 1) = v` and `++s[t]` write.
   const std::string forms =
