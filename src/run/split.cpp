@@ -894,19 +894,9 @@ class Splitter {
     }
     if (kernel_names.contains("")) return std::nullopt;
     // The statement: back to the ';' or brace before it, inside no parenthesis.
-    std::size_t b = k;
-    for (int depth = 0; b > f.body;) {
-      --b;
-      if (!code_[b]) continue;
-      const char ch = s_[b];
-      if (ch == ')' || ch == ']') ++depth;
-      if (ch == '(' || ch == '[') {
-        if (depth == 0) return std::nullopt;
-        --depth;
-      }
-      if (depth == 0 && (ch == ';' || ch == '{' || ch == '}')) break;
-    }
-    b = skip_space(b + 1);
+    std::size_t b = statement_begin(k, f.body);
+    if (b == npos) return std::nullopt;
+    b = skip_space(b);
     const std::size_t semi = statement_end(b, f.end);
     if (semi == npos || semi < close) return std::nullopt;
     const std::string_view first = word_here(b);
@@ -2836,18 +2826,9 @@ class Splitter {
   // Whether the statement at pos is a loop's body without braces: `for (...) s[t] += ...;`, also
   // behind `if (...)` or `else`.
   bool braceless_loop(std::size_t pos) const {
-    int depth = 0;
-    std::size_t k = pos;
-    while (k > 0) {
-      --k;
-      if (!code_[k]) continue;
-      const char c = s_[k];
-      if (c == ')' || c == ']') ++depth;
-      if ((c == '(' || c == '[') && --depth < 0) return false;  // within parentheses
-      if (depth == 0 && (c == ';' || c == '{' || c == '}')) break;
-    }
-    for (std::size_t at = skip_space(k == 0 && s_[0] != ';' && s_[0] != '{' ? 0 : k + 1);
-         at < pos;) {
+    const std::size_t begin = statement_begin(pos);
+    if (begin == npos) return false;  // within parentheses
+    for (std::size_t at = skip_space(begin); at < pos;) {
       if (!word_start(at)) return false;
       const std::size_t e = word_end(at);
       const std::string_view w = s_.substr(at, e - at);
@@ -2867,19 +2848,20 @@ class Splitter {
     return false;
   }
 
-  // Where the statement holding `p` begins in its block: after the last `;`, `{` or `}` before
-  // it outside parentheses, so that the headers of loops and ifs without braces around it
-  // (`for (...) if (c) s[i] = v;`) are in.
-  std::size_t statement_begin(std::size_t p) const {
+  // Where the statement holding `p` begins: after the last `;`, `{` or `}` before it (back to
+  // `floor`, which is looked at too) outside parentheses and brackets, so that the headers of
+  // loops and ifs without braces around it (`for (...) if (c) s[i] = v;`) are in; npos where `p`
+  // stands within parentheses or brackets.
+  std::size_t statement_begin(std::size_t p, std::size_t floor = 0) const {
     int depth = 0;
-    for (std::size_t k = p; k-- > 0;) {
+    for (std::size_t k = p; k-- > floor;) {
       if (!code_[k]) continue;
       const char c = s_[k];
-      if (c == ')') ++depth;
-      if (c == '(') --depth;
+      if (c == ')' || c == ']') ++depth;
+      if ((c == '(' || c == '[') && --depth < 0) return npos;
       if (depth == 0 && (c == ';' || c == '{' || c == '}')) return k + 1;
     }
-    return 0;
+    return floor;
   }
 
   // Whether the access at `next` is to the element that the write at `write` made, in each
@@ -2917,6 +2899,7 @@ class Splitter {
       from = o;
     }
     from = statement_begin(from);
+    if (from == npos) return false;  // the write stands in an expression's parentheses
     std::vector<std::string_view> names{name};
     const std::size_t open = skip_space(name_end), close = match_forward(open, ']');
     for (std::size_t k = open; k < close; ++k) {

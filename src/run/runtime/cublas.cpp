@@ -634,7 +634,8 @@ double load_element(cudaDataType t, const void* base, std::size_t at) {
   }
 }
 
-// `v` (a float's value, a double's for 64F, an int's for 32I) rounded to nearest even into t.
+// An element of a float or double product's C (16F, 16BF, 32F, 64F; 32I results are written by
+// gemm_ex_int): `v` rounded to nearest even into t.
 void store_element(cudaDataType t, void* base, std::size_t at, double v) {
   switch (t) {
     case CUDA_R_16F:
@@ -652,10 +653,6 @@ void store_element(cudaDataType t, void* base, std::size_t at, double v) {
     }
     case CUDA_R_64F:
       static_cast<double*>(base)[at] = v;
-      return;
-    case CUDA_R_32I:
-      static_cast<std::int32_t*>(base)[at] =
-          static_cast<std::int32_t>(static_cast<std::int64_t>(v));
       return;
     default:
       static_cast<float*>(base)[at] = static_cast<float>(v);
