@@ -247,20 +247,21 @@ Kit load_kit(Lang lang) {
   kit.dir = *dir;
   const json j = json::parse(read_file(*dir / "kit.json"));
   const fs::path exe_lib = dir->parent_path().parent_path();  // <bin>/../lib
-  for (const auto& lib : j.at("shared_libraries")) {
+  // A library found when gpulab was built; a copied gpulab (a GPU machine without the -dev
+  // packages) carries it in <bin>/../lib.
+  const auto library = [&](const json& lib) {
     fs::path p = lib.get<std::string>();
-    // A copied gpulab (a GPU machine without the -dev packages) carries them in <bin>/../lib.
     if (!fs::exists(p) && fs::exists(exe_lib / p.filename())) p = exe_lib / p.filename();
-    kit.shared_libraries.push_back(p.string());
-  }
+    return p.string();
+  };
+  for (const auto& lib : j.at("shared_libraries")) kit.shared_libraries.push_back(library(lib));
   for (const auto& f : j.at("link_flags")) kit.link_flags.push_back(f.get<std::string>());
   for (const auto& f : j.at("check_flags")) {
     if (!f.get<std::string>().empty()) kit.check_flags.push_back(f.get<std::string>());
   }
   if (j.contains("cublas_shared_libraries") && j["cublas_shared_libraries"].is_array()) {
-    for (const auto& lib : j["cublas_shared_libraries"]) {
-      kit.cublas_shared_libraries.push_back(lib.get<std::string>());
-    }
+    for (const auto& lib : j["cublas_shared_libraries"])
+      kit.cublas_shared_libraries.push_back(library(lib));
   }
   Hasher h;
   h.add(j.dump());
@@ -692,6 +693,22 @@ Build build_program(const BuildRequest& r) {
             fmt::format("{} 无法编译 {}：\n{}{}", compiler->name, what.string(), shown, zh)});
       }
     }
+    // thrust's headers (or the CUB ones it includes) missing on a machine that builds for the
+    // emulator: which package brings them.
+    const auto missing = [&](std::string_view dir) {
+      const auto at = diagnostics.find(fmt::format("fatal error: {}/", dir));
+      return at != std::string::npos &&
+             diagnostics.find("No such file or directory", at) != std::string::npos;
+    };
+    if (r.target != Target::gpu && (missing("thrust") || missing("cub"))) {
+      throw RuntimeFailure(Text{
+          fmt::format("{} could not compile {}:\n{}thrust on the emulator needs libthrust-dev (and "
+                      "the libcub-dev it brings): install it (scripts/install-deps.sh)\n",
+                      compiler->name, what.string(), shown),
+          fmt::format("{} 无法编译 {}：\n{}模拟器上的 thrust 需要 libthrust-dev（以及它带来的 "
+                      "libcub-dev）：请安装它（scripts/install-deps.sh）\n",
+                      compiler->name, what.string(), shown)});
+    }
     throw RuntimeFailure(both("{} could not compile {}:\n{}", "{} 无法编译 {}：\n{}",
                               compiler->name, what.string(), shown));
   };
@@ -753,6 +770,20 @@ Build build_program(const BuildRequest& r) {
                "{}：模拟器上的 cuBLAS 需要 OpenBLAS，而这个 gpulab 构建时没有它：请安装 "
                "libopenblas-dev（scripts/install-deps.sh）后重新构建 gpulab",
                r.source.string()));
+    }
+    if (cublas) {
+      // The OpenBLAS this gpulab was built with, removed since: one line, not the linker's
+      // page of undefined references.
+      for (const auto& lib : kit.cublas_shared_libraries) {
+        if (fs::exists(lib)) continue;
+        throw RuntimeFailure(both(
+            "{}: cuBLAS on the emulator needs OpenBLAS, and {} (found when gpulab was built) "
+            "is not there now: install libopenblas-dev (scripts/install-deps.sh) or copy it "
+            "into {}",
+            "{}：模拟器上的 cuBLAS 需要 OpenBLAS，而 {}（构建 gpulab 时找到的）现在不在了：请安装 "
+            "libopenblas-dev（scripts/install-deps.sh），或把它复制到 {}",
+            r.source.string(), lib, kit.dir.parent_path().parent_path().string()));
+      }
     }
     const bool profiled = r.target == Target::emulator_profiled;
     const bool checked = r.target == Target::emulator_checked || profiled;

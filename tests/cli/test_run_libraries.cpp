@@ -140,6 +140,28 @@ TEST_CASE("run: what the emulator does not run is refused by name before compili
   fs::remove_all(dir);
 }
 
+TEST_CASE("run: a thrust header g++ cannot find names the package that brings it", "[run]") {
+  // A header no thrust has: the compile fails as it does where libthrust-dev is missing.
+  const fs::path dir = fs::temp_directory_path() / ("gpulab-thrust-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path file = dir / "no_thrust.cu";
+  std::ofstream(file) << "#include <thrust/gpulab_no_such_header.h>\nint main() { return 0; }\n";
+  const RunResult r =
+      run_gpulab({"run", "--backend", "cpu", file.string()}, {}, {library_cache_env()});
+  CAPTURE(r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("thrust/gpulab_no_such_header.h: No such file") != std::string::npos);
+  CHECK(r.err.find("thrust on the emulator needs libthrust-dev") != std::string::npos);
+  // Any other missing header: the compiler's words alone.
+  std::ofstream(file) << "#include <gpulab_no_such_header.h>\nint main() { return 0; }\n";
+  const RunResult other =
+      run_gpulab({"run", "--backend", "cpu", file.string()}, {}, {library_cache_env()});
+  CHECK(other.exit_code == 1);
+  CHECK(other.err.find("gpulab_no_such_header.h: No such file") != std::string::npos);
+  CHECK(other.err.find("libthrust-dev") == std::string::npos);
+  fs::remove_all(dir);
+}
+
 TEST_CASE("run takes nvcc's command line: several files, -rdc, flags anywhere, -- for the program",
           "[run]") {
   const fs::path dir = kSource / "tests/run_corpus/multi";
