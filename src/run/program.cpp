@@ -482,13 +482,25 @@ fs::path cache_dir() {
 
 // nvcc's flags for a program with the launch log: host debug lines name each launch's kernel and
 // line; the launch entry point is wrapped by the log (src/run/gpu/launch_log.cpp).
-constexpr std::array<const char*, 7> kLaunchLogFlags = {"-g",
-                                                        "-Xcompiler",
-                                                        "-fno-optimize-sibling-calls",
-                                                        "-Xlinker",
-                                                        "--wrap=__cudaLaunchKernel",
-                                                        "-Xlinker",
-                                                        "--wrap=__cudaLaunchKernel_ptsz"};
+constexpr std::array<const char*, 19> kLaunchLogFlags = {"-g",
+                                                         "-Xcompiler",
+                                                         "-fno-optimize-sibling-calls",
+                                                         "-Xlinker",
+                                                         "--wrap=__cudaLaunchKernel",
+                                                         "-Xlinker",
+                                                         "--wrap=__cudaLaunchKernel_ptsz",
+                                                         "-Xlinker",
+                                                         "--wrap=cudaLaunchKernel",
+                                                         "-Xlinker",
+                                                         "--wrap=cudaLaunchKernel_ptsz",
+                                                         "-Xlinker",
+                                                         "--wrap=cudaLaunchCooperativeKernel",
+                                                         "-Xlinker",
+                                                         "--wrap=cudaLaunchCooperativeKernel_ptsz",
+                                                         "-Xlinker",
+                                                         "--wrap=cudaLaunchKernelExC",
+                                                         "-Xlinker",
+                                                         "--wrap=cudaLaunchKernelExC_ptsz"};
 
 namespace {
 
@@ -1298,8 +1310,19 @@ std::vector<GpuLaunchSite> gpu_launch_sites(const fs::path& program,
   const auto addr2line = toolchain::find_program("addr2line");
   if (!addr2line || frames.empty()) return out;
   std::vector<std::string> argv = {*addr2line, "-e", program.string(), "-a", "-f", "-C", "-i"};
-  for (const auto& stack : frames) {
-    for (std::uint64_t a : stack) argv.push_back(fmt::format("{:#x}", a > 0 ? a - 1 : a));
+  // A launch the program called itself (cudaLaunchKernel & co.) starts with the marker 1 and then
+  // the kernel's host function, which names the kernel as a device stub would.
+  std::vector<bool> kernel_first(frames.size(), false);
+  for (std::size_t i = 0; i < frames.size(); ++i) {
+    std::size_t from = 0;
+    if (frames[i].size() >= 2 && frames[i][0] == 1) {
+      kernel_first[i] = true;
+      from = 1;
+    }
+    for (std::size_t k = from; k < frames[i].size(); ++k) {
+      const std::uint64_t a = frames[i][k];
+      argv.push_back(fmt::format("{:#x}", a > 0 ? a - 1 : a));
+    }
     argv.push_back("0x0");  // marks the end of one launch's frames
   }
   const ProcessResult p = run_capture(argv, std::chrono::seconds(30));
@@ -1319,10 +1342,18 @@ std::vector<GpuLaunchSite> gpu_launch_sites(const fs::path& program,
   std::string l, function;
   std::size_t launch = 0;
   bool pending_function = false;
+  int marker_lines = 0;  // the end marker's own "??" and "??:0", which name nothing
   while (std::getline(lines, l) && launch < out.size()) {
     if (l.rfind("0x", 0) == 0) {
-      if (l.find_first_not_of("0x") == std::string::npos) ++launch;  // the end marker
+      if (l.find_first_not_of("0x") == std::string::npos) {  // the end marker
+        ++launch;
+        marker_lines = 2;
+      }
       pending_function = false;
+      continue;
+    }
+    if (marker_lines > 0) {
+      --marker_lines;
       continue;
     }
     if (!pending_function) {
@@ -1336,6 +1367,10 @@ std::vector<GpuLaunchSite> gpu_launch_sites(const fs::path& program,
       where.resize(disc);
     }
     GpuLaunchSite& site = out[launch];
+    if (kernel_first[launch] && site.kernel.empty()) {
+      site.kernel = bare_function_name(function);
+      continue;
+    }
     if (function.rfind(kStub, 0) == 0 && site.kernel.empty()) {
       std::string mangled = "_" + bare_function_name(function.substr(kStub.size()));
       int status = 0;
@@ -1353,6 +1388,7 @@ std::vector<GpuLaunchSite> gpu_launch_sites(const fs::path& program,
       continue;
     }
     if (bare_function_name(function) == site.kernel) continue;  // the kernel's host stub
+    if (function.rfind("__wrap_", 0) == 0) continue;            // the launch log itself
     site.site = where;
   }
   return out;

@@ -35,6 +35,14 @@ static void go(float* a) {
 int main() {
   fill<3><<<2, 64>>>(nullptr);
   for (int i = 0; i < 3; ++i) go(nullptr);
+  float* a = nullptr;
+  void* args[] = {&a};
+  cudaLaunchKernel((void*)twice, dim3(5), dim3(32), args, 0, 0);
+  cudaLaunchCooperativeKernel((void*)fill<7>, dim3(2), dim3(16), args, 8, 0);
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(3);
+  config.blockDim = dim3(96);
+  cudaLaunchKernelEx(&config, twice, a);
   std::printf("%d\n", static_cast<int>(cudaDeviceSynchronize()));
   return 0;
 }
@@ -50,9 +58,10 @@ int main() {
   x.timeout = std::chrono::seconds(60);
   x.max_output_bytes = 1 << 20;
   const run::Execution e = run::execute(x);
-  REQUIRE(e.report.size() == 5);  // four launches, then the count at exit
+  // Four launches through <<<>>>, three the program calls itself, then the count at exit.
+  REQUIRE(e.report.size() == 8);
   std::vector<std::vector<std::uint64_t>> frames;
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < 7; ++i) {
     CAPTURE(i, e.report[i].dump());
     CHECK(e.report[i].at("event") == "launch");
     frames.push_back(e.report[i].at("frames").get<std::vector<std::uint64_t>>());
@@ -62,16 +71,28 @@ int main() {
   CHECK(e.report[1].at("grid") == nlohmann::json({4, 2, 1}));
   CHECK(e.report[1].at("block") == nlohmann::json({40, 1, 1}));
   CHECK(e.report[1].at("shared_bytes") == 128);
-  CHECK(e.report[4].at("event") == "gpu_exit");
-  CHECK(e.report[4].at("launches") == 4);
+  CHECK(e.report[4].at("grid") == nlohmann::json({5, 1, 1}));
+  CHECK(e.report[5].at("block") == nlohmann::json({16, 1, 1}));
+  CHECK(e.report[5].at("shared_bytes") == 8);
+  CHECK(e.report[6].at("grid") == nlohmann::json({3, 1, 1}));
+  CHECK(e.report[6].at("block") == nlohmann::json({96, 1, 1}));
+  CHECK(e.report[7].at("event") == "gpu_exit");
+  CHECK(e.report[7].at("launches") == 7);
   const std::vector<run::GpuLaunchSite> sites = run::gpu_launch_sites(build.program, frames);
-  REQUIRE(sites.size() == 4);
+  REQUIRE(sites.size() == 7);
   CHECK(sites[0].kernel == "fill<3>");
   CHECK(sites[0].site == source.string() + ":9");
   for (int i = 1; i < 4; ++i) {
     CHECK(sites[i].kernel == "twice");
     CHECK(sites[i].site == source.string() + ":6");
   }
+  // A direct launch names its kernel from the function it passed: after other launches too.
+  CHECK(sites[4].kernel == "twice");
+  CHECK(sites[4].site == source.string() + ":13");
+  CHECK(sites[5].kernel == "fill<7>");
+  CHECK(sites[5].site == source.string() + ":14");
+  CHECK(sites[6].kernel == "twice");
+  CHECK(sites[6].site == source.string() + ":18");
   fs::remove_all(dir);
 }
 

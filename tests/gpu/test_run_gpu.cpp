@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
 #include "support/run.hpp"
 
@@ -46,8 +47,12 @@ TEST_CASE("run --backend gpu: the corpus prints what the emulator prints", "[gpu
     const auto k = nlohmann::json::parse(emu.err, nullptr, false);
     CHECK_FALSE(k.is_discarded());
     if (k.is_discarded()) continue;
-    CHECK(j["launches_total"] == k["launches_total"]);
-    REQUIRE(j["launches"].size() == k["launches"].size());
+    // A kernel a CUDA graph runs makes no launch call the GPU's log could see: there the log
+    // counts the launch captured into the graph, the emulator each time the graph ran it.
+    const bool graphs = read(e.path()).find("cudaGraphLaunch") != std::string::npos;
+    if (!graphs) CHECK(j["launches_total"] == k["launches_total"]);
+    CHECK(j["launches"].size() == k["launches"].size());
+    if (j["launches"].size() != k["launches"].size()) continue;
     for (std::size_t i = 0; i < j["launches"].size(); ++i) {
       const auto& g = j["launches"][i];
       const auto& c = k["launches"][i];
@@ -59,6 +64,10 @@ TEST_CASE("run --backend gpu: the corpus prints what the emulator prints", "[gpu
             fs::path(c["site"].get<std::string>()).filename());
       for (const char* key :
            {"grid", "block", "shared_bytes", "count", "threads", "warps", "idle_lanes_per_block"}) {
+        if (graphs && std::string_view(key) == "count") {
+          CHECK(g[key] <= c[key]);
+          continue;
+        }
         CHECK(g[key] == c[key]);
       }
       CHECK(g["barriers"].is_null());

@@ -5,7 +5,10 @@
 // the environment are declared in run/report.hpp.
 //
 // nvcc 13 compiles `kernel<<<grid, block, shared, stream>>>(args)` to a host stub that calls
-// __cudaLaunchKernel (or its per-thread-stream twin) on every launch (crt/host_runtime.h). gpulab
+// __cudaLaunchKernel (or its per-thread-stream twin) on every launch (crt/host_runtime.h); a
+// program may also call cudaLaunchKernel, cudaLaunchCooperativeKernel or cudaLaunchKernelEx
+// itself (the C++ templates call the C functions wrapped here). A kernel a CUDA graph runs makes
+// no such call: only the launch captured into the graph is noted (docs/run.md). gpulab
 // turns the frames into the kernel's name and the launch's FILE:LINE with addr2line afterwards
 // (run::gpu_launch_sites): the program itself does as little as possible.
 #include <cuda_runtime_api.h>
@@ -29,6 +32,19 @@ cudaError_t __real___cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block
                                       size_t shared, cudaStream_t stream);
 cudaError_t __real___cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 block, void** args,
                                            size_t shared, cudaStream_t stream);
+cudaError_t __real_cudaLaunchKernel(const void* kernel, dim3 grid, dim3 block, void** args,
+                                    size_t shared, cudaStream_t stream);
+cudaError_t __real_cudaLaunchKernel_ptsz(const void* kernel, dim3 grid, dim3 block, void** args,
+                                         size_t shared, cudaStream_t stream);
+cudaError_t __real_cudaLaunchCooperativeKernel(const void* kernel, dim3 grid, dim3 block,
+                                               void** args, size_t shared, cudaStream_t stream);
+cudaError_t __real_cudaLaunchCooperativeKernel_ptsz(const void* kernel, dim3 grid, dim3 block,
+                                                    void** args, size_t shared,
+                                                    cudaStream_t stream);
+cudaError_t __real_cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* kernel,
+                                       void** args);
+cudaError_t __real_cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t* config, const void* kernel,
+                                            void** args);
 }
 
 namespace {
@@ -100,7 +116,11 @@ std::string dims(const dim3& d) {
   return "[" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + "]";
 }
 
-void note(const dim3& grid, const dim3& block, size_t shared, cudaError_t error) {
+// `kernel`: the kernel's host function, for a launch the program called itself (no device stub
+// among the frames names the kernel then): written first, after the marker 1 (docs: program.hpp,
+// gpu_launch_sites).
+void note(const dim3& grid, const dim3& block, size_t shared, cudaError_t error,
+          const void* kernel = nullptr) {
   Log& l = log();
   if (l.fd < 0) return;
   void* frames[12];
@@ -113,6 +133,10 @@ void note(const dim3& grid, const dim3& block, size_t shared, cudaError_t error)
   }
   std::string line = event_line(report::event::launch) + ",\"frames\":[";
   bool first = true;
+  if (const std::uintptr_t k = l.own(kernel); k != 0) {
+    line += "1," + std::to_string(k + 1);  // +1: the reader takes each address as a return address
+    first = false;
+  }
   for (int i = 1; i < depth; ++i) {  // frame 0 is this function
     const std::uintptr_t a = l.own(frames[i]);
     if (a == 0) continue;
@@ -141,6 +165,36 @@ cudaError_t __wrap___cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 
                                            size_t shared, cudaStream_t stream) {
   const cudaError_t e = __real___cudaLaunchKernel_ptsz(kernel, grid, block, args, shared, stream);
   note(grid, block, shared, e);
+  return e;
+}
+
+// The launch calls a program makes itself.
+#define GPULAB_LAUNCH_WRAP(name)                                                                   \
+  cudaError_t __wrap_##name(const void* kernel, dim3 grid, dim3 block, void** args, size_t shared, \
+                            cudaStream_t stream) {                                                 \
+    const cudaError_t e = __real_##name(kernel, grid, block, args, shared, stream);                \
+    note(grid, block, shared, e, kernel);                                                          \
+    return e;                                                                                      \
+  }
+GPULAB_LAUNCH_WRAP(cudaLaunchKernel)
+GPULAB_LAUNCH_WRAP(cudaLaunchKernel_ptsz)
+GPULAB_LAUNCH_WRAP(cudaLaunchCooperativeKernel)
+GPULAB_LAUNCH_WRAP(cudaLaunchCooperativeKernel_ptsz)
+#undef GPULAB_LAUNCH_WRAP
+
+cudaError_t __wrap_cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* kernel,
+                                       void** args) {
+  const cudaError_t e = __real_cudaLaunchKernelExC(config, kernel, args);
+  if (config != nullptr)
+    note(config->gridDim, config->blockDim, config->dynamicSmemBytes, e, kernel);
+  return e;
+}
+
+cudaError_t __wrap_cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t* config, const void* kernel,
+                                            void** args) {
+  const cudaError_t e = __real_cudaLaunchKernelExC_ptsz(config, kernel, args);
+  if (config != nullptr)
+    note(config->gridDim, config->blockDim, config->dynamicSmemBytes, e, kernel);
   return e;
 }
 

@@ -42,8 +42,8 @@ int main() {
   cudaMemset(total, 0, sizeof(int));
   int k = 3, count = n;
   void* scale_args[] = {&d, &k, &count};
-  cudaError_t e =
-      cudaLaunchKernel((void*)scale<int>, dim3((n + 127) / 128), dim3(128), scale_args, 0, 0);
+  const dim3 grid((n + 127) / 128);
+  cudaError_t e = cudaLaunchKernel((void*)scale<int>, grid, dim3(128), scale_args, 0, 0);
   std::printf("cudaLaunchKernel((void*)scale<int>): %s\n", cudaGetErrorName(e));
   void* total_args[] = {&d, &total, &out, &count};
   e = cudaLaunchCooperativeKernel(reinterpret_cast<void*>(&grid_total<int, 64>), dim3(4), dim3(64),
