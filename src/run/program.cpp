@@ -783,20 +783,24 @@ Build build_program(const BuildRequest& r) {
                "libopenblas-dev（scripts/install-deps.sh）后重新构建 gpulab",
                r.source.string()));
     }
-    if (cublas) {
-      // The OpenBLAS this gpulab was built with, removed since: one line, not the linker's
-      // page of undefined references.
-      for (const auto& lib : kit.cublas_shared_libraries) {
+    // A library this gpulab was built with and links every program with, removed since (or a
+    // copied gpulab without it in <bin>/../lib): one line naming it, not the linker's page of
+    // errors.
+    const auto require = [&](const std::vector<std::string>& libs, std::string_view package_en,
+                             std::string_view package_zh) {
+      for (const auto& lib : libs) {
         if (fs::exists(lib)) continue;
         throw RuntimeFailure(both(
-            "{}: cuBLAS on the emulator needs OpenBLAS, and {} (found when gpulab was built) "
-            "is not there now: install libopenblas-dev (scripts/install-deps.sh) or copy it "
-            "into {}",
-            "{}：模拟器上的 cuBLAS 需要 OpenBLAS，而 {}（构建 gpulab 时找到的）现在不在了：请安装 "
-            "libopenblas-dev（scripts/install-deps.sh），或把它复制到 {}",
-            r.source.string(), lib, kit.dir.parent_path().parent_path().string()));
+            "{0}: the emulator needs {1} (found when gpulab was built), which is not there now: "
+            "install {2} (scripts/install-deps.sh) or copy it into {4}",
+            "{0}：模拟器需要 {1}（构建 gpulab 时找到的），而它现在不在了：请安装 {3}"
+            "（scripts/install-deps.sh），或把它复制到 {4}",
+            r.source.string(), lib, package_en, package_zh,
+            kit.dir.parent_path().parent_path().string()));
       }
-    }
+    };
+    require(kit.shared_libraries, "the package that has it", "包含它的软件包");
+    if (cublas) require(kit.cublas_shared_libraries, "libopenblas-dev", "libopenblas-dev");
     const bool profiled = r.target == Target::emulator_profiled;
     const bool checked = r.target == Target::emulator_checked || profiled;
     std::vector<std::string> objects;

@@ -38,13 +38,17 @@ if [ -z "$blas" ]; then
 fi
 name=$(basename "$blas")
 python3 -c 'import json, sys; k = json.load(open(sys.argv[1])); k["cublas_shared_libraries"] = ["/nonexistent/" + sys.argv[2]]; json.dump(k, open(sys.argv[1], "w"))' "$kit" "$name"
-status=0
-XDG_CACHE_HOME="$prefix/cache" "$prefix/bin/gpulab" run --backend cpu cublas_gemm.cu >/dev/null 2>"$prefix/err" || status=$?
-if [ "$status" != 1 ] || [ "$(wc -l <"$prefix/err")" != 1 ] || ! grep -q "/nonexistent/$name (found when gpulab was built) is not there now" "$prefix/err"; then
-  echo "missing OpenBLAS: exit $status, stderr:"
-  cat "$prefix/err"
-  exit 1
-fi
+# refused PROGRAM TEXT: gpulab run exits 1 with one line on stderr that holds TEXT.
+refused() {
+  status=0
+  XDG_CACHE_HOME="$prefix/cache" "$prefix/bin/gpulab" run --backend cpu "$1" >/dev/null 2>"$prefix/err" || status=$?
+  if [ "$status" != 1 ] || [ "$(wc -l <"$prefix/err")" != 1 ] || ! grep -q "$2" "$prefix/err"; then
+    echo "$1: exit $status, stderr:"
+    cat "$prefix/err"
+    exit 1
+  fi
+}
+refused cublas_gemm.cu "/nonexistent/$name (found when gpulab was built), which is not there now: install libopenblas-dev"
 cp "$blas" "$prefix/lib/$name"
 out=$(XDG_CACHE_HOME="$prefix/cache" "$prefix/bin/gpulab" run --backend cpu cublas_gemm.cu 2>"$prefix/err") || {
   cat "$prefix/err"
@@ -55,3 +59,8 @@ if [ "$out" != "$(cat "$src/tests/run_corpus/ok/cublas_gemm.out")" ]; then
   exit 1
 fi
 echo "installed gpulab run, OpenBLAS missing then in <prefix>/lib: named, then ran"
+
+# Any library the emulator links every program with, gone: the same one line, naming it.
+python3 -c 'import json, sys; k = json.load(open(sys.argv[1])); k["shared_libraries"][0] = "/nonexistent/libgpulab-test-gone.so.1"; json.dump(k, open(sys.argv[1], "w"))' "$kit"
+refused shfl_atomics.cu "/nonexistent/libgpulab-test-gone.so.1 (found when gpulab was built), which is not there now"
+echo "installed gpulab run, a kit library missing: named"

@@ -182,20 +182,16 @@ GPULAB_LAUNCH_WRAP(cudaLaunchCooperativeKernel)
 GPULAB_LAUNCH_WRAP(cudaLaunchCooperativeKernel_ptsz)
 #undef GPULAB_LAUNCH_WRAP
 
-cudaError_t __wrap_cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* kernel,
-                                       void** args) {
-  const cudaError_t e = __real_cudaLaunchKernelExC(config, kernel, args);
-  if (config != nullptr)
-    note(config->gridDim, config->blockDim, config->dynamicSmemBytes, e, kernel);
-  return e;
-}
-
-cudaError_t __wrap_cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t* config, const void* kernel,
-                                            void** args) {
-  const cudaError_t e = __real_cudaLaunchKernelExC_ptsz(config, kernel, args);
-  if (config != nullptr)
-    note(config->gridDim, config->blockDim, config->dynamicSmemBytes, e, kernel);
-  return e;
-}
+// cudaLaunchKernelEx: the shape is in the launch's configuration.
+#define GPULAB_LAUNCH_EX_WRAP(name)                                                              \
+  cudaError_t __wrap_##name(const cudaLaunchConfig_t* config, const void* kernel, void** args) { \
+    const cudaError_t e = __real_##name(config, kernel, args);                                   \
+    if (config != nullptr)                                                                       \
+      note(config->gridDim, config->blockDim, config->dynamicSmemBytes, e, kernel);              \
+    return e;                                                                                    \
+  }
+GPULAB_LAUNCH_EX_WRAP(cudaLaunchKernelExC)
+GPULAB_LAUNCH_EX_WRAP(cudaLaunchKernelExC_ptsz)
+#undef GPULAB_LAUNCH_EX_WRAP
 
 }  // extern "C"
